@@ -1,0 +1,2 @@
+dialects/onnx/Transforms/Passes.h.inc: \
+  /usr/lib/llvm-22/include/mlir/Pass/PassBase.td

@@ -1,0 +1,22 @@
+//===- Passes.h - Graph passes over the onnx dialect --------------------===//
+#ifndef ONNXCC_DIALECTS_ONNX_TRANSFORMS_PASSES_H
+#define ONNXCC_DIALECTS_ONNX_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace onnxcc::onnx {
+
+#define GEN_PASS_DECL
+#include "dialects/onnx/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "dialects/onnx/Transforms/Passes.h.inc"
+
+/// Seeds `map` with the symbolic dims of `func`'s arguments (their
+/// `onnx.dim_params` attribute) and runs every op's shape function.
+mlir::LogicalResult inferShapesInFunction(mlir::func::FuncOp func);
+
+} // namespace onnxcc::onnx
+
+#endif // ONNXCC_DIALECTS_ONNX_TRANSFORMS_PASSES_H

@@ -1,0 +1,38 @@
+# lit configuration of the onnxcc tests. The test tree mirrors the source tree.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "onnxcc"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".onnxtxt", ".test", ".py"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs", "CMakeLists.txt"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.onnxcc_obj_root)
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%src_root", config.onnxcc_src_root))
+config.substitutions.append(("%onnx_testdata", config.onnx_testdata_dir))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.onnxcc_tools_dir, config.llvm_tools_dir]
+tools = ["onnxcc", "onnxcc-opt", ToolSubst("FileCheck", unresolved="fatal"),
+         ToolSubst("not", unresolved="fatal"), ToolSubst("split-file", unresolved="fatal")]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# Tests that need the ONNX backend test data or PyTorch declare these features.
+if os.path.isdir(config.onnx_testdata_dir):
+    config.available_features.add("onnx-testdata")
+try:
+    import importlib.util
+    if importlib.util.find_spec("torch") and importlib.util.find_spec("torchvision"):
+        config.available_features.add("torch")
+    if importlib.util.find_spec("onnx"):
+        config.available_features.add("python-onnx")
+except Exception:
+    pass
