@@ -34,6 +34,10 @@ REDUCE_AXES_AS_INPUT = {
     "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax",
     "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSumSquare"}
 
+# Attributes of early opsets that carry no meaning for inference; the
+# importer drops them.
+LEGACY_ATTRS = {"consumed_inputs"}
+
 # Ops that are not free of side effects (random number generation).
 RANDOM_OPS = {"RandomNormal", "RandomNormalLike", "RandomUniform",
               "RandomUniformLike", "Bernoulli", "Multinomial"}
@@ -119,7 +123,8 @@ def compatible(old, new):
 
     if not params_fit(oi, ni) or not params_fit(oo, no):
         return False
-    return all(n in na and na[n] == t for n, t in oa.items())
+    return all(n in na and na[n] == t for n, t in oa.items()
+               if n not in LEGACY_ATTRS)
 
 
 def cap(name):
