@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Importer.h"
+#include "compiler/Inspect.h"
 #include "compiler/ModelLoader.h"
 #include "compiler/Registration.h"
 
@@ -32,6 +33,13 @@ cl::opt<unsigned> importElide(
     "elide-weights-larger-than",
     cl::desc("Print weights with more elements than this as a placeholder"),
     cl::init(0), cl::sub(importCmd));
+
+cl::SubCommand inspectCmd("inspect", "Print facts about a model: opsets, "
+                                     "inputs/outputs, op histogram, parameters");
+cl::opt<std::string> inspectModelPath(cl::Positional, cl::desc("<model.onnx|.onnxtxt>"),
+                                      cl::Required, cl::sub(inspectCmd));
+cl::opt<bool> inspectJson("json", cl::desc("Print the facts as one JSON object"),
+                          cl::sub(inspectCmd));
 
 /// Prints `message` as the tool's one-line error and returns exit status 1.
 int reportError(const Twine &message) {
@@ -66,6 +74,22 @@ int runImport() {
   (*module)->print(os, flags);
   return 0;
 }
+
+/// Inspect needs no MLIR context: it reads the protobuf and nothing else, so
+/// it works on models the importer cannot handle yet.
+int runInspect() {
+  auto model = onnxcc::loadModel(inspectModelPath);
+  if (!model)
+    return reportError(toString(model.takeError()));
+  auto summary = onnxcc::summarizeModel(*model->proto);
+  if (!summary)
+    return reportError(inspectModelPath + ": " + toString(summary.takeError()));
+  if (inspectJson)
+    onnxcc::printModelSummaryJson(*summary, outs());
+  else
+    onnxcc::printModelSummary(*summary, outs());
+  return 0;
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -73,6 +97,8 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "onnxcc: an ahead-of-time compiler for ONNX models\n");
   if (importCmd)
     return runImport();
+  if (inspectCmd)
+    return runInspect();
   errs() << "onnxcc: no command given; see 'onnxcc --help'\n";
   return 1;
 }
