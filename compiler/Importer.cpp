@@ -1,0 +1,1445 @@
+//===- Importer.cpp - ONNX ModelProto to the onnx dialect -----------------===//
+//
+// Walks the main graph in order and builds one onnx op per node. Each node is
+// resolved against the opset of its domain: versions whose signature matches
+// the dialect's op import generically; older forms go through a handler in
+// OpsetNormalization.cpp; anything else is a one-line error naming the node.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Importer.h"
+#include "compiler/ImporterImpl.h"
+
+#include "dialects/onnx/OnnxOps.h"
+#include "dialects/onnx/ShapeContext.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+using namespace mlir;
+using llvm::Error;
+using llvm::Expected;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace onnxcc::importer {
+
+//===----------------------------------------------------------------------===//
+// The generated schema table
+//===----------------------------------------------------------------------===//
+
+namespace {
+#define ONNX_OP(NAME, LATEST, ALL, COMPAT, INPUTS, ATTRS, OUTS)                \
+  namespace NAME##_schema {                                                    \
+  [[maybe_unused]] constexpr int all[] = {ONNX_UNPAREN ALL};                   \
+  [[maybe_unused]] constexpr int compat[] = {0, ONNX_UNPAREN COMPAT};          \
+  [[maybe_unused]] const InputSpec inputs[] = {{nullptr, 0}, ONNX_UNPAREN INPUTS}; \
+  [[maybe_unused]] const AttrSpec attrs[] = {{nullptr, AttrKind::Int}, ONNX_UNPAREN ATTRS}; \
+  [[maybe_unused]] const OutTypeRule outs[] = {{0, nullptr, 0}, ONNX_UNPAREN OUTS}; \
+  }
+#define ONNX_UNPAREN(...) __VA_ARGS__
+#include "dialects/onnx/OnnxSchema.gen.inc"
+#undef ONNX_OP
+
+/// Drops the placeholder first element each table starts with (so that an
+/// empty list in the generated file still forms a valid array).
+template <typename T, size_t N>
+llvm::ArrayRef<T> tail(const T (&a)[N]) {
+  return llvm::ArrayRef<T>(a).drop_front();
+}
+
+const llvm::StringMap<OpSchemaInfo> &schemaTable() {
+  static const llvm::StringMap<OpSchemaInfo> table = [] {
+    llvm::StringMap<OpSchemaInfo> t;
+#define ONNX_OP(NAME, LATEST, ALL, COMPAT, INPUTS, ATTRS, OUTS)                \
+  t[#NAME] = OpSchemaInfo{#NAME,                                               \
+                          LATEST,                                              \
+                          NAME##_schema::all,                                  \
+                          tail(NAME##_schema::compat),                         \
+                          tail(NAME##_schema::inputs),                         \
+                          tail(NAME##_schema::attrs),                          \
+                          tail(NAME##_schema::outs)};
+#include "dialects/onnx/OnnxSchema.gen.inc"
+#undef ONNX_OP
+    return t;
+  }();
+  return table;
+}
+} // namespace
+
+const AttrSpec *OpSchemaInfo::findAttr(StringRef attrName) const {
+  for (const AttrSpec &a : attrs)
+    if (attrName == a.name)
+      return &a;
+  return nullptr;
+}
+
+const OpSchemaInfo *lookupSchema(StringRef opType) {
+  auto &t = schemaTable();
+  auto it = t.find(opType);
+  return it == t.end() ? nullptr : &it->second;
+}
+
+//===----------------------------------------------------------------------===//
+// Types and tensors
+//===----------------------------------------------------------------------===//
+
+namespace {
+Error makeError(const Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
+}
+
+StringRef dataTypeName(int t) {
+  if (::onnx::TensorProto_DataType_IsValid(t))
+    return ::onnx::TensorProto_DataType_Name(static_cast<::onnx::TensorProto_DataType>(t));
+  return "unknown";
+}
+
+/// The MLIR element type of an ONNX TensorProto data type, or null.
+Type elementTypeFor(MLIRContext *ctx, int dataType) {
+  Builder b(ctx);
+  switch (dataType) {
+  case ::onnx::TensorProto::FLOAT: return b.getF32Type();
+  case ::onnx::TensorProto::DOUBLE: return b.getF64Type();
+  case ::onnx::TensorProto::FLOAT16: return b.getF16Type();
+  case ::onnx::TensorProto::BFLOAT16: return b.getBF16Type();
+  case ::onnx::TensorProto::INT8: return b.getIntegerType(8);
+  case ::onnx::TensorProto::INT16: return b.getIntegerType(16);
+  case ::onnx::TensorProto::INT32: return b.getIntegerType(32);
+  case ::onnx::TensorProto::INT64: return b.getIntegerType(64);
+  case ::onnx::TensorProto::UINT8: return b.getIntegerType(8, /*isSigned=*/false);
+  case ::onnx::TensorProto::UINT16: return b.getIntegerType(16, false);
+  case ::onnx::TensorProto::UINT32: return b.getIntegerType(32, false);
+  case ::onnx::TensorProto::UINT64: return b.getIntegerType(64, false);
+  case ::onnx::TensorProto::BOOL: return b.getI1Type();
+  case ::onnx::TensorProto::STRING: return onnx::StringType::get(ctx);
+  case ::onnx::TensorProto::COMPLEX64: return ComplexType::get(b.getF32Type());
+  case ::onnx::TensorProto::COMPLEX128: return ComplexType::get(b.getF64Type());
+  default: return {};
+  }
+}
+
+/// Bytes one element of `dataType` takes in raw_data (0 for strings/unknown).
+int64_t byteWidth(int dataType) {
+  switch (dataType) {
+  case ::onnx::TensorProto::BOOL:
+  case ::onnx::TensorProto::INT8:
+  case ::onnx::TensorProto::UINT8: return 1;
+  case ::onnx::TensorProto::INT16:
+  case ::onnx::TensorProto::UINT16:
+  case ::onnx::TensorProto::FLOAT16:
+  case ::onnx::TensorProto::BFLOAT16: return 2;
+  case ::onnx::TensorProto::FLOAT:
+  case ::onnx::TensorProto::INT32:
+  case ::onnx::TensorProto::UINT32: return 4;
+  case ::onnx::TensorProto::DOUBLE:
+  case ::onnx::TensorProto::INT64:
+  case ::onnx::TensorProto::UINT64:
+  case ::onnx::TensorProto::COMPLEX64: return 8;
+  case ::onnx::TensorProto::COMPLEX128: return 16;
+  default: return 0;
+  }
+}
+
+/// Element type of an ONNX type string from the schema ("tensor(int64)").
+Type elementTypeForString(MLIRContext *ctx, StringRef s) {
+  if (!s.consume_front("tensor(") || !s.consume_back(")"))
+    return {};
+  static const std::pair<const char *, int> names[] = {
+      {"float", ::onnx::TensorProto::FLOAT},     {"double", ::onnx::TensorProto::DOUBLE},
+      {"float16", ::onnx::TensorProto::FLOAT16}, {"bfloat16", ::onnx::TensorProto::BFLOAT16},
+      {"int8", ::onnx::TensorProto::INT8},       {"int16", ::onnx::TensorProto::INT16},
+      {"int32", ::onnx::TensorProto::INT32},     {"int64", ::onnx::TensorProto::INT64},
+      {"uint8", ::onnx::TensorProto::UINT8},     {"uint16", ::onnx::TensorProto::UINT16},
+      {"uint32", ::onnx::TensorProto::UINT32},   {"uint64", ::onnx::TensorProto::UINT64},
+      {"bool", ::onnx::TensorProto::BOOL},       {"string", ::onnx::TensorProto::STRING},
+      {"complex64", ::onnx::TensorProto::COMPLEX64},
+      {"complex128", ::onnx::TensorProto::COMPLEX128}};
+  for (auto &[name, dt] : names)
+    if (s == name)
+      return elementTypeFor(ctx, dt);
+  return {};
+}
+
+/// Blob names must print as resource keys: keep [A-Za-z0-9_.].
+std::string blobName(StringRef name) {
+  std::string out;
+  for (char c : name)
+    out.push_back(llvm::isAlnum(c) || c == '_' || c == '.' ? c : '_');
+  if (out.empty() || llvm::isDigit(out[0]))
+    out.insert(0, "w_");
+  return out;
+}
+
+/// Tensors at least this large become resource blobs instead of inline
+/// dense attributes; smaller ones stay readable in the printed IR.
+constexpr size_t kBlobThresholdBytes = 1024;
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// GraphImporter
+//===----------------------------------------------------------------------===//
+
+class GraphImporter {
+public:
+  GraphImporter(MLIRContext *ctx, LoadedModel &model, const ImportOptions &options)
+      : ctx(ctx), builder(ctx), model(model), options(options) {}
+
+  Expected<OwningOpRef<ModuleOp>> importModel();
+
+  // Used by NodeContext and the opset handlers.
+  OpBuilder &getBuilder() { return builder; }
+  MLIRContext *getContext() { return ctx; }
+  Expected<Value> lookupValue(StringRef name);
+  Value noValue();
+  Error bindOutput(StringRef name, Value v);
+  Expected<Operation *> buildOp(NodeContext &nc, StringRef opType,
+                                ArrayRef<Value> operands,
+                                ArrayRef<NamedAttribute> attrs, unsigned numResults,
+                                ArrayRef<std::string> outputNames,
+                                llvm::function_ref<Error(OperationState &)> addRegions = {});
+  Error importGenericNode(NodeContext &nc, ArrayRef<StringRef> dropAttrs);
+  Expected<ElementsAttr> convertTensor(const ::onnx::TensorProto &t, StringRef what);
+  Expected<RankedTensorType> tensorTypeOf(const ::onnx::TensorProto &t, StringRef what);
+  Value makeConstant(Location loc, ElementsAttr attr);
+  Value makeConstantPublic(Location loc, ElementsAttr attr) { return makeConstant(loc, attr); }
+  Location nodeLoc(const ::onnx::NodeProto &node, int index);
+  Error nodeError(const ::onnx::NodeProto &node, int index, int64_t opset,
+                  const Twine &message);
+
+private:
+  /// Value names visible in one graph (subgraphs see their parents' names).
+  struct Scope {
+    llvm::StringMap<Value> values;
+    llvm::StringMap<const ::onnx::TypeProto *> valueInfo;
+    std::string graphName;
+  };
+
+  Expected<Type> convertType(const ::onnx::TypeProto &t, StringRef what);
+  Expected<Value> importInitializer(::onnx::TensorProto &t);
+  Error importNodes(::onnx::GraphProto &graph);
+  Error importNode(const ::onnx::NodeProto &node, int index);
+  Expected<Attribute> convertAttribute(const ::onnx::AttributeProto &a, AttrKind kind,
+                                       StringRef opName);
+  Error importSubgraph(NodeContext &nc, const ::onnx::GraphProto &graph, Region &region,
+                       ArrayRef<Type> argTypes);
+  Expected<Type> resultType(NodeContext &nc, StringRef opType, unsigned index,
+                            ArrayRef<Value> operands,
+                            ArrayRef<NamedAttribute> attrs, StringRef outputName,
+                            OperationState &state);
+  const ::onnx::TypeProto *findValueInfo(StringRef name) const;
+  int64_t opsetFor(StringRef domain) const;
+  Expected<ElementsAttr> externalTensor(const ::onnx::TensorProto &t, ShapedType type,
+                                        StringRef what);
+
+  MLIRContext *ctx;
+  OpBuilder builder;
+  LoadedModel &model;
+  const ImportOptions &options;
+  llvm::StringMap<int64_t> opsets;
+  SmallVector<Scope, 2> scopes;
+  onnx::ShapeMap shapeMap;
+  Value noValueCache;
+  /// Sub-graph nesting, to name nodes inside If/Loop/Scan bodies in errors.
+  SmallVector<std::string, 2> graphPath;
+};
+
+Location GraphImporter::nodeLoc(const ::onnx::NodeProto &node, int index) {
+  std::string name = node.name().empty()
+                         ? (node.op_type() + "_" + Twine(index)).str()
+                         : node.name();
+  return NameLoc::get(StringAttr::get(ctx, name),
+                      FileLineColLoc::get(ctx, model.path, index + 1, 0));
+}
+
+Error GraphImporter::nodeError(const ::onnx::NodeProto &node, int index, int64_t opset,
+                               const Twine &message) {
+  std::string where = node.name().empty() ? "node #" + std::to_string(index) + " ("
+                                          : "node '" + node.name() + "' (#" +
+                                                std::to_string(index) + ", ";
+  if (!graphPath.empty())
+    where += "in subgraph " + llvm::join(graphPath, "/") + ", ";
+  StringRef domain = node.domain().empty() ? StringRef("ai.onnx") : StringRef(node.domain());
+  return makeError(model.path + ": " + where + node.op_type() + ", domain " +
+                   domain + ", opset " + Twine(opset) + "): " + message);
+}
+
+int64_t GraphImporter::opsetFor(StringRef domain) const {
+  if (domain == "ai.onnx")
+    domain = "";
+  auto it = opsets.find(domain);
+  return it == opsets.end() ? -1 : it->second;
+}
+
+Expected<Value> GraphImporter::lookupValue(StringRef name) {
+  for (auto it = scopes.rbegin(); it != scopes.rend(); ++it) {
+    auto found = it->values.find(name);
+    if (found != it->values.end())
+      return found->second;
+  }
+  return makeError("input '" + name + "' is not produced by any earlier node, "
+                   "initializer or graph input");
+}
+
+const ::onnx::TypeProto *GraphImporter::findValueInfo(StringRef name) const {
+  for (auto it = scopes.rbegin(); it != scopes.rend(); ++it) {
+    auto found = it->valueInfo.find(name);
+    if (found != it->valueInfo.end())
+      return found->second;
+  }
+  return nullptr;
+}
+
+Value GraphImporter::noValue() {
+  // One onnx.NoValue per function body, at its start.
+  Block *block = builder.getInsertionBlock();
+  if (noValueCache && noValueCache.getParentBlock() == block)
+    return noValueCache;
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(block);
+  noValueCache = onnx::NoValueOp::create(builder, builder.getUnknownLoc(), builder.getNoneType()).getResult();
+  return noValueCache;
+}
+
+Error GraphImporter::bindOutput(StringRef name, Value v) {
+  if (name.empty())
+    return Error::success();
+  Scope &scope = scopes.back();
+  if (scope.values.count(name))
+    return makeError("output '" + name + "' is already defined (ONNX graphs are SSA)");
+  scope.values[name] = v;
+  return Error::success();
+}
+
+Expected<Type> GraphImporter::convertType(const ::onnx::TypeProto &t, StringRef what) {
+  switch (t.value_case()) {
+  case ::onnx::TypeProto::kTensorType: {
+    const auto &tt = t.tensor_type();
+    Type elem = elementTypeFor(ctx, tt.elem_type());
+    if (!elem)
+      return makeError(what + " has unsupported element type " +
+                       dataTypeName(tt.elem_type()) + " (" + Twine(tt.elem_type()) + ")");
+    if (!tt.has_shape())
+      return UnrankedTensorType::get(elem);
+    SmallVector<int64_t> dims;
+    for (const auto &d : tt.shape().dim()) {
+      if (d.has_dim_value()) {
+        if (d.dim_value() < 0)
+          return makeError(what + " has negative dimension " + Twine(d.dim_value()));
+        dims.push_back(d.dim_value());
+      } else {
+        dims.push_back(ShapedType::kDynamic);
+      }
+    }
+    return RankedTensorType::get(dims, elem);
+  }
+  case ::onnx::TypeProto::kSequenceType: {
+    if (!t.sequence_type().has_elem_type())
+      return makeError(what + " is a sequence with no element type");
+    auto inner = convertType(t.sequence_type().elem_type(), what);
+    if (!inner)
+      return inner.takeError();
+    return onnx::SeqType::get(ctx, *inner);
+  }
+  case ::onnx::TypeProto::kOptionalType: {
+    if (!t.optional_type().has_elem_type())
+      return makeError(what + " is an optional with no element type");
+    auto inner = convertType(t.optional_type().elem_type(), what);
+    if (!inner)
+      return inner.takeError();
+    return onnx::OptType::get(ctx, *inner);
+  }
+  case ::onnx::TypeProto::kMapType:
+    return makeError(what + " has a map type, which is not supported");
+  case ::onnx::TypeProto::kSparseTensorType:
+    return makeError(what + " has a sparse tensor type, which is not supported");
+  default:
+    return makeError(what + " has no type");
+  }
+}
+
+/// The dim_param names of a tensor type, "" where a dim has none; empty when
+/// the type has no named dims.
+static SmallVector<Attribute> dimParams(MLIRContext *ctx, const ::onnx::TypeProto &t) {
+  SmallVector<Attribute> names;
+  if (!t.has_tensor_type() || !t.tensor_type().has_shape())
+    return names;
+  bool any = false;
+  for (const auto &d : t.tensor_type().shape().dim()) {
+    std::string p = d.has_dim_param() ? d.dim_param() : "";
+    any |= !p.empty();
+    names.push_back(StringAttr::get(ctx, p));
+  }
+  if (!any)
+    names.clear();
+  return names;
+}
+
+Expected<ElementsAttr> GraphImporter::externalTensor(const ::onnx::TensorProto &t,
+                                                     ShapedType type, StringRef what) {
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const auto &kv : t.external_data()) {
+    if (kv.key() == "location") {
+      location = kv.value();
+    } else if (kv.key() == "offset" || kv.key() == "length") {
+      int64_t v;
+      if (StringRef(kv.value()).getAsInteger(10, v) || v < 0)
+        return makeError(what + ": external data " + kv.key() + " '" + kv.value() +
+                         "' is not a non-negative integer");
+      (kv.key() == "offset" ? offset : length) = v;
+    }
+  }
+  if (location.empty())
+    return makeError(what + ": external data has no location");
+  if (llvm::sys::path::is_absolute(location))
+    return makeError(what + ": external data location '" + location +
+                     "' must be relative to the model's folder");
+  SmallString<256> dirReal, fileReal, joined(model.dir);
+  llvm::sys::path::append(joined, location);
+  if (llvm::sys::fs::real_path(model.dir, dirReal) ||
+      llvm::sys::fs::real_path(joined, fileReal))
+    return makeError(what + ": cannot open external data file '" + location + "'");
+  StringRef fileRef(fileReal);
+  if (!fileRef.starts_with(dirReal) ||
+      !llvm::sys::path::is_separator(fileRef[std::min(dirReal.size(), fileRef.size() - 1)]))
+    return makeError(what + ": external data location '" + location +
+                     "' escapes the model's folder");
+  int64_t width = byteWidth(t.data_type());
+  int64_t expected = type.getNumElements() * width;
+  if (length >= 0 && length != expected)
+    return makeError(what + ": external data length " + Twine(length) + " does not match " +
+                     Twine(expected) + " bytes of " + dataTypeName(t.data_type()) + " data");
+  uint64_t fileSize = 0;
+  if (llvm::sys::fs::file_size(fileReal, fileSize) ||
+      static_cast<uint64_t>(offset) + static_cast<uint64_t>(expected) > fileSize)
+    return makeError(what + ": external data file '" + location + "' is too small (" +
+                     Twine(fileSize) + " bytes) for offset " + Twine(offset) + " + " +
+                     Twine(expected) + " bytes");
+  auto buffer = llvm::MemoryBuffer::getFileSlice(fileReal, expected, offset);
+  if (!buffer)
+    return makeError(what + ": cannot read external data '" + location +
+                     "': " + buffer.getError().message());
+  ArrayRef<char> bytes((*buffer)->getBufferStart(), (*buffer)->getBufferSize());
+  size_t align = std::max<int64_t>(width, 1);
+  if (reinterpret_cast<uintptr_t>(bytes.data()) % align != 0) {
+    auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, align);
+    return ElementsAttr(DenseResourceElementsAttr::get(type, blobName(t.name()),
+                                                       std::move(blob)));
+  }
+  // The mapped file stays alive for as long as the blob does: no copy.
+  std::shared_ptr<llvm::MemoryBuffer> keep(std::move(*buffer));
+  AsmResourceBlob blob(bytes, align,
+                       [keep](void *, size_t, size_t) mutable { keep.reset(); },
+                       /*dataIsMutable=*/false);
+  return ElementsAttr(DenseResourceElementsAttr::get(type, blobName(t.name()), std::move(blob)));
+}
+
+Expected<RankedTensorType> GraphImporter::tensorTypeOf(const ::onnx::TensorProto &t,
+                                                       StringRef what) {
+  Type elem = elementTypeFor(ctx, t.data_type());
+  if (!elem)
+    return makeError(what + " has unsupported data type " + dataTypeName(t.data_type()) +
+                     " (" + Twine(t.data_type()) + ")");
+  if (t.has_segment())
+    return makeError(what + " is a segmented tensor, which is not supported");
+  SmallVector<int64_t> dims;
+  int64_t count = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0)
+      return makeError(what + " has negative dimension " + Twine(d));
+    if (d != 0 && count > (int64_t(1) << 40) / d)
+      return makeError(what + " has more than 2^40 elements");
+    count *= d;
+    dims.push_back(d);
+  }
+  return RankedTensorType::get(dims, elem);
+}
+
+Expected<ElementsAttr> GraphImporter::convertTensor(const ::onnx::TensorProto &t,
+                                                    StringRef what) {
+  auto typeOr = tensorTypeOf(t, what);
+  if (!typeOr)
+    return typeOr.takeError();
+  RankedTensorType type = *typeOr;
+  int64_t count = type.getNumElements();
+
+  if (t.data_location() == ::onnx::TensorProto::EXTERNAL) {
+    if (t.data_type() == ::onnx::TensorProto::STRING || t.data_type() == ::onnx::TensorProto::BOOL)
+      return makeError(what + ": external data of type " + dataTypeName(t.data_type()) +
+                       " is not supported");
+    return externalTensor(t, type, what);
+  }
+
+  if (t.data_type() == ::onnx::TensorProto::STRING) {
+    if (t.string_data_size() != count)
+      return makeError(what + " has " + Twine(t.string_data_size()) + " strings, expected " +
+                       Twine(count));
+    SmallVector<StringRef> strs(t.string_data().begin(), t.string_data().end());
+    return ElementsAttr(DenseStringElementsAttr::get(type, strs));
+  }
+
+  int64_t width = byteWidth(t.data_type());
+  int64_t bytes = count * width;
+  std::string buffer;
+  if (t.has_raw_data()) {
+    if (static_cast<int64_t>(t.raw_data().size()) != bytes)
+      return makeError(what + " has " + Twine(t.raw_data().size()) + " bytes of raw data, expected " +
+                       Twine(bytes) + " for " + Twine(count) + " elements of " +
+                       dataTypeName(t.data_type()));
+  } else {
+    // Typed fields: convert into the raw little-endian layout.
+    buffer.resize(bytes);
+    char *out = buffer.data();
+    auto check = [&](int64_t have, int64_t want, StringRef field) -> Error {
+      if (have != want)
+        return makeError(what + " has " + Twine(have) + " values in " + field + ", expected " +
+                         Twine(want));
+      return Error::success();
+    };
+    switch (t.data_type()) {
+    case ::onnx::TensorProto::FLOAT:
+    case ::onnx::TensorProto::COMPLEX64:
+      if (auto e = check(t.float_data_size(), bytes / 4, "float_data"))
+        return std::move(e);
+      if (bytes)
+        memcpy(out, t.float_data().data(), bytes);
+      break;
+    case ::onnx::TensorProto::DOUBLE:
+    case ::onnx::TensorProto::COMPLEX128:
+      if (auto e = check(t.double_data_size(), bytes / 8, "double_data"))
+        return std::move(e);
+      if (bytes)
+        memcpy(out, t.double_data().data(), bytes);
+      break;
+    case ::onnx::TensorProto::INT64:
+      if (auto e = check(t.int64_data_size(), count, "int64_data"))
+        return std::move(e);
+      if (bytes)
+        memcpy(out, t.int64_data().data(), bytes);
+      break;
+    case ::onnx::TensorProto::UINT32:
+    case ::onnx::TensorProto::UINT64:
+      if (auto e = check(t.uint64_data_size(), count, "uint64_data"))
+        return std::move(e);
+      for (int64_t i = 0; i < count; ++i) {
+        uint64_t v = t.uint64_data(i);
+        memcpy(out + i * width, &v, width);
+      }
+      break;
+    default:
+      // int32_data carries INT32, INT16, INT8, UINT16, UINT8, BOOL and the
+      // bit patterns of FLOAT16 and BFLOAT16.
+      if (auto e = check(t.int32_data_size(), count, "int32_data"))
+        return std::move(e);
+      for (int64_t i = 0; i < count; ++i) {
+        int32_t v = t.int32_data(i);
+        memcpy(out + i * width, &v, width);
+      }
+      break;
+    }
+  }
+  StringRef raw = t.has_raw_data() ? StringRef(t.raw_data()) : StringRef(buffer);
+
+  if (t.data_type() == ::onnx::TensorProto::BOOL) {
+    SmallVector<bool> values;
+    for (char c : raw)
+      values.push_back(c != 0);
+    return ElementsAttr(DenseElementsAttr::get(type, values));
+  }
+  if (static_cast<size_t>(bytes) >= kBlobThresholdBytes) {
+    auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+        ArrayRef<char>(raw.data(), raw.size()), std::max<int64_t>(width, 1));
+    return ElementsAttr(DenseResourceElementsAttr::get(type, blobName(t.name()), std::move(blob)));
+  }
+  bool detectedSplat = false;
+  ArrayRef<char> rawRef(raw.data(), raw.size());
+  if (!DenseElementsAttr::isValidRawBuffer(type, rawRef, detectedSplat))
+    return makeError(what + " has raw data that does not fit its type");
+  return ElementsAttr(DenseElementsAttr::getFromRawBuffer(type, rawRef));
+}
+
+Expected<Value> GraphImporter::importInitializer(::onnx::TensorProto &t) {
+  std::string what = "initializer '" + t.name() + "'";
+  ElementsAttr attr;
+  int64_t width = byteWidth(t.data_type());
+  if (t.has_raw_data() && t.data_location() != ::onnx::TensorProto::EXTERNAL &&
+      t.raw_data().size() >= kBlobThresholdBytes && width > 0 &&
+      t.data_type() != ::onnx::TensorProto::BOOL) {
+    // A large raw_data string moves into the resource blob: no second copy.
+    auto type = tensorTypeOf(t, what);
+    if (!type)
+      return type.takeError();
+    int64_t expected = type->getNumElements() * width;
+    if (static_cast<int64_t>(t.raw_data().size()) != expected)
+      return makeError(what + " has " + Twine(t.raw_data().size()) +
+                       " bytes of raw data, expected " + Twine(expected));
+    std::string *bytes = t.release_raw_data();
+    ArrayRef<char> data(bytes->data(), bytes->size());
+    if (reinterpret_cast<uintptr_t>(bytes->data()) % width != 0) {
+      auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(data, width);
+      delete bytes;
+      attr = DenseResourceElementsAttr::get(*type, blobName(t.name()), std::move(blob));
+    } else {
+      AsmResourceBlob blob(data, width, [bytes](void *, size_t, size_t) { delete bytes; },
+                           /*dataIsMutable=*/false);
+      attr = DenseResourceElementsAttr::get(*type, blobName(t.name()), std::move(blob));
+    }
+  } else {
+    auto converted = convertTensor(t, what);
+    if (!converted)
+      return converted.takeError();
+    attr = *converted;
+  }
+  Location loc = NameLoc::get(StringAttr::get(ctx, t.name()));
+  return makeConstant(loc, attr);
+}
+
+Value GraphImporter::makeConstant(Location loc, ElementsAttr attr) {
+  NamedAttribute value = builder.getNamedAttr("value", attr);
+  return onnx::ConstantOp::create(builder, loc, TypeRange{attr.getType()}, ValueRange{},
+                                  ArrayRef<NamedAttribute>{value})
+      .getResult();
+}
+
+Expected<Attribute> GraphImporter::convertAttribute(const ::onnx::AttributeProto &a,
+                                                    AttrKind kind, StringRef opName) {
+  using AP = ::onnx::AttributeProto;
+  std::string what = "attribute '" + a.name() + "'";
+  // Old exporters leave `type` unset; then the schema's kind decides.
+  static const std::pair<AttrKind, int> protoTypes[] = {
+      {AttrKind::Int, AP::INT},         {AttrKind::Float, AP::FLOAT},
+      {AttrKind::String, AP::STRING},   {AttrKind::Ints, AP::INTS},
+      {AttrKind::Floats, AP::FLOATS},   {AttrKind::Strings, AP::STRINGS},
+      {AttrKind::Tensor, AP::TENSOR},   {AttrKind::SparseTensor, AP::SPARSE_TENSOR},
+      {AttrKind::TypeProto, AP::TYPE_PROTO}, {AttrKind::Tensors, AP::TENSORS},
+      {AttrKind::TypeProtos, AP::TYPE_PROTOS}, {AttrKind::Graph, AP::GRAPH}};
+  int expected = 0;
+  for (auto &[k, t] : protoTypes)
+    if (k == kind)
+      expected = t;
+  if (a.type() != AP::UNDEFINED && a.type() != expected)
+    return makeError(what + " has type " + AP::AttributeType_Name(a.type()) +
+                     ", expected " + AP::AttributeType_Name(static_cast<AP::AttributeType>(expected)));
+  if (!a.ref_attr_name().empty())
+    return makeError(what + " refers to a function attribute, which is not supported");
+  Builder b(ctx);
+  switch (kind) {
+  case AttrKind::Int:
+    return Attribute(b.getI64IntegerAttr(a.i()));
+  case AttrKind::Float:
+    return Attribute(b.getF32FloatAttr(a.f()));
+  case AttrKind::String:
+    return Attribute(b.getStringAttr(a.s()));
+  case AttrKind::Ints:
+    return Attribute(b.getDenseI64ArrayAttr(SmallVector<int64_t>(a.ints().begin(), a.ints().end())));
+  case AttrKind::Floats:
+    return Attribute(b.getDenseF32ArrayAttr(SmallVector<float>(a.floats().begin(), a.floats().end())));
+  case AttrKind::Strings: {
+    SmallVector<StringRef> strs(a.strings().begin(), a.strings().end());
+    return Attribute(b.getStrArrayAttr(strs));
+  }
+  case AttrKind::Tensor: {
+    if (!a.has_t())
+      return makeError(what + " has no tensor");
+    auto t = convertTensor(a.t(), what);
+    if (!t)
+      return t.takeError();
+    return Attribute(*t);
+  }
+  case AttrKind::Tensors: {
+    SmallVector<Attribute> ts;
+    for (const auto &t : a.tensors()) {
+      auto c = convertTensor(t, what);
+      if (!c)
+        return c.takeError();
+      ts.push_back(*c);
+    }
+    return Attribute(b.getArrayAttr(ts));
+  }
+  case AttrKind::TypeProto: {
+    auto t = convertType(a.tp(), what);
+    if (!t)
+      return t.takeError();
+    return Attribute(TypeAttr::get(*t));
+  }
+  case AttrKind::TypeProtos: {
+    SmallVector<Attribute> ts;
+    for (const auto &tp : a.type_protos()) {
+      auto t = convertType(tp, what);
+      if (!t)
+        return t.takeError();
+      ts.push_back(TypeAttr::get(*t));
+    }
+    return Attribute(b.getArrayAttr(ts));
+  }
+  case AttrKind::SparseTensor:
+    return makeError(what + " is a sparse tensor, which is only supported on Constant");
+  case AttrKind::Graph:
+    break;
+  }
+  return makeError(what + " is a graph where a value was expected");
+}
+
+/// Element type of `v` when it is a tensor; `v`'s whole type otherwise.
+static Type valueElementType(Value v) {
+  if (auto t = dyn_cast<TensorType>(v.getType()))
+    return t.getElementType();
+  return {};
+}
+
+static Attribute findAttr(ArrayRef<NamedAttribute> attrs, StringRef name) {
+  for (const NamedAttribute &a : attrs)
+    if (a.getName() == name)
+      return a.getValue();
+  return {};
+}
+
+/// The element type of an ONNX `dtype`-style attribute (or `fallback`).
+static Type dtypeAttr(MLIRContext *ctx, ArrayRef<NamedAttribute> attrs, StringRef name,
+                      int fallback) {
+  int64_t dt = fallback;
+  if (auto a = dyn_cast_or_null<IntegerAttr>(findAttr(attrs, name)))
+    dt = a.getInt();
+  return elementTypeFor(ctx, static_cast<int>(dt));
+}
+
+Expected<Type> GraphImporter::resultType(NodeContext &nc, StringRef opType, unsigned index,
+                                         ArrayRef<Value> operands,
+                                         ArrayRef<NamedAttribute> attrs, StringRef outputName,
+                                         OperationState &state) {
+  const OpSchemaInfo *schema = lookupSchema(opType);
+  // 1. A type the model declares for this value.
+  if (!outputName.empty()) {
+    if (const ::onnx::TypeProto *declared = findValueInfo(outputName)) {
+      bool complete = !declared->has_tensor_type() ||
+                      declared->tensor_type().elem_type() != ::onnx::TensorProto::UNDEFINED;
+      if (complete && declared->value_case() != ::onnx::TypeProto::VALUE_NOT_SET) {
+        auto t = convertType(*declared, ("value '" + outputName + "'").str());
+        if (!t)
+          return t.takeError();
+        return *t;
+      }
+    }
+  }
+  auto unranked = [](Type elem) -> Type {
+    if (!elem)
+      return {};
+    return UnrankedTensorType::get(elem);
+  };
+  auto operandType = [&](unsigned i) -> Type {
+    return i < operands.size() ? operands[i].getType() : Type();
+  };
+  // 2. Ops whose result type an attribute or a region decides.
+  Type special;
+  if (opType == "Cast")
+    special = unranked(dtypeAttr(ctx, attrs, "to", ::onnx::TensorProto::UNDEFINED));
+  else if (opType == "CastLike" && operands.size() > 1)
+    special = unranked(valueElementType(operands[1]));
+  else if (opType == "Constant" || opType == "ConstantOfShape") {
+    if (auto v = dyn_cast_or_null<ElementsAttr>(findAttr(attrs, "value")))
+      special = opType == "Constant" ? Type(v.getType()) : unranked(v.getElementType());
+    else if (opType == "ConstantOfShape")
+      special = unranked(Float32Type::get(ctx));
+  } else if (opType == "EyeLike" || opType == "RandomNormalLike" ||
+             opType == "RandomUniformLike" || opType == "Bernoulli") {
+    special = findAttr(attrs, "dtype")
+                  ? unranked(dtypeAttr(ctx, attrs, "dtype", ::onnx::TensorProto::FLOAT))
+                  : unranked(operands.empty() ? Type() : valueElementType(operands[0]));
+  } else if (opType == "RandomNormal" || opType == "RandomUniform") {
+    special = unranked(dtypeAttr(ctx, attrs, "dtype", ::onnx::TensorProto::FLOAT));
+  } else if (opType == "Multinomial") {
+    special = unranked(dtypeAttr(ctx, attrs, "dtype", ::onnx::TensorProto::INT32));
+  } else if (opType == "HannWindow" || opType == "HammingWindow" ||
+             opType == "BlackmanWindow" || opType == "MelWeightMatrix") {
+    special = unranked(dtypeAttr(ctx, attrs, "output_datatype", ::onnx::TensorProto::FLOAT));
+  } else if (opType == "QuantizeLinear" || opType == "DynamicQuantizeLinear") {
+    if (opType == "QuantizeLinear" && index == 0)
+      special = operands.size() > 2 && !isa<NoneType>(operands[2].getType())
+                    ? unranked(valueElementType(operands[2]))
+                    : unranked(IntegerType::get(ctx, 8, IntegerType::Unsigned));
+  } else if (opType == "SequenceEmpty") {
+    special = onnx::SeqType::get(
+        ctx, unranked(dtypeAttr(ctx, attrs, "dtype", ::onnx::TensorProto::FLOAT)));
+  } else if (opType == "SequenceConstruct" || opType == "SplitToSequence") {
+    if (!operands.empty())
+      special = onnx::SeqType::get(ctx, unranked(valueElementType(operands[0])));
+  } else if (opType == "SequenceAt" || opType == "ConcatFromSequence") {
+    if (!operands.empty())
+      if (auto seq = dyn_cast<onnx::SeqType>(operands[0].getType()))
+        if (auto inner = dyn_cast<TensorType>(seq.getElementType()))
+          special = unranked(inner.getElementType());
+  } else if (opType == "Optional") {
+    if (auto tp = dyn_cast_or_null<TypeAttr>(findAttr(attrs, "type")))
+      special = onnx::OptType::get(ctx, tp.getValue());
+    else if (!operands.empty() && !isa<NoneType>(operands[0].getType()))
+      special = onnx::OptType::get(ctx, operands[0].getType());
+  } else if (opType == "OptionalGetElement") {
+    if (!operands.empty()) {
+      if (auto opt = dyn_cast<onnx::OptType>(operands[0].getType()))
+        special = opt.getElementType();
+      else
+        special = operands[0].getType();
+    }
+  } else if (opType == "If" || opType == "Loop" || opType == "Scan") {
+    // From the yields of the (first) region, already built into `state`.
+    Block &body = state.regions.front()->front();
+    auto yield = cast<onnx::YieldOp>(body.getTerminator());
+    unsigned yieldIndex = index;
+    size_t carried = 0;
+    if (opType == "Loop") {
+      yieldIndex = index + 1; // The body yields its condition first.
+      carried = operands.size() - 2;
+    } else if (opType == "Scan") {
+      auto n = dyn_cast_or_null<IntegerAttr>(findAttr(attrs, "num_scan_inputs"));
+      carried = operands.size() - (n ? n.getInt() : 0);
+    }
+    if (yieldIndex < yield.getNumOperands()) {
+      Type yielded = yield.getOperand(yieldIndex).getType();
+      bool isScanOutput = opType != "If" && index >= carried;
+      if (isScanOutput || opType == "If") {
+        // Scan outputs gain a dim; If branches may differ in shape.
+        if (auto t = dyn_cast<TensorType>(yielded))
+          yielded = UnrankedTensorType::get(t.getElementType());
+      }
+      if (opType == "Loop" && index < carried)
+        yielded = operandType(index + 2);
+      if (opType == "Scan" && index < carried)
+        yielded = operandType(index);
+      special = yielded;
+    }
+  }
+  if (special)
+    return special;
+
+  // 3. The schema's type variables.
+  if (schema && !schema->outputs.empty()) {
+    const OutTypeRule &rule = schema->outputs[std::min<size_t>(index, schema->outputs.size() - 1)];
+    if (rule.input >= 0) {
+      // Variadic outputs pair with variadic inputs (Loop/Scan-like) by position.
+      unsigned i = rule.input;
+      if (Type t = operandType(i)) {
+        if (auto tt = dyn_cast<TensorType>(t))
+          return UnrankedTensorType::get(tt.getElementType());
+        if (!isa<NoneType>(t))
+          return t;
+      }
+    } else if (rule.typeStr && *rule.typeStr) {
+      if (Type elem = elementTypeForString(ctx, rule.typeStr))
+        return UnrankedTensorType::get(elem);
+    }
+  }
+  return nc.error("cannot tell the element type of output #" + Twine(index) +
+                  (outputName.empty() ? Twine("") : " '" + outputName + "'") +
+                  "; give it a value_info type in the model");
+}
+
+Expected<Operation *>
+GraphImporter::buildOp(NodeContext &nc, StringRef opType, ArrayRef<Value> operands,
+                       ArrayRef<NamedAttribute> attrs, unsigned numResults,
+                       ArrayRef<std::string> outputNames,
+                       llvm::function_ref<Error(OperationState &)> addRegions) {
+  OperationState state(nc.loc(), ("onnx." + opType).str());
+  state.addOperands(operands);
+  state.addAttributes(attrs);
+  if (addRegions)
+    if (Error e = addRegions(state))
+      return std::move(e);
+  const OpSchemaInfo *schema = lookupSchema(opType);
+  for (unsigned i = 0; i < numResults; ++i) {
+    StringRef name = i < outputNames.size() ? StringRef(outputNames[i]) : StringRef();
+    // An absent optional output has type none.
+    if (name.empty() && schema && !schema->outputs.empty() &&
+        schema->outputs[std::min<size_t>(i, schema->outputs.size() - 1)].option == 'o') {
+      state.addTypes(NoneType::get(ctx));
+      continue;
+    }
+    auto t = resultType(nc, opType, i, operands, attrs, name, state);
+    if (!t)
+      return t.takeError();
+    state.addTypes(*t);
+  }
+
+  Operation *op = builder.create(state);
+  std::string diagnostic;
+  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {
+    if (diagnostic.empty())
+      diagnostic = d.str();
+    return success();
+  });
+  if (failed(mlir::verify(op, /*verifyRecursively=*/false))) {
+    op->erase();
+    return nc.error(diagnostic.empty() ? std::string("invalid op") : diagnostic);
+  }
+  if (options.inferShapes && failed(onnx::inferShapes(op, shapeMap))) {
+    op->erase();
+    return nc.error(diagnostic.empty() ? std::string("shape inference failed") : diagnostic);
+  }
+  return op;
+}
+
+namespace {
+/// An error that already names its node; enclosing nodes pass it through.
+class NodeError : public llvm::ErrorInfo<NodeError> {
+public:
+  static char ID;
+  explicit NodeError(std::string message) : message(std::move(message)) {}
+  void log(llvm::raw_ostream &os) const override { os << message; }
+  std::error_code convertToErrorCode() const override {
+    return llvm::inconvertibleErrorCode();
+  }
+
+private:
+  std::string message;
+};
+char NodeError::ID = 0;
+} // namespace
+
+Error GraphImporter::importSubgraph(NodeContext &nc, const ::onnx::GraphProto &constGraph,
+                                    Region &region, ArrayRef<Type> argTypes) {
+  // The model is ours to consume: initializers of subgraphs move into blobs too.
+  auto &graph = const_cast<::onnx::GraphProto &>(constGraph);
+  auto *block = new Block();
+  region.push_back(block);
+  Scope &scope = scopes.emplace_back();
+  scope.graphName = graph.name();
+  llvm::scope_exit popScope([&] { scopes.pop_back(); });
+  for (const auto &vi : graph.value_info())
+    if (vi.has_type())
+      scope.valueInfo[vi.name()] = &vi.type();
+  for (const auto &vi : graph.output())
+    if (vi.has_type())
+      scope.valueInfo[vi.name()] = &vi.type();
+
+  for (int i = 0; i < graph.input_size(); ++i) {
+    const auto &in = graph.input(i);
+    Type t = i < static_cast<int>(argTypes.size()) ? argTypes[i] : Type();
+    if (in.has_type() && in.type().value_case() != ::onnx::TypeProto::VALUE_NOT_SET &&
+        !(in.type().has_tensor_type() &&
+          in.type().tensor_type().elem_type() == ::onnx::TensorProto::UNDEFINED)) {
+      auto declared = convertType(in.type(), "subgraph input '" + in.name() + "'");
+      if (!declared)
+        return declared.takeError();
+      t = *declared;
+    }
+    if (!t)
+      return makeError("subgraph input '" + in.name() + "' has no type");
+    BlockArgument arg = block->addArgument(t, nc.loc());
+    if (Error e = bindOutput(in.name(), arg))
+      return e;
+  }
+
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(block);
+  Value savedNoValue = noValueCache;
+  noValueCache = Value();
+  llvm::scope_exit restore([&] { noValueCache = savedNoValue; });
+  graphPath.push_back(nc.node.name().empty() ? nc.node.op_type() : nc.node.name());
+  llvm::scope_exit popPath([&] { graphPath.pop_back(); });
+
+  for (auto &init : *graph.mutable_initializer()) {
+    auto v = importInitializer(init);
+    if (!v)
+      return v.takeError();
+    if (Error e = bindOutput(init.name(), *v))
+      return e;
+  }
+  if (Error e = importNodes(graph))
+    return e;
+  SmallVector<Value> results;
+  for (const auto &out : graph.output()) {
+    auto v = lookupValue(out.name());
+    if (!v)
+      return makeError("subgraph output '" + out.name() + "' is not defined");
+    results.push_back(*v);
+  }
+  builder.setInsertionPointToEnd(block);
+  onnx::YieldOp::create(builder, nc.loc(), results);
+  return Error::success();
+}
+
+Error GraphImporter::importGenericNode(NodeContext &nc, ArrayRef<StringRef> dropAttrs) {
+  const ::onnx::NodeProto &node = nc.node;
+  const OpSchemaInfo *schema = lookupSchema(node.op_type());
+  if (!schema)
+    return nc.error("unknown operator");
+
+  // Operands: positional; a variadic parameter takes the rest.
+  SmallVector<Value> operands;
+  unsigned n = node.input_size();
+  size_t numParams = schema->inputs.size();
+  bool variadicLast = numParams && schema->inputs.back().option == 'v';
+  if (!variadicLast && n > numParams)
+    return nc.error("has " + Twine(n) + " inputs, the operator takes at most " +
+                    Twine(numParams));
+  for (size_t p = 0; p < numParams; ++p) {
+    const InputSpec &spec = schema->inputs[p];
+    if (spec.option == 'v') {
+      for (unsigned i = p; i < n; ++i) {
+        if (node.input(i).empty())
+          return nc.error("variadic input #" + Twine(i) + " is empty");
+        auto v = nc.input(i);
+        if (!v)
+          return v.takeError();
+        operands.push_back(*v);
+      }
+      break;
+    }
+    if (p < n && !node.input(p).empty()) {
+      auto v = nc.input(p);
+      if (!v)
+        return v.takeError();
+      operands.push_back(*v);
+    } else if (spec.option == 'o') {
+      operands.push_back(noValue());
+    } else {
+      return nc.error("required input #" + Twine(p) + " '" + spec.name + "' is missing");
+    }
+  }
+
+  // Attributes, with subgraphs set aside for regions.
+  SmallVector<NamedAttribute> attrs;
+  llvm::StringMap<const ::onnx::GraphProto *> graphs;
+  llvm::StringSet<> seen;
+  for (const auto &a : node.attribute()) {
+    if (!seen.insert(a.name()).second)
+      return nc.error("attribute '" + a.name() + "' is given twice");
+    if (llvm::is_contained(dropAttrs, a.name()) || a.name() == "consumed_inputs")
+      continue;
+    const AttrSpec *spec = schema->findAttr(a.name());
+    if (!spec)
+      return nc.error("unknown attribute '" + a.name() + "'");
+    if (spec->kind == AttrKind::Graph) {
+      if (!a.has_g())
+        return nc.error("attribute '" + a.name() + "' has no graph");
+      graphs[a.name()] = &a.g();
+      continue;
+    }
+    auto attr = convertAttribute(a, spec->kind, node.op_type());
+    if (!attr)
+      return attr.takeError();
+    attrs.push_back(builder.getNamedAttr(a.name(), *attr));
+  }
+
+  // Results: absent optional outputs are still results, of type none.
+  size_t fixed = schema->outputs.size();
+  bool variadicOut = fixed && schema->outputs.back().option == 'v';
+  unsigned outs = node.output_size();
+  unsigned numResults;
+  if (variadicOut) {
+    numResults = std::max<unsigned>(outs, fixed - 1);
+  } else {
+    if (outs > fixed)
+      return nc.error("has " + Twine(outs) + " outputs, the operator has at most " +
+                      Twine(fixed));
+    numResults = fixed;
+  }
+  SmallVector<std::string> names(node.output().begin(), node.output().end());
+
+  auto addRegions = [&](OperationState &state) -> Error {
+    for (const AttrSpec &spec : schema->attrs) {
+      if (spec.kind != AttrKind::Graph)
+        continue;
+      auto it = graphs.find(spec.name);
+      if (it == graphs.end())
+        return nc.error(Twine("subgraph attribute '") + spec.name + "' is missing");
+      SmallVector<Type> argTypes;
+      StringRef op = node.op_type();
+      if (op == "Loop") {
+        argTypes.push_back(RankedTensorType::get({}, builder.getI64Type()));
+        argTypes.push_back(RankedTensorType::get({}, builder.getI1Type()));
+        for (size_t i = 2; i < operands.size(); ++i)
+          argTypes.push_back(operands[i].getType());
+      } else if (op == "Scan") {
+        auto numScan = dyn_cast_or_null<IntegerAttr>(findAttr(attrs, "num_scan_inputs"));
+        size_t carried = operands.size() - (numScan ? std::min<size_t>(numScan.getInt(), operands.size()) : 0);
+        for (size_t i = 0; i < operands.size(); ++i) {
+          Type t = operands[i].getType();
+          if (i >= carried)
+            if (auto tt = dyn_cast<TensorType>(t))
+              t = UnrankedTensorType::get(tt.getElementType());
+          argTypes.push_back(t);
+        }
+      }
+      if (Error e = importSubgraph(nc, *it->second, *state.addRegion(), argTypes))
+        return e;
+    }
+    return Error::success();
+  };
+  auto op = buildOp(nc, node.op_type(), operands, attrs, numResults, names,
+                    graphs.empty() && !llvm::any_of(schema->attrs, [](const AttrSpec &s) {
+                      return s.kind == AttrKind::Graph;
+                    })
+                        ? llvm::function_ref<Error(OperationState &)>()
+                        : llvm::function_ref<Error(OperationState &)>(addRegions));
+  if (!op)
+    return op.takeError();
+  for (unsigned i = 0; i < names.size() && i < (*op)->getNumResults(); ++i)
+    if (Error e = nc.setOutput(i, (*op)->getResult(i)))
+      return e;
+  return Error::success();
+}
+
+Error GraphImporter::importNodes(::onnx::GraphProto &graph) {
+  for (int i = 0; i < graph.node_size(); ++i)
+    if (Error e = importNode(graph.node(i), i))
+      return e;
+  return Error::success();
+}
+
+Error GraphImporter::importNode(const ::onnx::NodeProto &node, int index) {
+  StringRef domain = node.domain();
+  int64_t opset = opsetFor(domain);
+  auto fail = [&](Error e) -> Error {
+    return llvm::handleErrors(std::move(e),
+                              [](std::unique_ptr<NodeError> ne) -> Error {
+                                return Error(std::move(ne));
+                              },
+                              [&](const llvm::ErrorInfoBase &info) -> Error {
+                                return Error(std::make_unique<NodeError>(
+                                    toString(nodeError(node, index, opset, info.message()))));
+                              });
+  };
+  if (!domain.empty() && domain != "ai.onnx")
+    return fail(makeError("operator domain '" + domain + "' is not supported (only ai.onnx)"));
+  if (opset < 0)
+    return fail(makeError("the model does not import the ai.onnx opset"));
+  if (node.op_type().empty())
+    return fail(makeError("node has no op_type"));
+
+  NodeContext nc(*this, node, index, opset, 0);
+  const OpSchemaInfo *schema = lookupSchema(node.op_type());
+  if (!schema) {
+    if (NormalizeFn fn = lookupNormalization(node.op_type(), opset))
+      return fail(fn(nc));
+    return fail(makeError("unknown operator '" + node.op_type() + "'"));
+  }
+  int since = 0;
+  for (int v : schema->allSince)
+    if (v <= opset)
+      since = v;
+  if (!since)
+    return fail(makeError(node.op_type() + " does not exist in opset " + Twine(opset) +
+                          " (it was introduced in opset " + Twine(schema->allSince.front()) + ")"));
+  nc.sinceVersion = since;
+  if (NormalizeFn fn = lookupNormalization(node.op_type(), since))
+    return fail(fn(nc));
+  if (llvm::is_contained(schema->compatibleSince, since))
+    return fail(nc.importGeneric());
+  return fail(makeError("the opset " + Twine(since) + " version of " + node.op_type() +
+                        " is not supported (it differs from opset " +
+                        Twine(schema->latestSince) + ", the version onnxcc implements)"));
+}
+
+Expected<OwningOpRef<ModuleOp>> GraphImporter::importModel() {
+  ::onnx::ModelProto &m = *model.proto;
+  for (const auto &o : m.opset_import()) {
+    std::string domain = o.domain() == "ai.onnx" ? "" : o.domain();
+    opsets[domain] = o.version();
+  }
+  if (m.opset_import_size() == 0)
+    opsets[""] = 1; // IR version 1 and 2 models predate opset_import.
+  auto defaultOpset = opsets.find("");
+  if (defaultOpset != opsets.end() && defaultOpset->second > kMaxOpset)
+    return makeError(model.path + ": opset " + Twine(defaultOpset->second) +
+                     " of domain ai.onnx is newer than the newest onnxcc supports (" +
+                     Twine(kMaxOpset) + ")");
+  if (defaultOpset != opsets.end() && defaultOpset->second < 1)
+    return makeError(model.path + ": invalid opset " + Twine(defaultOpset->second) +
+                     " for domain ai.onnx");
+
+  Location loc = FileLineColLoc::get(ctx, model.path, 0, 0);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  Builder b(ctx);
+  SmallVector<NamedAttribute> opsetAttrs;
+  for (const auto &[domain, version] : opsets)
+    opsetAttrs.push_back(b.getNamedAttr(domain.empty() ? "ai.onnx" : domain,
+                                        b.getI64IntegerAttr(version)));
+  llvm::sort(opsetAttrs, [](const NamedAttribute &x, const NamedAttribute &y) {
+    return x.getName().strref() < y.getName().strref();
+  });
+  (*module)->setAttr("onnx.opset_import", b.getDictionaryAttr(opsetAttrs));
+  (*module)->setAttr("onnx.ir_version", b.getI64IntegerAttr(m.ir_version()));
+  if (!m.producer_name().empty())
+    (*module)->setAttr("onnx.producer_name", b.getStringAttr(m.producer_name()));
+  if (!m.producer_version().empty())
+    (*module)->setAttr("onnx.producer_version", b.getStringAttr(m.producer_version()));
+
+  ::onnx::GraphProto &graph = *m.mutable_graph();
+  llvm::StringSet<> initializerNames;
+  for (const auto &init : graph.initializer())
+    initializerNames.insert(init.name());
+
+  // Inputs that have an initializer are constants with a default value; the
+  // compiled model treats them as weights.
+  SmallVector<Type> argTypes;
+  SmallVector<const ::onnx::ValueInfoProto *> inputs;
+  for (const auto &in : graph.input()) {
+    if (initializerNames.count(in.name()))
+      continue;
+    auto t = convertType(in.type(), "graph input '" + in.name() + "'");
+    if (!t)
+      return makeError(model.path + ": " + toString(t.takeError()));
+    argTypes.push_back(*t);
+    inputs.push_back(&in);
+  }
+
+  builder.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(builder, loc, options.funcName,
+                                   builder.getFunctionType(argTypes, {}));
+  Block *entry = func.addEntryBlock();
+  builder.setInsertionPointToStart(entry);
+  Scope &scope = scopes.emplace_back();
+  scope.graphName = graph.name();
+  for (const auto &vi : graph.value_info())
+    if (vi.has_type())
+      scope.valueInfo[vi.name()] = &vi.type();
+  for (const auto &vi : graph.output())
+    if (vi.has_type())
+      scope.valueInfo[vi.name()] = &vi.type();
+
+  for (auto [i, in] : llvm::enumerate(inputs)) {
+    func.setArgAttr(i, "onnx.name", b.getStringAttr(in->name()));
+    SmallVector<Attribute> params = dimParams(ctx, in->type());
+    if (!params.empty()) {
+      func.setArgAttr(i, "onnx.dim_params", b.getArrayAttr(params));
+      // Seed the symbolic shape of the argument.
+      onnx::Shape shape;
+      for (auto [d, p] : llvm::zip(cast<RankedTensorType>(argTypes[i]).getShape(), params)) {
+        StringRef name = cast<StringAttr>(p).getValue();
+        shape.push_back(!ShapedType::isDynamic(d) ? onnx::Dim::known(d)
+                        : name.empty()            ? onnx::Dim::unknown()
+                                                  : onnx::Dim::named(cast<StringAttr>(p)));
+      }
+      shapeMap.set(entry->getArgument(i), shape);
+    }
+    if (scope.values.count(in->name()))
+      return makeError(model.path + ": graph input '" + in->name() + "' is declared twice");
+    scope.values[in->name()] = entry->getArgument(i);
+  }
+  for (auto &init : *graph.mutable_initializer()) {
+    auto v = importInitializer(init);
+    if (!v)
+      return makeError(model.path + ": " + toString(v.takeError()));
+    if (scope.values.count(init.name()))
+      return makeError(model.path + ": initializer '" + init.name() + "' is declared twice");
+    scope.values[init.name()] = *v;
+  }
+  if (Error e = importNodes(graph))
+    return std::move(e);
+
+  SmallVector<Value> results;
+  for (const auto &out : graph.output()) {
+    auto v = lookupValue(out.name());
+    if (!v) {
+      llvm::consumeError(v.takeError());
+      return makeError(model.path + ": graph output '" + out.name() +
+                       "' is not produced by any node, initializer or input");
+    }
+    results.push_back(*v);
+  }
+  builder.setInsertionPointToEnd(entry);
+  func::ReturnOp::create(builder, loc, results);
+  func.setType(builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  for (auto [i, out] : llvm::enumerate(graph.output())) {
+    func.setResultAttr(i, "onnx.name", b.getStringAttr(out.name()));
+    SmallVector<Attribute> params = dimParams(ctx, out.type());
+    if (!params.empty())
+      func.setResultAttr(i, "onnx.dim_params", b.getArrayAttr(params));
+  }
+
+  std::string diagnostic;
+  {
+    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {
+      if (diagnostic.empty())
+        diagnostic = d.str();
+      return success();
+    });
+    if (failed(mlir::verify(*module)))
+      return makeError(model.path + ": the imported model does not verify: " + diagnostic);
+  }
+  return std::move(module);
+}
+
+//===----------------------------------------------------------------------===//
+// NodeContext
+//===----------------------------------------------------------------------===//
+
+OpBuilder &NodeContext::builder() { return importer.getBuilder(); }
+Location NodeContext::loc() { return importer.nodeLoc(node, index); }
+
+Expected<Value> NodeContext::input(unsigned i) {
+  if (!hasInput(i))
+    return importer.noValue();
+  return importer.lookupValue(node.input(i));
+}
+
+const ::onnx::AttributeProto *NodeContext::attr(StringRef name) const {
+  for (const auto &a : node.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+int64_t NodeContext::intAttr(StringRef name, int64_t defaultValue) const {
+  const auto *a = attr(name);
+  return a ? a->i() : defaultValue;
+}
+
+float NodeContext::floatAttr(StringRef name, float defaultValue) const {
+  const auto *a = attr(name);
+  return a ? a->f() : defaultValue;
+}
+
+std::string NodeContext::stringAttr(StringRef name, StringRef defaultValue) const {
+  const auto *a = attr(name);
+  return a ? a->s() : defaultValue.str();
+}
+
+std::optional<SmallVector<int64_t>> NodeContext::intsAttr(StringRef name) const {
+  const auto *a = attr(name);
+  if (!a)
+    return std::nullopt;
+  return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+Value NodeContext::constI64(ArrayRef<int64_t> values, bool scalar) {
+  auto type = scalar ? RankedTensorType::get({}, builder().getI64Type())
+                     : RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                             builder().getI64Type());
+  Value v = importer.makeConstantPublic(loc(), DenseIntElementsAttr::get(type, values));
+  return v;
+}
+
+Value NodeContext::constScalar(Type elementType, double v) {
+  auto type = RankedTensorType::get({}, elementType);
+  ElementsAttr attr;
+  if (auto ft = dyn_cast<FloatType>(elementType)) {
+    APFloat f(v);
+    bool lost;
+    f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    attr = DenseElementsAttr::get(type, f);
+  } else {
+    attr = DenseElementsAttr::get(
+        type, APInt(elementType.getIntOrFloatBitWidth(), static_cast<int64_t>(v),
+                    /*isSigned=*/true));
+  }
+  return importer.makeConstantPublic(loc(), attr);
+}
+
+Value NodeContext::noValue() { return importer.noValue(); }
+
+Expected<Operation *> NodeContext::build(StringRef opType, ArrayRef<Value> operands,
+                                         ArrayRef<NamedAttribute> attrs, unsigned numResults) {
+  return importer.buildOp(*this, opType, operands, attrs, numResults, {});
+}
+
+Error NodeContext::setOutput(unsigned i, Value v) {
+  if (static_cast<int>(i) >= node.output_size())
+    return Error::success();
+  return importer.bindOutput(node.output(i), v);
+}
+
+Error NodeContext::importGeneric(ArrayRef<StringRef> dropAttrs) {
+  return importer.importGenericNode(*this, dropAttrs);
+}
+
+Error NodeContext::error(const Twine &message) const { return makeError(message); }
+
+Expected<ElementsAttr> NodeContext::convertTensor(const ::onnx::TensorProto &t, StringRef what) {
+  return importer.convertTensor(t, what);
+}
+
+/// The raw little-endian bytes of a numeric elements attribute.
+static std::optional<ArrayRef<char>> rawBytes(ElementsAttr attr, std::string &storage) {
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    if (dense.getElementType().isInteger(1))
+      return std::nullopt;
+    ArrayRef<char> raw = dense.getRawData();
+    if (!dense.isSplat())
+      return raw;
+    for (int64_t i = 0, n = dense.getNumElements(); i < n; ++i)
+      storage.append(raw.data(), raw.size());
+    return ArrayRef<char>(storage.data(), storage.size());
+  }
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(attr))
+    if (AsmResourceBlob *blob = res.getRawHandle().getBlob())
+      return blob->getData();
+  return std::nullopt;
+}
+
+Expected<ElementsAttr> NodeContext::convertSparseTensor(const ::onnx::SparseTensorProto &t) {
+  auto values = convertTensor(t.values(), "sparse_value values");
+  if (!values)
+    return values.takeError();
+  auto indices = convertTensor(t.indices(), "sparse_value indices");
+  if (!indices)
+    return indices.takeError();
+  int width = byteWidth(t.values().data_type());
+  std::string valueStorage;
+  auto valueBytes = rawBytes(*values, valueStorage);
+  if (!width || !valueBytes || values->getShapedType().getRank() != 1 ||
+      !indices->getElementType().isInteger(64))
+    return error("sparse_value must have 1-D numeric values and int64 indices");
+  SmallVector<int64_t> dims(t.dims().begin(), t.dims().end());
+  int64_t total = 1;
+  for (int64_t d : dims) {
+    if (d < 0 || (d && total > (int64_t(1) << 32) / d))
+      return error("sparse_value has invalid dims");
+    total *= d;
+  }
+  int64_t nnz = values->getNumElements();
+  auto idx = indices->tryGetValues<int64_t>();
+  if (!idx)
+    return error("sparse_value indices are not readable");
+  SmallVector<int64_t> flat(idx->begin(), idx->end());
+  auto idxShape = indices->getShapedType().getShape();
+  bool coords = idxShape.size() == 2;
+  if ((coords && (idxShape[0] != nnz || idxShape[1] != static_cast<int64_t>(dims.size()))) ||
+      (!coords && static_cast<int64_t>(flat.size()) != nnz))
+    return error("sparse_value indices do not match its values and dims");
+  std::string dense(total * width, '\0');
+  for (int64_t i = 0; i < nnz; ++i) {
+    int64_t linear = 0;
+    if (coords) {
+      for (size_t d = 0; d < dims.size(); ++d) {
+        int64_t c = flat[i * dims.size() + d];
+        if (c < 0 || c >= dims[d])
+          return error("sparse_value index out of range");
+        linear = linear * dims[d] + c;
+      }
+    } else {
+      linear = flat[i];
+    }
+    if (linear < 0 || linear >= total)
+      return error("sparse_value index out of range");
+    memcpy(dense.data() + linear * width, valueBytes->data() + i * width, width);
+  }
+  auto type = RankedTensorType::get(dims, values->getElementType());
+  return ElementsAttr(DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(dense.data(), dense.size())));
+}
+
+} // namespace onnxcc::importer
+
+namespace onnxcc {
+Expected<OwningOpRef<ModuleOp>> importModel(MLIRContext &context, LoadedModel &model,
+                                            const ImportOptions &options) {
+  context.getOrLoadDialect<onnx::OnnxDialect>();
+  context.getOrLoadDialect<func::FuncDialect>();
+  importer::GraphImporter importer(&context, model, options);
+  return importer.importModel();
+}
+} // namespace onnxcc

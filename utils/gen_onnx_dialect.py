@@ -44,7 +44,15 @@ RANDOM_OPS = {"RandomNormal", "RandomNormalLike", "RandomUniform",
 
 # Ops with a hand-written verifier in dialects/onnx/OnnxOps.cpp.
 VERIFIED = {
-    "Concat", "Constant", "Conv", "Gemm", "If", "Loop", "Scan", "Transpose"}
+    "ArgMax", "ArgMin", "AveragePool", "BatchNormalization", "BitShift", "Cast",
+    "Compress", "Concat", "Constant", "Conv", "ConvTranspose", "CumSum", "DFT",
+    "DepthToSpace", "Einsum", "Expand", "EyeLike", "Flatten", "GRU", "Gather",
+    "GatherElements", "GatherND", "Gemm", "GridSample", "Hardmax", "If", "LRN",
+    "LSTM", "LayerNormalization", "LogSoftmax", "Loop", "LpPool", "MaxPool",
+    "MaxUnpool", "Mod", "OneHot", "Pad", "RNN", "Range", "Reshape", "Resize",
+    "Scan", "ScatterElements", "ScatterND", "Slice", "Softmax", "SpaceToDepth",
+    "Split", "Squeeze", "TfIdfVectorizer", "Tile", "TopK", "Transpose", "Trilu",
+    "Unsqueeze"}
 
 ELEM = {
     "float": "F32", "double": "F64", "float16": "F16", "bfloat16": "BF16",
@@ -247,14 +255,15 @@ def gen_op(s, lines):
 def out_rule(s, p):
     """How the importer finds an output's element type: an input index with
     the same type variable, a fixed element type, or unknown (-1)."""
+    opt = OPTION_CODE[option(p)]
     for i, q in enumerate(s.inputs):
         if q.typeStr == p.typeStr:
-            return f"{{{i}, \"\"}}"
+            return f"{{{i}, \"\", '{opt}'}}"
     tc = {t.type_param_str: t.allowed_type_strs for t in s.type_constraints}
     allowed = tc.get(p.typeStr, [p.typeStr])
     if len(allowed) == 1:
-        return f"{{-1, \"{allowed[0]}\"}}"
-    return "{-1, \"\"}"
+        return f"{{-1, \"{allowed[0]}\", '{opt}'}}"
+    return f"{{-1, \"\", '{opt}'}}"
 
 
 def main():

@@ -1,0 +1,126 @@
+//===- ImporterImpl.h - Internals shared by the importer and its opset handlers
+#ifndef ONNXCC_COMPILER_IMPORTERIMPL_H
+#define ONNXCC_COMPILER_IMPORTERIMPL_H
+
+#include "onnx.pb.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+namespace onnxcc::importer {
+
+/// How the generated schema table describes an attribute.
+enum class AttrKind {
+  Int, Float, String, Ints, Floats, Strings, Tensor, SparseTensor,
+  TypeProto, Tensors, TypeProtos, Graph
+};
+
+struct InputSpec {
+  const char *name;
+  char option; // 's' single, 'o' optional, 'v' variadic
+};
+struct AttrSpec {
+  const char *name;
+  AttrKind kind;
+};
+/// Where an output's element type comes from: the operand `input` with the
+/// same type variable, else the single type `typeStr`, else unknown.
+struct OutTypeRule {
+  int input;
+  const char *typeStr;
+  char option; // 's' single, 'o' optional, 'v' variadic
+};
+
+/// One operator of the dialect as the ONNX 1.12 schemas describe it.
+struct OpSchemaInfo {
+  llvm::StringRef name;
+  int latestSince;
+  llvm::ArrayRef<int> allSince;
+  llvm::ArrayRef<int> compatibleSince;
+  llvm::ArrayRef<InputSpec> inputs;
+  llvm::ArrayRef<AttrSpec> attrs;
+  llvm::ArrayRef<OutTypeRule> outputs;
+
+  const AttrSpec *findAttr(llvm::StringRef attrName) const;
+};
+
+/// The schema of `opType` in ai.onnx, or null when the dialect has no such op.
+const OpSchemaInfo *lookupSchema(llvm::StringRef opType);
+
+/// Newest opset of ai.onnx the importer knows.
+constexpr int64_t kMaxOpset = 17;
+
+class GraphImporter;
+
+/// What an opset-normalization handler sees of the node it rewrites.
+class NodeContext {
+public:
+  NodeContext(GraphImporter &importer, const ::onnx::NodeProto &node, int index,
+              int64_t opset, int sinceVersion)
+      : importer(importer), node(node), index(index), opset(opset),
+        sinceVersion(sinceVersion) {}
+
+  GraphImporter &importer;
+  const ::onnx::NodeProto &node;
+  int index;
+  int64_t opset;
+  int sinceVersion;
+
+  mlir::OpBuilder &builder();
+  mlir::Location loc();
+
+  /// Node input `i`; an absent input gives the value of onnx.NoValue.
+  llvm::Expected<mlir::Value> input(unsigned i);
+  unsigned numInputs() const { return node.input_size(); }
+  bool hasInput(unsigned i) const {
+    return static_cast<int>(i) < node.input_size() && !node.input(i).empty();
+  }
+  const ::onnx::AttributeProto *attr(llvm::StringRef name) const;
+  int64_t intAttr(llvm::StringRef name, int64_t defaultValue) const;
+  float floatAttr(llvm::StringRef name, float defaultValue) const;
+  std::string stringAttr(llvm::StringRef name, llvm::StringRef defaultValue) const;
+  std::optional<llvm::SmallVector<int64_t>> intsAttr(llvm::StringRef name) const;
+
+  /// An onnx.Constant holding `values` as a 1-D i64 tensor (or a scalar).
+  mlir::Value constI64(llvm::ArrayRef<int64_t> values, bool scalar = false);
+  /// An onnx.Constant scalar of `elementType` with value `v`.
+  mlir::Value constScalar(mlir::Type elementType, double v);
+  mlir::Value noValue();
+
+  /// Builds op `opType` of the dialect through the importer's generic path
+  /// (result types, verification, shape inference). `numResults` results.
+  llvm::Expected<mlir::Operation *>
+  build(llvm::StringRef opType, llvm::ArrayRef<mlir::Value> operands,
+        llvm::ArrayRef<mlir::NamedAttribute> attrs, unsigned numResults = 1);
+  /// Binds node output `i` to `v`.
+  llvm::Error setOutput(unsigned i, mlir::Value v);
+  /// Imports the node as it is (generic path), after dropping `dropAttrs`.
+  llvm::Error importGeneric(llvm::ArrayRef<llvm::StringRef> dropAttrs = {});
+
+  /// Converts a TensorProto (an attribute's) to an elements attribute.
+  llvm::Expected<mlir::ElementsAttr> convertTensor(const ::onnx::TensorProto &t,
+                                                   llvm::StringRef what);
+  /// Expands a SparseTensorProto into a dense elements attribute.
+  llvm::Expected<mlir::ElementsAttr>
+  convertSparseTensor(const ::onnx::SparseTensorProto &t);
+
+  /// An error naming this node.
+  llvm::Error error(const llvm::Twine &message) const;
+};
+
+using NormalizeFn = llvm::Error (*)(NodeContext &);
+
+/// The handler that brings (opType, since-version) to the dialect's form, if
+/// one is registered.
+NormalizeFn lookupNormalization(llvm::StringRef opType, int sinceVersion);
+
+/// Ops the dialect does not have because another op replaces them.
+bool isReplacedOp(llvm::StringRef opType);
+
+} // namespace onnxcc::importer
+
+#endif // ONNXCC_COMPILER_IMPORTERIMPL_H
