@@ -51,6 +51,7 @@ def Onnx_ArgMaxOp : Onnx_Op<"ArgMax", [Pure, DeclareOpInterfaceMethods<OnnxShape
     DefaultValuedAttr<I64Attr, "0">:$select_last_index);
   let results = (outs
     TensorOf<[I64]>:$reduced);
+  let hasVerifier = 1;
 }
 
 def Onnx_ArgMinOp : Onnx_Op<"ArgMin", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -62,6 +63,7 @@ def Onnx_ArgMinOp : Onnx_Op<"ArgMin", [Pure, DeclareOpInterfaceMethods<OnnxShape
     DefaultValuedAttr<I64Attr, "0">:$select_last_index);
   let results = (outs
     TensorOf<[I64]>:$reduced);
+  let hasVerifier = 1;
 }
 
 def Onnx_AsinOp : Onnx_Op<"Asin", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -108,6 +110,7 @@ def Onnx_AveragePoolOp : Onnx_Op<"AveragePool", [Pure, DeclareOpInterfaceMethods
     OptionalAttr<DenseI64ArrayAttr>:$strides);
   let results = (outs
     TensorOf<[F32, F64, F16]>:$Y);
+  let hasVerifier = 1;
 }
 
 def Onnx_BatchNormalizationOp : Onnx_Op<"BatchNormalization", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -125,6 +128,7 @@ def Onnx_BatchNormalizationOp : Onnx_Op<"BatchNormalization", [Pure, DeclareOpIn
     TensorOf<[F32, F64, F16, BF16]>:$Y,
     AnyTypeOf<[TensorOf<[F32, F64, F16, BF16]>, NoneType]>:$running_mean,
     AnyTypeOf<[TensorOf<[F32, F64, F16, BF16]>, NoneType]>:$running_var);
+  let hasVerifier = 1;
 }
 
 def Onnx_BernoulliOp : Onnx_Op<"Bernoulli", [DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -145,6 +149,7 @@ def Onnx_BitShiftOp : Onnx_Op<"BitShift", [Pure, DeclareOpInterfaceMethods<OnnxS
     StrAttr:$direction);
   let results = (outs
     TensorOf<[UI8, UI16, UI32, UI64]>:$Z);
+  let hasVerifier = 1;
 }
 
 def Onnx_BlackmanWindowOp : Onnx_Op<"BlackmanWindow", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -164,6 +169,7 @@ def Onnx_CastOp : Onnx_Op<"Cast", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfe
     I64Attr:$to);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType]>:$output);
+  let hasVerifier = 1;
 }
 
 def Onnx_CastLikeOp : Onnx_Op<"CastLike", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -210,6 +216,7 @@ def Onnx_CompressOp : Onnx_Op<"Compress", [Pure, DeclareOpInterfaceMethods<OnnxS
     OptionalAttr<I64Attr>:$axis);
   let results = (outs
     TensorOf<[F32, F64, F16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$output);
+  let hasVerifier = 1;
 }
 
 def Onnx_ConcatOp : Onnx_Op<"Concat", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -307,6 +314,7 @@ def Onnx_ConvTransposeOp : Onnx_Op<"ConvTranspose", [Pure, DeclareOpInterfaceMet
     OptionalAttr<DenseI64ArrayAttr>:$strides);
   let results = (outs
     TensorOf<[F32, F64, F16]>:$Y);
+  let hasVerifier = 1;
 }
 
 def Onnx_CosOp : Onnx_Op<"Cos", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -334,6 +342,7 @@ def Onnx_CumSumOp : Onnx_Op<"CumSum", [Pure, DeclareOpInterfaceMethods<OnnxShape
     DefaultValuedAttr<I64Attr, "0">:$reverse);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16, I32, I64, UI32, UI64]>:$y);
+  let hasVerifier = 1;
 }
 
 def Onnx_DFTOp : Onnx_Op<"DFT", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -346,6 +355,7 @@ def Onnx_DFTOp : Onnx_Op<"DFT", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfere
     DefaultValuedAttr<I64Attr, "0">:$onesided);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16]>:$output);
+  let hasVerifier = 1;
 }
 
 def Onnx_DepthToSpaceOp : Onnx_Op<"DepthToSpace", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -356,6 +366,7 @@ def Onnx_DepthToSpaceOp : Onnx_Op<"DepthToSpace", [Pure, DeclareOpInterfaceMetho
     DefaultValuedStrAttr<StrAttr, "DCR">:$mode);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$output);
+  let hasVerifier = 1;
 }
 
 def Onnx_DequantizeLinearOp : Onnx_Op<"DequantizeLinear", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -415,6 +426,7 @@ def Onnx_EinsumOp : Onnx_Op<"Einsum", [Pure, DeclareOpInterfaceMethods<OnnxShape
     StrAttr:$equation);
   let results = (outs
     TensorOf<[F32, F64, F16, I8, I16, I32, I64, UI8, UI16, UI32, UI64]>:$Output);
+  let hasVerifier = 1;
 }
 
 def Onnx_EluOp : Onnx_Op<"Elu", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -458,6 +470,7 @@ def Onnx_ExpandOp : Onnx_Op<"Expand", [Pure, DeclareOpInterfaceMethods<OnnxShape
     TensorOf<[I64]>:$shape);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$output);
+  let hasVerifier = 1;
 }
 
 def Onnx_EyeLikeOp : Onnx_Op<"EyeLike", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -468,6 +481,7 @@ def Onnx_EyeLikeOp : Onnx_Op<"EyeLike", [Pure, DeclareOpInterfaceMethods<OnnxSha
     DefaultValuedAttr<I64Attr, "0">:$k);
   let results = (outs
     TensorOf<[F32, F64, F16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1]>:$output);
+  let hasVerifier = 1;
 }
 
 def Onnx_FlattenOp : Onnx_Op<"Flatten", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -477,6 +491,7 @@ def Onnx_FlattenOp : Onnx_Op<"Flatten", [Pure, DeclareOpInterfaceMethods<OnnxSha
     DefaultValuedAttr<I64Attr, "1">:$axis);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$output);
+  let hasVerifier = 1;
 }
 
 def Onnx_FloorOp : Onnx_Op<"Floor", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -507,6 +522,7 @@ def Onnx_GRUOp : Onnx_Op<"GRU", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfere
   let results = (outs
     AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>:$Y,
     AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>:$Y_h);
+  let hasVerifier = 1;
 }
 
 def Onnx_GatherOp : Onnx_Op<"Gather", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -517,6 +533,7 @@ def Onnx_GatherOp : Onnx_Op<"Gather", [Pure, DeclareOpInterfaceMethods<OnnxShape
     DefaultValuedAttr<I64Attr, "0">:$axis);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$output);
+  let hasVerifier = 1;
 }
 
 def Onnx_GatherElementsOp : Onnx_Op<"GatherElements", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -527,6 +544,7 @@ def Onnx_GatherElementsOp : Onnx_Op<"GatherElements", [Pure, DeclareOpInterfaceM
     DefaultValuedAttr<I64Attr, "0">:$axis);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$output);
+  let hasVerifier = 1;
 }
 
 def Onnx_GatherNDOp : Onnx_Op<"GatherND", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -537,6 +555,7 @@ def Onnx_GatherNDOp : Onnx_Op<"GatherND", [Pure, DeclareOpInterfaceMethods<OnnxS
     DefaultValuedAttr<I64Attr, "0">:$batch_dims);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$output);
+  let hasVerifier = 1;
 }
 
 def Onnx_GemmOp : Onnx_Op<"Gemm", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -607,6 +626,7 @@ def Onnx_GridSampleOp : Onnx_Op<"GridSample", [Pure, DeclareOpInterfaceMethods<O
     DefaultValuedStrAttr<StrAttr, "zeros">:$padding_mode);
   let results = (outs
     TensorOf<[F32, F64, F16]>:$Y);
+  let hasVerifier = 1;
 }
 
 def Onnx_HammingWindowOp : Onnx_Op<"HammingWindow", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -654,6 +674,7 @@ def Onnx_HardmaxOp : Onnx_Op<"Hardmax", [Pure, DeclareOpInterfaceMethods<OnnxSha
     DefaultValuedAttr<I64Attr, "-1">:$axis);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16]>:$output);
+  let hasVerifier = 1;
 }
 
 def Onnx_IdentityOp : Onnx_Op<"Identity", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -716,6 +737,7 @@ def Onnx_LRNOp : Onnx_Op<"LRN", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfere
     I64Attr:$size);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16]>:$Y);
+  let hasVerifier = 1;
 }
 
 def Onnx_LSTMOp : Onnx_Op<"LSTM", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -741,6 +763,7 @@ def Onnx_LSTMOp : Onnx_Op<"LSTM", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfe
     AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>:$Y,
     AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>:$Y_h,
     AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>:$Y_c);
+  let hasVerifier = 1;
 }
 
 def Onnx_LayerNormalizationOp : Onnx_Op<"LayerNormalization", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -756,6 +779,7 @@ def Onnx_LayerNormalizationOp : Onnx_Op<"LayerNormalization", [Pure, DeclareOpIn
     TensorOf<[F32, F64, F16, BF16]>:$Y,
     AnyTypeOf<[TensorOf<[F32, BF16]>, NoneType]>:$Mean,
     AnyTypeOf<[TensorOf<[F32, BF16]>, NoneType]>:$InvStdDev);
+  let hasVerifier = 1;
 }
 
 def Onnx_LeakyReluOp : Onnx_Op<"LeakyRelu", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -800,6 +824,7 @@ def Onnx_LogSoftmaxOp : Onnx_Op<"LogSoftmax", [Pure, DeclareOpInterfaceMethods<O
     DefaultValuedAttr<I64Attr, "-1">:$axis);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16]>:$output);
+  let hasVerifier = 1;
 }
 
 def Onnx_LoopOp : Onnx_Op<"Loop", [RecursiveMemoryEffects, OpAsmOpInterface, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -838,6 +863,7 @@ def Onnx_LpPoolOp : Onnx_Op<"LpPool", [Pure, DeclareOpInterfaceMethods<OnnxShape
     OptionalAttr<DenseI64ArrayAttr>:$strides);
   let results = (outs
     TensorOf<[F32, F64, F16]>:$Y);
+  let hasVerifier = 1;
 }
 
 def Onnx_MatMulOp : Onnx_Op<"MatMul", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -882,6 +908,7 @@ def Onnx_MaxPoolOp : Onnx_Op<"MaxPool", [Pure, DeclareOpInterfaceMethods<OnnxSha
   let results = (outs
     TensorOf<[F32, F64, F16, I8, UI8]>:$Y,
     AnyTypeOf<[TensorOf<[I64]>, NoneType]>:$Indices);
+  let hasVerifier = 1;
 }
 
 def Onnx_MaxRoiPoolOp : Onnx_Op<"MaxRoiPool", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -906,6 +933,7 @@ def Onnx_MaxUnpoolOp : Onnx_Op<"MaxUnpool", [Pure, DeclareOpInterfaceMethods<Onn
     OptionalAttr<DenseI64ArrayAttr>:$strides);
   let results = (outs
     TensorOf<[F32, F64, F16]>:$output);
+  let hasVerifier = 1;
 }
 
 def Onnx_MeanOp : Onnx_Op<"Mean", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -954,6 +982,7 @@ def Onnx_ModOp : Onnx_Op<"Mod", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfere
     DefaultValuedAttr<I64Attr, "0">:$fmod);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64]>:$C);
+  let hasVerifier = 1;
 }
 
 def Onnx_MulOp : Onnx_Op<"Mul", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1034,6 +1063,7 @@ def Onnx_OneHotOp : Onnx_Op<"OneHot", [Pure, DeclareOpInterfaceMethods<OnnxShape
     DefaultValuedAttr<I64Attr, "-1">:$axis);
   let results = (outs
     TensorOf<[F32, F64, F16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$output);
+  let hasVerifier = 1;
 }
 
 def Onnx_OptionalOp : Onnx_Op<"Optional", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1088,6 +1118,7 @@ def Onnx_PadOp : Onnx_Op<"Pad", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfere
     DefaultValuedStrAttr<StrAttr, "constant">:$mode);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$output);
+  let hasVerifier = 1;
 }
 
 def Onnx_PowOp : Onnx_Op<"Pow", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1166,6 +1197,7 @@ def Onnx_RNNOp : Onnx_Op<"RNN", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfere
   let results = (outs
     AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>:$Y,
     AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>:$Y_h);
+  let hasVerifier = 1;
 }
 
 def Onnx_RandomNormalOp : Onnx_Op<"RandomNormal", [DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1224,6 +1256,7 @@ def Onnx_RangeOp : Onnx_Op<"Range", [Pure, DeclareOpInterfaceMethods<OnnxShapeIn
     TensorOf<[F32, F64, I16, I32, I64]>:$delta);
   let results = (outs
     TensorOf<[F32, F64, I16, I32, I64]>:$output);
+  let hasVerifier = 1;
 }
 
 def Onnx_ReciprocalOp : Onnx_Op<"Reciprocal", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1360,6 +1393,7 @@ def Onnx_ReshapeOp : Onnx_Op<"Reshape", [Pure, DeclareOpInterfaceMethods<OnnxSha
     DefaultValuedAttr<I64Attr, "0">:$allowzero);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$reshaped);
+  let hasVerifier = 1;
 }
 
 def Onnx_ResizeOp : Onnx_Op<"Resize", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1377,6 +1411,7 @@ def Onnx_ResizeOp : Onnx_Op<"Resize", [Pure, DeclareOpInterfaceMethods<OnnxShape
     DefaultValuedStrAttr<StrAttr, "round_prefer_floor">:$nearest_mode);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$Y);
+  let hasVerifier = 1;
 }
 
 def Onnx_ReverseSequenceOp : Onnx_Op<"ReverseSequence", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1454,6 +1489,7 @@ def Onnx_ScatterElementsOp : Onnx_Op<"ScatterElements", [Pure, DeclareOpInterfac
     DefaultValuedStrAttr<StrAttr, "none">:$reduction);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$output);
+  let hasVerifier = 1;
 }
 
 def Onnx_ScatterNDOp : Onnx_Op<"ScatterND", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1465,6 +1501,7 @@ def Onnx_ScatterNDOp : Onnx_Op<"ScatterND", [Pure, DeclareOpInterfaceMethods<Onn
     DefaultValuedStrAttr<StrAttr, "none">:$reduction);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$output);
+  let hasVerifier = 1;
 }
 
 def Onnx_SeluOp : Onnx_Op<"Selu", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1612,6 +1649,7 @@ def Onnx_SliceOp : Onnx_Op<"Slice", [Pure, DeclareOpInterfaceMethods<OnnxShapeIn
     AnyTypeOf<[TensorOf<[I32, I64]>, NoneType]>:$steps);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$output);
+  let hasVerifier = 1;
 }
 
 def Onnx_SoftmaxOp : Onnx_Op<"Softmax", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1621,6 +1659,7 @@ def Onnx_SoftmaxOp : Onnx_Op<"Softmax", [Pure, DeclareOpInterfaceMethods<OnnxSha
     DefaultValuedAttr<I64Attr, "-1">:$axis);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16]>:$output);
+  let hasVerifier = 1;
 }
 
 def Onnx_SoftmaxCrossEntropyLossOp : Onnx_Op<"SoftmaxCrossEntropyLoss", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1659,6 +1698,7 @@ def Onnx_SpaceToDepthOp : Onnx_Op<"SpaceToDepth", [Pure, DeclareOpInterfaceMetho
     I64Attr:$blocksize);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$output);
+  let hasVerifier = 1;
 }
 
 def Onnx_SplitOp : Onnx_Op<"Split", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1669,6 +1709,7 @@ def Onnx_SplitOp : Onnx_Op<"Split", [Pure, DeclareOpInterfaceMethods<OnnxShapeIn
     DefaultValuedAttr<I64Attr, "0">:$axis);
   let results = (outs
     Variadic<TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>>:$outputs);
+  let hasVerifier = 1;
 }
 
 def Onnx_SplitToSequenceOp : Onnx_Op<"SplitToSequence", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1697,6 +1738,7 @@ def Onnx_SqueezeOp : Onnx_Op<"Squeeze", [Pure, DeclareOpInterfaceMethods<OnnxSha
     AnyTypeOf<[TensorOf<[I64]>, NoneType]>:$axes);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$squeezed);
+  let hasVerifier = 1;
 }
 
 def Onnx_StringNormalizerOp : Onnx_Op<"StringNormalizer", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1759,6 +1801,7 @@ def Onnx_TfIdfVectorizerOp : Onnx_Op<"TfIdfVectorizer", [Pure, DeclareOpInterfac
     OptionalAttr<DenseF32ArrayAttr>:$weights);
   let results = (outs
     TensorOf<[F32]>:$Y);
+  let hasVerifier = 1;
 }
 
 def Onnx_ThresholdedReluOp : Onnx_Op<"ThresholdedRelu", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1777,6 +1820,7 @@ def Onnx_TileOp : Onnx_Op<"Tile", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfe
     TensorOf<[I64]>:$repeats);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$output);
+  let hasVerifier = 1;
 }
 
 def Onnx_TopKOp : Onnx_Op<"TopK", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1790,6 +1834,7 @@ def Onnx_TopKOp : Onnx_Op<"TopK", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfe
   let results = (outs
     TensorOf<[F32, F64, F16, I8, I16, I32, I64, UI8, UI16, UI32, UI64]>:$Values,
     TensorOf<[I64]>:$Indices);
+  let hasVerifier = 1;
 }
 
 def Onnx_TransposeOp : Onnx_Op<"Transpose", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1810,6 +1855,7 @@ def Onnx_TriluOp : Onnx_Op<"Trilu", [Pure, DeclareOpInterfaceMethods<OnnxShapeIn
     DefaultValuedAttr<I64Attr, "1">:$upper);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$output);
+  let hasVerifier = 1;
 }
 
 def Onnx_UniqueOp : Onnx_Op<"Unique", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1832,6 +1878,7 @@ def Onnx_UnsqueezeOp : Onnx_Op<"Unsqueeze", [Pure, DeclareOpInterfaceMethods<Onn
     TensorOf<[I64]>:$axes);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$expanded);
+  let hasVerifier = 1;
 }
 
 def Onnx_WhereOp : Onnx_Op<"Where", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {

@@ -2,11 +2,25 @@
 //
 // Every op of the dialect implements ShapeInferenceOpInterface::inferShapes
 // here. Shapes are symbolic: a dim is static, a named ONNX dim_param, or
-// unknown. Ops are grouped by the rule their shape follows.
+// unknown. A dim that passes through an op unchanged keeps its symbol;
+// arithmetic on a symbolic dim gives an unknown dim. Ops are grouped by the
+// rule their shape follows.
+//
+// A shape function never asserts on user IR: when an input it needs is
+// missing, unranked or not constant it leaves the result unknown (or gives
+// only its rank), and when static shapes contradict each other it fails with
+// a message naming the dims.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/onnx/OnnxOps.h"
 #include "dialects/onnx/ShapeContext.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace onnxcc::onnx;
@@ -19,6 +33,21 @@ LogicalResult sameAsFirstOperand(ShapeContext &ctx) {
     ctx.setShape(0, *s);
   return success();
 }
+
+/// Every result has the shape of operand 0 (Dropout's mask, MaxPool-free ops
+/// with a second same-shaped output).
+LogicalResult allResultsAsFirstOperand(ShapeContext &ctx) {
+  auto s = ctx.operandShape(0);
+  if (!s)
+    return success();
+  for (unsigned i = 0, e = ctx.getOp()->getNumResults(); i < e; ++i)
+    ctx.setShape(i, *s);
+  return success();
+}
+
+/// The results are not tensors (sequences, optionals), or their shapes depend
+/// on nothing a shape function can see; they keep their declared types.
+LogicalResult noTensorShape(ShapeContext &) { return success(); }
 
 /// Multidirectional (numpy) broadcast of two dims.
 FailureOr<Dim> broadcastDim(const Dim &a, const Dim &b) {
@@ -38,6 +67,442 @@ FailureOr<Dim> broadcastDim(const Dim &a, const Dim &b) {
   if (a.isSymbolic() && a == b)
     return a;
   return Dim::unknown();
+}
+
+/// Two dims that must be equal: the more precise one, or failure when both
+/// are static and differ.
+FailureOr<Dim> unifyDim(const Dim &a, const Dim &b) {
+  if (a.isStatic() && b.isStatic())
+    return a.size == b.size ? FailureOr<Dim>(a) : FailureOr<Dim>(failure());
+  if (a.isStatic())
+    return a;
+  if (b.isStatic())
+    return b;
+  return a.isSymbolic() ? a : b;
+}
+
+/// A dim that is either `a` or `b` (the two branches of an If): kept only
+/// when both agree.
+Dim joinDim(const Dim &a, const Dim &b) { return a == b ? a : Dim::unknown(); }
+
+/// Joins two optional shapes of the same value coming from different paths;
+/// nullopt when the ranks differ or one is unknown.
+std::optional<Shape> joinShapes(const std::optional<Shape> &a,
+                                const std::optional<Shape> &b) {
+  if (!a || !b || a->size() != b->size())
+    return std::nullopt;
+  Shape out;
+  for (auto [x, y] : llvm::zip(*a, *b))
+    out.push_back(joinDim(x, y));
+  return out;
+}
+
+/// Text for a dim in a diagnostic: its size, its symbol or "?".
+std::string dimText(const Dim &d) {
+  if (d.isStatic())
+    return std::to_string(d.size);
+  if (d.isSymbolic())
+    return d.symbol.getValue().str();
+  return "?";
+}
+
+/// Text for a shape in a diagnostic, e.g. [batch, 3, ?].
+std::string shapeText(const Shape &s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i)
+      out += ", ";
+    out += dimText(s[i]);
+  }
+  return out + "]";
+}
+
+/// `axis` in [-rank, rank) made non-negative; nullopt when out of range.
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return std::nullopt;
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// The product of two dims; a static 1 keeps the other dim (and its symbol).
+Dim mulDim(const Dim &a, const Dim &b) {
+  if (a.isStatic() && a.size == 1)
+    return b;
+  if (b.isStatic() && b.size == 1)
+    return a;
+  if (a.isStatic() && b.isStatic())
+    return Dim::known(a.size * b.size);
+  if ((a.isStatic() && a.size == 0) || (b.isStatic() && b.size == 0))
+    return Dim::known(0);
+  return Dim::unknown();
+}
+
+/// The product of `dims`; 1 for none.
+Dim productOf(ArrayRef<Dim> dims) {
+  Dim p = Dim::known(1);
+  for (const Dim &d : dims)
+    p = mulDim(p, d);
+  return p;
+}
+
+/// `d` divided exactly by `by`; unknown when not static or not divisible.
+Dim divDim(const Dim &d, int64_t by) {
+  if (by == 1)
+    return d;
+  if (!d.isStatic() || by <= 0 || d.size % by != 0)
+    return Dim::unknown();
+  return Dim::known(d.size / by);
+}
+
+/// Floor division for possibly negative numerators.
+int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/// Ceiling division for possibly negative numerators.
+int64_t ceilDiv(int64_t a, int64_t b) { return -floorDiv(-a, b); }
+
+/// The single integer held by constant operand `i` (a scalar or a 1-element
+/// tensor).
+std::optional<int64_t> operandScalar(ShapeContext &ctx, unsigned i) {
+  auto v = ctx.operandInts(i);
+  if (!v || v->size() != 1)
+    return std::nullopt;
+  return v->front();
+}
+
+/// The length of 1-D operand `i` when it is static.
+std::optional<int64_t> operandLength(ShapeContext &ctx, unsigned i) {
+  if (!ctx.hasOperand(i))
+    return std::nullopt;
+  auto s = ctx.operandShape(i);
+  if (!s || s->size() != 1 || !(*s)[0].isStatic())
+    return std::nullopt;
+  return (*s)[0].size;
+}
+
+/// Reads an INTS attribute with a default of `n` copies of `fill`; nullopt
+/// when present with the wrong length (the verifier reports it).
+std::optional<SmallVector<int64_t>> intsOr(std::optional<ArrayRef<int64_t>> attr,
+                                           size_t n, int64_t fill) {
+  if (!attr)
+    return SmallVector<int64_t>(n, fill);
+  if (attr->size() != n)
+    return std::nullopt;
+  return SmallVector<int64_t>(attr->begin(), attr->end());
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution and pooling
+//===----------------------------------------------------------------------===//
+
+/// Window attributes shared by Conv-like and pooling ops.
+struct Window {
+  StringRef autoPad = "NOTSET";
+  std::optional<ArrayRef<int64_t>> kernel;
+  std::optional<ArrayRef<int64_t>> strides;
+  std::optional<ArrayRef<int64_t>> dilations;
+  std::optional<ArrayRef<int64_t>> pads;
+  bool ceilMode = false;
+};
+
+/// The output spatial dims of a sliding window over `in` (the spatial dims of
+/// X), following the ONNX pooling/convolution formulas. Unknown dims stay
+/// unknown; a window larger than its padded input is an error.
+FailureOr<Shape> slideWindow(ShapeContext &ctx, ArrayRef<Dim> in, const Window &w) {
+  size_t n = in.size();
+  Shape out(n, Dim::unknown());
+  if (!w.kernel || w.kernel->size() != n)
+    return out;
+  auto strides = intsOr(w.strides, n, 1);
+  auto dilations = intsOr(w.dilations, n, 1);
+  auto pads = intsOr(w.pads, 2 * n, 0);
+  if (!strides || !dilations || !pads)
+    return out;
+  for (size_t i = 0; i < n; ++i) {
+    int64_t k = (*w.kernel)[i], s = (*strides)[i], d = (*dilations)[i];
+    if (k < 1 || s < 1 || d < 1 || !in[i].isStatic())
+      continue;
+    int64_t size = in[i].size;
+    int64_t extent = (k - 1) * d + 1;
+    if (w.autoPad == "SAME_UPPER" || w.autoPad == "SAME_LOWER") {
+      out[i] = Dim::known(ceilDiv(size, s));
+      continue;
+    }
+    int64_t padded = size;
+    if (w.autoPad != "VALID")
+      padded += (*pads)[i] + (*pads)[i + n];
+    if (padded < extent)
+      return ctx.fail("spatial dim " + Twine(i) + " of size " + Twine(padded) +
+                      " (with padding) is smaller than the window extent " +
+                      Twine(extent));
+    int64_t span = padded - extent;
+    out[i] = Dim::known((w.ceilMode ? ceilDiv(span, s) : span / s) + 1);
+  }
+  return out;
+}
+
+/// Shape of a Conv-like op: X [N, C, spatial...], W [M, C/group, k...] gives
+/// [N, M, out...]. `xIdx`/`wIdx` are the operand positions of X and W.
+LogicalResult convShape(ShapeContext &ctx, unsigned xIdx, unsigned wIdx,
+                        Window w, int64_t group) {
+  auto x = ctx.operandShape(xIdx);
+  auto wt = ctx.operandShape(wIdx);
+  if (!x)
+    return success();
+  if (x->size() < 3)
+    return ctx.fail("input X has shape " + shapeText(*x) +
+                    ", expected rank >= 3 (N, C, spatial...)");
+  Dim outChannels = Dim::unknown();
+  SmallVector<int64_t> kernelFromW;
+  if (wt) {
+    if (wt->size() != x->size())
+      return ctx.fail("input X " + shapeText(*x) + " and weight W " +
+                      shapeText(*wt) + " have different ranks");
+    outChannels = (*wt)[0];
+    Dim c = (*x)[1], wc = (*wt)[1];
+    if (c.isStatic() && wc.isStatic() && group > 0 && c.size != wc.size * group)
+      return ctx.fail("input channels " + Twine(c.size) +
+                      " do not match weight channels " + Twine(wc.size) +
+                      " times group " + Twine(group));
+    if (!w.kernel) {
+      for (size_t i = 2; i < wt->size(); ++i) {
+        if (!(*wt)[i].isStatic())
+          break;
+        kernelFromW.push_back((*wt)[i].size);
+      }
+      if (kernelFromW.size() == wt->size() - 2)
+        w.kernel = ArrayRef<int64_t>(kernelFromW);
+    }
+  }
+  auto spatial = slideWindow(ctx, ArrayRef<Dim>(*x).drop_front(2), w);
+  if (failed(spatial))
+    return failure();
+  Shape out{(*x)[0], outChannels};
+  out.append(spatial->begin(), spatial->end());
+  ctx.setShape(0, out);
+  return success();
+}
+
+/// Shape of a pooling op: [N, C, out...]; every result gets it (MaxPool's
+/// Indices has the shape of Y).
+LogicalResult poolShape(ShapeContext &ctx, const Window &w) {
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  if (x->size() < 3)
+    return ctx.fail("input X has shape " + shapeText(*x) +
+                    ", expected rank >= 3 (N, C, spatial...)");
+  auto spatial = slideWindow(ctx, ArrayRef<Dim>(*x).drop_front(2), w);
+  if (failed(spatial))
+    return failure();
+  Shape out{(*x)[0], (*x)[1]};
+  out.append(spatial->begin(), spatial->end());
+  for (unsigned i = 0, e = ctx.getOp()->getNumResults(); i < e; ++i)
+    ctx.setShape(i, out);
+  return success();
+}
+
+/// Global pooling: [N, C, 1, ...].
+LogicalResult globalPoolShape(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  if (x->size() < 2)
+    return ctx.fail("input X has shape " + shapeText(*x) + ", expected rank >= 2");
+  Shape out{(*x)[0], (*x)[1]};
+  out.append(x->size() - 2, Dim::known(1));
+  ctx.setShape(0, out);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix products
+//===----------------------------------------------------------------------===//
+
+/// numpy.matmul: 1-D operands are promoted and the promoted dim dropped; batch
+/// dims broadcast. `aIdx`/`bIdx` are the operand positions of A and B.
+LogicalResult matmulShape(ShapeContext &ctx, unsigned aIdx, unsigned bIdx) {
+  auto a = ctx.operandShape(aIdx);
+  auto b = ctx.operandShape(bIdx);
+  if (!a || !b)
+    return success();
+  if (a->empty() || b->empty())
+    return ctx.fail("operands must have rank >= 1, got " + shapeText(*a) +
+                    " and " + shapeText(*b));
+  Shape lhs = *a, rhs = *b;
+  bool lhsVector = lhs.size() == 1, rhsVector = rhs.size() == 1;
+  if (lhsVector)
+    lhs.insert(lhs.begin(), Dim::known(1));
+  if (rhsVector)
+    rhs.push_back(Dim::known(1));
+  Dim k1 = lhs[lhs.size() - 1], k2 = rhs[rhs.size() - 2];
+  if (failed(unifyDim(k1, k2)))
+    return ctx.fail("inner dims differ: A " + shapeText(*a) + " has " +
+                    dimText(k1) + ", B " + shapeText(*b) + " has " + dimText(k2));
+  ArrayRef<Dim> lb = ArrayRef<Dim>(lhs).drop_back(2);
+  ArrayRef<Dim> rb = ArrayRef<Dim>(rhs).drop_back(2);
+  size_t batchRank = std::max(lb.size(), rb.size());
+  Shape out;
+  for (size_t i = 0; i < batchRank; ++i) {
+    Dim x = i + lb.size() >= batchRank ? lb[i + lb.size() - batchRank] : Dim::known(1);
+    Dim y = i + rb.size() >= batchRank ? rb[i + rb.size() - batchRank] : Dim::known(1);
+    auto d = broadcastDim(x, y);
+    if (failed(d))
+      return ctx.fail("batch dims " + dimText(x) + " and " + dimText(y) +
+                      " do not broadcast");
+    out.push_back(*d);
+  }
+  if (!lhsVector)
+    out.push_back(lhs[lhs.size() - 2]);
+  if (!rhsVector)
+    out.push_back(rhs.back());
+  ctx.setShape(0, out);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+/// Reduces `data` over `axes` (all axes when empty, unless `noopWhenEmpty`).
+/// `axes` nullopt means the axes are not known at compile time.
+LogicalResult reduceShape(ShapeContext &ctx, std::optional<SmallVector<int64_t>> axes,
+                          std::optional<int64_t> numAxes, bool keepDims,
+                          bool noopWhenEmpty) {
+  auto data = ctx.operandShape(0);
+  if (!data)
+    return success();
+  int64_t rank = data->size();
+  if (!axes) {
+    // Which axes are reduced is not known: only the rank may be.
+    if (keepDims)
+      ctx.setRank(0, rank);
+    else if (numAxes && *numAxes > 0 && *numAxes <= rank)
+      ctx.setRank(0, rank - *numAxes);
+    return success();
+  }
+  if (axes->empty() && noopWhenEmpty) {
+    ctx.setShape(0, *data);
+    return success();
+  }
+  llvm::SmallBitVector reduced(rank, axes->empty());
+  for (int64_t axis : *axes) {
+    auto a = normalizeAxis(axis, rank);
+    if (!a)
+      return ctx.fail("axis " + Twine(axis) + " is out of range for input of rank " +
+                      Twine(rank));
+    reduced.set(*a);
+  }
+  Shape out;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (!reduced.test(i))
+      out.push_back((*data)[i]);
+    else if (keepDims)
+      out.push_back(Dim::known(1));
+  }
+  ctx.setShape(0, out);
+  return success();
+}
+
+/// The Reduce* ops in their opset-18 form: optional `axes` input.
+template <typename OpT>
+LogicalResult reduceOpShape(OpT op, ShapeContext &ctx) {
+  bool keepDims = static_cast<int64_t>(op.getKeepdims()) != 0;
+  bool noop = static_cast<int64_t>(op.getNoopWithEmptyAxes()) != 0;
+  if (!ctx.hasOperand(1))
+    return reduceShape(ctx, SmallVector<int64_t>{}, std::nullopt, keepDims, noop);
+  return reduceShape(ctx, ctx.operandInts(1), operandLength(ctx, 1), keepDims, noop);
+}
+
+/// ArgMax/ArgMin: one axis, keepdims.
+LogicalResult argReduceShape(ShapeContext &ctx, int64_t axis, bool keepDims) {
+  auto data = ctx.operandShape(0);
+  if (!data)
+    return success();
+  if (data->empty())
+    return ctx.fail("input must have rank >= 1");
+  return reduceShape(ctx, SmallVector<int64_t>{axis}, std::nullopt, keepDims, false);
+}
+
+//===----------------------------------------------------------------------===//
+// Recurrent networks
+//===----------------------------------------------------------------------===//
+
+/// RNN/GRU/LSTM: X [seq, batch, input] (layout 0) or [batch, seq, input]
+/// (layout 1); R [dirs, gates*hidden, hidden]. Y is [seq, dirs, batch, hidden]
+/// (layout 1: [batch, seq, dirs, hidden]); Y_h and Y_c are [dirs, batch,
+/// hidden] (layout 1: [batch, dirs, hidden]).
+LogicalResult recurrentShape(ShapeContext &ctx, StringRef direction,
+                             std::optional<uint64_t> hiddenSize, int64_t layout) {
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  if (x->size() != 3)
+    return ctx.fail("input X has shape " + shapeText(*x) + ", expected rank 3");
+  Dim seq = layout == 0 ? (*x)[0] : (*x)[1];
+  Dim batch = layout == 0 ? (*x)[1] : (*x)[0];
+  Dim dirs = Dim::known(direction == "bidirectional" ? 2 : 1);
+  Dim hidden = Dim::unknown();
+  if (hiddenSize)
+    hidden = Dim::known(static_cast<int64_t>(*hiddenSize));
+  if (auto r = ctx.operandShape(2); r && r->size() == 3) {
+    auto h = unifyDim(hidden, (*r)[2]);
+    if (failed(h))
+      return ctx.fail("hidden_size " + dimText(hidden) + " does not match R " +
+                      shapeText(*r));
+    hidden = *h;
+  }
+  if (layout == 0) {
+    ctx.setShape(0, Shape{seq, dirs, batch, hidden});
+    for (unsigned i = 1, e = ctx.getOp()->getNumResults(); i < e; ++i)
+      ctx.setShape(i, Shape{dirs, batch, hidden});
+    return success();
+  }
+  ctx.setShape(0, Shape{batch, seq, dirs, hidden});
+  for (unsigned i = 1, e = ctx.getOp()->getNumResults(); i < e; ++i)
+    ctx.setShape(i, Shape{batch, dirs, hidden});
+  return success();
+}
+
+/// The shape a sequence's element type declares, if ranked.
+std::optional<Shape> shapeOfType(Type t) {
+  auto ranked = dyn_cast_or_null<RankedTensorType>(t);
+  if (!ranked)
+    return std::nullopt;
+  Shape s;
+  for (int64_t d : ranked.getShape())
+    s.push_back(ShapedType::isDynamic(d) ? Dim::unknown() : Dim::known(d));
+  return s;
+}
+
+/// Window functions: a 1-D tensor of `size` elements (a scalar input).
+LogicalResult windowShape(ShapeContext &ctx) {
+  if (auto n = operandScalar(ctx, 0)) {
+    if (*n < 0)
+      return ctx.fail("window size " + Twine(*n) + " is negative");
+    ctx.setShape(0, Shape{Dim::known(*n)});
+    return success();
+  }
+  ctx.setRank(0, 1);
+  return success();
+}
+
+/// The shape of operand `i` read as a constant 1-D shape tensor: each value a
+/// static dim; nullopt when not constant.
+FailureOr<std::optional<Shape>> constantShapeOperand(ShapeContext &ctx, unsigned i,
+                                                     StringRef what) {
+  auto values = ctx.operandInts(i);
+  if (!values)
+    return std::optional<Shape>();
+  Shape s;
+  for (int64_t v : *values) {
+    if (v < 0)
+      return ctx.fail(what + " has negative value " + Twine(v));
+    s.push_back(Dim::known(v));
+  }
+  return std::optional<Shape>(s);
 }
 
 } // namespace
@@ -60,8 +525,8 @@ LogicalResult broadcastOperands(ShapeContext &ctx) {
       auto d = broadcastDim(out[offset + j], (*s)[j]);
       if (failed(d))
         return ctx.fail("operand #" + Twine(i) + " dim " + Twine(j) + " of size " +
-                        Twine((*s)[j].size) + " does not broadcast with size " +
-                        Twine(out[offset + j].size));
+                        dimText((*s)[j]) + " does not broadcast with size " +
+                        dimText(out[offset + j]));
       out[offset + j] = *d;
     }
   }
@@ -85,7 +550,13 @@ UNARY(Softsign) UNARY(Sqrt) UNARY(Tan) UNARY(Tanh) UNARY(ThresholdedRelu)
 UNARY(Shrink) UNARY(Cast) UNARY(CastLike) UNARY(Softmax) UNARY(LogSoftmax)
 UNARY(Hardmax) UNARY(LRN) UNARY(MeanVarianceNormalization)
 UNARY(InstanceNormalization) UNARY(CumSum) UNARY(Trilu) UNARY(Bernoulli)
-UNARY(RandomNormalLike) UNARY(RandomUniformLike)
+UNARY(RandomNormalLike) UNARY(RandomUniformLike) UNARY(Clip)
+UNARY(LpNormalization) UNARY(EyeLike) UNARY(ReverseSequence)
+UNARY(ScatterElements) UNARY(ScatterND) UNARY(QuantizeLinear)
+UNARY(DequantizeLinear)
+
+// Ops whose every result has the shape of the first input.
+SHAPE_FN(Dropout, allResultsAsFirstOperand)
 
 // Multidirectional broadcasting.
 #define BCAST(OP) SHAPE_FN(OP, broadcastOperands)
@@ -94,34 +565,1651 @@ BCAST(Or) BCAST(Xor) BCAST(Equal) BCAST(Greater) BCAST(GreaterOrEqual)
 BCAST(Less) BCAST(LessOrEqual) BCAST(PRelu) BCAST(Max) BCAST(Min) BCAST(Mean)
 BCAST(Sum) BCAST(Where) BCAST(BitShift)
 
-// Not yet given a shape function: results keep their declared types.
-#define UNKNOWN(OP)                                                            \
-  LogicalResult OP##Op::inferShapes(ShapeContext &) { return success(); }
-UNKNOWN(ArgMax) UNKNOWN(ArgMin) UNKNOWN(AveragePool) UNKNOWN(BatchNormalization)
-UNKNOWN(BlackmanWindow) UNKNOWN(Clip) UNKNOWN(Compress) UNKNOWN(Concat)
-UNKNOWN(ConcatFromSequence) UNKNOWN(Constant) UNKNOWN(ConstantOfShape)
-UNKNOWN(Conv) UNKNOWN(ConvInteger) UNKNOWN(ConvTranspose) UNKNOWN(DFT)
-UNKNOWN(DepthToSpace) UNKNOWN(DequantizeLinear) UNKNOWN(Det) UNKNOWN(Dropout)
-UNKNOWN(DynamicQuantizeLinear) UNKNOWN(Einsum) UNKNOWN(Expand) UNKNOWN(EyeLike)
-UNKNOWN(Flatten) UNKNOWN(GRU) UNKNOWN(Gather) UNKNOWN(GatherElements)
-UNKNOWN(GatherND) UNKNOWN(Gemm) UNKNOWN(GlobalAveragePool) UNKNOWN(GlobalLpPool)
-UNKNOWN(GlobalMaxPool) UNKNOWN(GridSample) UNKNOWN(HammingWindow)
-UNKNOWN(HannWindow) UNKNOWN(If) UNKNOWN(LSTM) UNKNOWN(LayerNormalization)
-UNKNOWN(Loop) UNKNOWN(LpNormalization) UNKNOWN(LpPool) UNKNOWN(MatMul)
-UNKNOWN(MatMulInteger) UNKNOWN(MaxPool) UNKNOWN(MaxRoiPool) UNKNOWN(MaxUnpool)
-UNKNOWN(MelWeightMatrix) UNKNOWN(Multinomial) UNKNOWN(NegativeLogLikelihoodLoss)
-UNKNOWN(NonMaxSuppression) UNKNOWN(NonZero) UNKNOWN(OneHot) UNKNOWN(Optional)
-UNKNOWN(OptionalGetElement) UNKNOWN(OptionalHasElement) UNKNOWN(Pad)
-UNKNOWN(QLinearConv) UNKNOWN(QLinearMatMul) UNKNOWN(QuantizeLinear) UNKNOWN(RNN)
-UNKNOWN(RandomNormal) UNKNOWN(RandomUniform) UNKNOWN(Range) UNKNOWN(ReduceL1)
-UNKNOWN(ReduceL2) UNKNOWN(ReduceLogSum) UNKNOWN(ReduceLogSumExp)
-UNKNOWN(ReduceMax) UNKNOWN(ReduceMean) UNKNOWN(ReduceMin) UNKNOWN(ReduceProd)
-UNKNOWN(ReduceSum) UNKNOWN(ReduceSumSquare) UNKNOWN(Reshape) UNKNOWN(Resize)
-UNKNOWN(ReverseSequence) UNKNOWN(RoiAlign) UNKNOWN(STFT) UNKNOWN(Scan)
-UNKNOWN(ScatterElements) UNKNOWN(ScatterND) UNKNOWN(SequenceAt)
-UNKNOWN(SequenceConstruct) UNKNOWN(SequenceEmpty) UNKNOWN(SequenceErase)
-UNKNOWN(SequenceInsert) UNKNOWN(SequenceLength) UNKNOWN(SequenceMap)
-UNKNOWN(Shape) UNKNOWN(Size) UNKNOWN(Slice) UNKNOWN(SoftmaxCrossEntropyLoss)
-UNKNOWN(SpaceToDepth) UNKNOWN(Split) UNKNOWN(SplitToSequence) UNKNOWN(Squeeze)
-UNKNOWN(StringNormalizer) UNKNOWN(TfIdfVectorizer) UNKNOWN(Tile) UNKNOWN(TopK)
-UNKNOWN(Transpose) UNKNOWN(Unique) UNKNOWN(Unsqueeze)
+// Sequence and optional ops: their results are not tensors.
+#define NO_TENSOR(OP) SHAPE_FN(OP, noTensorShape)
+NO_TENSOR(Optional) NO_TENSOR(SequenceConstruct) NO_TENSOR(SequenceEmpty)
+NO_TENSOR(SequenceErase) NO_TENSOR(SequenceInsert) NO_TENSOR(SequenceMap)
+NO_TENSOR(SplitToSequence)
+
+// Window functions.
+SHAPE_FN(BlackmanWindow, windowShape)
+SHAPE_FN(HammingWindow, windowShape)
+SHAPE_FN(HannWindow, windowShape)
+
+// Global pooling.
+SHAPE_FN(GlobalAveragePool, globalPoolShape)
+SHAPE_FN(GlobalLpPool, globalPoolShape)
+SHAPE_FN(GlobalMaxPool, globalPoolShape)
+
+// Reductions.
+#define REDUCE(OP)                                                             \
+  LogicalResult OP##Op::inferShapes(ShapeContext &ctx) {                       \
+    return reduceOpShape(*this, ctx);                                          \
+  }
+REDUCE(ReduceL1) REDUCE(ReduceL2) REDUCE(ReduceLogSum) REDUCE(ReduceLogSumExp)
+REDUCE(ReduceMax) REDUCE(ReduceMean) REDUCE(ReduceMin) REDUCE(ReduceProd)
+REDUCE(ReduceSum) REDUCE(ReduceSumSquare)
+
+//===----------------------------------------------------------------------===//
+// Ops with a shape rule of their own
+//===----------------------------------------------------------------------===//
+
+LogicalResult ArgMaxOp::inferShapes(ShapeContext &ctx) {
+  return argReduceShape(ctx, static_cast<int64_t>(getAxis()), getKeepdims() != 0);
+}
+
+LogicalResult ArgMinOp::inferShapes(ShapeContext &ctx) {
+  return argReduceShape(ctx, static_cast<int64_t>(getAxis()), getKeepdims() != 0);
+}
+
+LogicalResult AveragePoolOp::inferShapes(ShapeContext &ctx) {
+  Window w;
+  w.autoPad = getAutoPad();
+  w.kernel = getKernelShape();
+  w.strides = getStrides();
+  w.pads = getPads();
+  w.ceilMode = getCeilMode() != 0;
+  return poolShape(ctx, w);
+}
+
+LogicalResult MaxPoolOp::inferShapes(ShapeContext &ctx) {
+  Window w;
+  w.autoPad = getAutoPad();
+  w.kernel = getKernelShape();
+  w.strides = getStrides();
+  w.dilations = getDilations();
+  w.pads = getPads();
+  w.ceilMode = getCeilMode() != 0;
+  return poolShape(ctx, w);
+}
+
+LogicalResult LpPoolOp::inferShapes(ShapeContext &ctx) {
+  Window w;
+  w.autoPad = getAutoPad();
+  w.kernel = getKernelShape();
+  w.strides = getStrides();
+  w.pads = getPads();
+  return poolShape(ctx, w);
+}
+
+LogicalResult ConvOp::inferShapes(ShapeContext &ctx) {
+  Window w;
+  w.autoPad = getAutoPad();
+  w.kernel = getKernelShape();
+  w.strides = getStrides();
+  w.dilations = getDilations();
+  w.pads = getPads();
+  return convShape(ctx, 0, 1, w, static_cast<int64_t>(getGroup()));
+}
+
+LogicalResult ConvIntegerOp::inferShapes(ShapeContext &ctx) {
+  Window w;
+  w.autoPad = getAutoPad();
+  w.kernel = getKernelShape();
+  w.strides = getStrides();
+  w.dilations = getDilations();
+  w.pads = getPads();
+  return convShape(ctx, 0, 1, w, static_cast<int64_t>(getGroup()));
+}
+
+LogicalResult QLinearConvOp::inferShapes(ShapeContext &ctx) {
+  Window w;
+  w.autoPad = getAutoPad();
+  w.kernel = getKernelShape();
+  w.strides = getStrides();
+  w.dilations = getDilations();
+  w.pads = getPads();
+  return convShape(ctx, 0, 3, w, static_cast<int64_t>(getGroup()));
+}
+
+/// X [N, C, in...], W [C, M/group, k...] gives [N, M, out...] with
+/// out = stride * (in - 1) + output_padding + ((k - 1) * dilation + 1) - pads,
+/// or output_shape when given, or in * stride for SAME_* auto padding.
+LogicalResult ConvTransposeOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  if (x->size() < 3)
+    return ctx.fail("input X has shape " + shapeText(*x) +
+                    ", expected rank >= 3 (N, C, spatial...)");
+  size_t n = x->size() - 2;
+  int64_t group = static_cast<int64_t>(getGroup());
+  Dim outChannels = Dim::unknown();
+  SmallVector<int64_t> kernel;
+  if (auto k = getKernelShape())
+    kernel.assign(k->begin(), k->end());
+  if (auto wt = ctx.operandShape(1)) {
+    if (wt->size() != x->size())
+      return ctx.fail("input X " + shapeText(*x) + " and weight W " +
+                      shapeText(*wt) + " have different ranks");
+    if (failed(unifyDim((*x)[1], (*wt)[0])))
+      return ctx.fail("input channels " + dimText((*x)[1]) +
+                      " do not match weight dim 0 of size " + dimText((*wt)[0]));
+    outChannels = group > 0 ? mulDim((*wt)[1], Dim::known(group)) : Dim::unknown();
+    if (kernel.empty() &&
+        llvm::all_of(ArrayRef<Dim>(*wt).drop_front(2), [](const Dim &d) { return d.isStatic(); }))
+      for (size_t i = 2; i < wt->size(); ++i)
+        kernel.push_back((*wt)[i].size);
+  }
+  Shape out{(*x)[0], outChannels};
+  if (auto outputShape = getOutputShape()) {
+    // output_shape lists the spatial dims (some exporters give all dims).
+    ArrayRef<int64_t> spatial = *outputShape;
+    if (spatial.size() == n + 2)
+      spatial = spatial.drop_front(2);
+    if (spatial.size() != n)
+      return ctx.fail("output_shape has " + Twine(outputShape->size()) +
+                      " values, expected " + Twine(n));
+    for (int64_t d : spatial) {
+      if (d < 0)
+        return ctx.fail("output_shape has negative value " + Twine(d));
+      out.push_back(Dim::known(d));
+    }
+    ctx.setShape(0, out);
+    return success();
+  }
+  auto strides = intsOr(getStrides(), n, 1);
+  auto dilations = intsOr(getDilations(), n, 1);
+  auto pads = intsOr(getPads(), 2 * n, 0);
+  auto outputPadding = intsOr(getOutputPadding(), n, 0);
+  StringRef autoPad = getAutoPad();
+  for (size_t i = 0; i < n; ++i) {
+    Dim in = (*x)[i + 2];
+    if (!strides || !in.isStatic()) {
+      out.push_back(Dim::unknown());
+      continue;
+    }
+    int64_t s = (*strides)[i];
+    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      out.push_back(Dim::known(in.size * s));
+      continue;
+    }
+    if (kernel.size() != n || !dilations || !pads || !outputPadding) {
+      out.push_back(Dim::unknown());
+      continue;
+    }
+    int64_t extent = (kernel[i] - 1) * (*dilations)[i] + 1;
+    int64_t size = s * (in.size - 1) + (*outputPadding)[i] + extent;
+    if (autoPad != "VALID")
+      size -= (*pads)[i] + (*pads)[i + n];
+    if (size < 0)
+      return ctx.fail("spatial dim " + Twine(i) + " would have negative size " +
+                      Twine(size));
+    out.push_back(Dim::known(size));
+  }
+  ctx.setShape(0, out);
+  return success();
+}
+
+/// Y has the shape of X; running_mean/var (training mode) have shape [C].
+LogicalResult BatchNormalizationOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  if (x->size() < 2)
+    return ctx.fail("input X has shape " + shapeText(*x) + ", expected rank >= 2");
+  ctx.setShape(0, *x);
+  for (unsigned i = 1; i < 5; ++i) {
+    auto s = ctx.operandShape(i);
+    if (s && s->size() == 1 && failed(unifyDim((*s)[0], (*x)[1])))
+      return ctx.fail("operand #" + Twine(i) + " has shape " + shapeText(*s) +
+                      " but X has " + dimText((*x)[1]) + " channels");
+  }
+  ctx.setShape(1, Shape{(*x)[1]});
+  ctx.setShape(2, Shape{(*x)[1]});
+  return success();
+}
+
+/// Y has the shape of X; Mean and InvStdDev keep the dims before `axis` and
+/// have 1 for the normalized dims.
+LogicalResult LayerNormalizationOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  ctx.setShape(0, *x);
+  int64_t rank = x->size();
+  auto axis = normalizeAxis(static_cast<int64_t>(getAxis()), rank);
+  if (!axis)
+    return ctx.fail("axis " + Twine(static_cast<int64_t>(getAxis())) +
+                    " is out of range for input of rank " + Twine(rank));
+  Shape stats(x->begin(), x->begin() + *axis);
+  stats.append(rank - *axis, Dim::known(1));
+  ctx.setShape(1, stats);
+  ctx.setShape(2, stats);
+  return success();
+}
+
+/// With an axis the rank is kept and that dim is data dependent; without one
+/// the result is 1-D of unknown length.
+LogicalResult CompressOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!getAxis()) {
+    ctx.setRank(0, 1);
+    return success();
+  }
+  if (!x)
+    return success();
+  int64_t axisAttr = static_cast<int64_t>(*getAxis());
+  auto axis = normalizeAxis(axisAttr, x->size());
+  if (!axis)
+    return ctx.fail("axis " + Twine(axisAttr) + " is out of range for input of rank " +
+                    Twine(x->size()));
+  Shape out = *x;
+  out[*axis] = Dim::unknown();
+  ctx.setShape(0, out);
+  return success();
+}
+
+/// Non-axis dims must agree; the axis dim is the sum of the inputs'.
+LogicalResult ConcatOp::inferShapes(ShapeContext &ctx) {
+  std::optional<Shape> out;
+  int64_t axisAttr = static_cast<int64_t>(getAxis());
+  std::optional<int64_t> axis;
+  for (auto [i, v] : llvm::enumerate(getInputs())) {
+    auto s = ctx.getShape(v);
+    if (!s) {
+      if (out && axis)
+        (*out)[*axis] = Dim::unknown();
+      continue;
+    }
+    if (!out) {
+      axis = normalizeAxis(axisAttr, s->size());
+      if (!axis)
+        return ctx.fail("axis " + Twine(axisAttr) +
+                        " is out of range for inputs of rank " + Twine(s->size()));
+      out = *s;
+      if (i != 0)
+        (*out)[*axis] = Dim::unknown();
+      continue;
+    }
+    if (s->size() != out->size())
+      return ctx.fail("input #" + Twine(i) + " has rank " + Twine(s->size()) +
+                      ", input #0 has rank " + Twine(out->size()));
+    for (size_t d = 0; d < s->size(); ++d) {
+      if (static_cast<int64_t>(d) == *axis) {
+        Dim sum = Dim::unknown();
+        if ((*out)[d].isStatic() && (*s)[d].isStatic())
+          sum = Dim::known((*out)[d].size + (*s)[d].size);
+        (*out)[d] = sum;
+        continue;
+      }
+      auto u = unifyDim((*out)[d], (*s)[d]);
+      if (failed(u))
+        return ctx.fail("input #" + Twine(i) + " has size " + dimText((*s)[d]) +
+                        " in dim " + Twine(d) + " where earlier inputs have " +
+                        dimText((*out)[d]));
+      (*out)[d] = *u;
+    }
+  }
+  if (out)
+    ctx.setShape(0, *out);
+  return success();
+}
+
+/// The rank follows the sequence's element type when it is ranked.
+LogicalResult ConcatFromSequenceOp::inferShapes(ShapeContext &ctx) {
+  auto seq = dyn_cast<SeqType>(getInputSequence().getType());
+  if (!seq)
+    return success();
+  auto elem = shapeOfType(seq.getElementType());
+  if (!elem)
+    return success();
+  int64_t rank = elem->size() + (getNewAxis() != 0 ? 1 : 0);
+  int64_t axisAttr = static_cast<int64_t>(getAxis());
+  auto axis = normalizeAxis(axisAttr, rank);
+  if (!axis)
+    return ctx.fail("axis " + Twine(axisAttr) + " is out of range for rank " +
+                    Twine(rank));
+  Shape out = *elem;
+  if (getNewAxis() != 0)
+    out.insert(out.begin() + *axis, Dim::unknown());
+  else
+    out[*axis] = Dim::unknown();
+  ctx.setShape(0, out);
+  return success();
+}
+
+/// The shape of the value attribute (scalar for value_float/int/string, 1-D
+/// for the list forms).
+LogicalResult ConstantOp::inferShapes(ShapeContext &ctx) {
+  if (auto v = getValue()) {
+    if (auto t = dyn_cast<RankedTensorType>(v->getType()))
+      if (auto s = shapeOfType(t))
+        ctx.setShape(0, *s);
+    return success();
+  }
+  if (auto v = getSparseValue()) {
+    if (auto t = dyn_cast<RankedTensorType>(v->getType()))
+      if (auto s = shapeOfType(t))
+        ctx.setShape(0, *s);
+    return success();
+  }
+  if (getValueFloat() || getValueInt() || getValueString()) {
+    ctx.setShape(0, Shape{});
+    return success();
+  }
+  if (auto v = getValueFloats())
+    ctx.setShape(0, Shape{Dim::known(v->size())});
+  else if (auto v = getValueInts())
+    ctx.setShape(0, Shape{Dim::known(v->size())});
+  else if (auto v = getValueStrings())
+    ctx.setShape(0, Shape{Dim::known(v->size())});
+  return success();
+}
+
+/// The shape is the value of the 1-D input.
+LogicalResult ConstantOfShapeOp::inferShapes(ShapeContext &ctx) {
+  auto s = constantShapeOperand(ctx, 0, "input shape");
+  if (failed(s))
+    return failure();
+  if (*s) {
+    ctx.setShape(0, **s);
+    return success();
+  }
+  if (auto n = operandLength(ctx, 0))
+    ctx.setRank(0, *n);
+  return success();
+}
+
+/// input [..., n, 1 or 2] gives [..., n', 2]; n' is dft_length (when
+/// constant) or n, halved plus one when onesided.
+LogicalResult DFTOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  int64_t rank = x->size();
+  if (rank < 2)
+    return ctx.fail("input has shape " + shapeText(*x) + ", expected rank >= 2");
+  int64_t axisAttr = static_cast<int64_t>(getAxis());
+  auto axis = normalizeAxis(axisAttr, rank - 1);
+  if (!axis)
+    return ctx.fail("axis " + Twine(axisAttr) + " is out of range for the " +
+                    Twine(rank - 1) + " signal dims");
+  Shape out = *x;
+  Dim n = (*x)[*axis];
+  if (ctx.hasOperand(1)) {
+    n = Dim::unknown();
+    if (auto len = operandScalar(ctx, 1)) {
+      if (*len < 1)
+        return ctx.fail("dft_length " + Twine(*len) + " must be positive");
+      n = Dim::known(*len);
+    }
+  }
+  if (getOnesided() != 0)
+    n = n.isStatic() ? Dim::known(n.size / 2 + 1) : Dim::unknown();
+  out[*axis] = n;
+  out.back() = Dim::known(2);
+  ctx.setShape(0, out);
+  return success();
+}
+
+/// [N, C, H, W] gives [N, C / b^2, H * b, W * b].
+LogicalResult DepthToSpaceOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  if (x->size() != 4)
+    return ctx.fail("input has shape " + shapeText(*x) + ", expected rank 4");
+  int64_t b = static_cast<int64_t>(getBlocksize());
+  if (b < 1)
+    return ctx.fail("blocksize " + Twine(b) + " must be positive");
+  Dim c = (*x)[1];
+  if (c.isStatic() && c.size % (b * b) != 0)
+    return ctx.fail("channels " + Twine(c.size) + " are not divisible by blocksize^2 = " +
+                    Twine(b * b));
+  ctx.setShape(0, Shape{(*x)[0], divDim(c, b * b), mulDim((*x)[2], Dim::known(b)),
+                        mulDim((*x)[3], Dim::known(b))});
+  return success();
+}
+
+/// [N, C, H, W] gives [N, C * b^2, H / b, W / b].
+LogicalResult SpaceToDepthOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  if (x->size() != 4)
+    return ctx.fail("input has shape " + shapeText(*x) + ", expected rank 4");
+  int64_t b = static_cast<int64_t>(getBlocksize());
+  if (b < 1)
+    return ctx.fail("blocksize " + Twine(b) + " must be positive");
+  for (int i = 2; i < 4; ++i)
+    if ((*x)[i].isStatic() && (*x)[i].size % b != 0)
+      return ctx.fail("spatial dim " + Twine((*x)[i].size) +
+                      " is not divisible by blocksize " + Twine(b));
+  ctx.setShape(0, Shape{(*x)[0], mulDim((*x)[1], Dim::known(b * b)),
+                        divDim((*x)[2], b), divDim((*x)[3], b)});
+  return success();
+}
+
+/// [*, M, M] gives [*].
+LogicalResult DetOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  if (x->size() < 2)
+    return ctx.fail("input has shape " + shapeText(*x) + ", expected rank >= 2");
+  Dim m = (*x)[x->size() - 2], n = x->back();
+  if (failed(unifyDim(m, n)))
+    return ctx.fail("input has shape " + shapeText(*x) +
+                    ", the last two dims must be equal");
+  ctx.setShape(0, Shape(x->begin(), x->end() - 2));
+  return success();
+}
+
+/// y has the shape of x; y_scale and y_zero_point are scalars.
+LogicalResult DynamicQuantizeLinearOp::inferShapes(ShapeContext &ctx) {
+  if (auto x = ctx.operandShape(0))
+    ctx.setShape(0, *x);
+  ctx.setShape(1, Shape{});
+  ctx.setShape(2, Shape{});
+  return success();
+}
+
+/// Labels bind dims across inputs; "..." broadcasts. The output is given after
+/// "->" or, implicitly, the broadcast dims then the labels used once, sorted.
+LogicalResult EinsumOp::inferShapes(ShapeContext &ctx) {
+  std::string eq;
+  for (char c : getEquation())
+    if (c != ' ')
+      eq.push_back(c);
+  StringRef equation(eq);
+  auto [lhs, rhs] = equation.split("->");
+  bool explicitOutput = equation.contains("->");
+  SmallVector<StringRef> terms;
+  lhs.split(terms, ',');
+  auto inputs = getInputs();
+  if (terms.size() != inputs.size())
+    return ctx.fail("equation has " + Twine(terms.size()) + " input terms but the op has " +
+                    Twine(inputs.size()) + " inputs");
+  llvm::DenseMap<char, Dim> labels;
+  llvm::DenseMap<char, int> uses;
+  Shape ellipsis;
+  bool unknownRank = false;
+  for (auto [term, v] : llvm::zip(terms, inputs)) {
+    size_t dots = term.find("...");
+    std::string letters = term.str();
+    if (dots != StringRef::npos)
+      letters.erase(dots, 3);
+    for (char c : letters) {
+      if (!llvm::isAlpha(c))
+        return ctx.fail("equation term '" + term + "' has invalid label '" +
+                        Twine(c) + "'");
+      ++uses[c];
+    }
+    auto s = ctx.getShape(v);
+    if (!s) {
+      unknownRank = true;
+      continue;
+    }
+    int64_t ellipsisRank = static_cast<int64_t>(s->size()) - letters.size();
+    if (ellipsisRank < 0 || (dots == StringRef::npos && ellipsisRank != 0))
+      return ctx.fail("equation term '" + term + "' does not match an input of shape " +
+                      shapeText(*s));
+    size_t dim = 0;
+    for (size_t pos = 0; pos < term.size();) {
+      if (pos == dots) {
+        Shape part(s->begin() + dim, s->begin() + dim + ellipsisRank);
+        if (part.size() > ellipsis.size())
+          ellipsis.insert(ellipsis.begin(), part.size() - ellipsis.size(), Dim::known(1));
+        size_t offset = ellipsis.size() - part.size();
+        for (size_t j = 0; j < part.size(); ++j) {
+          auto b = broadcastDim(ellipsis[offset + j], part[j]);
+          if (failed(b))
+            return ctx.fail("dims covered by '...' do not broadcast");
+          ellipsis[offset + j] = *b;
+        }
+        dim += ellipsisRank;
+        pos += 3;
+        continue;
+      }
+      char c = term[pos++];
+      Dim d = (*s)[dim++];
+      auto it = labels.find(c);
+      if (it == labels.end()) {
+        labels[c] = d;
+        continue;
+      }
+      auto u = unifyDim(it->second, d);
+      if (failed(u)) {
+        // A size-1 dim broadcasts against the label's other occurrences.
+        if (d.isStatic() && d.size == 1)
+          continue;
+        if (it->second.isStatic() && it->second.size == 1) {
+          it->second = d;
+          continue;
+        }
+        return ctx.fail("label '" + Twine(c) + "' has sizes " + dimText(it->second) +
+                        " and " + dimText(d));
+      }
+      it->second = *u;
+    }
+  }
+  auto labelDim = [&](char c) {
+    auto it = labels.find(c);
+    return it == labels.end() ? Dim::unknown() : it->second;
+  };
+  if (!explicitOutput) {
+    if (unknownRank)
+      return success();
+    Shape out = ellipsis;
+    SmallVector<char> once;
+    for (auto [c, n] : uses)
+      if (n == 1)
+        once.push_back(c);
+    llvm::sort(once);
+    for (char c : once)
+      out.push_back(labelDim(c));
+    ctx.setShape(0, out);
+    return success();
+  }
+  size_t dots = rhs.find("...");
+  if (dots != StringRef::npos && unknownRank)
+    return success();
+  Shape out;
+  for (size_t pos = 0; pos < rhs.size();) {
+    if (pos == dots) {
+      out.append(ellipsis.begin(), ellipsis.end());
+      pos += 3;
+      continue;
+    }
+    char c = rhs[pos++];
+    if (!uses.count(c))
+      return ctx.fail("output label '" + Twine(c) + "' does not appear in any input");
+    out.push_back(labelDim(c));
+  }
+  ctx.setShape(0, out);
+  return success();
+}
+
+/// Broadcast of the input with the constant shape operand.
+LogicalResult ExpandOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  auto values = ctx.operandInts(1);
+  if (!values) {
+    auto n = operandLength(ctx, 1);
+    if (x && n)
+      ctx.setRank(0, std::max<int64_t>(*n, x->size()));
+    return success();
+  }
+  if (!x)
+    return success();
+  Shape target;
+  for (int64_t v : *values) {
+    if (v < 0)
+      return ctx.fail("shape has negative value " + Twine(v));
+    target.push_back(Dim::known(v));
+  }
+  Shape out = *x;
+  if (target.size() > out.size())
+    out.insert(out.begin(), target.size() - out.size(), Dim::known(1));
+  size_t offset = out.size() - target.size();
+  for (size_t i = 0; i < target.size(); ++i) {
+    auto d = broadcastDim(out[offset + i], target[i]);
+    if (failed(d))
+      return ctx.fail("input " + shapeText(*x) + " does not broadcast to shape value " +
+                      Twine(target[i].size) + " in dim " + Twine(offset + i));
+    out[offset + i] = *d;
+  }
+  ctx.setShape(0, out);
+  return success();
+}
+
+/// [d0 * ... * d(axis-1), d(axis) * ... * d(n-1)].
+LogicalResult FlattenOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  int64_t rank = x->size();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < -rank || axis > rank)
+    return ctx.fail("axis " + Twine(axis) + " is out of range [" + Twine(-rank) + ", " +
+                    Twine(rank) + "]");
+  if (axis < 0)
+    axis += rank;
+  ArrayRef<Dim> dims(*x);
+  ctx.setShape(0, Shape{productOf(dims.take_front(axis)), productOf(dims.drop_front(axis))});
+  return success();
+}
+
+LogicalResult RNNOp::inferShapes(ShapeContext &ctx) {
+  return recurrentShape(ctx, getDirection(), getHiddenSize(),
+                        static_cast<int64_t>(getLayout()));
+}
+
+LogicalResult GRUOp::inferShapes(ShapeContext &ctx) {
+  return recurrentShape(ctx, getDirection(), getHiddenSize(),
+                        static_cast<int64_t>(getLayout()));
+}
+
+LogicalResult LSTMOp::inferShapes(ShapeContext &ctx) {
+  return recurrentShape(ctx, getDirection(), getHiddenSize(),
+                        static_cast<int64_t>(getLayout()));
+}
+
+/// data[:axis] + indices + data[axis+1:].
+LogicalResult GatherOp::inferShapes(ShapeContext &ctx) {
+  auto data = ctx.operandShape(0);
+  auto indices = ctx.operandShape(1);
+  if (!data || !indices)
+    return success();
+  int64_t axisAttr = static_cast<int64_t>(getAxis());
+  auto axis = normalizeAxis(axisAttr, data->size());
+  if (!axis)
+    return ctx.fail("axis " + Twine(axisAttr) + " is out of range for data of rank " +
+                    Twine(data->size()));
+  Shape out(data->begin(), data->begin() + *axis);
+  out.append(indices->begin(), indices->end());
+  out.append(data->begin() + *axis + 1, data->end());
+  ctx.setShape(0, out);
+  return success();
+}
+
+/// The shape of indices, which must have the rank of data.
+LogicalResult GatherElementsOp::inferShapes(ShapeContext &ctx) {
+  auto data = ctx.operandShape(0);
+  auto indices = ctx.operandShape(1);
+  if (!indices)
+    return success();
+  if (data && data->size() != indices->size())
+    return ctx.fail("indices " + shapeText(*indices) + " and data " + shapeText(*data) +
+                    " must have the same rank");
+  ctx.setShape(0, *indices);
+  return success();
+}
+
+/// indices[:-1] + data[batch_dims + k:], k = indices[-1].
+LogicalResult GatherNDOp::inferShapes(ShapeContext &ctx) {
+  auto data = ctx.operandShape(0);
+  auto indices = ctx.operandShape(1);
+  if (!data || !indices)
+    return success();
+  int64_t b = static_cast<int64_t>(getBatchDims());
+  int64_t r = data->size(), q = indices->size();
+  if (q < 1 || r < 1)
+    return ctx.fail("data and indices must have rank >= 1");
+  if (b < 0 || b >= std::min(r, q))
+    return ctx.fail("batch_dims " + Twine(b) + " must be less than the ranks of data (" +
+                    Twine(r) + ") and indices (" + Twine(q) + ")");
+  Dim k = indices->back();
+  if (!k.isStatic())
+    return success();
+  if (k.size < 1 || k.size > r - b)
+    return ctx.fail("last dim of indices (" + Twine(k.size) + ") must be in [1, " +
+                    Twine(r - b) + "]");
+  Shape out(indices->begin(), indices->end() - 1);
+  out.append(data->begin() + b + k.size, data->end());
+  ctx.setShape(0, out);
+  return success();
+}
+
+/// [M, N] from op(A) [M, K] and op(B) [K, N].
+LogicalResult GemmOp::inferShapes(ShapeContext &ctx) {
+  auto a = ctx.operandShape(0);
+  auto b = ctx.operandShape(1);
+  if (!a || !b)
+    return success();
+  if (a->size() != 2 || b->size() != 2)
+    return ctx.fail("A " + shapeText(*a) + " and B " + shapeText(*b) + " must have rank 2");
+  bool ta = getTransA() != 0, tb = getTransB() != 0;
+  Dim m = (*a)[ta ? 1 : 0], ka = (*a)[ta ? 0 : 1];
+  Dim kb = (*b)[tb ? 1 : 0], n = (*b)[tb ? 0 : 1];
+  if (failed(unifyDim(ka, kb)))
+    return ctx.fail("inner dims differ: A " + shapeText(*a) + " gives K = " + dimText(ka) +
+                    ", B " + shapeText(*b) + " gives K = " + dimText(kb));
+  Shape out{m, n};
+  if (auto c = ctx.hasOperand(2) ? ctx.operandShape(2) : std::nullopt) {
+    // C broadcasts unidirectionally to [M, N].
+    if (c->size() > 2)
+      return ctx.fail("C " + shapeText(*c) + " has rank > 2");
+    for (size_t i = 0; i < c->size(); ++i) {
+      Dim cd = (*c)[i], &od = out[2 - c->size() + i];
+      if (cd.isStatic() && cd.size == 1)
+        continue;
+      auto u = unifyDim(od, cd);
+      if (failed(u))
+        return ctx.fail("C " + shapeText(*c) + " does not broadcast to [" + dimText(m) +
+                        ", " + dimText(n) + "]");
+    }
+  }
+  ctx.setShape(0, out);
+  return success();
+}
+
+LogicalResult MatMulOp::inferShapes(ShapeContext &ctx) { return matmulShape(ctx, 0, 1); }
+
+LogicalResult MatMulIntegerOp::inferShapes(ShapeContext &ctx) {
+  return matmulShape(ctx, 0, 1);
+}
+
+LogicalResult QLinearMatMulOp::inferShapes(ShapeContext &ctx) {
+  return matmulShape(ctx, 0, 3);
+}
+
+/// X [N, C, H, W], grid [N, H_out, W_out, 2] gives [N, C, H_out, W_out].
+LogicalResult GridSampleOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  auto grid = ctx.operandShape(1);
+  if (!x || !grid)
+    return success();
+  if (x->size() != grid->size() || x->size() < 3)
+    return ctx.fail("X " + shapeText(*x) + " and grid " + shapeText(*grid) +
+                    " must have the same rank >= 3");
+  auto n = unifyDim((*x)[0], (*grid)[0]);
+  if (failed(n))
+    return ctx.fail("batch dims of X " + shapeText(*x) + " and grid " + shapeText(*grid) +
+                    " differ");
+  Shape out{*n, (*x)[1]};
+  out.append(grid->begin() + 1, grid->end() - 1);
+  ctx.setShape(0, out);
+  return success();
+}
+
+/// The values the terminator of `region` yields.
+static Operation::operand_range yieldedValues(Region &region) {
+  return region.front().getTerminator()->getOperands();
+}
+
+/// Each result joins what the two branches yield.
+LogicalResult IfOp::inferShapes(ShapeContext &ctx) {
+  if (getThenBranch().empty() || getElseBranch().empty())
+    return success();
+  auto thenValues = yieldedValues(getThenBranch());
+  auto elseValues = yieldedValues(getElseBranch());
+  for (unsigned i = 0, e = getNumResults(); i < e; ++i) {
+    if (i >= thenValues.size() || i >= elseValues.size())
+      break;
+    if (auto s = joinShapes(ctx.getShape(thenValues[i]), ctx.getShape(elseValues[i])))
+      ctx.setShape(i, *s);
+  }
+  return success();
+}
+
+/// Loop-carried results join the initial value and what the body yields;
+/// scan outputs stack the body's per-iteration values along a new first dim
+/// (the trip count, known when M is constant and there is no condition).
+LogicalResult LoopOp::inferShapes(ShapeContext &ctx) {
+  if (getBody().empty())
+    return success();
+  auto yielded = yieldedValues(getBody());
+  auto initial = getVInitial();
+  size_t carried = initial.size();
+  Dim trips = Dim::unknown();
+  if (!ctx.hasOperand(1))
+    if (auto m = operandScalar(ctx, 0); m && *m >= 0)
+      trips = Dim::known(*m);
+  for (unsigned i = 0, e = getNumResults(); i < e; ++i) {
+    if (i + 1 >= yielded.size())
+      break;
+    auto body = ctx.getShape(yielded[i + 1]);
+    if (i < carried) {
+      if (auto s = joinShapes(ctx.getShape(initial[i]), body))
+        ctx.setShape(i, *s);
+      continue;
+    }
+    if (!body)
+      continue;
+    Shape out{trips};
+    out.append(body->begin(), body->end());
+    ctx.setShape(i, out);
+  }
+  return success();
+}
+
+/// States join their initial value and the body's; scan outputs insert the
+/// sequence length (from the first scan input) at their scan_output_axes.
+LogicalResult ScanOp::inferShapes(ShapeContext &ctx) {
+  if (getBody().empty())
+    return success();
+  auto inputs = getInitialStateAndScanInputs();
+  int64_t numScan = static_cast<int64_t>(getNumScanInputs());
+  int64_t numInputs = inputs.size();
+  if (numScan < 0 || numScan > numInputs)
+    return success();
+  int64_t numStates = numInputs - numScan;
+  auto yielded = yieldedValues(getBody());
+  Dim seqLen = Dim::unknown();
+  if (numScan > 0) {
+    if (auto first = ctx.getShape(inputs[numStates])) {
+      int64_t axisAttr = 0;
+      if (auto axes = getScanInputAxes(); axes && !axes->empty())
+        axisAttr = (*axes)[0];
+      if (auto axis = normalizeAxis(axisAttr, first->size()))
+        seqLen = (*first)[*axis];
+    }
+  }
+  auto outputAxes = getScanOutputAxes();
+  for (int64_t i = 0, e = getNumResults(); i < e && i < static_cast<int64_t>(yielded.size());
+       ++i) {
+    auto body = ctx.getShape(yielded[i]);
+    if (i < numStates) {
+      if (auto s = joinShapes(ctx.getShape(inputs[i]), body))
+        ctx.setShape(i, *s);
+      continue;
+    }
+    if (!body)
+      continue;
+    int64_t j = i - numStates;
+    int64_t axisAttr = outputAxes && j < static_cast<int64_t>(outputAxes->size())
+                           ? (*outputAxes)[j]
+                           : 0;
+    auto axis = normalizeAxis(axisAttr, body->size() + 1);
+    if (!axis)
+      return ctx.fail("scan_output_axes value " + Twine(axisAttr) +
+                      " is out of range for output #" + Twine(i));
+    Shape out = *body;
+    out.insert(out.begin() + *axis, seqLen);
+    ctx.setShape(i, out);
+  }
+  return success();
+}
+
+/// [num_rois, C, pooled_h, pooled_w].
+LogicalResult MaxRoiPoolOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  auto rois = ctx.operandShape(1);
+  if (!x || !rois)
+    return success();
+  if (x->size() != 4 || rois->size() != 2)
+    return ctx.fail("X " + shapeText(*x) + " must have rank 4 and rois " +
+                    shapeText(*rois) + " rank 2");
+  ArrayRef<int64_t> pooled = getPooledShape();
+  if (pooled.size() != 2)
+    return ctx.fail("pooled_shape has " + Twine(pooled.size()) + " values, expected 2");
+  ctx.setShape(0, Shape{(*rois)[0], (*x)[1], Dim::known(pooled[0]), Dim::known(pooled[1])});
+  return success();
+}
+
+/// output_shape when constant, else (in - 1) * stride + kernel - pads.
+LogicalResult MaxUnpoolOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (ctx.hasOperand(2)) {
+    auto s = constantShapeOperand(ctx, 2, "output_shape");
+    if (failed(s))
+      return failure();
+    if (*s)
+      ctx.setShape(0, **s);
+    else if (x)
+      ctx.setRank(0, x->size());
+    return success();
+  }
+  if (!x)
+    return success();
+  if (x->size() < 3)
+    return ctx.fail("input X has shape " + shapeText(*x) + ", expected rank >= 3");
+  size_t n = x->size() - 2;
+  ArrayRef<int64_t> kernel = getKernelShape();
+  auto strides = intsOr(getStrides(), n, 1);
+  auto pads = intsOr(getPads(), 2 * n, 0);
+  Shape out{(*x)[0], (*x)[1]};
+  for (size_t i = 0; i < n; ++i) {
+    Dim in = (*x)[i + 2];
+    if (!in.isStatic() || kernel.size() != n || !strides || !pads) {
+      out.push_back(Dim::unknown());
+      continue;
+    }
+    int64_t size = (in.size - 1) * (*strides)[i] + kernel[i] - (*pads)[i] - (*pads)[i + n];
+    if (size < 0)
+      return ctx.fail("spatial dim " + Twine(i) + " would have negative size " + Twine(size));
+    out.push_back(Dim::known(size));
+  }
+  ctx.setShape(0, out);
+  return success();
+}
+
+/// [dft_length / 2 + 1, num_mel_bins].
+LogicalResult MelWeightMatrixOp::inferShapes(ShapeContext &ctx) {
+  Dim bins = Dim::unknown(), mel = Dim::unknown();
+  if (auto n = operandScalar(ctx, 1)) {
+    if (*n < 1)
+      return ctx.fail("dft_length " + Twine(*n) + " must be positive");
+    bins = Dim::known(*n / 2 + 1);
+  }
+  if (auto m = operandScalar(ctx, 0)) {
+    if (*m < 1)
+      return ctx.fail("num_mel_bins " + Twine(*m) + " must be positive");
+    mel = Dim::known(*m);
+  }
+  ctx.setShape(0, Shape{bins, mel});
+  return success();
+}
+
+/// [batch, sample_size].
+LogicalResult MultinomialOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  if (x->size() != 2)
+    return ctx.fail("input has shape " + shapeText(*x) + ", expected [batch, classes]");
+  ctx.setShape(0, Shape{(*x)[0], Dim::known(static_cast<int64_t>(getSampleSize()))});
+  return success();
+}
+
+/// The target's shape with reduction "none", else a scalar.
+LogicalResult NegativeLogLikelihoodLossOp::inferShapes(ShapeContext &ctx) {
+  if (getReduction() != "none") {
+    ctx.setShape(0, Shape{});
+    return success();
+  }
+  if (auto t = ctx.operandShape(1))
+    ctx.setShape(0, *t);
+  return success();
+}
+
+/// The labels' shape with reduction "none", else a scalar; log_prob has the
+/// shape of scores.
+LogicalResult SoftmaxCrossEntropyLossOp::inferShapes(ShapeContext &ctx) {
+  if (getReduction() != "none")
+    ctx.setShape(0, Shape{});
+  else if (auto t = ctx.operandShape(1))
+    ctx.setShape(0, *t);
+  if (auto s = ctx.operandShape(0))
+    ctx.setShape(1, *s);
+  return success();
+}
+
+/// [num_selected, 3]: the count depends on the data.
+LogicalResult NonMaxSuppressionOp::inferShapes(ShapeContext &ctx) {
+  ctx.setShape(0, Shape{Dim::unknown(), Dim::known(3)});
+  return success();
+}
+
+/// [rank(X), num_nonzero]: the count depends on the data.
+LogicalResult NonZeroOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  ctx.setShape(0, Shape{x ? Dim::known(x->size()) : Dim::unknown(), Dim::unknown()});
+  return success();
+}
+
+/// The indices' shape with depth inserted at axis.
+LogicalResult OneHotOp::inferShapes(ShapeContext &ctx) {
+  auto indices = ctx.operandShape(0);
+  if (!indices)
+    return success();
+  int64_t rank = indices->size() + 1;
+  int64_t axisAttr = static_cast<int64_t>(getAxis());
+  auto axis = normalizeAxis(axisAttr, rank);
+  if (!axis)
+    return ctx.fail("axis " + Twine(axisAttr) + " is out of range for output rank " +
+                    Twine(rank));
+  Dim depth = Dim::unknown();
+  if (auto values = ctx.getFloatValues(getDepth()); values && values->size() == 1) {
+    if (*values->begin() < 1)
+      return ctx.fail("depth must be positive");
+    depth = Dim::known(static_cast<int64_t>(*values->begin()));
+  } else if (auto d = operandScalar(ctx, 1)) {
+    if (*d < 1)
+      return ctx.fail("depth " + Twine(*d) + " must be positive");
+    depth = Dim::known(*d);
+  }
+  Shape out = *indices;
+  out.insert(out.begin() + *axis, depth);
+  ctx.setShape(0, out);
+  return success();
+}
+
+/// The optional's element shape, when its type is ranked.
+LogicalResult OptionalGetElementOp::inferShapes(ShapeContext &ctx) {
+  Type t = getInput().getType();
+  if (auto opt = dyn_cast<OptType>(t))
+    t = opt.getElementType();
+  if (auto s = isa<TensorType>(t) ? ctx.getShape(getInput()) : std::nullopt)
+    ctx.setShape(0, *s);
+  else if (auto s = shapeOfType(t))
+    ctx.setShape(0, *s);
+  return success();
+}
+
+/// A boolean scalar.
+LogicalResult OptionalHasElementOp::inferShapes(ShapeContext &ctx) {
+  ctx.setShape(0, Shape{});
+  return success();
+}
+
+/// Each dim grows by its begin and end pads (negative pads crop).
+LogicalResult PadOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  auto pads = ctx.operandInts(1);
+  if (!pads) {
+    ctx.setRank(0, x->size());
+    return success();
+  }
+  size_t rank = x->size();
+  if (pads->size() != 2 * rank)
+    return ctx.fail("pads has " + Twine(pads->size()) + " values, expected 2 * rank = " +
+                    Twine(2 * rank));
+  Shape out;
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t extra = (*pads)[i] + (*pads)[i + rank];
+    Dim d = (*x)[i];
+    if (extra == 0) {
+      out.push_back(d);
+      continue;
+    }
+    if (!d.isStatic()) {
+      out.push_back(Dim::unknown());
+      continue;
+    }
+    if (d.size + extra < 0)
+      return ctx.fail("pads make dim " + Twine(i) + " of size " + Twine(d.size) +
+                      " negative");
+    out.push_back(Dim::known(d.size + extra));
+  }
+  ctx.setShape(0, out);
+  return success();
+}
+
+/// max(ceil((limit - start) / delta), 0) elements.
+LogicalResult RangeOp::inferShapes(ShapeContext &ctx) {
+  auto readScalar = [&](unsigned i) -> std::optional<double> {
+    if (auto f = ctx.getFloatValues(ctx.getOp()->getOperand(i)); f && f->size() == 1)
+      return f->front();
+    if (auto n = operandScalar(ctx, i))
+      return static_cast<double>(*n);
+    return std::nullopt;
+  };
+  auto start = readScalar(0), limit = readScalar(1), delta = readScalar(2);
+  if (!start || !limit || !delta) {
+    ctx.setRank(0, 1);
+    return success();
+  }
+  if (*delta == 0)
+    return ctx.fail("delta must not be zero");
+  double n = std::ceil((*limit - *start) / *delta);
+  if (!std::isfinite(n) || n > static_cast<double>(std::numeric_limits<int32_t>::max()))
+    return ctx.fail("range has too many elements");
+  ctx.setShape(0, Shape{Dim::known(n > 0 ? static_cast<int64_t>(n) : 0)});
+  return success();
+}
+
+/// The shape attribute.
+static LogicalResult shapeFromAttr(ShapeContext &ctx, ArrayRef<int64_t> shape) {
+  Shape out;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return ctx.fail("shape has negative value " + Twine(d));
+    out.push_back(Dim::known(d));
+  }
+  ctx.setShape(0, out);
+  return success();
+}
+
+LogicalResult RandomNormalOp::inferShapes(ShapeContext &ctx) {
+  return shapeFromAttr(ctx, getShape());
+}
+
+LogicalResult RandomUniformOp::inferShapes(ShapeContext &ctx) {
+  return shapeFromAttr(ctx, getShape());
+}
+
+/// A constant shape: 0 copies the input dim (unless allowzero), -1 takes the
+/// remaining elements. Symbolic dims on both sides cancel, so [batch, 6] to
+/// [0, 2, -1] gives [batch, 2, 3].
+LogicalResult ReshapeOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  auto values = ctx.operandInts(1);
+  if (!values) {
+    if (auto n = operandLength(ctx, 1))
+      ctx.setRank(0, *n);
+    return success();
+  }
+  bool allowZero = getAllowzero() != 0;
+  Shape out;
+  std::optional<size_t> inferred;
+  for (auto [i, v] : llvm::enumerate(*values)) {
+    if (v == -1) {
+      if (inferred)
+        return ctx.fail("shape has more than one -1");
+      inferred = i;
+      out.push_back(Dim::unknown());
+      continue;
+    }
+    if (v < -1)
+      return ctx.fail("shape has invalid value " + Twine(v));
+    if (v == 0 && !allowZero) {
+      if (!x)
+        out.push_back(Dim::unknown());
+      else if (i < x->size())
+        out.push_back((*x)[i]);
+      else
+        return ctx.fail("shape value 0 at index " + Twine(i) +
+                        " copies a dim the input of rank " + Twine(x->size()) +
+                        " does not have");
+      continue;
+    }
+    out.push_back(Dim::known(v));
+  }
+  if (allowZero && inferred && llvm::is_contained(*values, 0))
+    return ctx.fail("shape has both 0 and -1 with allowzero set");
+  if (!x) {
+    ctx.setShape(0, out);
+    return success();
+  }
+  // Cancel the dims both sides share, then compare the static products.
+  SmallVector<Dim> in(x->begin(), x->end());
+  SmallVector<Dim> rest;
+  for (auto [i, d] : llvm::enumerate(out))
+    if (!inferred || i != *inferred)
+      rest.push_back(d);
+  for (auto it = rest.begin(); it != rest.end();) {
+    if (it->isStatic()) {
+      ++it;
+      continue;
+    }
+    auto match = llvm::find_if(in, [&](const Dim &d) { return it->isSymbolic() && d == *it; });
+    if (match == in.end()) {
+      ++it;
+      continue;
+    }
+    in.erase(match);
+    it = rest.erase(it);
+  }
+  bool inStatic = llvm::all_of(in, [](const Dim &d) { return d.isStatic(); });
+  bool restStatic = llvm::all_of(rest, [](const Dim &d) { return d.isStatic(); });
+  int64_t inCount = 1, restCount = 1;
+  for (const Dim &d : in)
+    if (d.isStatic())
+      inCount *= d.size;
+  for (const Dim &d : rest)
+    if (d.isStatic())
+      restCount *= d.size;
+  if (inferred) {
+    if (inStatic && restStatic) {
+      if (restCount == 0 || inCount % restCount != 0)
+        return ctx.fail("cannot reshape input " + shapeText(*x) + " to " +
+                        shapeText(out) + ": " + Twine(inCount) +
+                        " elements do not divide into " + Twine(restCount));
+      out[*inferred] = Dim::known(inCount / restCount);
+    } else if (restStatic && in.size() >= 1 && restCount != 0) {
+      // One symbolic input dim left over: -1 is that dim when the static
+      // rest matches.
+      SmallVector<Dim> dynamic;
+      for (const Dim &d : in)
+        if (!d.isStatic())
+          dynamic.push_back(d);
+      if (dynamic.size() == 1 && inCount == restCount)
+        out[*inferred] = dynamic.front();
+    }
+  } else if (inStatic && restStatic && inCount != restCount) {
+    return ctx.fail("cannot reshape input " + shapeText(*x) + " (" + Twine(inCount) +
+                    " elements) to " + shapeText(out) + " (" + Twine(restCount) +
+                    " elements)");
+  }
+  ctx.setShape(0, out);
+  return success();
+}
+
+/// From constant sizes, or floor(dim * scale) for constant scales.
+LogicalResult ResizeOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  size_t rank = x->size();
+  if (ctx.hasOperand(3) && operandLength(ctx, 3) != std::optional<int64_t>(0)) {
+    auto sizes = constantShapeOperand(ctx, 3, "sizes");
+    if (failed(sizes))
+      return failure();
+    if (!*sizes) {
+      ctx.setRank(0, rank);
+      return success();
+    }
+    if ((*sizes)->size() != rank)
+      return ctx.fail("sizes has " + Twine((*sizes)->size()) + " values for input of rank " +
+                      Twine(rank));
+    ctx.setShape(0, **sizes);
+    return success();
+  }
+  if (!ctx.hasOperand(2)) {
+    ctx.setRank(0, rank);
+    return success();
+  }
+  auto scales = ctx.getFloatValues(getScales());
+  if (!scales) {
+    ctx.setRank(0, rank);
+    return success();
+  }
+  if (scales->size() != rank)
+    return ctx.fail("scales has " + Twine(scales->size()) + " values for input of rank " +
+                    Twine(rank));
+  Shape out;
+  for (size_t i = 0; i < rank; ++i) {
+    double s = (*scales)[i];
+    if (!(s > 0))
+      return ctx.fail("scale for dim " + Twine(i) + " must be positive");
+    Dim d = (*x)[i];
+    if (s == 1.0)
+      out.push_back(d);
+    else if (d.isStatic())
+      out.push_back(Dim::known(static_cast<int64_t>(std::floor(d.size * s))));
+    else
+      out.push_back(Dim::unknown());
+  }
+  ctx.setShape(0, out);
+  return success();
+}
+
+/// [num_rois, C, output_height, output_width].
+LogicalResult RoiAlignOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  auto rois = ctx.operandShape(1);
+  if (!x || !rois)
+    return success();
+  if (x->size() != 4 || rois->size() != 2)
+    return ctx.fail("X " + shapeText(*x) + " must have rank 4 and rois " +
+                    shapeText(*rois) + " rank 2");
+  ctx.setShape(0, Shape{(*rois)[0], (*x)[1],
+                        Dim::known(static_cast<int64_t>(getOutputHeight())),
+                        Dim::known(static_cast<int64_t>(getOutputWidth()))});
+  return success();
+}
+
+/// signal [batch, length, 1 or 2] gives [batch, frames, bins, 2] with
+/// frames = (length - frame_length) / frame_step + 1 and bins =
+/// frame_length / 2 + 1 when onesided.
+LogicalResult STFTOp::inferShapes(ShapeContext &ctx) {
+  auto signal = ctx.operandShape(0);
+  if (!signal)
+    return success();
+  if (signal->size() != 3)
+    return ctx.fail("signal has shape " + shapeText(*signal) +
+                    ", expected [batch, length, 1 or 2]");
+  std::optional<int64_t> frameLength;
+  if (ctx.hasOperand(3))
+    frameLength = operandScalar(ctx, 3);
+  else if (auto w = ctx.hasOperand(2) ? ctx.operandShape(2) : std::nullopt;
+           w && w->size() == 1 && (*w)[0].isStatic())
+    frameLength = (*w)[0].size;
+  auto step = operandScalar(ctx, 1);
+  if (step && *step < 1)
+    return ctx.fail("frame_step " + Twine(*step) + " must be positive");
+  if (frameLength && *frameLength < 1)
+    return ctx.fail("frame_length " + Twine(*frameLength) + " must be positive");
+  Dim frames = Dim::unknown(), bins = Dim::unknown();
+  Dim length = (*signal)[1];
+  if (frameLength && step && length.isStatic()) {
+    if (length.size < *frameLength)
+      return ctx.fail("signal length " + Twine(length.size) + " is shorter than frame_length " +
+                      Twine(*frameLength));
+    frames = Dim::known((length.size - *frameLength) / *step + 1);
+  }
+  if (frameLength)
+    bins = Dim::known(getOnesided() != 0 ? *frameLength / 2 + 1 : *frameLength);
+  ctx.setShape(0, Shape{(*signal)[0], frames, bins, Dim::known(2)});
+  return success();
+}
+
+/// The element shape the sequence type declares.
+LogicalResult SequenceAtOp::inferShapes(ShapeContext &ctx) {
+  if (auto seq = dyn_cast<SeqType>(getInputSequence().getType()))
+    if (auto s = shapeOfType(seq.getElementType()))
+      ctx.setShape(0, *s);
+  return success();
+}
+
+/// An int64 scalar.
+LogicalResult SequenceLengthOp::inferShapes(ShapeContext &ctx) {
+  ctx.setShape(0, Shape{});
+  return success();
+}
+
+/// [end - start] with start/end clamped to [0, rank].
+LogicalResult ShapeOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!x) {
+    ctx.setRank(0, 1);
+    return success();
+  }
+  int64_t rank = x->size();
+  auto clampIndex = [&](int64_t i) {
+    if (i < 0)
+      i += rank;
+    return std::clamp<int64_t>(i, 0, rank);
+  };
+  int64_t start = clampIndex(static_cast<int64_t>(getStart()));
+  int64_t end = getEnd() ? clampIndex(static_cast<int64_t>(*getEnd())) : rank;
+  ctx.setShape(0, Shape{Dim::known(std::max<int64_t>(end - start, 0))});
+  return success();
+}
+
+/// An int64 scalar.
+LogicalResult SizeOp::inferShapes(ShapeContext &ctx) {
+  ctx.setShape(0, Shape{});
+  return success();
+}
+
+/// Constant starts/ends/axes/steps, clamped as numpy does; a full-range slice
+/// keeps a symbolic dim.
+LogicalResult SliceOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  int64_t rank = x->size();
+  auto starts = ctx.operandInts(1);
+  auto ends = ctx.operandInts(2);
+  std::optional<SmallVector<int64_t>> axes;
+  if (ctx.hasOperand(3)) {
+    axes = ctx.operandInts(3);
+    if (!axes) {
+      ctx.setRank(0, rank);
+      return success();
+    }
+  } else if (starts) {
+    axes.emplace();
+    for (int64_t i = 0, e = starts->size(); i < e; ++i)
+      axes->push_back(i);
+  }
+  std::optional<SmallVector<int64_t>> steps;
+  if (ctx.hasOperand(4))
+    steps = ctx.operandInts(4);
+  else if (starts)
+    steps = SmallVector<int64_t>(starts->size(), 1);
+  Shape out = *x;
+  if (axes) {
+    llvm::SmallBitVector seen(rank);
+    for (int64_t a : *axes) {
+      auto axis = normalizeAxis(a, rank);
+      if (!axis)
+        return ctx.fail("axis " + Twine(a) + " is out of range for input of rank " +
+                        Twine(rank));
+      if (seen.test(*axis))
+        return ctx.fail("axis " + Twine(a) + " appears more than once");
+      seen.set(*axis);
+    }
+  }
+  if (!starts || !ends || !axes || !steps) {
+    // Only the sliced dims are unknown when the axes are.
+    if (axes)
+      for (int64_t a : *axes)
+        out[*normalizeAxis(a, rank)] = Dim::unknown();
+    else
+      out = Shape(rank, Dim::unknown());
+    ctx.setShape(0, out);
+    return success();
+  }
+  size_t n = starts->size();
+  if (ends->size() != n || axes->size() != n || steps->size() != n)
+    return ctx.fail("starts, ends, axes and steps have different lengths");
+  for (size_t i = 0; i < n; ++i) {
+    int64_t axis = *normalizeAxis((*axes)[i], rank);
+    int64_t start = (*starts)[i], end = (*ends)[i], step = (*steps)[i];
+    if (step == 0)
+      return ctx.fail("steps must not be zero");
+    Dim d = (*x)[axis];
+    if (!d.isStatic()) {
+      bool full = step == 1 && start == 0 && end >= std::numeric_limits<int32_t>::max();
+      out[axis] = full ? d : Dim::unknown();
+      continue;
+    }
+    int64_t size = d.size;
+    if (start < 0)
+      start += size;
+    if (end < 0)
+      end += size;
+    if (step > 0) {
+      start = std::clamp<int64_t>(start, 0, size);
+      end = std::clamp<int64_t>(end, 0, size);
+      out[axis] = Dim::known(end > start ? ceilDiv(end - start, step) : 0);
+    } else {
+      start = std::clamp<int64_t>(start, 0, size - 1);
+      end = std::clamp<int64_t>(end, -1, size - 1);
+      out[axis] = Dim::known(start > end ? ceilDiv(start - end, -step) : 0);
+    }
+  }
+  ctx.setShape(0, out);
+  return success();
+}
+
+/// Constant split sizes, or equal parts, one per result.
+LogicalResult SplitOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  int64_t axisAttr = static_cast<int64_t>(getAxis());
+  auto axis = normalizeAxis(axisAttr, x->size());
+  if (!axis)
+    return ctx.fail("axis " + Twine(axisAttr) + " is out of range for input of rank " +
+                    Twine(x->size()));
+  unsigned numResults = getNumResults();
+  Dim d = (*x)[*axis];
+  SmallVector<Dim> parts;
+  if (ctx.hasOperand(1)) {
+    auto split = ctx.operandInts(1);
+    if (!split) {
+      parts.assign(numResults, Dim::unknown());
+    } else {
+      if (split->size() != numResults)
+        return ctx.fail("split has " + Twine(split->size()) + " values but the op has " +
+                        Twine(numResults) + " results");
+      int64_t total = 0;
+      for (int64_t s : *split) {
+        if (s < 0)
+          return ctx.fail("split has negative value " + Twine(s));
+        total += s;
+        parts.push_back(Dim::known(s));
+      }
+      if (d.isStatic() && total != d.size)
+        return ctx.fail("split sizes sum to " + Twine(total) + " but dim " + Twine(*axis) +
+                        " has size " + Twine(d.size));
+    }
+  } else {
+    if (numResults == 0)
+      return success();
+    if (d.isStatic() && d.size % numResults != 0)
+      return ctx.fail("dim " + Twine(*axis) + " of size " + Twine(d.size) +
+                      " does not split into " + Twine(numResults) + " equal parts");
+    parts.assign(numResults, divDim(d, numResults));
+  }
+  for (unsigned i = 0; i < numResults; ++i) {
+    Shape out = *x;
+    out[*axis] = parts[i];
+    ctx.setShape(i, out);
+  }
+  return success();
+}
+
+/// Removes the listed axes (each of size 1), or every static 1 when axes is
+/// absent.
+LogicalResult SqueezeOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  int64_t rank = x->size();
+  llvm::SmallBitVector drop(rank);
+  if (!ctx.hasOperand(1)) {
+    for (int64_t i = 0; i < rank; ++i) {
+      if (!(*x)[i].isStatic())
+        return success(); // It might be 1: the rank is not known.
+      drop[i] = (*x)[i].size == 1;
+    }
+  } else {
+    auto axes = ctx.operandInts(1);
+    if (!axes) {
+      if (auto n = operandLength(ctx, 1); n && *n <= rank)
+        ctx.setRank(0, rank - *n);
+      return success();
+    }
+    for (int64_t a : *axes) {
+      auto axis = normalizeAxis(a, rank);
+      if (!axis)
+        return ctx.fail("axis " + Twine(a) + " is out of range for input of rank " +
+                        Twine(rank));
+      if (drop.test(*axis))
+        return ctx.fail("axis " + Twine(a) + " appears more than once");
+      if ((*x)[*axis].isStatic() && (*x)[*axis].size != 1)
+        return ctx.fail("cannot squeeze dim " + Twine(*axis) + " of size " +
+                        Twine((*x)[*axis].size));
+      drop.set(*axis);
+    }
+  }
+  Shape out;
+  for (int64_t i = 0; i < rank; ++i)
+    if (!drop.test(i))
+      out.push_back((*x)[i]);
+  ctx.setShape(0, out);
+  return success();
+}
+
+/// Inserts 1s at the axes, numbered in the output's rank.
+LogicalResult UnsqueezeOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  auto axes = ctx.operandInts(1);
+  if (!axes) {
+    if (auto n = operandLength(ctx, 1))
+      ctx.setRank(0, x->size() + *n);
+    return success();
+  }
+  int64_t rank = x->size() + axes->size();
+  llvm::SmallBitVector inserted(rank);
+  for (int64_t a : *axes) {
+    auto axis = normalizeAxis(a, rank);
+    if (!axis)
+      return ctx.fail("axis " + Twine(a) + " is out of range for output rank " + Twine(rank));
+    if (inserted.test(*axis))
+      return ctx.fail("axis " + Twine(a) + " appears more than once");
+    inserted.set(*axis);
+  }
+  Shape out;
+  size_t next = 0;
+  for (int64_t i = 0; i < rank; ++i)
+    out.push_back(inserted.test(i) ? Dim::known(1) : (*x)[next++]);
+  ctx.setShape(0, out);
+  return success();
+}
+
+/// [C] or [1, C]: the number of words left depends on the data.
+LogicalResult StringNormalizerOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  if (x->size() == 1) {
+    ctx.setShape(0, Shape{Dim::unknown()});
+    return success();
+  }
+  if (x->size() == 2) {
+    ctx.setShape(0, Shape{(*x)[0], Dim::unknown()});
+    return success();
+  }
+  return ctx.fail("input has shape " + shapeText(*x) + ", expected [C] or [1, C]");
+}
+
+/// [C] gives [max(ngram_indexes) + 1]; [N, C] gives [N, that].
+LogicalResult TfIdfVectorizerOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  ArrayRef<int64_t> indexes = getNgramIndexes();
+  Dim width = Dim::unknown();
+  if (!indexes.empty())
+    width = Dim::known(*llvm::max_element(indexes) + 1);
+  if (x->size() == 1) {
+    ctx.setShape(0, Shape{width});
+    return success();
+  }
+  if (x->size() == 2) {
+    ctx.setShape(0, Shape{(*x)[0], width});
+    return success();
+  }
+  return ctx.fail("input has shape " + shapeText(*x) + ", expected rank 1 or 2");
+}
+
+/// Each dim times its constant repeat.
+LogicalResult TileOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  auto repeats = ctx.operandInts(1);
+  if (!repeats) {
+    ctx.setRank(0, x->size());
+    return success();
+  }
+  if (repeats->size() != x->size())
+    return ctx.fail("repeats has " + Twine(repeats->size()) +
+                    " values for input of rank " + Twine(x->size()));
+  Shape out;
+  for (auto [d, r] : llvm::zip(*x, *repeats)) {
+    if (r < 0)
+      return ctx.fail("repeats has negative value " + Twine(r));
+    out.push_back(mulDim(d, Dim::known(r)));
+  }
+  ctx.setShape(0, out);
+  return success();
+}
+
+/// Values and Indices: the input with dim `axis` replaced by K.
+LogicalResult TopKOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  int64_t axisAttr = static_cast<int64_t>(getAxis());
+  auto axis = normalizeAxis(axisAttr, x->size());
+  if (!axis)
+    return ctx.fail("axis " + Twine(axisAttr) + " is out of range for input of rank " +
+                    Twine(x->size()));
+  Shape out = *x;
+  out[*axis] = Dim::unknown();
+  if (auto k = operandScalar(ctx, 1)) {
+    if (*k < 0)
+      return ctx.fail("K " + Twine(*k) + " is negative");
+    Dim d = (*x)[*axis];
+    if (d.isStatic() && *k > d.size)
+      return ctx.fail("K " + Twine(*k) + " is larger than dim " + Twine(*axis) +
+                      " of size " + Twine(d.size));
+    out[*axis] = Dim::known(*k);
+  }
+  ctx.setShape(0, out);
+  ctx.setShape(1, out);
+  return success();
+}
+
+/// The dims in perm order; reversed when perm is absent.
+LogicalResult TransposeOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  size_t rank = x->size();
+  Shape out;
+  if (auto perm = getPerm()) {
+    if (perm->size() != rank)
+      return ctx.fail("perm has " + Twine(perm->size()) + " values for input of rank " +
+                      Twine(rank));
+    for (int64_t p : *perm) {
+      if (p < 0 || p >= static_cast<int64_t>(rank))
+        return ctx.fail("perm value " + Twine(p) + " is out of range");
+      out.push_back((*x)[p]);
+    }
+  } else {
+    out.assign(x->rbegin(), x->rend());
+  }
+  ctx.setShape(0, out);
+  return success();
+}
+
+/// Y: 1-D (no axis) or the input with dim `axis` data dependent; indices and
+/// counts have the number of unique values; inverse_indices one entry per
+/// input element (or per slice along axis).
+LogicalResult UniqueOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  Dim inverse = Dim::unknown();
+  if (!getAxis()) {
+    ctx.setShape(0, Shape{Dim::unknown()});
+    if (x)
+      inverse = productOf(*x);
+  } else if (x) {
+    int64_t axisAttr = static_cast<int64_t>(*getAxis());
+    auto axis = normalizeAxis(axisAttr, x->size());
+    if (!axis)
+      return ctx.fail("axis " + Twine(axisAttr) + " is out of range for input of rank " +
+                      Twine(x->size()));
+    Shape out = *x;
+    out[*axis] = Dim::unknown();
+    ctx.setShape(0, out);
+    inverse = (*x)[*axis];
+  }
+  ctx.setShape(1, Shape{Dim::unknown()});
+  ctx.setShape(2, Shape{inverse});
+  ctx.setShape(3, Shape{Dim::unknown()});
+  return success();
+}
