@@ -1050,9 +1050,16 @@ Error GraphImporter::importGenericNode(NodeContext &nc, ArrayRef<StringRef> drop
   SmallVector<std::string> names(node.output().begin(), node.output().end());
 
   auto addRegions = [&](OperationState &state) -> Error {
-    for (const AttrSpec &spec : schema->attrs) {
-      if (spec.kind != AttrKind::Graph)
-        continue;
+    // Regions follow the dialect's order: by name, If's then_branch first.
+    SmallVector<const AttrSpec *> regionSpecs;
+    for (const AttrSpec &spec : schema->attrs)
+      if (spec.kind == AttrKind::Graph)
+        regionSpecs.push_back(&spec);
+    llvm::stable_sort(regionSpecs, [](const AttrSpec *a, const AttrSpec *b) {
+      return StringRef(a->name) == "then_branch" && StringRef(b->name) != "then_branch";
+    });
+    for (const AttrSpec *specPtr : regionSpecs) {
+      const AttrSpec &spec = *specPtr;
       auto it = graphs.find(spec.name);
       if (it == graphs.end())
         return nc.error(Twine("subgraph attribute '") + spec.name + "' is missing");

@@ -192,6 +192,11 @@ def attr_decl(name, a):
     return f"OptionalAttr<{base}>:${name}"
 
 
+def attr_order(name):
+    """Attributes in name order, except that If's then_branch comes first."""
+    return (name != "then_branch", name)
+
+
 def gen_op(s, lines):
     name = s.name
     taken = set()
@@ -218,7 +223,7 @@ def gen_op(s, lines):
         if o == "var":
             t = f"Variadic<{t}>"
         outs.append(f"{t}:${ident(p.name)}")
-    for an in sorted(s.attributes):
+    for an in sorted(s.attributes, key=attr_order):
         a = s.attributes[an]
         if name in REDUCE_AXES_AS_INPUT and an == "axes":
             continue

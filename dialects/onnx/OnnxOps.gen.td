@@ -691,7 +691,7 @@ def Onnx_IfOp : Onnx_Op<"If", [RecursiveMemoryEffects, OpAsmOpInterface, Declare
     TensorOf<[I1]>:$cond);
   let results = (outs
     Variadic<AnyTypeOf<[TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>, Onnx_OptType, Onnx_SeqType]>>:$outputs);
-  let regions = (region SizedRegion<1>:$else_branch, SizedRegion<1>:$then_branch);
+  let regions = (region SizedRegion<1>:$then_branch, SizedRegion<1>:$else_branch);
   let extraClassDeclaration = [{
     static ::llvm::StringRef getDefaultDialect() { return "onnx"; }
   }];

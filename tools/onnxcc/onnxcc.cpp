@@ -41,6 +41,10 @@ cl::opt<std::string> inspectModelPath(cl::Positional, cl::desc("<model.onnx|.onn
 cl::opt<bool> inspectJson("json", cl::desc("Print the facts as one JSON object"),
                           cl::sub(inspectCmd));
 
+cl::opt<bool> importDebugInfo("mlir-print-debuginfo",
+                               cl::desc("Print locations (ONNX node names)"),
+                               cl::sub(importCmd));
+
 /// Prints `message` as the tool's one-line error and returns exit status 1.
 int reportError(const Twine &message) {
   WithColor::error(errs(), "onnxcc") << message << "\n";
@@ -71,6 +75,8 @@ int runImport() {
   mlir::OpPrintingFlags flags;
   if (importElide)
     flags.elideLargeElementsAttrs(importElide).elideLargeResourceString(importElide);
+  if (importDebugInfo)
+    flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
   (*module)->print(os, flags);
   return 0;
 }
