@@ -22,7 +22,8 @@ llvm_config.use_default_substitutions()
 
 tool_dirs = [config.onnxcc_tools_dir, config.llvm_tools_dir]
 tools = ["onnxcc", "onnxcc-opt", ToolSubst("FileCheck", unresolved="fatal"),
-         ToolSubst("not", unresolved="fatal"), ToolSubst("split-file", unresolved="fatal")]
+         ToolSubst("not", unresolved="fatal"), ToolSubst("split-file", unresolved="fatal"),
+         ToolSubst("count", unresolved="fatal")]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Tests that need the ONNX backend test data or PyTorch declare these features.
