@@ -1,0 +1,55 @@
+// RUN: onnxcc-opt %s --onnx-infer-shapes --split-input-file | FileCheck %s
+
+/// If: dims both branches agree on are kept, others become unknown. The
+/// first region is else_branch, the second then_branch.
+// CHECK-LABEL: func.func @if_join_branches(
+// CHECK: %[[R:.*]]:2 = "onnx.If"
+// CHECK: }) : (tensor<i1>) -> (tensor<2x?xf32>, tensor<2x3xf32>)
+// CHECK: return %[[R]]#0, %[[R]]#1
+func.func @if_join_branches(%c: tensor<i1>, %a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> (tensor<*xf32>, tensor<*xf32>) {
+  %0:2 = "onnx.If"(%c) ({
+    %e = "onnx.Relu"(%b) : (tensor<2x5xf32>) -> tensor<*xf32>
+    %f = "onnx.Neg"(%a) : (tensor<2x3xf32>) -> tensor<*xf32>
+    "onnx.Yield"(%e, %f) : (tensor<*xf32>, tensor<*xf32>) -> ()
+  }, {
+    %t = "onnx.Relu"(%a) : (tensor<2x3xf32>) -> tensor<*xf32>
+    "onnx.Yield"(%t, %a) : (tensor<*xf32>, tensor<2x3xf32>) -> ()
+  }) : (tensor<i1>) -> (tensor<*xf32>, tensor<*xf32>)
+  return %0#0, %0#1 : tensor<*xf32>, tensor<*xf32>
+}
+
+// -----
+
+/// Loop: the carried value keeps its shape; the scan output stacks the
+/// body's value along a new first dim of trip count M (no condition input).
+// CHECK-LABEL: func.func @loop_carried_and_scan(
+// CHECK: %[[L:.*]]:2 = "onnx.Loop"
+// CHECK: -> (tensor<2x3xf32>, tensor<5x2x3xf32>)
+// CHECK: return %[[L]]#0, %[[L]]#1
+func.func @loop_carried_and_scan(%x: tensor<2x3xf32>) -> (tensor<*xf32>, tensor<*xf32>) {
+  %m = "onnx.Constant"() {value = dense<5> : tensor<i64>} : () -> tensor<i64>
+  %n = "onnx.NoValue"() : () -> none
+  %0:2 = "onnx.Loop"(%m, %n, %x) ({
+  ^bb0(%i: tensor<i64>, %cond: tensor<i1>, %v: tensor<2x3xf32>):
+    %next = "onnx.Add"(%v, %v) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<*xf32>
+    "onnx.Yield"(%cond, %next, %next) : (tensor<i1>, tensor<*xf32>, tensor<*xf32>) -> ()
+  }) : (tensor<i64>, none, tensor<2x3xf32>) -> (tensor<*xf32>, tensor<*xf32>)
+  return %0#0, %0#1 : tensor<*xf32>, tensor<*xf32>
+}
+
+// -----
+
+/// Scan: the state keeps its shape; the scan output gets the sequence length
+/// of the scan input (axis 0) in front.
+// CHECK-LABEL: func.func @scan_state_and_output(
+// CHECK: %[[S:.*]]:2 = "onnx.Scan"
+// CHECK: -> (tensor<4xf32>, tensor<7x4xf32>)
+// CHECK: return %[[S]]#0, %[[S]]#1
+func.func @scan_state_and_output(%init: tensor<4xf32>, %xs: tensor<7x4xf32>) -> (tensor<*xf32>, tensor<*xf32>) {
+  %0:2 = "onnx.Scan"(%init, %xs) ({
+  ^bb0(%acc: tensor<4xf32>, %x: tensor<4xf32>):
+    %sum = "onnx.Add"(%acc, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<*xf32>
+    "onnx.Yield"(%sum, %sum) : (tensor<*xf32>, tensor<*xf32>) -> ()
+  }) {num_scan_inputs = 1 : i64} : (tensor<4xf32>, tensor<7x4xf32>) -> (tensor<*xf32>, tensor<*xf32>)
+  return %0#0, %0#1 : tensor<*xf32>, tensor<*xf32>
+}
