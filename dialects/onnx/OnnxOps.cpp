@@ -96,8 +96,9 @@ LogicalResult ConvOp::verify() {
     return emitOpError() << "input X (rank " << *xRank << ") and weight W (rank "
                          << *wRank << ") must have the same rank";
   int64_t spatial = xRank ? *xRank - 2 : (wRank ? *wRank - 2 : -1);
-  if (getGroup() < 1)
-    return emitOpError() << "group must be positive, is " << getGroup();
+  if (static_cast<int64_t>(getGroup()) < 1)
+    return emitOpError() << "group must be positive, is "
+                         << static_cast<int64_t>(getGroup());
   auto checkLen = [&](std::optional<ArrayRef<int64_t>> a, StringRef name,
                       int64_t factor) -> LogicalResult {
     if (!a || spatial < 0)
@@ -427,13 +428,21 @@ LogicalResult SplitOp::verify() {
   return success();
 }
 
+/// Squeeze/Unsqueeze axes: 1-D per the spec; a scalar (one axis) is also
+/// accepted, as the ONNX backend tests and runtimes use it.
+static LogicalResult verifyAxesInput(Operation *op, Value axes) {
+  if (auto r = rankOf(axes); r && *r == 0)
+    return success();
+  return verify1D(op, axes, "axes");
+}
+
 LogicalResult SqueezeOp::verify() {
   if (isa<NoneType>(getAxes().getType()))
     return success();
-  return verify1D(*this, getAxes(), "axes");
+  return verifyAxesInput(*this, getAxes());
 }
 
-LogicalResult UnsqueezeOp::verify() { return verify1D(*this, getAxes(), "axes"); }
+LogicalResult UnsqueezeOp::verify() { return verifyAxesInput(*this, getAxes()); }
 
 LogicalResult ReshapeOp::verify() {
   int64_t allowZero = static_cast<int64_t>(getAllowzero());

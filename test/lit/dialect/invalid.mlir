@@ -319,3 +319,13 @@ func.func @negative_range_zero_delta() -> tensor<*xi64> {
   %0 = "onnx.Range"(%a, %a, %a) : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<*xi64>
   return %0 : tensor<*xi64>
 }
+
+// -----
+
+/// A negative group is rejected, not read as a huge unsigned count.
+func.func @negative_conv_group(%x: tensor<1x2x4x4xf32>, %w: tensor<2x1x3x3xf32>) -> tensor<*xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  // expected-error @+1 {{group must be positive, is -2}}
+  %0 = "onnx.Conv"(%x, %w, %none) {group = -2 : i64} : (tensor<1x2x4x4xf32>, tensor<2x1x3x3xf32>, none) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}

@@ -346,3 +346,15 @@ func.func @det(%a: tensor<5x3x3xf32>) -> tensor<*xf32> {
   %0 = "onnx.Det"(%a) : (tensor<5x3x3xf32>) -> tensor<*xf32>
   return %0 : tensor<*xf32>
 }
+
+// -----
+
+/// Unsqueeze's axes are 1-D in the spec; the ONNX backend tests also pass a
+/// scalar (one axis), which runtimes accept.
+// CHECK-LABEL: func.func @unsqueeze_scalar_axes
+func.func @unsqueeze_scalar_axes(%a: tensor<3xf32>) -> tensor<*xf32> {
+  %axes = "onnx.Constant"() {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  // CHECK: "onnx.Unsqueeze"{{.*}} -> tensor<1x3xf32>
+  %0 = "onnx.Unsqueeze"(%a, %axes) : (tensor<3xf32>, tensor<i64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
