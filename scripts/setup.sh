@@ -5,9 +5,8 @@
 # does nothing (and needs neither root nor the network). Otherwise it runs
 # `apt-get update` once and installs what is missing, as root or through sudo.
 #
-# LLVM/MLIR 22 is not in Debian 12's own archive. When apt has no candidate
-# for it, this script adds apt.llvm.org's bookworm source for LLVM 22 (set
-# ONNXCC_NO_LLVM_APT=1 to refuse and only print what is missing).
+# LLVM/MLIR 22 comes from Debian's archive for bookworm (its security suite
+# carries the llvm-toolchain-22 packages).
 set -euo pipefail
 
 PACKAGES=(
@@ -20,7 +19,6 @@ PACKAGES=(
   libonnx-testdata python3-onnx python3-torch python3-torchvision
   python3-protobuf python3-numpy
 )
-LLVM_PACKAGES=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22)
 
 log() { echo "setup.sh: $*"; }
 die() { echo "setup.sh: error: $*" >&2; exit 1; }
@@ -55,29 +53,6 @@ fi
 apt() { "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "$@"; }
 
 apt update
-
-# Adds apt.llvm.org's LLVM 22 source for Debian 12 (bookworm), then refreshes.
-add_llvm_source() {
-  local keyring=/etc/apt/keyrings/apt.llvm.org.asc
-  local sources=/etc/apt/sources.list.d/llvm-toolchain-bookworm-22.sources
-  log "LLVM 22 is not available from the configured apt sources; adding apt.llvm.org"
-  apt install -y --no-install-recommends ca-certificates wget
-  "${SUDO[@]}" install -d -m 0755 /etc/apt/keyrings
-  wget -qO- https://apt.llvm.org/llvm-snapshot.gpg.key | "${SUDO[@]}" tee "$keyring" >/dev/null
-  printf '%s\n' \
-    "Types: deb" \
-    "URIs: http://apt.llvm.org/bookworm/" \
-    "Suites: llvm-toolchain-bookworm-22" \
-    "Components: main" \
-    "Signed-By: $keyring" | "${SUDO[@]}" tee "$sources" >/dev/null
-  apt update
-}
-
-if ! has_candidate llvm-22-dev; then
-  [[ "${ONNXCC_NO_LLVM_APT:-0}" == 1 ]] &&
-    die "no apt source provides ${LLVM_PACKAGES[*]}; see README.md (Dependencies)"
-  add_llvm_source
-fi
 
 unavailable=()
 for package in "${missing[@]}"; do
