@@ -647,16 +647,19 @@ LogicalResult CompressOp::verify() {
 }
 
 LogicalResult SliceOp::verify() {
-  for (auto [v, name] : llvm::zip(ArrayRef<Value>{getStarts(), getEnds(), getAxes(), getSteps()},
-                                  ArrayRef<StringRef>{"starts", "ends", "axes", "steps"}))
+  // Named arrays: a braced list inside the range-for would die before the loop.
+  Value inputs[] = {getStarts(), getEnds(), getAxes(), getSteps()};
+  StringRef names[] = {"starts", "ends", "axes", "steps"};
+  for (auto [v, name] : llvm::zip(inputs, names))
     if (!isa<NoneType>(v.getType()) && failed(verify1D(*this, v, name)))
       return failure();
   return success();
 }
 
 LogicalResult RangeOp::verify() {
-  for (auto [v, name] : llvm::zip(ArrayRef<Value>{getStart(), getLimit(), getDelta()},
-                                  ArrayRef<StringRef>{"start", "limit", "delta"}))
+  Value inputs[] = {getStart(), getLimit(), getDelta()};
+  StringRef names[] = {"start", "limit", "delta"};
+  for (auto [v, name] : llvm::zip(inputs, names))
     if (auto r = rankOf(v); r && *r != 0)
       return emitOpError() << "input '" << name << "' must be a scalar, has rank " << *r;
   return success();
