@@ -1,10 +1,37 @@
 #!/usr/bin/env bash
 # test.sh - sets up, builds (scripts/build.sh) and runs every lit test
-# (ninja check-onnxcc). Exits non-zero if anything fails.
+# (ninja check-onnxcc), then runs them again on an AddressSanitizer +
+# UndefinedBehaviorSanitizer build in build-asan/ (skip that part with
+# ONNXCC_SKIP_SANITIZERS=1). Exits non-zero if anything fails.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${ONNXCC_BUILD_DIR:-$root/build}
 
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+# Prints lit's totals from the run logged in $log as one "N passed, N failed" line.
+summarize() {
+  local passed failed
+  passed=$(sed -n 's/^ *Passed *: *\([0-9]*\).*/\1/p' "$log" | tail -1)
+  failed=$(sed -n 's/^ *Failed *: *\([0-9]*\).*/\1/p' "$log" | tail -1)
+  echo "$1: ${passed:-0} passed, ${failed:-0} failed"
+}
+
 "$root/scripts/build.sh"
-ninja -C "$build" check-onnxcc
+ninja -C "$build" check-onnxcc 2>&1 | tee "$log"
+summarize "lit"
+
+if [[ "${ONNXCC_SKIP_SANITIZERS:-0}" == 1 ]]; then
+  echo "test.sh: sanitizer run skipped (ONNXCC_SKIP_SANITIZERS=1)"
+  exit 0
+fi
+asan=${ONNXCC_ASAN_BUILD_DIR:-$root/build-asan}
+cmake -G Ninja -S "$root" -B "$asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+  -DONNXCC_SANITIZE=address,undefined
+ninja -C "$asan" onnxcc onnxcc-opt
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ninja -C "$asan" check-onnxcc 2>&1 | tee "$log"
+summarize "sanitizers"
