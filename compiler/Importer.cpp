@@ -561,8 +561,18 @@ Expected<ElementsAttr> GraphImporter::convertTensor(const ::onnx::TensorProto &t
     return ElementsAttr(DenseElementsAttr::get(type, values));
   }
   if (static_cast<size_t>(bytes) >= kBlobThresholdBytes) {
+    size_t align = std::max<int64_t>(width, 1);
+    if (!t.has_raw_data() && reinterpret_cast<uintptr_t>(buffer.data()) % align == 0) {
+      // The converted typed data moves into the blob: no further copy.
+      auto *owned = new std::string(std::move(buffer));
+      AsmResourceBlob blob(ArrayRef<char>(owned->data(), owned->size()), align,
+                           [owned](void *, size_t, size_t) { delete owned; },
+                           /*dataIsMutable=*/false);
+      return ElementsAttr(
+          DenseResourceElementsAttr::get(type, blobName(t.name()), std::move(blob)));
+    }
     auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
-        ArrayRef<char>(raw.data(), raw.size()), std::max<int64_t>(width, 1));
+        ArrayRef<char>(raw.data(), raw.size()), align);
     return ElementsAttr(DenseResourceElementsAttr::get(type, blobName(t.name()), std::move(blob)));
   }
   bool detectedSplat = false;
