@@ -1,0 +1,1004 @@
+//===- Verify.cpp - onnxcc verify: compile, build, run, compare ----------===//
+//
+// The generated model is built together with a generic harness (main.cpp)
+// that knows nothing about the model beyond the ABI: it prints the tensor
+// table with --describe, and otherwise reads raw input files, calls
+// NAME_run_generic and writes raw output files. Everything that needs
+// protobuf (reading input_K.pb / output_K.pb, checking dtypes and shapes,
+// comparing) happens here, so the harness stays dependency-free.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Verify.h"
+#include "compiler/Driver.h"
+#include "compiler/ModelLoader.h"
+
+#include "onnx.pb.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/xxhash.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <optional>
+
+using namespace llvm;
+
+namespace onnxcc {
+
+char VerifyError::ID = 0;
+
+StringRef verifyStageName(VerifyStage stage) {
+  switch (stage) {
+  case VerifyStage::Compile:
+    return "compile";
+  case VerifyStage::Build:
+    return "build";
+  case VerifyStage::Dataset:
+    return "dataset";
+  case VerifyStage::Run:
+    return "run";
+  }
+  return "verify";
+}
+
+void VerifyError::log(raw_ostream &os) const {
+  os << verifyStageName(stage) << ": " << message;
+}
+
+std::error_code VerifyError::convertToErrorCode() const {
+  return inconvertibleErrorCode();
+}
+
+namespace {
+
+Error makeError(VerifyStage stage, const Twine &message) {
+  return make_error<VerifyError>(stage, message.str());
+}
+
+//===----------------------------------------------------------------------===//
+// Element types
+//===----------------------------------------------------------------------===//
+
+/// How a TensorProto data type is laid out and compared.
+struct DType {
+  const char *name; ///< as in NAME_tensor_info::dtype and `onnxcc inspect`
+  int32_t elemSize;
+  enum Kind { Float, Signed, Unsigned, Bool, Half, BFloat, Complex, Unsupported } kind;
+};
+
+/// Indexed by TensorProto::DataType; strings and the float8/int4 types of
+/// later ONNX releases have no dense layout the harness could take.
+constexpr DType dtypes[] = {
+    {"undefined", 0, DType::Unsupported}, {"float32", 4, DType::Float},
+    {"uint8", 1, DType::Unsigned},        {"int8", 1, DType::Signed},
+    {"uint16", 2, DType::Unsigned},       {"int16", 2, DType::Signed},
+    {"int32", 4, DType::Signed},          {"int64", 8, DType::Signed},
+    {"string", 0, DType::Unsupported},    {"bool", 1, DType::Bool},
+    {"float16", 2, DType::Half},          {"float64", 8, DType::Float},
+    {"uint32", 4, DType::Unsigned},       {"uint64", 8, DType::Unsigned},
+    {"complex64", 8, DType::Complex},     {"complex128", 16, DType::Complex},
+    {"bfloat16", 2, DType::BFloat},
+};
+
+const DType *lookupDType(int32_t dataType) {
+  if (dataType < 0 || static_cast<size_t>(dataType) >= std::size(dtypes))
+    return nullptr;
+  return &dtypes[dataType];
+}
+
+const DType *lookupDType(StringRef name) {
+  for (const DType &dtype : dtypes)
+    if (name == dtype.name)
+      return &dtype;
+  return nullptr;
+}
+
+double halfToDouble(uint16_t bits) {
+  int sign = bits >> 15, exponent = (bits >> 10) & 0x1f, mantissa = bits & 0x3ff;
+  double value;
+  if (exponent == 0)
+    value = std::ldexp(mantissa, -24);
+  else if (exponent == 31)
+    value = mantissa ? std::numeric_limits<double>::quiet_NaN()
+                     : std::numeric_limits<double>::infinity();
+  else
+    value = std::ldexp(mantissa + 1024, exponent - 25);
+  return sign ? -value : value;
+}
+
+/// Element `index` of a dense little-endian buffer as a double (for the
+/// tolerance check and the diff report). Complex values are read per part.
+double loadElement(const DType &dtype, const char *data, size_t index) {
+  auto load = [&](auto tag, size_t i) {
+    decltype(tag) value;
+    std::memcpy(&value, data + i * sizeof(value), sizeof(value));
+    return value;
+  };
+  switch (dtype.kind) {
+  case DType::Float:
+  case DType::Complex:
+    if (dtype.elemSize == 4 || (dtype.elemSize == 8 && dtype.kind == DType::Complex))
+      return load(float(), index);
+    return load(double(), index);
+  case DType::Half:
+    return halfToDouble(load(uint16_t(), index));
+  case DType::BFloat: {
+    uint32_t bits = uint32_t(load(uint16_t(), index)) << 16;
+    float value;
+    std::memcpy(&value, &bits, sizeof(value));
+    return value;
+  }
+  case DType::Bool:
+  case DType::Unsigned:
+    switch (dtype.elemSize) {
+    case 1:
+      return load(uint8_t(), index);
+    case 2:
+      return load(uint16_t(), index);
+    case 4:
+      return load(uint32_t(), index);
+    default:
+      return static_cast<double>(load(uint64_t(), index));
+    }
+  case DType::Signed:
+    switch (dtype.elemSize) {
+    case 1:
+      return load(int8_t(), index);
+    case 2:
+      return load(int16_t(), index);
+    case 4:
+      return load(int32_t(), index);
+    default:
+      return static_cast<double>(load(int64_t(), index));
+    }
+  case DType::Unsupported:
+    break;
+  }
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// TensorProto files
+//===----------------------------------------------------------------------===//
+
+/// A tensor of a dataset, densely laid out as the harness takes it.
+struct Tensor {
+  const DType *dtype = nullptr;
+  SmallVector<int64_t> shape;
+  std::string bytes;
+};
+
+std::string formatShape(ArrayRef<int64_t> shape) {
+  std::string text = "[";
+  for (auto [i, dim] : llvm::enumerate(shape))
+    text += (i ? "," : "") + std::to_string(dim);
+  return text + "]";
+}
+
+/// Appends `values` truncated to `elemSize` bytes each (little-endian host),
+/// the way TensorProto packs narrow types into int32_data.
+template <typename T>
+void appendNarrowed(std::string &bytes, const T &values, int32_t elemSize) {
+  for (auto value : values) {
+    uint64_t bits = static_cast<uint64_t>(value);
+    bytes.append(reinterpret_cast<const char *>(&bits), elemSize);
+  }
+}
+
+Expected<Tensor> readTensor(StringRef path) {
+  auto buffer = MemoryBuffer::getFile(path, /*IsText=*/false,
+                                      /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return makeError(VerifyStage::Dataset,
+                     "cannot read " + path + ": " + buffer.getError().message());
+  ::onnx::TensorProto proto;
+  if (!proto.ParseFromArray((*buffer)->getBufferStart(), (*buffer)->getBufferSize()))
+    return makeError(VerifyStage::Dataset, path + ": not a TensorProto");
+
+  Tensor tensor;
+  tensor.dtype = lookupDType(proto.data_type());
+  if (!tensor.dtype || tensor.dtype->kind == DType::Unsupported) {
+    std::string name = tensor.dtype ? tensor.dtype->name
+                                    : "data type " + std::to_string(proto.data_type());
+    return makeError(VerifyStage::Dataset, path + ": " + name + " tensors are not supported");
+  }
+  if (proto.data_location() == ::onnx::TensorProto::EXTERNAL)
+    return makeError(VerifyStage::Dataset, path + ": external data is not supported");
+
+  uint64_t numElements = 1;
+  for (int64_t dim : proto.dims()) {
+    if (dim < 0)
+      return makeError(VerifyStage::Dataset, path + ": negative dimension");
+    tensor.shape.push_back(dim);
+    numElements *= dim;
+  }
+  const DType &dtype = *tensor.dtype;
+  uint64_t numBytes = numElements * dtype.elemSize;
+
+  if (proto.has_raw_data()) {
+    if (proto.raw_data().size() != numBytes)
+      return makeError(VerifyStage::Dataset,
+                       path + ": raw_data holds " + Twine(proto.raw_data().size()) +
+                           " bytes, shape " + formatShape(tensor.shape) + " of " +
+                           dtype.name + " needs " + Twine(numBytes));
+    tensor.bytes = proto.raw_data();
+    return tensor;
+  }
+
+  // Typed fields: which one holds the values depends on the type.
+  std::string &bytes = tensor.bytes;
+  uint64_t count = 0;
+  switch (dtype.kind) {
+  case DType::Float:
+  case DType::Complex:
+    if (dtype.elemSize == 4 || (dtype.kind == DType::Complex && dtype.elemSize == 8)) {
+      count = proto.float_data_size();
+      bytes.assign(reinterpret_cast<const char *>(proto.float_data().data()), count * 4);
+    } else {
+      count = proto.double_data_size();
+      bytes.assign(reinterpret_cast<const char *>(proto.double_data().data()), count * 8);
+    }
+    if (dtype.kind == DType::Complex)
+      count /= 2;
+    break;
+  case DType::Signed:
+    if (dtype.elemSize == 8) {
+      count = proto.int64_data_size();
+      appendNarrowed(bytes, proto.int64_data(), 8);
+      break;
+    }
+    [[fallthrough]];
+  case DType::Bool:
+  case DType::Half:
+  case DType::BFloat:
+  case DType::Unsigned:
+    if (dtype.kind == DType::Unsigned && dtype.elemSize >= 4) {
+      count = proto.uint64_data_size();
+      appendNarrowed(bytes, proto.uint64_data(), dtype.elemSize);
+      break;
+    }
+    count = proto.int32_data_size();
+    appendNarrowed(bytes, proto.int32_data(), dtype.elemSize);
+    break;
+  case DType::Unsupported:
+    break;
+  }
+  if (count != numElements)
+    return makeError(VerifyStage::Dataset, path + ": " + Twine(count) +
+                                               " values for shape " +
+                                               formatShape(tensor.shape));
+  return tensor;
+}
+
+//===----------------------------------------------------------------------===//
+// Datasets
+//===----------------------------------------------------------------------===//
+
+struct Dataset {
+  std::string name; ///< the folder name, as printed
+  SmallVector<std::string> inputs, outputs;
+};
+
+/// The trailing number of `name` (test_data_set_12 -> 12), for numeric order.
+unsigned trailingNumber(StringRef name) {
+  size_t pos = name.find_last_not_of("0123456789");
+  unsigned value = 0;
+  name.substr(pos == StringRef::npos ? 0 : pos + 1).getAsInteger(10, value);
+  return value;
+}
+
+/// input_K.pb / output_K.pb files of one folder, in K order; K must run
+/// from 0 without gaps so that K matches the model's input order.
+Expected<Dataset> readDatasetFolder(StringRef dir) {
+  Dataset dataset;
+  dataset.name = sys::path::filename(dir).str();
+  std::error_code ec;
+  SmallVector<std::pair<unsigned, std::string>> inputs, outputs;
+  for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec)) {
+    StringRef file = sys::path::filename(it->path());
+    if (!file.ends_with(".pb"))
+      continue;
+    StringRef stem = file.drop_back(3);
+    unsigned index;
+    if (stem.consume_front("input_") && !stem.getAsInteger(10, index))
+      inputs.push_back({index, it->path()});
+    else if (stem.consume_front("output_") && !stem.getAsInteger(10, index))
+      outputs.push_back({index, it->path()});
+  }
+  if (ec)
+    return makeError(VerifyStage::Dataset, "cannot list " + dir + ": " + ec.message());
+  for (auto *files : {&inputs, &outputs}) {
+    llvm::sort(*files);
+    for (auto [i, file] : llvm::enumerate(*files))
+      if (file.first != i)
+        return makeError(VerifyStage::Dataset, dir + ": " + sys::path::filename(file.second) +
+                                                   " without the files before it");
+  }
+  for (auto &file : inputs)
+    dataset.inputs.push_back(file.second);
+  for (auto &file : outputs)
+    dataset.outputs.push_back(file.second);
+  return dataset;
+}
+
+/// `dir` is one dataset when it holds .pb files itself, else a test folder
+/// whose test_data_set_* subfolders are the datasets.
+Expected<SmallVector<Dataset>> findDatasets(StringRef dir) {
+  if (!sys::fs::is_directory(dir))
+    return makeError(VerifyStage::Dataset, dir + ": not a folder");
+  auto single = readDatasetFolder(dir);
+  if (!single)
+    return single.takeError();
+  SmallVector<Dataset> datasets;
+  if (!single->inputs.empty() || !single->outputs.empty()) {
+    datasets.push_back(std::move(*single));
+    return datasets;
+  }
+  std::error_code ec;
+  SmallVector<std::pair<unsigned, std::string>> folders;
+  for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec)) {
+    StringRef name = sys::path::filename(it->path());
+    if (name.starts_with("test_data_set_") && sys::fs::is_directory(it->path()))
+      folders.push_back({trailingNumber(name), it->path()});
+  }
+  if (ec)
+    return makeError(VerifyStage::Dataset, "cannot list " + dir + ": " + ec.message());
+  llvm::sort(folders);
+  for (auto &folder : folders) {
+    auto dataset = readDatasetFolder(folder.second);
+    if (!dataset)
+      return dataset.takeError();
+    if (dataset->outputs.empty())
+      return makeError(VerifyStage::Dataset, folder.second + ": no output_K.pb files");
+    datasets.push_back(std::move(*dataset));
+  }
+  if (datasets.empty())
+    return makeError(VerifyStage::Dataset,
+                     dir + ": no input_K.pb/output_K.pb files and no test_data_set_* folders");
+  return datasets;
+}
+
+//===----------------------------------------------------------------------===//
+// The harness
+//===----------------------------------------------------------------------===//
+
+/// Uses nothing but the C library so that a thousand of them build quickly;
+/// @NAME@ is replaced by the model name.
+constexpr const char *harnessTemplate = R"(// Generic harness written by onnxcc verify: runs @NAME@ on raw tensor files.
+//   run --describe            prints the tensor table, one line per tensor:
+//                             in|out DTYPE ELEM_SIZE RANK DIMS... NAME
+//   run IN... -- OUT...       reads dense inputs, runs, writes dense outputs
+#include "@NAME@.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t numBytes(const @NAME@_tensor_info *t) {
+  size_t n = (size_t)t->elem_size;
+  for (int32_t i = 0; i < t->rank; ++i)
+    n *= (size_t)t->shape[i];
+  return n;
+}
+
+static void describe(const char *kind, const @NAME@_tensor_info *t) {
+  printf("%s %s %d %d", kind, t->dtype, (int)t->elem_size, (int)t->rank);
+  for (int32_t i = 0; i < t->rank; ++i)
+    printf(" %lld", (long long)t->shape[i]);
+  printf(" %s\n", t->name);
+}
+
+/// Tensors get the arena's alignment too: kernels may rely on it.
+static void *allocate(size_t bytes, size_t align) {
+  size_t size = (bytes + align - 1) / align * align;
+  void *p = aligned_alloc(align, size ? size : align);
+  if (p)
+    memset(p, 0, size ? size : align);
+  return p;
+}
+
+int main(int argc, char **argv) {
+  const int numInputs = @NAME@_NUM_INPUTS, numOutputs = @NAME@_NUM_OUTPUTS;
+  if (argc == 2 && strcmp(argv[1], "--describe") == 0) {
+    for (int i = 0; i < numInputs; ++i)
+      describe("in", &@NAME@_inputs[i]);
+    for (int i = 0; i < numOutputs; ++i)
+      describe("out", &@NAME@_outputs[i]);
+    return 0;
+  }
+  if (argc != numInputs + numOutputs + 2 || strcmp(argv[numInputs + 1], "--") != 0) {
+    fprintf(stderr, "usage: %s IN... -- OUT... (%d inputs, %d outputs)\n", argv[0],
+            numInputs, numOutputs);
+    return 2;
+  }
+  const size_t align = @NAME@_ARENA_ALIGN < 64 ? 64 : @NAME@_ARENA_ALIGN;
+  const void *inputs[@NAME@_NUM_INPUTS + 1];
+  void *outputs[@NAME@_NUM_OUTPUTS + 1];
+  for (int i = 0; i < numInputs; ++i) {
+    size_t bytes = numBytes(&@NAME@_inputs[i]);
+    void *data = allocate(bytes, align);
+    FILE *f = fopen(argv[1 + i], "rb");
+    if (!data || !f) {
+      fprintf(stderr, "cannot read %s\n", argv[1 + i]);
+      return 2;
+    }
+    size_t got = fread(data, 1, bytes, f);
+    int extra = fgetc(f);
+    fclose(f);
+    if (got != bytes || extra != EOF) {
+      fprintf(stderr, "%s: input '%s' needs exactly %zu bytes\n", argv[1 + i],
+              @NAME@_inputs[i].name, bytes);
+      return 2;
+    }
+    inputs[i] = data;
+  }
+  for (int i = 0; i < numOutputs; ++i) {
+    outputs[i] = allocate(numBytes(&@NAME@_outputs[i]), align);
+    if (!outputs[i]) {
+      fprintf(stderr, "out of memory\n");
+      return 2;
+    }
+  }
+  void *arena = allocate(@NAME@_ARENA_SIZE, @NAME@_ARENA_ALIGN);
+  if (!arena) {
+    fprintf(stderr, "cannot allocate the %zu-byte arena\n", (size_t)@NAME@_ARENA_SIZE);
+    return 2;
+  }
+  int status = @NAME@_run_generic(arena, inputs, outputs);
+  if (status != 0) {
+    fprintf(stderr, "@NAME@_run_generic returned status %d\n", status);
+    return 3;
+  }
+  for (int i = 0; i < numOutputs; ++i) {
+    const char *path = argv[numInputs + 2 + i];
+    size_t bytes = numBytes(&@NAME@_outputs[i]);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(outputs[i], 1, bytes, f) != bytes || fclose(f) != 0) {
+      fprintf(stderr, "cannot write %s\n", path);
+      return 2;
+    }
+  }
+  return 0;
+}
+)";
+
+std::string instantiateHarness(StringRef name) {
+  std::string text = harnessTemplate;
+  for (size_t pos; (pos = text.find("@NAME@")) != std::string::npos;)
+    text.replace(pos, 6, name.str());
+  return text;
+}
+
+/// One line of `run --describe`.
+struct TensorInfo {
+  std::string name;
+  const DType *dtype = nullptr;
+  std::string dtypeName;
+  int32_t elemSize = 0;
+  SmallVector<int64_t> shape;
+
+  uint64_t numElements() const {
+    uint64_t n = 1;
+    for (int64_t dim : shape)
+      n *= dim;
+    return n;
+  }
+};
+
+struct TensorTable {
+  SmallVector<TensorInfo> inputs, outputs;
+};
+
+/// The first non-empty line of a file (a child's stderr), trimmed.
+std::string firstLine(StringRef path) {
+  auto buffer = MemoryBuffer::getFile(path);
+  if (!buffer)
+    return "";
+  SmallVector<StringRef> lines;
+  (*buffer)->getBuffer().split(lines, '\n');
+  for (StringRef line : lines)
+    if (!line.trim().empty())
+      return line.trim().str();
+  return "";
+}
+
+/// Runs `args` with stdout and stderr sent to files in `workDir`; an error
+/// (with the child's first stderr line) when it fails to start, crashes or
+/// exits non-zero.
+Error runProgram(VerifyStage stage, StringRef what, ArrayRef<std::string> args,
+                 StringRef stdoutPath, StringRef stderrPath) {
+  SmallVector<StringRef> argRefs(args.begin(), args.end());
+  std::optional<StringRef> redirects[] = {StringRef(""), stdoutPath, stderrPath};
+  std::string errMsg;
+  bool executionFailed = false;
+  int rc = sys::ExecuteAndWait(args[0], argRefs, std::nullopt, redirects,
+                               /*SecondsToWait=*/0, /*MemoryLimit=*/0, &errMsg,
+                               &executionFailed);
+  if (executionFailed)
+    return makeError(stage, "cannot run " + args[0] + ": " + errMsg);
+  if (rc == 0)
+    return Error::success();
+  std::string detail = firstLine(stderrPath);
+  if (rc < 0)
+    return makeError(stage, what + " crashed (" + errMsg + ")" +
+                                (detail.empty() ? "" : ": " + detail));
+  return makeError(stage, what + " failed with exit status " + Twine(rc) +
+                              (detail.empty() ? "" : ": " + detail));
+}
+
+Expected<TensorTable> describeHarness(StringRef workDir, StringRef runPath) {
+  SmallString<256> outPath(workDir), errPath(workDir);
+  sys::path::append(outPath, "describe.txt");
+  sys::path::append(errPath, "describe.err");
+  if (auto err = runProgram(VerifyStage::Run, "the harness (--describe)",
+                            {runPath.str(), "--describe"}, outPath, errPath))
+    return std::move(err);
+  auto buffer = MemoryBuffer::getFile(outPath);
+  if (!buffer)
+    return makeError(VerifyStage::Run, "cannot read " + outPath);
+  TensorTable table;
+  SmallVector<StringRef> lines;
+  (*buffer)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
+  for (StringRef line : lines) {
+    auto bad = [&] {
+      return makeError(VerifyStage::Run, "cannot parse the tensor table line '" + line + "'");
+    };
+    TensorInfo info;
+    auto [kind, rest] = line.split(' ');
+    auto [dtypeName, rest1] = rest.split(' ');
+    auto [elemSize, rest2] = rest1.split(' ');
+    auto [rankText, rest3] = rest2.split(' ');
+    unsigned rank;
+    if (elemSize.getAsInteger(10, info.elemSize) || rankText.getAsInteger(10, rank))
+      return bad();
+    for (unsigned i = 0; i < rank; ++i) {
+      auto [dimText, tail] = rest3.split(' ');
+      int64_t dim;
+      if (dimText.getAsInteger(10, dim))
+        return bad();
+      info.shape.push_back(dim);
+      rest3 = tail;
+    }
+    info.name = rest3.str();
+    info.dtypeName = dtypeName.str();
+    info.dtype = lookupDType(dtypeName);
+    if (kind == "in")
+      table.inputs.push_back(std::move(info));
+    else if (kind == "out")
+      table.outputs.push_back(std::move(info));
+    else
+      return bad();
+  }
+  return table;
+}
+
+/// The compiler and its leading arguments: --cxx, else $CXX (which may
+/// carry arguments, e.g. "ccache g++"), else c++.
+Expected<SmallVector<std::string>> findCompiler(StringRef cxxOption) {
+  std::string spec = cxxOption.str();
+  if (spec.empty())
+    if (std::optional<std::string> env = sys::Process::GetEnv("CXX"))
+      spec = *env;
+  if (StringRef(spec).trim().empty())
+    spec = "c++";
+  SmallVector<StringRef> words;
+  StringRef(spec).split(words, ' ', -1, /*KeepEmpty=*/false);
+  SmallVector<std::string> command;
+  for (StringRef word : words)
+    command.push_back(word.str());
+  if (!sys::path::has_parent_path(command[0])) {
+    auto path = sys::findProgramByName(command[0]);
+    if (!path)
+      return makeError(VerifyStage::Build, "C++ compiler '" + command[0] + "' not found");
+    command[0] = *path;
+  }
+  return command;
+}
+
+/// Finds the model name of a folder written by `onnxcc compile`: the NAME
+/// for which both NAME.h and NAME.cpp are there.
+Expected<std::string> findGeneratedName(StringRef dir) {
+  std::error_code ec;
+  SmallVector<std::string> names;
+  for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec)) {
+    StringRef file = sys::path::filename(it->path());
+    if (!file.ends_with(".cpp") || file == "main.cpp")
+      continue;
+    StringRef name = file.drop_back(4);
+    SmallString<256> header(dir);
+    sys::path::append(header, name + ".h");
+    if (sys::fs::exists(header))
+      names.push_back(name.str());
+  }
+  if (ec)
+    return makeError(VerifyStage::Build, "cannot list " + dir + ": " + ec.message());
+  if (names.size() != 1)
+    return makeError(VerifyStage::Build,
+                     dir + ": expected one generated NAME.h/NAME.cpp pair, found " +
+                         Twine(names.size()));
+  return names.front();
+}
+
+/// Copies the files of a folder written by `onnxcc compile` into the work
+/// folder (the harness is built there, never in the given folder) and
+/// returns the model name.
+Expected<std::string> copyGenerated(StringRef fromDir, StringRef workDir) {
+  auto name = findGeneratedName(fromDir);
+  if (!name)
+    return name.takeError();
+  for (std::string file : {*name + ".h", *name + ".cpp", *name + ".cpp.weights",
+                           std::string("onnxcc_rt.h")}) {
+    SmallString<256> from(fromDir), to(workDir);
+    sys::path::append(from, file);
+    sys::path::append(to, file);
+    if (!sys::fs::exists(from))
+      continue;
+    if (std::error_code ec = sys::fs::copy_file(from, to))
+      return makeError(VerifyStage::Build, "cannot copy " + from + ": " + ec.message());
+  }
+  return name;
+}
+
+/// Shapes for inputs with symbolic or unknown dims, taken from the first
+/// dataset: the generated code has static shapes.
+Expected<std::vector<std::pair<std::string, std::vector<int64_t>>>>
+shapesFromDataset(StringRef modelPath, const Dataset &dataset) {
+  auto model = loadModel(modelPath);
+  if (!model)
+    return makeError(VerifyStage::Compile, toString(model.takeError()));
+  const ::onnx::GraphProto &graph = model->proto->graph();
+  StringSet<> initializers;
+  for (const auto &init : graph.initializer())
+    initializers.insert(init.name());
+  std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
+  unsigned position = 0;
+  for (const auto &input : graph.input()) {
+    if (initializers.contains(input.name()))
+      continue;
+    unsigned index = position++;
+    if (!input.type().has_tensor_type())
+      continue;
+    const auto &tensorType = input.type().tensor_type();
+    bool isStatic = tensorType.has_shape() &&
+                    llvm::all_of(tensorType.shape().dim(), [](const auto &dim) {
+                      return dim.has_dim_value() && dim.dim_value() >= 0;
+                    });
+    if (isStatic || index >= dataset.inputs.size())
+      continue;
+    auto tensor = readTensor(dataset.inputs[index]);
+    if (!tensor)
+      return tensor.takeError();
+    shapes.push_back({input.name(), {tensor->shape.begin(), tensor->shape.end()}});
+  }
+  return shapes;
+}
+
+Error writeFile(StringRef path, StringRef contents, VerifyStage stage) {
+  std::error_code ec;
+  raw_fd_ostream os(path, ec, sys::fs::OF_None);
+  if (ec)
+    return makeError(stage, "cannot write " + path + ": " + ec.message());
+  os << contents;
+  os.close();
+  if (os.has_error())
+    return makeError(stage, "cannot write " + path + ": " + os.error().message());
+  return Error::success();
+}
+
+/// Builds DIR/run from the generated model and the harness unless DIR/run is
+/// already there and was built from the same sources with the same command
+/// (a kept folder is a build cache).
+Error buildHarness(StringRef workDir, StringRef name, const VerifyOptions &options,
+                   std::string &runPath) {
+  auto compiler = findCompiler(options.cxx);
+  if (!compiler)
+    return compiler.takeError();
+  auto inDir = [&](const Twine &file) {
+    SmallString<256> path(workDir);
+    sys::path::append(path, file);
+    return std::string(path);
+  };
+  runPath = inDir("run");
+  if (auto err = writeFile(inDir("main.cpp"), instantiateHarness(name), VerifyStage::Build))
+    return err;
+
+  SmallVector<std::string> command(*compiler);
+  for (const char *arg : {"-std=c++17"})
+    command.push_back(arg);
+  command.push_back(options.cxxOptLevel);
+  command.push_back(inDir(name + ".cpp"));
+  command.push_back(inDir("main.cpp"));
+  command.append({"-o", runPath, "-lm", "-lpthread"});
+
+  // The stamp hashes the command and every input of the build.
+  std::string stampText;
+  for (const std::string &arg : command)
+    stampText += arg + "\n";
+  for (std::string file : {inDir(name + ".h"), inDir(name + ".cpp"),
+                           inDir(name + ".cpp.weights"), inDir("onnxcc_rt.h"),
+                           inDir("main.cpp")}) {
+    auto buffer = MemoryBuffer::getFile(file, /*IsText=*/false,
+                                        /*RequiresNullTerminator=*/false);
+    stampText += file + " " +
+                 (buffer ? utohexstr(xxh3_64bits((*buffer)->getBuffer())) : "absent") + "\n";
+  }
+  std::string stampPath = inDir("run.stamp");
+  if (sys::fs::exists(runPath)) {
+    auto old = MemoryBuffer::getFile(stampPath);
+    if (old && (*old)->getBuffer() == stampText)
+      return Error::success();
+  }
+  sys::fs::remove(stampPath);
+  if (auto err = runProgram(VerifyStage::Build, "the C++ build", command,
+                            inDir("build.log"), inDir("build.log")))
+    return err;
+  return writeFile(stampPath, stampText, VerifyStage::Build);
+}
+
+//===----------------------------------------------------------------------===//
+// Comparison
+//===----------------------------------------------------------------------===//
+
+struct Comparison {
+  double maxAbs = 0, maxRel = 0;
+  uint64_t mismatches = 0;
+  uint64_t worstIndex = 0;
+  double worstActual = 0, worstExpected = 0;
+  double worstExcess = 0; ///< how far past its tolerance the worst one is
+};
+
+bool isExactKind(const DType &dtype) {
+  return dtype.kind == DType::Signed || dtype.kind == DType::Unsigned ||
+         dtype.kind == DType::Bool;
+}
+
+/// The ONNX backend rule per element: |a - b| <= atol + rtol * |b|, NaN
+/// equal to NaN, infinities equal to themselves; integers and bools exact.
+Comparison compare(const DType &dtype, StringRef actual, StringRef expected,
+                   double atol, double rtol) {
+  Comparison result;
+  bool exact = isExactKind(dtype);
+  size_t count = expected.size() / dtype.elemSize;
+  if (dtype.kind == DType::Complex)
+    count *= 2;
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < count; ++i) {
+    double a = loadElement(dtype, actual.data(), i);
+    double b = loadElement(dtype, expected.data(), i);
+    double absDiff, relDiff;
+    bool ok;
+    if (exact) {
+      size_t size = dtype.elemSize;
+      ok = std::memcmp(actual.data() + i * size, expected.data() + i * size, size) == 0;
+      absDiff = ok ? 0 : std::fabs(a - b);
+      relDiff = ok ? 0 : (b != 0 ? absDiff / std::fabs(b) : inf);
+    } else if (std::isnan(a) || std::isnan(b)) {
+      ok = std::isnan(a) && std::isnan(b);
+      absDiff = relDiff = ok ? 0 : inf;
+    } else if (std::isinf(a) || std::isinf(b)) {
+      ok = a == b;
+      absDiff = relDiff = ok ? 0 : inf;
+    } else {
+      absDiff = std::fabs(a - b);
+      relDiff = b != 0 ? absDiff / std::fabs(b) : (absDiff == 0 ? 0 : inf);
+      ok = absDiff <= atol + rtol * std::fabs(b);
+    }
+    result.maxAbs = std::max(result.maxAbs, absDiff);
+    result.maxRel = std::max(result.maxRel, relDiff);
+    if (ok)
+      continue;
+    ++result.mismatches;
+    // Exact types have no tolerance: the worst is the largest difference.
+    double excess = exact ? absDiff : absDiff - (atol + rtol * std::fabs(b));
+    if (std::isnan(excess))
+      excess = inf;
+    if (result.mismatches == 1 || excess > result.worstExcess) {
+      result.worstExcess = excess;
+      result.worstIndex = dtype.kind == DType::Complex ? i / 2 : i;
+      result.worstActual = a;
+      result.worstExpected = b;
+    }
+  }
+  return result;
+}
+
+std::string formatNumber(double value) {
+  std::string text;
+  raw_string_ostream os(text);
+  os << format("%.6g", value);
+  return text;
+}
+
+/// Runs one dataset; prints a line per output and returns whether all passed.
+Expected<bool> verifyDataset(const Dataset &dataset, const TensorTable &table,
+                             StringRef workDir, StringRef runPath,
+                             const VerifyOptions &options, raw_ostream &os) {
+  auto inDir = [&](const Twine &file) {
+    SmallString<256> path(workDir);
+    sys::path::append(path, file);
+    return std::string(path);
+  };
+  if (dataset.inputs.size() != table.inputs.size())
+    return makeError(VerifyStage::Dataset,
+                     dataset.name + " has " + Twine(dataset.inputs.size()) +
+                         " inputs, the model " + Twine(table.inputs.size()));
+  if (dataset.outputs.size() != table.outputs.size())
+    return makeError(VerifyStage::Dataset,
+                     dataset.name + " has " + Twine(dataset.outputs.size()) +
+                         " outputs, the model " + Twine(table.outputs.size()));
+
+  SmallVector<std::string> command = {runPath.str()};
+  for (auto [i, path] : llvm::enumerate(dataset.inputs)) {
+    const TensorInfo &info = table.inputs[i];
+    auto tensor = readTensor(path);
+    if (!tensor)
+      return tensor.takeError();
+    StringRef file = sys::path::filename(path);
+    if (tensor->dtype->name != info.dtypeName)
+      return makeError(VerifyStage::Dataset,
+                       dataset.name + "/" + file + ": " + tensor->dtype->name +
+                           ", but input '" + info.name + "' is " + info.dtypeName);
+    if (ArrayRef<int64_t>(tensor->shape) != ArrayRef<int64_t>(info.shape))
+      return makeError(VerifyStage::Dataset,
+                       dataset.name + "/" + file + ": shape " + formatShape(tensor->shape) +
+                           ", but input '" + info.name + "' is " + formatShape(info.shape));
+    std::string rawPath = inDir("in" + Twine(i) + ".bin");
+    if (auto err = writeFile(rawPath, tensor->bytes, VerifyStage::Run))
+      return std::move(err);
+    command.push_back(rawPath);
+  }
+  command.push_back("--");
+  for (size_t i = 0; i < table.outputs.size(); ++i) {
+    std::string rawPath = inDir("out" + Twine(i) + ".bin");
+    sys::fs::remove(rawPath);
+    command.push_back(rawPath);
+  }
+  std::string stdoutPath = inDir("run.out"), stderrPath = inDir("run.err");
+  if (auto err = runProgram(VerifyStage::Run, "the harness (" + dataset.name + ")",
+                            command, stdoutPath, stderrPath))
+    return std::move(err);
+
+  bool allPassed = true;
+  for (auto [i, path] : llvm::enumerate(dataset.outputs)) {
+    const TensorInfo &info = table.outputs[i];
+    os << dataset.name << " " << info.name << ": ";
+    auto expected = readTensor(path);
+    if (!expected)
+      return expected.takeError();
+    if (expected->dtype->name != info.dtypeName) {
+      os << "FAIL: dtype " << info.dtypeName << " differs from expected "
+         << expected->dtype->name << "\n";
+      allPassed = false;
+      continue;
+    }
+    if (ArrayRef<int64_t>(expected->shape) != ArrayRef<int64_t>(info.shape)) {
+      os << "FAIL: shape " << formatShape(info.shape) << " differs from expected "
+         << formatShape(expected->shape) << "\n";
+      allPassed = false;
+      continue;
+    }
+    auto actual = MemoryBuffer::getFile(command[table.inputs.size() + 2 + i],
+                                        /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    if (!actual)
+      return makeError(VerifyStage::Run, "the harness wrote no output '" + info.name + "'");
+    if ((*actual)->getBufferSize() != expected->bytes.size())
+      return makeError(VerifyStage::Run, "the harness wrote " +
+                                             Twine((*actual)->getBufferSize()) +
+                                             " bytes for output '" + info.name +
+                                             "', expected " + Twine(expected->bytes.size()));
+    Comparison result = compare(*expected->dtype, (*actual)->getBuffer(), expected->bytes,
+                                options.atol, options.rtol);
+    os << "max abs diff " << formatNumber(result.maxAbs) << ", max rel diff "
+       << formatNumber(result.maxRel) << ", ";
+    if (!result.mismatches) {
+      os << "PASS\n";
+      continue;
+    }
+    allPassed = false;
+    uint64_t total = info.numElements();
+    os << "FAIL (" << result.mismatches << " of "
+       << (expected->dtype->kind == DType::Complex ? 2 * total : total)
+       << " values out of tolerance; worst at element " << result.worstIndex << ": got "
+       << formatNumber(result.worstActual) << ", expected "
+       << formatNumber(result.worstExpected) << ")\n";
+  }
+  return allPassed;
+}
+
+} // namespace
+
+Expected<bool> verifyModel(StringRef modelPath, StringRef datasetDir,
+                           const VerifyOptions &options, raw_ostream &os) {
+  auto datasets = findDatasets(datasetDir);
+  if (!datasets)
+    return datasets.takeError();
+
+  // The work folder: kept, given, or temporary (removed on every exit).
+  SmallString<256> workDir;
+  bool temporary = false;
+  if (!options.keepDir.empty()) {
+    workDir = options.keepDir;
+    if (std::error_code ec = sys::fs::create_directories(workDir))
+      return makeError(VerifyStage::Compile,
+                       "cannot create " + workDir + ": " + ec.message());
+  } else {
+    if (std::error_code ec = sys::fs::createUniqueDirectory("onnxcc-verify", workDir))
+      return makeError(VerifyStage::Compile,
+                       "cannot create a temporary folder: " + ec.message());
+    temporary = true;
+  }
+  llvm::scope_exit cleanup([&] {
+    if (temporary)
+      sys::fs::remove_directories(workDir);
+  });
+  // The generated .cpp finds its weights through __FILE__: build with
+  // absolute paths.
+  if (std::error_code ec = sys::fs::make_absolute(workDir))
+    return makeError(VerifyStage::Build, "cannot resolve " + workDir + ": " + ec.message());
+
+  std::string name;
+  if (!options.generatedDir.empty()) {
+    auto found = copyGenerated(options.generatedDir, workDir);
+    if (!found)
+      return found.takeError();
+    name = *found;
+  } else {
+    auto shapes = shapesFromDataset(modelPath, datasets->front());
+    if (!shapes)
+      return shapes.takeError();
+    CompileOptions compileOptions;
+    compileOptions.name = sanitizeIdentifier(sys::path::stem(modelPath));
+    compileOptions.outDir = std::string(workDir);
+    compileOptions.shapes = std::move(*shapes);
+    compileOptions.emit = EmitStage::Cpp;
+    if (auto err = compileModel(modelPath, compileOptions, nulls()))
+      return makeError(VerifyStage::Compile, toString(std::move(err)));
+    name = compileOptions.name;
+  }
+
+  std::string runPath;
+  if (auto err = buildHarness(workDir, name, options, runPath))
+    return std::move(err);
+  auto table = describeHarness(workDir, runPath);
+  if (!table)
+    return table.takeError();
+  for (const auto *infos : {&table->inputs, &table->outputs})
+    for (const TensorInfo &info : *infos) {
+      if (!info.dtype || info.dtype->kind == DType::Unsupported ||
+          info.dtype->elemSize != info.elemSize)
+        return makeError(VerifyStage::Run, "tensor '" + info.name + "' has dtype '" +
+                                               info.dtypeName + "' of " +
+                                               Twine(info.elemSize) +
+                                               " bytes, which verify cannot handle");
+      if (llvm::any_of(info.shape, [](int64_t dim) { return dim < 0; }))
+        return makeError(VerifyStage::Run, "tensor '" + info.name + "' has the dynamic shape " +
+                                               formatShape(info.shape));
+    }
+
+  bool allPassed = true;
+  unsigned numOutputs = 0;
+  for (const Dataset &dataset : *datasets) {
+    auto passed = verifyDataset(dataset, *table, workDir, runPath, options, os);
+    if (!passed)
+      return passed.takeError();
+    allPassed &= *passed;
+    numOutputs += dataset.outputs.size();
+  }
+  os << (allPassed ? "PASS" : "FAIL") << ": " << numOutputs << " outputs in "
+     << datasets->size() << (datasets->size() == 1 ? " dataset" : " datasets") << "\n";
+  return allPassed;
+}
+
+} // namespace onnxcc
