@@ -1,0 +1,274 @@
+#!/usr/bin/python3
+"""Runs the ONNX backend test suites through `onnxcc verify`.
+
+Usage:
+  /usr/bin/python3 test/conformance/run_conformance.py ONNXCC [--data DIR]
+      [--jobs N] [--timeout S] [--filter REGEX] [--results FILE]
+      [--cache DIR] [--cxx-opt FLAG] [--expected DIR] [--update-expected]
+
+Every test of the suites node, pytorch-converted, pytorch-operator and simple
+(ONNX 1.12, Debian's libonnx-testdata) is compiled, built, run on all of its
+test_data_set_* folders and compared, and lands in one class:
+  pass         every output of every dataset within tolerance;
+  fail         verify ran and some output differs (the worst line is kept);
+  unsupported  the compiler rejected the model (verify's "compile:" error);
+  error        anything else: the generated code does not build, the harness
+               crashes, a bad dataset, a timeout, a crash of onnxcc itself.
+The results file gets one `suite/test: status [message]` line per test.
+
+Expectations live in expected/<suite>.txt (`test status` per line, status
+pass, fail or unsupported; an error is expected as fail). A run exits 1 when
+a test expected to pass does not; tests that pass but were not expected to
+are listed (an improvement, not a failure: rerun with --update-expected).
+Tests in expected/out-of-scope.txt are not run; each entry gives its reason.
+"""
+import argparse
+import collections
+import concurrent.futures
+import os
+import re
+import signal
+import subprocess
+import sys
+import shutil
+import time
+
+SUITES = ("node", "pytorch-converted", "pytorch-operator", "simple")
+DEFAULT_DATA = "/usr/share/libonnx-testdata/data"
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_EXPECTED = os.path.join(HERE, "expected")
+STATUSES = ("pass", "fail", "unsupported", "error")
+EXPECTABLE = ("pass", "fail", "unsupported")
+ERROR_PREFIX = "onnxcc: error: "
+CRASH_MARKERS = ("Assertion", "Stack dump", "PLEASE submit")
+
+
+def read_out_of_scope(expected_dir):
+    """{suite/test: reason}; every entry must say why it is left out."""
+    path = os.path.join(expected_dir, "out-of-scope.txt")
+    entries = {}
+    if not os.path.isfile(path):
+        return entries
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            parts = line.split(None, 1)
+            if len(parts) != 2:
+                sys.exit("%s:%d: an out-of-scope test needs a reason: %s" % (path, number, line))
+            entries[parts[0]] = parts[1]
+    return entries
+
+
+def read_expected(expected_dir, suite):
+    """{test: status} of one suite."""
+    path = os.path.join(expected_dir, suite + ".txt")
+    expected = {}
+    if not os.path.isfile(path):
+        return expected
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            parts = line.split()
+            if len(parts) != 2 or parts[1] not in EXPECTABLE:
+                sys.exit("%s:%d: expected 'test pass|fail|unsupported': %s" % (path, number, line))
+            expected[parts[0]] = parts[1]
+    return expected
+
+
+def write_expected(expected_dir, suite, expected):
+    path = os.path.join(expected_dir, suite + ".txt")
+    with open(path, "w") as f:
+        f.write("# Expected `onnxcc verify` status of every %s test "
+                "(run_conformance.py --update-expected).\n" % suite)
+        for test in sorted(expected):
+            f.write("%s %s\n" % (test, expected[test]))
+
+
+def find_tests(data_dir, pattern, out_of_scope):
+    """(suite, test, folder) of every test to run, in a fixed order, and the
+    out-of-scope ones that the filter selects."""
+    tests, skipped = [], []
+    for suite in SUITES:
+        suite_dir = os.path.join(data_dir, suite)
+        if not os.path.isdir(suite_dir):
+            continue
+        for test in sorted(os.listdir(suite_dir)):
+            folder = os.path.join(suite_dir, test)
+            key = suite + "/" + test
+            if not os.path.isfile(os.path.join(folder, "model.onnx")):
+                continue
+            if pattern and not pattern.search(key):
+                continue
+            if key in out_of_scope:
+                skipped.append((suite, test))
+                continue
+            tests.append((suite, test, folder))
+    return tests, skipped
+
+
+def summarize_failure(stdout):
+    """The worst FAIL line of verify's report, and how many more there are."""
+    failures = [line.strip() for line in stdout.splitlines()
+                if "FAIL" in line and not line.startswith("FAIL:")]
+    if not failures:
+        return "no output line says FAIL"
+    more = " (+%d more)" % (len(failures) - 1) if len(failures) > 1 else ""
+    return failures[0] + more
+
+
+def classify(returncode, stdout, stderr):
+    """(status, message) of one `onnxcc verify` run."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    first = lines[0] if lines else ""
+    if any(marker in stderr for marker in CRASH_MARKERS):
+        return "error", "onnxcc crashed: " + first
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = "signal %d" % -returncode
+        return "error", "onnxcc killed by %s%s" % (name, (": " + first) if first else "")
+    if returncode == 0:
+        return "pass", ""
+    if returncode == 1 and not lines:
+        return "fail", summarize_failure(stdout)
+    if returncode != 1 or len(lines) != 1 or not first.startswith(ERROR_PREFIX):
+        return "error", "exit status %d: %s" % (returncode, first or "no message")
+    message = first[len(ERROR_PREFIX):]
+    if message.startswith("compile: "):
+        return "unsupported", message[len("compile: "):]
+    return "error", message
+
+
+def run_one(args, suite, test, folder):
+    command = [args.onnxcc, "verify", os.path.join(folder, "model.onnx"), folder,
+               "--cxx-opt=" + args.cxx_opt]
+    if args.cache:
+        command += ["--keep", os.path.join(args.cache, suite, test)]
+    # A session of its own: on a timeout the harness and the C++ compiler
+    # that onnxcc started are killed with it.
+    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, errors="replace",
+                            start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return "error", "timed out after %gs" % args.timeout
+    return classify(proc.returncode, stdout, stderr)
+
+
+def print_table(results, skipped):
+    counts = collections.defaultdict(collections.Counter)
+    for (suite, _), (status, _) in results.items():
+        counts[suite][status] += 1
+    for suite, _ in skipped:
+        counts[suite]["out-of-scope"] += 1
+    columns = STATUSES + ("out-of-scope", "total")
+    width = max(len(s) for s in SUITES + ("total",))
+    print("%-*s %s" % (width, "suite", " ".join("%12s" % c for c in columns)))
+    total = collections.Counter()
+    for suite in SUITES:
+        if suite not in counts:
+            continue
+        row = counts[suite]
+        row["total"] = sum(row[c] for c in columns[:-1])
+        total.update(row)
+        print("%-*s %s" % (width, suite, " ".join("%12d" % row[c] for c in columns)))
+    print("%-*s %s" % (width, "total", " ".join("%12d" % total[c] for c in columns)))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("onnxcc", help="the onnxcc binary")
+    parser.add_argument("--data", default=DEFAULT_DATA, help="backend test data folder")
+    parser.add_argument("--jobs", type=int, default=2, help="tests run in parallel")
+    parser.add_argument("--timeout", type=float, default=120, help="seconds per test")
+    parser.add_argument("--filter", help="run only suite/test names this regex finds")
+    parser.add_argument("--results", help="write one line per test to this file")
+    parser.add_argument("--cache", help="keep every test's generated code and binary "
+                        "here; a later run rebuilds only what changed")
+    parser.add_argument("--cxx-opt", default="-O1",
+                        help="optimization flag of the harness builds (default -O1)")
+    parser.add_argument("--expected", default=DEFAULT_EXPECTED,
+                        help="folder of <suite>.txt expectations and out-of-scope.txt")
+    parser.add_argument("--update-expected", action="store_true",
+                        help="rewrite the expectations of the tests run")
+    args = parser.parse_args()
+
+    if os.sep not in args.onnxcc:
+        found = shutil.which(args.onnxcc)
+        if not found:
+            sys.exit("%s not found" % args.onnxcc)
+        args.onnxcc = found
+    if args.cache:
+        args.cache = os.path.abspath(args.cache)
+    pattern = re.compile(args.filter) if args.filter else None
+    out_of_scope = read_out_of_scope(args.expected)
+    tests, skipped = find_tests(args.data, pattern, out_of_scope)
+    if not tests:
+        sys.exit("no tests under %s%s" % (args.data, " match the filter" if pattern else ""))
+
+    start = time.time()
+    results = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = {pool.submit(run_one, args, suite, test, folder): (suite, test)
+                   for suite, test, folder in tests}
+        for future in concurrent.futures.as_completed(futures):
+            results[futures[future]] = future.result()
+    elapsed = time.time() - start
+
+    if args.results:
+        with open(args.results, "w") as f:
+            for (suite, test) in sorted(results):
+                status, message = results[(suite, test)]
+                f.write("%s/%s: %s%s\n" % (suite, test, status, " " + message if message else ""))
+            for suite, test in skipped:
+                f.write("%s/%s: out-of-scope %s\n" % (suite, test, out_of_scope[suite + "/" + test]))
+
+    print_table(results, skipped)
+    print("%d tests in %.0fs with %d jobs" % (len(results), elapsed, args.jobs))
+
+    regressions, improvements, unexpected = [], [], []
+    for suite in SUITES:
+        expected = read_expected(args.expected, suite)
+        ran = {test: status for (s, test), (status, _) in results.items() if s == suite}
+        if not ran:
+            continue
+        for test, status in sorted(ran.items()):
+            want = expected.get(test)
+            got = status if status != "error" else "fail"
+            if want == "pass" and status != "pass":
+                regressions.append((suite, test))
+            elif status == "pass" and want != "pass":
+                improvements.append((suite, test, want or "not listed"))
+            elif want is not None and want != got:
+                unexpected.append((suite, test, want, status))
+        if args.update_expected:
+            for test, status in ran.items():
+                expected[test] = status if status != "error" else "fail"
+            write_expected(args.expected, suite, expected)
+
+    for suite, test, want in improvements:
+        print("newly passing: %s/%s (expected %s)" % (suite, test, want))
+    for suite, test, want, got in unexpected:
+        print("changed: %s/%s %s, expected %s" % (suite, test, got, want))
+    for suite, test in regressions:
+        status, message = results[(suite, test)]
+        print("REGRESSION: %s/%s %s %s" % (suite, test, status, message))
+    if args.update_expected:
+        print("expectations updated in %s" % args.expected)
+        return 0
+    if regressions:
+        print("%d tests expected to pass do not" % len(regressions))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
