@@ -2,24 +2,48 @@
 //
 // onnxcc import MODEL          print the model as onnx-dialect MLIR
 // onnxcc inspect MODEL [--json] print facts about the model
+// onnxcc verify MODEL DATASET   compile, build, run and compare with a dataset
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/Driver.h"
 #include "compiler/Importer.h"
 #include "compiler/Inspect.h"
 #include "compiler/ModelLoader.h"
 #include "compiler/Registration.h"
+#include "compiler/Verify.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
 
 namespace {
+cl::SubCommand compileCmd("compile", "Compile a model to C++ (NAME.h, NAME.cpp, weights)");
+cl::opt<std::string> compileModelPath(cl::Positional, cl::desc("<model.onnx|.onnxtxt>"),
+                                      cl::Required, cl::sub(compileCmd));
+cl::opt<std::string> compileOutDir("o", cl::desc("Output folder (for --emit=cpp) or file"),
+                                   cl::value_desc("dir"), cl::sub(compileCmd));
+cl::opt<std::string> compileName("name", cl::desc("Model name: file names and symbol prefix "
+                                                  "(default: the model's file name)"),
+                                 cl::sub(compileCmd));
+cl::list<std::string> compileShapes("shape",
+                                    cl::desc("Static dims of an input: NAME=D0xD1x... (repeatable)"),
+                                    cl::sub(compileCmd));
+cl::opt<std::string> compileTarget("target", cl::desc("Code generator: cpp"), cl::init("cpp"),
+                                   cl::sub(compileCmd));
+cl::opt<onnxcc::EmitStage> compileEmit(
+    "emit", cl::desc("Where to stop"), cl::init(onnxcc::EmitStage::Cpp),
+    cl::values(clEnumValN(onnxcc::EmitStage::Onnx, "onnx", "the onnx dialect after shape inference"),
+               clEnumValN(onnxcc::EmitStage::Lowered, "lowered", "loops over buffers in one arena"),
+               clEnumValN(onnxcc::EmitStage::Cpp, "cpp", "the C++ files")),
+    cl::sub(compileCmd));
+
 cl::SubCommand importCmd("import", "Print a model as onnx-dialect MLIR");
 cl::opt<std::string> importModelPath(cl::Positional, cl::desc("<model.onnx|.onnxtxt>"),
                                      cl::Required, cl::sub(importCmd));
@@ -44,6 +68,31 @@ cl::opt<bool> inspectJson("json", cl::desc("Print the facts as one JSON object")
 cl::opt<bool> importDebugInfo("mlir-print-debuginfo",
                                cl::desc("Print locations (ONNX node names)"),
                                cl::sub(importCmd));
+
+cl::SubCommand verifyCmd("verify", "Compile a model, build and run it on ONNX test "
+                                   "data, and compare with the expected outputs");
+cl::opt<std::string> verifyModelPath(cl::Positional, cl::desc("<model.onnx|.onnxtxt>"),
+                                     cl::Required, cl::sub(verifyCmd));
+cl::opt<std::string> verifyDataset(cl::Positional,
+                                   cl::desc("<test_data_set_N folder or test folder>"),
+                                   cl::Required, cl::sub(verifyCmd));
+cl::opt<double> verifyAtol("atol", cl::desc("Absolute tolerance (default 1e-7)"),
+                           cl::init(1e-7), cl::sub(verifyCmd));
+cl::opt<double> verifyRtol("rtol", cl::desc("Relative tolerance (default 1e-3)"),
+                           cl::init(1e-3), cl::sub(verifyCmd));
+cl::opt<std::string> verifyKeep("keep",
+                                cl::desc("Keep the generated code, harness and binary in "
+                                         "this folder (reused as a build cache)"),
+                                cl::value_desc("dir"), cl::sub(verifyCmd));
+cl::opt<std::string> verifyCxx("cxx", cl::desc("C++ compiler (default: $CXX, else c++)"),
+                               cl::value_desc("path"), cl::sub(verifyCmd));
+cl::opt<std::string> verifyCxxOpt("cxx-opt",
+                                  cl::desc("Optimization flag of the harness build"),
+                                  cl::init("-O2"), cl::sub(verifyCmd));
+cl::opt<std::string> verifyGenerated(
+    "use-generated",
+    cl::desc("Skip compiling; use a copy of the generated files in this folder"),
+    cl::value_desc("dir"), cl::sub(verifyCmd), cl::Hidden);
 
 /// Prints `message` as the tool's one-line error and returns exit status 1.
 int reportError(const Twine &message) {
@@ -96,15 +145,78 @@ int runInspect() {
     onnxcc::printModelSummary(*summary, outs());
   return 0;
 }
+/// Exit status 0 only when every output of every dataset matched.
+int runVerify() {
+  onnxcc::VerifyOptions options;
+  options.atol = verifyAtol;
+  options.rtol = verifyRtol;
+  options.keepDir = verifyKeep;
+  options.cxx = verifyCxx;
+  options.cxxOptLevel = verifyCxxOpt;
+  options.generatedDir = verifyGenerated;
+  auto passed = onnxcc::verifyModel(verifyModelPath, verifyDataset, options, outs());
+  outs().flush();
+  if (!passed)
+    return reportError(toString(passed.takeError()));
+  return *passed ? 0 : 1;
+}
+} // namespace
+
+namespace {
+int runCompile() {
+  if (compileTarget != "cpp")
+    return reportError("--target " + compileTarget + " is not available yet (only cpp)");
+  onnxcc::CompileOptions options;
+  options.emit = compileEmit;
+  options.name = compileName.empty()
+                     ? onnxcc::sanitizeIdentifier(sys::path::stem(compileModelPath))
+                     : std::string(compileName);
+  if (options.name != onnxcc::sanitizeIdentifier(options.name))
+    return reportError("--name '" + options.name + "' is not a C identifier");
+  for (const std::string &spec : compileShapes) {
+    auto [name, dims] = StringRef(spec).rsplit('=');
+    if (name.empty() || dims.empty())
+      return reportError("--shape '" + spec + "' is not NAME=D0xD1x...");
+    std::vector<int64_t> values;
+    SmallVector<StringRef> parts;
+    dims.split(parts, 'x');
+    for (StringRef p : parts) {
+      int64_t v;
+      if (p.getAsInteger(10, v) || v < 0)
+        return reportError("--shape '" + spec + "': '" + p + "' is not a dimension");
+      values.push_back(v);
+    }
+    options.shapes.push_back({name.str(), values});
+  }
+  if (options.emit == onnxcc::EmitStage::Cpp) {
+    if (compileOutDir.empty())
+      return reportError("compile needs -o DIR");
+    options.outDir = compileOutDir;
+    if (Error e = onnxcc::compileModel(compileModelPath, options, outs()))
+      return reportError(toString(std::move(e)));
+    return 0;
+  }
+  std::error_code ec;
+  raw_fd_ostream os(compileOutDir.empty() ? std::string("-") : std::string(compileOutDir), ec);
+  if (ec)
+    return reportError("cannot write " + compileOutDir + ": " + ec.message());
+  if (Error e = onnxcc::compileModel(compileModelPath, options, os))
+    return reportError(toString(std::move(e)));
+  return 0;
+}
 } // namespace
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "onnxcc: an ahead-of-time compiler for ONNX models\n");
+  if (compileCmd)
+    return runCompile();
   if (importCmd)
     return runImport();
   if (inspectCmd)
     return runInspect();
+  if (verifyCmd)
+    return runVerify();
   errs() << "onnxcc: no command given; see 'onnxcc --help'\n";
   return 1;
 }

@@ -1,0 +1,852 @@
+//===- CppEmitter.cpp - Lowered modules to a C++ header and source -------===//
+//
+// The input is one func.func over memrefs (inputs, outputs, then the arena),
+// made of scf loops, arith/math scalars and memref accesses, plus
+// memref.global constants. Each memref value is tracked as a base pointer
+// expression with an offset and strides; each scalar becomes a local. Ops
+// are printed by a dispatch over their type; anything else is an error.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/cpp/CppEmitter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+using namespace mlir;
+using llvm::Error;
+using llvm::Expected;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace onnxcc::codegen {
+namespace {
+
+Error errorAt(Operation *op, const Twine &message) {
+  std::string loc;
+  llvm::raw_string_ostream os(loc);
+  op->getLoc().print(os);
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 ("cannot generate C++ for '" + op->getName().getStringRef() +
+                                  "': " + message)
+                                     .str());
+}
+
+/// The C++ type of a scalar MLIR type, or empty when there is none.
+std::string cType(Type t) {
+  if (t.isIndex())
+    return "int64_t";
+  if (t.isF32())
+    return "float";
+  if (t.isF64())
+    return "double";
+  if (auto i = dyn_cast<IntegerType>(t)) {
+    switch (i.getWidth()) {
+    case 1: return "bool";
+    case 8: return i.isUnsigned() ? "uint8_t" : "int8_t";
+    case 16: return i.isUnsigned() ? "uint16_t" : "int16_t";
+    case 32: return i.isUnsigned() ? "uint32_t" : "int32_t";
+    case 64: return i.isUnsigned() ? "uint64_t" : "int64_t";
+    default: return "";
+    }
+  }
+  return "";
+}
+
+/// The unsigned C++ type of the same width (for unsigned arith ops).
+std::string unsignedType(Type t) {
+  if (t.isIndex())
+    return "uint64_t";
+  switch (t.getIntOrFloatBitWidth()) {
+  case 1: return "bool";
+  case 8: return "uint8_t";
+  case 16: return "uint16_t";
+  case 32: return "uint32_t";
+  default: return "uint64_t";
+  }
+}
+
+/// A literal that reads back exactly.
+std::string floatLiteral(const APFloat &value, Type t) {
+  bool isFloat = t.isF32();
+  std::string type = isFloat ? "float" : "double";
+  if (value.isNaN())
+    return "std::numeric_limits<" + type + ">::quiet_NaN()";
+  if (value.isInfinity())
+    return std::string(value.isNegative() ? "-" : "") + "std::numeric_limits<" + type +
+           ">::infinity()";
+  double d = value.convertToDouble();
+  char buf[64];
+  snprintf(buf, sizeof(buf), isFloat ? "%.9g" : "%.17g", d);
+  std::string s = buf;
+  if (s.find_first_of(".eE") == std::string::npos)
+    s += ".0";
+  return isFloat ? s + "f" : s;
+}
+
+std::string intLiteral(const APInt &value, Type t) {
+  if (t.isInteger(1))
+    return value.isZero() ? "false" : "true";
+  int64_t v = value.getSExtValue();
+  if (t.isIndex())
+    return std::to_string(v); // Loop bounds and offsets: plain numbers.
+  unsigned width = t.getIntOrFloatBitWidth();
+  if (width == 64 && v == INT64_MIN)
+    return "INT64_MIN";
+  std::string s = std::to_string(v);
+  if (width == 64)
+    return "INT64_C(" + s + ")";
+  return "(" + cType(t) + ")" + s;
+}
+
+/// Where a memref's elements are: `base[offset + sum(index_i * stride_i)]`.
+struct MemRefView {
+  std::string base;
+  std::string offset;
+  SmallVector<std::string> sizes;
+  SmallVector<std::string> strides;
+};
+
+class Emitter {
+public:
+  Emitter(const CppEmitOptions &options) : options(options) {}
+  Expected<CppModel> emit(ModuleOp module);
+
+private:
+  Error collectWeights(ModuleOp module);
+  Error emitFunction(func::FuncOp func);
+  Error emitBlock(Block &block);
+  Error emitOp(Operation &op);
+  Error emitArith(Operation &op);
+  Error emitMath(Operation &op);
+  Error emitMemRef(Operation &op);
+  Error emitFor(scf::ForOp op);
+  Error emitIf(scf::IfOp op);
+  void emitNodeComment(Operation &op);
+
+  std::string value(Value v) { return names.lookup(v); }
+  std::string newName(StringRef prefix = "v") { return (prefix + Twine(nextId++)).str(); }
+  llvm::raw_ostream &line() { return os.indent(indent * 2); }
+  /// Declares `v` as a local initialized with `expr`.
+  Error define(Value v, const Twine &expr) {
+    std::string t = cType(v.getType());
+    if (t.empty())
+      return errorAt(v.getDefiningOp(), "unsupported scalar type");
+    std::string n = newName();
+    line() << "const " << t << " " << n << " = " << expr << ";\n";
+    names[v] = n;
+    return Error::success();
+  }
+  std::string element(Value memref, ValueRange indices);
+  MemRefView identityView(MemRefType t, std::string base);
+
+  const CppEmitOptions &options;
+  std::string body;
+  llvm::raw_string_ostream os{body};
+  int indent = 1;
+  int nextId = 0;
+  DenseMap<Value, std::string> names;
+  DenseMap<Value, MemRefView> views;
+  /// Offsets of the constants in the weights blob.
+  llvm::StringMap<int64_t> globalOffsets;
+  std::string weights;
+  std::string lastNode;
+};
+
+MemRefView Emitter::identityView(MemRefType t, std::string base) {
+  MemRefView v;
+  v.base = std::move(base);
+  v.offset = "0";
+  int64_t stride = 1;
+  SmallVector<std::string> strides(t.getRank());
+  for (int64_t d = t.getRank() - 1; d >= 0; --d) {
+    strides[d] = std::to_string(stride);
+    stride *= t.getDimSize(d);
+  }
+  for (int64_t d = 0; d < t.getRank(); ++d)
+    v.sizes.push_back(std::to_string(t.getDimSize(d)));
+  v.strides = strides;
+  return v;
+}
+
+std::string Emitter::element(Value memref, ValueRange indices) {
+  const MemRefView &v = views[memref];
+  std::string index;
+  if (v.offset != "0")
+    index = v.offset;
+  for (auto [i, idx] : llvm::enumerate(indices)) {
+    std::string term = v.strides[i] == "1" ? value(idx) : value(idx) + " * " + v.strides[i];
+    if (v.strides[i] == "0")
+      continue;
+    index = index.empty() ? term : index + " + " + term;
+  }
+  if (index.empty())
+    index = "0";
+  return v.base + "[" + index + "]";
+}
+
+Error Emitter::collectWeights(ModuleOp module) {
+  for (auto global : module.getOps<memref::GlobalOp>()) {
+    if (!global.getConstant() || !global.getInitialValue())
+      return errorAt(global, "only constant globals with an initial value are supported");
+    auto type = global.getType();
+    auto attr = *global.getInitialValue();
+    if (!type.getElementType().isIntOrFloat() || cType(type.getElementType()).empty())
+      return errorAt(global, "constant of unsupported element type");
+    int64_t elemBytes = (type.getElementTypeBitWidth() + 7) / 8;
+    std::string bytes;
+    if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+      if (dense.getElementType().isInteger(1)) {
+        for (bool b : dense.getValues<bool>())
+          bytes.push_back(b ? 1 : 0);
+      } else {
+        ArrayRef<char> raw = dense.getRawData();
+        if (dense.isSplat())
+          for (int64_t i = 0; i < type.getNumElements(); ++i)
+            bytes.append(raw.data(), elemBytes);
+        else
+          bytes.assign(raw.data(), raw.size());
+      }
+    } else if (auto res = dyn_cast<DenseResourceElementsAttr>(attr)) {
+      AsmResourceBlob *blob = res.getRawHandle().getBlob();
+      if (!blob)
+        return errorAt(global, "constant blob has no data");
+      ArrayRef<char> raw = blob->getData();
+      bytes.assign(raw.data(), raw.size());
+    } else {
+      return errorAt(global, "unsupported constant attribute");
+    }
+    if (static_cast<int64_t>(bytes.size()) != type.getNumElements() * elemBytes)
+      return errorAt(global, "constant has the wrong number of bytes");
+    weights.resize((weights.size() + 63) / 64 * 64, '\0');
+    globalOffsets[global.getSymName()] = weights.size();
+    weights += bytes;
+  }
+  return Error::success();
+}
+
+void Emitter::emitNodeComment(Operation &op) {
+  // The onnx op a lowered op came from: FusedLoc<"OpType">[NameLoc("node")].
+  std::string opType, nodeName;
+  std::function<void(Location)> visit = [&](Location loc) {
+    if (auto fused = dyn_cast<FusedLoc>(loc)) {
+      if (auto meta = dyn_cast_or_null<StringAttr>(fused.getMetadata()); meta && opType.empty())
+        opType = meta.str();
+      for (Location l : fused.getLocations())
+        visit(l);
+    } else if (auto name = dyn_cast<NameLoc>(loc)) {
+      if (nodeName.empty())
+        nodeName = name.getName().str();
+    }
+  };
+  visit(op.getLoc());
+  if (opType.empty())
+    return;
+  std::string label = opType + (nodeName.empty() ? "" : " '" + nodeName + "'");
+  if (label == lastNode)
+    return;
+  lastNode = label;
+  line() << "// " << label << "\n";
+}
+
+Error Emitter::emitBlock(Block &block) {
+  for (Operation &op : block)
+    if (Error e = emitOp(op))
+      return e;
+  return Error::success();
+}
+
+Error Emitter::emitOp(Operation &op) {
+  if (indent == 1)
+    emitNodeComment(op);
+  Dialect *dialect = op.getDialect();
+  StringRef ns = dialect ? dialect->getNamespace() : "";
+  if (ns == "arith")
+    return emitArith(op);
+  if (ns == "math")
+    return emitMath(op);
+  if (ns == "memref")
+    return emitMemRef(op);
+  if (auto f = dyn_cast<scf::ForOp>(op))
+    return emitFor(f);
+  if (auto i = dyn_cast<scf::IfOp>(op))
+    return emitIf(i);
+  if (isa<func::ReturnOp>(op)) {
+    line() << "return 0;\n";
+    return Error::success();
+  }
+  return errorAt(&op, "no C++ emission for this op");
+}
+
+Error Emitter::emitArith(Operation &op) {
+  if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+    Type t = c.getType();
+    if (auto f = dyn_cast<FloatAttr>(c.getValue())) {
+      names[c] = floatLiteral(f.getValue(), t);
+      return Error::success();
+    }
+    if (auto i = dyn_cast<IntegerAttr>(c.getValue())) {
+      names[c] = intLiteral(i.getValue(), t);
+      return Error::success();
+    }
+    return errorAt(&op, "non-scalar constant");
+  }
+  auto operand = [&](unsigned i) { return value(op.getOperand(i)); };
+  auto binary = [&](StringRef sym) {
+    return define(op.getResult(0), "(" + operand(0) + " " + sym + " " + operand(1) + ")");
+  };
+  Type resultType = op.getNumResults() ? op.getResult(0).getType() : Type();
+  std::string rt = resultType ? cType(resultType) : "";
+  auto unsignedBinary = [&](StringRef sym) {
+    std::string u = unsignedType(op.getOperand(0).getType());
+    return define(op.getResult(0), "(" + rt + ")((" + u + ")" + operand(0) + " " + sym + " (" +
+                                       u + ")" + operand(1) + ")");
+  };
+  auto cast = [&]() { return define(op.getResult(0), "static_cast<" + rt + ">(" + operand(0) + ")"); };
+  return llvm::TypeSwitch<Operation *, Error>(&op)
+      .Case<arith::AddFOp, arith::AddIOp>([&](auto) { return binary("+"); })
+      .Case<arith::SubFOp, arith::SubIOp>([&](auto) { return binary("-"); })
+      .Case<arith::MulFOp, arith::MulIOp>([&](auto) { return binary("*"); })
+      .Case<arith::DivFOp, arith::DivSIOp>([&](auto) { return binary("/"); })
+      .Case<arith::RemSIOp>([&](auto) { return binary("%"); })
+      .Case<arith::DivUIOp>([&](auto) { return unsignedBinary("/"); })
+      .Case<arith::RemUIOp>([&](auto) { return unsignedBinary("%"); })
+      .Case<arith::RemFOp>([&](auto) {
+        return define(op.getResult(0), "std::fmod(" + operand(0) + ", " + operand(1) + ")");
+      })
+      .Case<arith::AndIOp>([&](auto) { return binary("&"); })
+      .Case<arith::OrIOp>([&](auto) { return binary("|"); })
+      .Case<arith::XOrIOp>([&](auto) { return binary("^"); })
+      .Case<arith::ShLIOp>([&](auto) { return unsignedBinary("<<"); })
+      .Case<arith::ShRUIOp>([&](auto) { return unsignedBinary(">>"); })
+      .Case<arith::ShRSIOp>([&](auto) { return binary(">>"); })
+      .Case<arith::NegFOp>([&](auto) { return define(op.getResult(0), "(-" + operand(0) + ")"); })
+      .Case<arith::MaxSIOp, arith::MaxNumFOp>([&](auto) {
+        return define(op.getResult(0), "std::max(" + operand(0) + ", " + operand(1) + ")");
+      })
+      .Case<arith::MinSIOp, arith::MinNumFOp>([&](auto) {
+        return define(op.getResult(0), "std::min(" + operand(0) + ", " + operand(1) + ")");
+      })
+      .Case<arith::MaxUIOp>([&](auto) {
+        std::string u = unsignedType(resultType);
+        return define(op.getResult(0), "(" + rt + ")std::max((" + u + ")" + operand(0) + ", (" +
+                                           u + ")" + operand(1) + ")");
+      })
+      .Case<arith::MinUIOp>([&](auto) {
+        std::string u = unsignedType(resultType);
+        return define(op.getResult(0), "(" + rt + ")std::min((" + u + ")" + operand(0) + ", (" +
+                                           u + ")" + operand(1) + ")");
+      })
+      .Case<arith::MaximumFOp>([&](auto) {
+        return define(op.getResult(0), "onnxcc_rt::maximum(" + operand(0) + ", " + operand(1) + ")");
+      })
+      .Case<arith::MinimumFOp>([&](auto) {
+        return define(op.getResult(0), "onnxcc_rt::minimum(" + operand(0) + ", " + operand(1) + ")");
+      })
+      .Case<arith::SelectOp>([&](auto) {
+        return define(op.getResult(0),
+                      "(" + operand(0) + " ? " + operand(1) + " : " + operand(2) + ")");
+      })
+      .Case<arith::CmpFOp>([&](arith::CmpFOp c) {
+        std::string a = operand(0), b = operand(1);
+        std::string expr;
+        using P = arith::CmpFPredicate;
+        switch (c.getPredicate()) {
+        case P::OEQ: expr = a + " == " + b; break;
+        case P::OGT: expr = a + " > " + b; break;
+        case P::OGE: expr = a + " >= " + b; break;
+        case P::OLT: expr = a + " < " + b; break;
+        case P::OLE: expr = a + " <= " + b; break;
+        case P::ONE: expr = "(" + a + " < " + b + " || " + a + " > " + b + ")"; break;
+        case P::ORD: expr = "!(std::isnan(" + a + ") || std::isnan(" + b + "))"; break;
+        case P::UEQ: expr = "!(" + a + " < " + b + " || " + a + " > " + b + ")"; break;
+        case P::UGT: expr = "!(" + a + " <= " + b + ")"; break;
+        case P::UGE: expr = "!(" + a + " < " + b + ")"; break;
+        case P::ULT: expr = "!(" + a + " >= " + b + ")"; break;
+        case P::ULE: expr = "!(" + a + " > " + b + ")"; break;
+        case P::UNE: expr = a + " != " + b; break;
+        case P::UNO: expr = "(std::isnan(" + a + ") || std::isnan(" + b + "))"; break;
+        case P::AlwaysTrue: expr = "true"; break;
+        case P::AlwaysFalse: expr = "false"; break;
+        }
+        return define(c.getResult(), "(" + expr + ")");
+      })
+      .Case<arith::CmpIOp>([&](arith::CmpIOp c) {
+        using P = arith::CmpIPredicate;
+        std::string a = operand(0), b = operand(1);
+        P p = c.getPredicate();
+        bool isUnsigned = p == P::ult || p == P::ule || p == P::ugt || p == P::uge;
+        if (isUnsigned) {
+          std::string u = unsignedType(c.getLhs().getType());
+          a = "(" + u + ")" + a;
+          b = "(" + u + ")" + b;
+        }
+        StringRef sym;
+        switch (p) {
+        case P::eq: sym = "=="; break;
+        case P::ne: sym = "!="; break;
+        case P::slt: case P::ult: sym = "<"; break;
+        case P::sle: case P::ule: sym = "<="; break;
+        case P::sgt: case P::ugt: sym = ">"; break;
+        case P::sge: case P::uge: sym = ">="; break;
+        }
+        return define(c.getResult(), "(" + a + " " + sym + " " + b + ")");
+      })
+      .Case<arith::ExtFOp, arith::TruncFOp, arith::ExtSIOp, arith::TruncIOp, arith::SIToFPOp,
+            arith::FPToSIOp, arith::IndexCastOp>([&](auto) { return cast(); })
+      .Case<arith::ExtUIOp, arith::UIToFPOp, arith::IndexCastUIOp>([&](auto) {
+        std::string u = unsignedType(op.getOperand(0).getType());
+        return define(op.getResult(0), "static_cast<" + rt + ">((" + u + ")" + operand(0) + ")");
+      })
+      .Case<arith::FPToUIOp>([&](auto) {
+        return define(op.getResult(0), "static_cast<" + rt + ">(static_cast<" +
+                                           unsignedType(resultType) + ">(" + operand(0) + "))");
+      })
+      .Case<arith::BitcastOp>([&](auto) {
+        return define(op.getResult(0), "onnxcc_rt::bit_cast<" + rt + ">(" + operand(0) + ")");
+      })
+      .Default([&](Operation *o) { return errorAt(o, "unsupported arith op"); });
+}
+
+Error Emitter::emitMath(Operation &op) {
+  auto call = [&](StringRef fn) {
+    std::string args;
+    for (Value v : op.getOperands())
+      args += (args.empty() ? "" : ", ") + value(v);
+    return define(op.getResult(0), fn + ("(" + args + ")"));
+  };
+  return llvm::TypeSwitch<Operation *, Error>(&op)
+      .Case<math::ExpOp>([&](auto) { return call("std::exp"); })
+      .Case<math::Exp2Op>([&](auto) { return call("std::exp2"); })
+      .Case<math::ExpM1Op>([&](auto) { return call("std::expm1"); })
+      .Case<math::LogOp>([&](auto) { return call("std::log"); })
+      .Case<math::Log2Op>([&](auto) { return call("std::log2"); })
+      .Case<math::Log10Op>([&](auto) { return call("std::log10"); })
+      .Case<math::Log1pOp>([&](auto) { return call("std::log1p"); })
+      .Case<math::SqrtOp>([&](auto) { return call("std::sqrt"); })
+      .Case<math::RsqrtOp>([&](auto) { return call("onnxcc_rt::rsqrt"); })
+      .Case<math::CbrtOp>([&](auto) { return call("std::cbrt"); })
+      .Case<math::TanhOp>([&](auto) { return call("std::tanh"); })
+      .Case<math::SinOp>([&](auto) { return call("std::sin"); })
+      .Case<math::CosOp>([&](auto) { return call("std::cos"); })
+      .Case<math::TanOp>([&](auto) { return call("std::tan"); })
+      .Case<math::AsinOp>([&](auto) { return call("std::asin"); })
+      .Case<math::AcosOp>([&](auto) { return call("std::acos"); })
+      .Case<math::AtanOp>([&](auto) { return call("std::atan"); })
+      .Case<math::Atan2Op>([&](auto) { return call("std::atan2"); })
+      .Case<math::SinhOp>([&](auto) { return call("std::sinh"); })
+      .Case<math::CoshOp>([&](auto) { return call("std::cosh"); })
+      .Case<math::AsinhOp>([&](auto) { return call("std::asinh"); })
+      .Case<math::AcoshOp>([&](auto) { return call("std::acosh"); })
+      .Case<math::AtanhOp>([&](auto) { return call("std::atanh"); })
+      .Case<math::ErfOp>([&](auto) { return call("std::erf"); })
+      .Case<math::FloorOp>([&](auto) { return call("std::floor"); })
+      .Case<math::CeilOp>([&](auto) { return call("std::ceil"); })
+      .Case<math::RoundOp>([&](auto) { return call("std::round"); })
+      .Case<math::RoundEvenOp>([&](auto) { return call("onnxcc_rt::round_even"); })
+      .Case<math::TruncOp>([&](auto) { return call("std::trunc"); })
+      .Case<math::AbsFOp>([&](auto) { return call("std::fabs"); })
+      .Case<math::AbsIOp>([&](auto) { return call("onnxcc_rt::abs_int"); })
+      .Case<math::PowFOp>([&](auto) { return call("std::pow"); })
+      .Case<math::CopySignOp>([&](auto) { return call("std::copysign"); })
+      .Case<math::FmaOp>([&](auto) { return call("std::fma"); })
+      .Case<math::IsNaNOp>([&](auto) { return call("std::isnan"); })
+      .Case<math::IsInfOp>([&](auto) { return call("std::isinf"); })
+      .Default([&](Operation *o) { return errorAt(o, "unsupported math op"); });
+}
+
+Error Emitter::emitMemRef(Operation &op) {
+  return llvm::TypeSwitch<Operation *, Error>(&op)
+      .Case<memref::LoadOp>([&](memref::LoadOp load) {
+        return define(load.getResult(), element(load.getMemRef(), load.getIndices()));
+      })
+      .Case<memref::StoreOp>([&](memref::StoreOp store) {
+        line() << element(store.getMemRef(), store.getIndices()) << " = "
+               << value(store.getValueToStore()) << ";\n";
+        return Error::success();
+      })
+      .Case<memref::GetGlobalOp>([&](memref::GetGlobalOp get) -> Error {
+        auto it = globalOffsets.find(get.getName());
+        if (it == globalOffsets.end())
+          return errorAt(get, "unknown global");
+        MemRefType t = get.getType();
+        views[get] = identityView(t, "reinterpret_cast<const " + cType(t.getElementType()) + " *>(" +
+                                         options.name + "_weights + " +
+                                         std::to_string(it->second) + ")");
+        return Error::success();
+      })
+      .Case<memref::ViewOp>([&](memref::ViewOp view) -> Error {
+        MemRefType t = view.getType();
+        if (!t.hasStaticShape())
+          return errorAt(view, "dynamic view");
+        std::string et = cType(t.getElementType());
+        if (et.empty())
+          return errorAt(view, "unsupported element type");
+        views[view] = identityView(t, "reinterpret_cast<" + et + " *>(" +
+                                          views[view.getSource()].base + " + " +
+                                          value(view.getByteShift()) + ")");
+        return Error::success();
+      })
+      .Case<memref::ReinterpretCastOp>([&](memref::ReinterpretCastOp rc) -> Error {
+        MemRefView v;
+        v.base = views[rc.getSource()].base;
+        auto mixed = [&](OpFoldResult r) -> std::string {
+          if (auto a = dyn_cast<Attribute>(r))
+            return std::to_string(cast<IntegerAttr>(a).getInt());
+          return value(cast<Value>(r));
+        };
+        SmallVector<OpFoldResult> offsets = rc.getMixedOffsets();
+        v.offset = offsets.empty() ? "0" : mixed(offsets[0]);
+        for (OpFoldResult s : rc.getMixedSizes())
+          v.sizes.push_back(mixed(s));
+        for (OpFoldResult s : rc.getMixedStrides())
+          v.strides.push_back(mixed(s));
+        views[rc] = v;
+        return Error::success();
+      })
+      .Case<memref::ExtractStridedMetadataOp>([&](memref::ExtractStridedMetadataOp md) -> Error {
+        const MemRefView &src = views[md.getSource()];
+        MemRefView base;
+        base.base = src.base;
+        base.offset = "0";
+        views[md.getBaseBuffer()] = base;
+        names[md.getOffset()] = src.offset;
+        for (auto [r, s] : llvm::zip(md.getSizes(), src.sizes))
+          names[r] = s;
+        for (auto [r, s] : llvm::zip(md.getStrides(), src.strides))
+          names[r] = s;
+        return Error::success();
+      })
+      .Case<memref::CastOp>([&](memref::CastOp c) {
+        views[c] = views[c.getSource()];
+        return Error::success();
+      })
+      .Case<memref::DimOp>([&](memref::DimOp d) -> Error {
+        auto idx = d.getConstantIndex();
+        if (!idx)
+          return errorAt(d, "dynamic dim index");
+        names[d] = views[d.getSource()].sizes[*idx];
+        return Error::success();
+      })
+      .Case<memref::CopyOp>([&](memref::CopyOp copy) -> Error {
+        auto t = cast<MemRefType>(copy.getSource().getType());
+        // One loop per dim over the static shape.
+        SmallVector<std::string> ivs;
+        for (int64_t d = 0; d < t.getRank(); ++d) {
+          std::string iv = newName("i");
+          line() << "for (int64_t " << iv << " = 0; " << iv << " < " << t.getDimSize(d) << "; ++"
+                 << iv << ") {\n";
+          ++indent;
+          ivs.push_back(iv);
+        }
+        auto at = [&](Value m) {
+          const MemRefView &v = views[m];
+          std::string index = v.offset;
+          for (auto [i, iv] : llvm::enumerate(ivs))
+            index += " + " + iv + " * " + v.strides[i];
+          return v.base + "[" + index + "]";
+        };
+        line() << at(copy.getTarget()) << " = " << at(copy.getSource()) << ";\n";
+        for (int64_t d = 0; d < t.getRank(); ++d) {
+          --indent;
+          line() << "}\n";
+        }
+        return Error::success();
+      })
+      .Default([&](Operation *o) { return errorAt(o, "unsupported memref op"); });
+}
+
+Error Emitter::emitFor(scf::ForOp op) {
+  // Loop-carried values live in mutable locals around the loop.
+  SmallVector<std::string> carried;
+  for (auto [init, result] : llvm::zip(op.getInitArgs(), op.getResults())) {
+    std::string n = newName("acc");
+    line() << cType(result.getType()) << " " << n << " = " << value(init) << ";\n";
+    carried.push_back(n);
+    names[result] = n;
+  }
+  std::string iv = newName("i");
+  std::string step = value(op.getStep());
+  line() << "for (int64_t " << iv << " = " << value(op.getLowerBound()) << "; " << iv << " < "
+         << value(op.getUpperBound()) << "; "
+         << (step == "1" ? "++" + iv : iv + " += " + step) << ") {\n";
+  ++indent;
+  names[op.getInductionVar()] = iv;
+  for (auto [arg, n] : llvm::zip(op.getRegionIterArgs(), carried))
+    names[arg] = n;
+  Block &body = *op.getBody();
+  for (Operation &inner : body.without_terminator())
+    if (Error e = emitOp(inner))
+      return e;
+  auto yield = cast<scf::YieldOp>(body.getTerminator());
+  // Read every yielded value before assigning any (they may refer to each other).
+  SmallVector<std::string> next;
+  for (Value v : yield.getOperands()) {
+    std::string n = newName("next");
+    line() << "const " << cType(v.getType()) << " " << n << " = " << value(v) << ";\n";
+    next.push_back(n);
+  }
+  for (auto [c, n] : llvm::zip(carried, next))
+    line() << c << " = " << n << ";\n";
+  --indent;
+  line() << "}\n";
+  return Error::success();
+}
+
+Error Emitter::emitIf(scf::IfOp op) {
+  SmallVector<std::string> results;
+  for (Value r : op.getResults()) {
+    std::string n = newName("sel");
+    line() << cType(r.getType()) << " " << n << ";\n";
+    results.push_back(n);
+    names[r] = n;
+  }
+  auto emitRegion = [&](Region &region) -> Error {
+    ++indent;
+    Block &block = region.front();
+    for (Operation &inner : block.without_terminator())
+      if (Error e = emitOp(inner))
+        return e;
+    if (auto yield = dyn_cast<scf::YieldOp>(block.getTerminator()))
+      for (auto [n, v] : llvm::zip(results, yield.getOperands()))
+        line() << n << " = " << value(v) << ";\n";
+    --indent;
+    return Error::success();
+  };
+  line() << "if (" << value(op.getCondition()) << ") {\n";
+  if (Error e = emitRegion(op.getThenRegion()))
+    return e;
+  if (!op.getElseRegion().empty()) {
+    line() << "} else {\n";
+    if (Error e = emitRegion(op.getElseRegion()))
+      return e;
+  }
+  line() << "}\n";
+  return Error::success();
+}
+
+/// dtype names as `onnxcc inspect` prints them.
+std::string dtypeOf(func::FuncOp func, unsigned arg) {
+  if (auto d = func.getArgAttrOfType<StringAttr>(arg, "onnx.dtype"))
+    return d.str();
+  return "unknown";
+}
+
+Expected<CppModel> Emitter::emit(ModuleOp module) {
+  auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
+  if (funcs.size() != 1)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the lowered module must hold exactly one function");
+  func::FuncOp func = funcs.front();
+  if (Error e = collectWeights(module))
+    return std::move(e);
+
+  const std::string &n = options.name;
+  // Classify arguments: inputs, outputs, the arena.
+  struct Port {
+    unsigned arg;
+    std::string name, dtype, ctype;
+    MemRefType type;
+  };
+  SmallVector<Port> inputs, outputs;
+  int arenaArg = -1;
+  for (BlockArgument arg : func.getArguments()) {
+    unsigned i = arg.getArgNumber();
+    if (func.getArgAttr(i, "onnxcc.arena")) {
+      arenaArg = i;
+      continue;
+    }
+    auto type = dyn_cast<MemRefType>(arg.getType());
+    if (!type || !type.hasStaticShape())
+      return errorAt(func, "function arguments must be static buffers");
+    auto nameAttr = func.getArgAttrOfType<StringAttr>(i, "onnx.name");
+    Port p{i, nameAttr ? nameAttr.str() : "arg" + std::to_string(i), dtypeOf(func, i),
+           cType(type.getElementType()), type};
+    // The interface uses the ONNX type; inside, integers are signless.
+    if (StringRef(p.dtype).starts_with("uint"))
+      p.ctype = "u" + p.ctype;
+    if (p.ctype.empty())
+      return errorAt(func, "unsupported element type of '" + p.name + "'");
+    (func.getArgAttr(i, "onnxcc.output") ? outputs : inputs).push_back(p);
+  }
+  if (arenaArg < 0)
+    return errorAt(func, "the function has no arena argument (run onnxcc-plan-memory)");
+  int64_t arenaSize = 0;
+  if (auto a = func->getAttrOfType<IntegerAttr>("onnxcc.arena_size"))
+    arenaSize = a.getInt();
+
+  // C identifiers for the ports: the ONNX name, made unique.
+  llvm::StringSet<> used;
+  auto ident = [&](StringRef s) {
+    std::string id;
+    for (char c : s)
+      id.push_back(llvm::isAlnum(c) ? c : '_');
+    if (id.empty() || llvm::isDigit(id[0]))
+      id = "t_" + id;
+    std::string unique = id;
+    for (int k = 2; !used.insert(unique).second; ++k)
+      unique = id + "_" + std::to_string(k);
+    return unique;
+  };
+  used.insert("arena");
+  for (Port &p : inputs) {
+    std::string id = ident(p.name);
+    views[func.getArgument(p.arg)] = identityView(p.type, id);
+    names[func.getArgument(p.arg)] = id;
+  }
+  for (Port &p : outputs) {
+    std::string id = ident(p.name);
+    views[func.getArgument(p.arg)] = identityView(p.type, id);
+    names[func.getArgument(p.arg)] = id;
+  }
+  MemRefView arenaView;
+  arenaView.base = "arena_";
+  arenaView.offset = "0";
+  views[func.getArgument(arenaArg)] = arenaView;
+
+  if (Error e = emitBlock(func.getBody().front()))
+    return std::move(e);
+
+  auto dimsOf = [](MemRefType t) {
+    std::string s;
+    for (int64_t d : t.getShape())
+      s += (s.empty() ? "" : ", ") + std::to_string(d);
+    return s;
+  };
+  auto dtypeBytes = [](MemRefType t) { return (t.getElementTypeBitWidth() + 7) / 8; };
+
+  CppModel model;
+  {
+    llvm::raw_string_ostream h(model.header);
+    std::string guard = llvm::StringRef(n).upper() + "_H";
+    h << "// " << n << ".h - generated by onnxcc from " << options.modelPath
+      << ". Do not edit.\n";
+    h << "#ifndef " << guard << "\n#define " << guard << "\n\n";
+    h << "#include <stddef.h>\n#include <stdint.h>\n\n";
+    h << "#define " << n << "_ARENA_SIZE " << arenaSize << "u\n";
+    h << "#define " << n << "_ARENA_ALIGN 64u\n";
+    h << "#define " << n << "_NUM_INPUTS " << inputs.size() << "\n";
+    h << "#define " << n << "_NUM_OUTPUTS " << outputs.size() << "\n\n";
+    h << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+    h << "typedef struct " << n << "_tensor_info {\n  const char *name;\n  const char *dtype;\n"
+      << "  int32_t elem_size;\n  int32_t rank;\n  const int64_t *shape;\n} " << n
+      << "_tensor_info;\n\n";
+    h << "/* Inputs and outputs in model order. */\n";
+    h << "extern const " << n << "_tensor_info " << n << "_inputs[" << std::max<size_t>(inputs.size(), 1) << "];\n";
+    h << "extern const " << n << "_tensor_info " << n << "_outputs[" << std::max<size_t>(outputs.size(), 1) << "];\n\n";
+    h << "/* Runs the model. `arena` is " << n << "_ARENA_SIZE bytes aligned to "
+      << n << "_ARENA_ALIGN, owned by the caller; one per concurrent call.\n"
+      << "   Returns 0 on success, 1 for a null pointer, 2 for a misaligned arena. */\n";
+    h << "int " << n << "_run(void *arena";
+    for (Port &p : inputs)
+      h << ",\n    const " << p.ctype << " *" << names[func.getArgument(p.arg)] << " /* "
+        << p.name << ": " << p.dtype << "[" << dimsOf(p.type) << "] */";
+    for (Port &p : outputs)
+      h << ",\n    " << p.ctype << " *" << names[func.getArgument(p.arg)] << " /* " << p.name
+        << ": " << p.dtype << "[" << dimsOf(p.type) << "] */";
+    h << ");\n\n";
+    h << "/* The same with arrays of pointers, in model order. */\n";
+    h << "int " << n << "_run_generic(void *arena, const void *const *inputs, "
+      << "void *const *outputs);\n\n";
+    h << "#ifdef __cplusplus\n} /* extern \"C\" */\n\n";
+    h << "namespace " << n << " {\n/// The model as a C++ object holding its own arena.\n";
+    h << "struct Model {\n  static constexpr size_t kArenaSize = " << n << "_ARENA_SIZE;\n";
+    h << "  alignas(64) unsigned char arena[" << n << "_ARENA_SIZE ? " << n
+      << "_ARENA_SIZE : 1];\n";
+    h << "  int run(";
+    bool first = true;
+    for (Port &p : inputs) {
+      h << (first ? "" : ", ") << "const " << p.ctype << " *" << names[func.getArgument(p.arg)];
+      first = false;
+    }
+    for (Port &p : outputs) {
+      h << (first ? "" : ", ") << p.ctype << " *" << names[func.getArgument(p.arg)];
+      first = false;
+    }
+    h << ") {\n    return " << n << "_run(arena";
+    for (Port &p : inputs)
+      h << ", " << names[func.getArgument(p.arg)];
+    for (Port &p : outputs)
+      h << ", " << names[func.getArgument(p.arg)];
+    h << ");\n  }\n};\n} // namespace " << n << "\n#endif\n\n#endif // " << guard << "\n";
+  }
+  {
+    llvm::raw_string_ostream s(model.source);
+    s << "// " << n << ".cpp - generated by onnxcc from " << options.modelPath
+      << ". Do not edit.\n";
+    s << "#include \"" << n << ".h\"\n#include \"onnxcc_rt.h\"\n\n";
+    s << "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n#include <limits>\n\n";
+    if (!weights.empty()) {
+      s << "// The weights (" << weights.size() << " bytes) are the file " << n
+        << ".cpp.weights next to this one,\n// embedded by the assembler.\n";
+      s << "extern \"C\" const unsigned char " << n << "_weights[];\n";
+      s << "__asm__(\".section .rodata\\n\"\n        \".balign 64\\n\"\n        \".globl " << n
+        << "_weights\\n\"\n        \".hidden " << n << "_weights\\n\"\n        \"" << n
+        << "_weights:\\n\"\n        \".incbin \\\"\" __FILE__ \".weights\\\"\\n\"\n"
+        << "        \".previous\\n\");\n\n";
+    }
+    auto table = [&](StringRef kind, ArrayRef<Port> ports) {
+      for (auto [i, p] : llvm::enumerate(ports))
+        s << "static const int64_t " << kind << "_shape_" << i << "[] = {"
+          << (p.type.getRank() ? dimsOf(p.type) : "0") << "};\n";
+      s << "extern \"C\" const " << n << "_tensor_info " << n << "_" << kind << "["
+        << std::max<size_t>(ports.size(), 1) << "] = {\n";
+      for (auto [i, p] : llvm::enumerate(ports))
+        s << "  {\"" << llvm::StringRef(p.name) << "\", \"" << p.dtype << "\", "
+          << dtypeBytes(p.type) << ", " << p.type.getRank() << ", " << kind << "_shape_" << i
+          << "},\n";
+      if (ports.empty())
+        s << "  {nullptr, nullptr, 0, 0, nullptr},\n";
+      s << "};\n\n";
+    };
+    table("inputs", inputs);
+    table("outputs", outputs);
+    s << "extern \"C\" int " << n << "_run(void *arena";
+    for (Port &p : inputs)
+      s << ", const " << p.ctype << " *" << names[func.getArgument(p.arg)];
+    for (Port &p : outputs)
+      s << ", " << p.ctype << " *" << names[func.getArgument(p.arg)];
+    s << ") {\n";
+    s << "  if (!arena";
+    for (Port &p : inputs)
+      s << " || !" << names[func.getArgument(p.arg)];
+    for (Port &p : outputs)
+      s << " || !" << names[func.getArgument(p.arg)];
+    s << ")\n    return 1;\n";
+    s << "  if (reinterpret_cast<uintptr_t>(arena) % 64 != 0)\n    return 2;\n";
+    s << "  unsigned char *arena_ = static_cast<unsigned char *>(arena);\n  (void)arena_;\n";
+    s << body;
+    s << "}\n\n";
+    s << "extern \"C\" int " << n
+      << "_run_generic(void *arena, const void *const *inputs, void *const *outputs) {\n";
+    s << "  if (!inputs || !outputs)\n    return 1;\n";
+    s << "  return " << n << "_run(arena";
+    for (auto [i, p] : llvm::enumerate(inputs))
+      s << ",\n      static_cast<const " << p.ctype << " *>(inputs[" << i << "])";
+    for (auto [i, p] : llvm::enumerate(outputs))
+      s << ",\n      static_cast<" << p.ctype << " *>(outputs[" << i << "])";
+    s << ");\n}\n";
+  }
+  model.weights = std::move(weights);
+  return model;
+}
+
+} // namespace
+
+Expected<CppModel> emitCpp(ModuleOp module, const CppEmitOptions &options) {
+  Emitter emitter(options);
+  return emitter.emit(module);
+}
+
+} // namespace onnxcc::codegen

@@ -1,0 +1,33 @@
+//===- CppEmitter.h - Lowered modules to a C++ header and source ---------===//
+#ifndef ONNXCC_CODEGEN_CPP_CPPEMITTER_H
+#define ONNXCC_CODEGEN_CPP_CPPEMITTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace onnxcc::codegen {
+
+struct CppEmitOptions {
+  /// Symbol prefix and file stem (a C identifier).
+  std::string name;
+  /// Shown in the banner of the generated files.
+  std::string modelPath;
+};
+
+/// The generated files (see codegen/cpp/ABI.md).
+struct CppModel {
+  std::string header;  ///< NAME.h
+  std::string source;  ///< NAME.cpp
+  std::string weights; ///< NAME.cpp.weights
+};
+
+/// Prints the lowered `module` (one function over memrefs, from the CPU
+/// lowering pipeline) as C++. Fails with a diagnostic at the first op or
+/// type it cannot print.
+llvm::Expected<CppModel> emitCpp(mlir::ModuleOp module, const CppEmitOptions &options);
+
+} // namespace onnxcc::codegen
+
+#endif // ONNXCC_CODEGEN_CPP_CPPEMITTER_H

@@ -1,0 +1,188 @@
+//===- Driver.cpp - onnxcc compile: model to C++ -------------------------===//
+#include "compiler/Driver.h"
+
+#include "codegen/cpp/CppEmitter.h"
+#include "compiler/Importer.h"
+#include "compiler/ModelLoader.h"
+#include "compiler/Registration.h"
+#include "lowering/Passes.h"
+#include "dialects/onnx/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+using llvm::Error;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace onnxcc {
+
+#ifndef ONNXCC_RUNTIME_SUPPORT_DIR
+#error "ONNXCC_RUNTIME_SUPPORT_DIR must name the runtime-support folder"
+#endif
+
+namespace {
+Error makeError(const Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
+}
+
+/// dtype names as `onnxcc inspect` prints them.
+std::string dtypeName(Type t) {
+  if (auto s = dyn_cast<ShapedType>(t))
+    t = s.getElementType();
+  if (t.isF32()) return "float32";
+  if (t.isF64()) return "float64";
+  if (t.isF16()) return "float16";
+  if (t.isBF16()) return "bfloat16";
+  if (t.isInteger(1)) return "bool";
+  if (auto i = dyn_cast<IntegerType>(t))
+    return (i.isUnsigned() ? "uint" : "int") + std::to_string(i.getWidth());
+  return "unknown";
+}
+
+/// Applies --shape: inputs with symbolic dims get the given static dims.
+Error applyShapes(func::FuncOp func, const CompileOptions &options) {
+  SmallVector<Type> argTypes(func.getArgumentTypes());
+  for (const auto &[name, dims] : options.shapes) {
+    bool found = false;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+      auto n = func.getArgAttrOfType<StringAttr>(i, "onnx.name");
+      if (!n || n.getValue() != name)
+        continue;
+      found = true;
+      auto t = dyn_cast<RankedTensorType>(argTypes[i]);
+      if (!t || t.getRank() != static_cast<int64_t>(dims.size()))
+        return makeError("--shape " + name + ": the input has rank " +
+                         Twine(t ? t.getRank() : -1) + ", the shape gives " +
+                         Twine(dims.size()) + " dims");
+      for (auto [declared, given] : llvm::zip(t.getShape(), dims))
+        if (!ShapedType::isDynamic(declared) && declared != given)
+          return makeError("--shape " + name + ": dim " + Twine(given) +
+                           " contradicts the model's " + Twine(declared));
+      argTypes[i] = RankedTensorType::get(dims, t.getElementType());
+      func.getArgument(i).setType(argTypes[i]);
+    }
+    if (!found)
+      return makeError("--shape names '" + name + "', which is not an input of the model");
+  }
+  func.setType(FunctionType::get(func.getContext(), argTypes, func.getResultTypes()));
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    auto t = dyn_cast<RankedTensorType>(argTypes[i]);
+    if (t && t.hasStaticShape())
+      continue;
+    auto n = func.getArgAttrOfType<StringAttr>(i, "onnx.name");
+    return makeError("input '" + (n ? n.getValue() : StringRef("?")) +
+                     "' has symbolic or unknown dims; give them with --shape " +
+                     (n ? n.getValue() : StringRef("NAME")) + "=D0xD1x...");
+  }
+  return Error::success();
+}
+
+Error writeFile(StringRef dir, StringRef name, StringRef contents) {
+  SmallString<256> path(dir);
+  llvm::sys::path::append(path, name);
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return makeError("cannot write " + path + ": " + ec.message());
+  os << contents;
+  os.close();
+  if (os.has_error())
+    return makeError("cannot write " + path);
+  return Error::success();
+}
+} // namespace
+
+std::string sanitizeIdentifier(StringRef s) {
+  std::string id;
+  for (char c : s)
+    id.push_back(llvm::isAlnum(c) ? c : '_');
+  if (id.empty() || llvm::isDigit(id[0]))
+    id = "model_" + id;
+  return id;
+}
+
+Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw_ostream &irOut) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  context.printOpOnDiagnostic(false);
+
+  auto model = loadModel(modelPath);
+  if (!model)
+    return model.takeError();
+  auto module = importModel(context, *model);
+  if (!module)
+    return module.takeError();
+  auto func = *(*module)->getOps<func::FuncOp>().begin();
+  if (Error e = applyShapes(func, options))
+    return makeError(modelPath + ": " + toString(std::move(e)));
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    func.setArgAttr(i, "onnx.dtype", StringAttr::get(&context, dtypeName(func.getArgumentTypes()[i])));
+  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    func.setResultAttr(i, "onnx.dtype", StringAttr::get(&context, dtypeName(func.getResultTypes()[i])));
+
+  std::string diagnostic;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    if (diagnostic.empty() && d.getSeverity() == DiagnosticSeverity::Error) {
+      llvm::raw_string_ostream os(diagnostic);
+      // Name the ONNX node the diagnostic is about.
+      std::function<void(Location)> findName = [&](Location loc) {
+        if (auto name = dyn_cast<NameLoc>(loc)) {
+          os << "node '" << name.getName() << "': ";
+          return;
+        }
+        if (auto fused = dyn_cast<FusedLoc>(loc))
+          for (Location l : fused.getLocations())
+            findName(l);
+      };
+      findName(d.getLocation());
+      os << d.str();
+    }
+    return success();
+  });
+
+  PassManager pm(&context);
+  if (options.emit == EmitStage::Onnx) {
+    pm.addNestedPass<func::FuncOp>(onnx::createOnnxInferShapesPass());
+  } else {
+    buildCpuLoweringPipeline(pm);
+  }
+  if (failed(pm.run(**module)))
+    return makeError(modelPath + ": " + (diagnostic.empty() ? "lowering failed" : diagnostic));
+  if (options.emit != EmitStage::Cpp) {
+    (*module)->print(irOut);
+    return Error::success();
+  }
+
+  codegen::CppEmitOptions emitOptions;
+  emitOptions.name = options.name;
+  emitOptions.modelPath = llvm::sys::path::filename(modelPath).str();
+  auto cpp = codegen::emitCpp(**module, emitOptions);
+  if (!cpp)
+    return makeError(modelPath + ": " + toString(cpp.takeError()));
+  if (std::error_code ec = llvm::sys::fs::create_directories(options.outDir))
+    return makeError("cannot create " + options.outDir + ": " + ec.message());
+  auto runtime = llvm::MemoryBuffer::getFile(ONNXCC_RUNTIME_SUPPORT_DIR "/onnxcc_rt.h");
+  if (!runtime)
+    return makeError("cannot read the runtime support header " ONNXCC_RUNTIME_SUPPORT_DIR
+                     "/onnxcc_rt.h");
+  if (Error e = writeFile(options.outDir, options.name + ".h", cpp->header))
+    return e;
+  if (Error e = writeFile(options.outDir, options.name + ".cpp", cpp->source))
+    return e;
+  if (Error e = writeFile(options.outDir, options.name + ".cpp.weights", cpp->weights))
+    return e;
+  return writeFile(options.outDir, "onnxcc_rt.h", (*runtime)->getBuffer());
+}
+
+} // namespace onnxcc

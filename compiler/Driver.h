@@ -1,0 +1,44 @@
+//===- Driver.h - onnxcc compile: model to C++ ---------------------------===//
+#ifndef ONNXCC_COMPILER_DRIVER_H
+#define ONNXCC_COMPILER_DRIVER_H
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace onnxcc {
+
+/// Where `onnxcc compile` stops.
+enum class EmitStage {
+  Onnx,    ///< the onnx dialect after import and shape inference
+  Lowered, ///< loops and buffers after lowering and memory planning
+  Cpp,     ///< the generated C++ files
+};
+
+struct CompileOptions {
+  /// Model name: file names and the symbol prefix (a C identifier).
+  std::string name;
+  /// Output folder for EmitStage::Cpp.
+  std::string outDir;
+  /// Shapes for inputs with symbolic dims: input name -> dims.
+  std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
+  EmitStage emit = EmitStage::Cpp;
+};
+
+/// Compiles the model at `modelPath`. For EmitStage::Onnx and ::Lowered the
+/// IR is printed to `irOut`; for ::Cpp the files are written to
+/// `options.outDir`. Errors are one line.
+llvm::Error compileModel(llvm::StringRef modelPath, const CompileOptions &options,
+                         llvm::raw_ostream &irOut);
+
+/// A C identifier made from `s` (the default model name from a file name).
+std::string sanitizeIdentifier(llvm::StringRef s);
+
+} // namespace onnxcc
+
+#endif // ONNXCC_COMPILER_DRIVER_H

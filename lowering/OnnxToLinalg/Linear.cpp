@@ -1,0 +1,152 @@
+//===- Linear.cpp - MatMul and Gemm to linalg contractions ---------------===//
+#include "lowering/OnnxToLinalg/Patterns.h"
+
+#include "mlir/IR/AffineMap.h"
+
+using namespace mlir;
+
+namespace onnxcc::lowering {
+namespace {
+
+/// Multiply-accumulate of the contraction body for element type `t`.
+Value multiplyAdd(OpBuilder &b, Location loc, Value a, Value x, Value acc) {
+  if (isa<FloatType>(acc.getType())) {
+    Value p = arith::MulFOp::create(b, loc, a, x);
+    return arith::AddFOp::create(b, loc, acc, p);
+  }
+  Value p = arith::MulIOp::create(b, loc, a, x);
+  return arith::AddIOp::create(b, loc, acc, p);
+}
+
+/// result[batch..., m?, n?] = sum_k a[batch..., m?, k] * b[batch..., k, n?]
+/// with numpy matmul semantics: batch dims broadcast; a 1-D `a` has no m, a
+/// 1-D `b` has no n. `transA`/`transB` swap the last two dims of 2-D operands.
+Value buildContraction(OpBuilder &b, Location loc, RankedTensorType resultType, Value lhs,
+                       Value rhs, bool transA = false, bool transB = false) {
+  MLIRContext *ctx = b.getContext();
+  auto at = cast<RankedTensorType>(lhs.getType());
+  auto bt = cast<RankedTensorType>(rhs.getType());
+  bool hasM = at.getRank() >= 2, hasN = bt.getRank() >= 2;
+  int64_t batchRank = resultType.getRank() - (hasM ? 1 : 0) - (hasN ? 1 : 0);
+  int64_t numDims = batchRank + (hasM ? 1 : 0) + (hasN ? 1 : 0) + 1;
+  int64_t mDim = batchRank, nDim = batchRank + (hasM ? 1 : 0), kDim = numDims - 1;
+  auto batchExprs = [&](RankedTensorType t, int64_t operandBatchRank) {
+    SmallVector<AffineExpr> exprs;
+    int64_t offset = batchRank - operandBatchRank;
+    for (int64_t d = 0; d < operandBatchRank; ++d) {
+      bool broadcast = t.getDimSize(d) == 1 && resultType.getDimSize(offset + d) != 1;
+      exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx)
+                                : getAffineDimExpr(offset + d, ctx));
+    }
+    return exprs;
+  };
+  SmallVector<AffineExpr> aExprs = batchExprs(at, at.getRank() - (hasM ? 2 : 1));
+  if (hasM) {
+    if (transA) {
+      aExprs.push_back(getAffineDimExpr(kDim, ctx));
+      aExprs.push_back(getAffineDimExpr(mDim, ctx));
+    } else {
+      aExprs.push_back(getAffineDimExpr(mDim, ctx));
+      aExprs.push_back(getAffineDimExpr(kDim, ctx));
+    }
+  } else {
+    aExprs.push_back(getAffineDimExpr(kDim, ctx));
+  }
+  SmallVector<AffineExpr> bExprs = batchExprs(bt, bt.getRank() - (hasN ? 2 : 1));
+  if (hasN) {
+    if (transB) {
+      bExprs.push_back(getAffineDimExpr(nDim, ctx));
+      bExprs.push_back(getAffineDimExpr(kDim, ctx));
+    } else {
+      bExprs.push_back(getAffineDimExpr(kDim, ctx));
+      bExprs.push_back(getAffineDimExpr(nDim, ctx));
+    }
+  } else {
+    bExprs.push_back(getAffineDimExpr(kDim, ctx));
+  }
+  SmallVector<AffineExpr> cExprs;
+  for (int64_t d = 0; d < numDims - 1; ++d)
+    cExprs.push_back(getAffineDimExpr(d, ctx));
+  SmallVector<AffineMap> maps = {AffineMap::get(numDims, 0, aExprs, ctx),
+                                 AffineMap::get(numDims, 0, bExprs, ctx),
+                                 AffineMap::get(numDims, 0, cExprs, ctx)};
+  SmallVector<utils::IteratorType> iterators(numDims - 1, utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Value init = buildFilled(b, loc, resultType, b.getZeroAttr(resultType.getElementType()));
+  return linalg::GenericOp::create(
+             b, loc, resultType, ValueRange{lhs, rhs}, init, maps, iterators,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               linalg::YieldOp::create(nb, nloc,
+                                       multiplyAdd(nb, nloc, args[0], args[1], args[2]));
+             })
+      .getResult(0);
+}
+
+struct MatMulLowering : OpConversionPattern<onnx::MatMulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::MatMulOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    rewriter.replaceOp(op, buildContraction(rewriter, op.getLoc(), type, adaptor.getA(),
+                                            adaptor.getB()));
+    return success();
+  }
+};
+
+struct GemmLowering : OpConversionPattern<onnx::GemmOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::GemmOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    Location loc = op.getLoc();
+    Value product = buildContraction(rewriter, loc, type, adaptor.getA(), adaptor.getB(),
+                                     op.getTransA() != 0, op.getTransB() != 0);
+    double alpha = op.getAlpha().convertToDouble();
+    double beta = op.getBeta().convertToDouble();
+    Value c = adaptor.getC();
+    bool hasC = !isa<NoneType>(c.getType()) && beta != 0.0;
+    if (alpha == 1.0 && !hasC) {
+      rewriter.replaceOp(op, product);
+      return success();
+    }
+    SmallVector<Value> inputs = {product};
+    if (hasC)
+      inputs.push_back(c);
+    Type elem = type.getElementType();
+    Value result = buildBroadcastGeneric(
+        rewriter, loc, type, inputs, [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          bool isFloat = isa<FloatType>(elem);
+          auto scale = [&](Value v, double s) -> Value {
+            if (s == 1.0)
+              return v;
+            if (isFloat)
+              return arith::MulFOp::create(
+                  b, l, v, arith::ConstantOp::create(b, l, b.getFloatAttr(elem, s)));
+            return arith::MulIOp::create(
+                b, l, v,
+                arith::ConstantOp::create(b, l, b.getIntegerAttr(elem, static_cast<int64_t>(s))));
+          };
+          Value r = scale(args[0], alpha);
+          if (args.size() > 1) {
+            Value cv = scale(args[1], beta);
+            r = isFloat ? Value(arith::AddFOp::create(b, l, r, cv))
+                        : Value(arith::AddIOp::create(b, l, r, cv));
+          }
+          return r;
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateLinearPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<MatMulLowering, GemmLowering>(converter, patterns.getContext());
+}
+
+} // namespace onnxcc::lowering

@@ -1,0 +1,59 @@
+//===- Patterns.h - onnx to linalg conversion: shared pieces -------------===//
+#ifndef ONNXCC_LOWERING_ONNXTOLINALG_PATTERNS_H
+#define ONNXCC_LOWERING_ONNXTOLINALG_PATTERNS_H
+
+#include "dialects/onnx/OnnxOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace onnxcc::lowering {
+
+/// Tensors of the onnx dialect as the lowering sees them: ranked, static,
+/// signless (unsigned integers keep their width; the ops chosen carry the
+/// signedness).
+class OnnxTypeConverter : public mlir::TypeConverter {
+public:
+  OnnxTypeConverter();
+};
+
+/// Element type of `v` in the onnx dialect, before conversion (so that
+/// unsigned types are still visible).
+mlir::Type onnxElementType(mlir::Value v);
+inline bool isUnsignedInt(mlir::Type t) { return t.isUnsignedInteger(); }
+
+/// Builds a linalg.generic computing `result` (a static shape) from
+/// `operands` with multidirectional broadcasting: operand dims that are 1
+/// where the result's are not read index 0. `body` gets the scalar operands
+/// (already converted) and returns the scalar result.
+mlir::Value buildBroadcastGeneric(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType resultType,
+    mlir::ValueRange operands,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::ValueRange)> body);
+
+/// A zero-filled (or `value`-filled) tensor of `type`.
+mlir::Value buildFilled(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
+                        mlir::TypedAttr value);
+
+/// Converts `v` (a scalar of `from`, an onnx element type) to `to`, with
+/// ONNX Cast semantics (float to int truncates toward zero; to bool is != 0).
+mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                       mlir::Type from, mlir::Type to);
+
+/// The converted, static, ranked result type of result `i` of `op`, or null
+/// after reporting a match failure.
+mlir::RankedTensorType staticResultType(mlir::ConversionPatternRewriter &rewriter,
+                                        const mlir::TypeConverter *converter,
+                                        mlir::Operation *op, unsigned i = 0);
+
+void populateElementwisePatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateLinearPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateDataMovementPatterns(OnnxTypeConverter &converter,
+                                  mlir::RewritePatternSet &patterns);
+
+} // namespace onnxcc::lowering
+
+#endif // ONNXCC_LOWERING_ONNXTOLINALG_PATTERNS_H

@@ -1,0 +1,31 @@
+//===- Passes.h - Lowering onnx to loops and buffers ---------------------===//
+#ifndef ONNXCC_LOWERING_PASSES_H
+#define ONNXCC_LOWERING_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace onnxcc {
+
+#define GEN_PASS_DECL
+#include "lowering/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "lowering/Passes.h.inc"
+
+/// Adds the passes from the onnx dialect (after import) to loops over
+/// buffers in one arena, the input of the C++ emitter.
+void buildCpuLoweringPipeline(mlir::OpPassManager &pm);
+
+/// Registers the pipeline as `onnxcc-lower-cpu` for onnxcc-opt.
+void registerLoweringPipelines();
+
+} // namespace onnxcc
+
+#endif // ONNXCC_LOWERING_PASSES_H

@@ -1,0 +1,37 @@
+//===- Passes.td - Lowering onnx to loops and buffers ------*- tablegen -*-===//
+#ifndef ONNXCC_LOWERING_PASSES_TD
+#define ONNXCC_LOWERING_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertOnnxToLinalgPass : Pass<"convert-onnx-to-linalg", "::mlir::ModuleOp"> {
+  let summary = "Lower onnx ops to linalg, tensor, arith and math on tensors";
+  let description = [{
+    Elementwise and broadcasting ops become linalg.generic with broadcast
+    indexing maps; contractions become linalg.generic; data movement becomes
+    tensor ops; onnx.Constant becomes arith.constant. Unsigned element types
+    become signless (signedness lives in the arith ops chosen). Needs static
+    shapes; an op it cannot lower is an error naming the op and its node.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
+def OnnxccPlanMemoryPass : Pass<"onnxcc-plan-memory", "::mlir::func::FuncOp"> {
+  let summary = "Outputs as arguments, every intermediate buffer in one arena";
+  let description = [{
+    After bufferization: returned buffers become output arguments (written in
+    place when they were allocated here, copied otherwise); every remaining
+    memref.alloc becomes a memref.view of an arena argument at an offset chosen
+    by liveness (buffers whose lifetimes do not overlap share bytes). The arena
+    size is recorded as the function's `onnxcc.arena_size` attribute.
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", "64",
+           "Alignment of the arena and of every buffer in it">,
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"];
+}
+
+#endif // ONNXCC_LOWERING_PASSES_TD

@@ -1,0 +1,47 @@
+//===- Pipeline.cpp - From the onnx dialect to loops over one arena ------===//
+#include "lowering/Passes.h"
+
+#include "dialects/onnx/Transforms/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace onnxcc {
+
+void buildCpuLoweringPipeline(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(onnx::createOnnxInferShapesPass());
+  pm.addPass(createConvertOnnxToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+  // Each linalg.generic that reads its operands elementwise fuses into its
+  // producer's loop nest.
+  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createOnnxccPlanMemoryPass());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void registerLoweringPipelines() {
+  registerOnnxccLoweringPasses();
+  PassPipelineRegistration<>("onnxcc-lower-cpu",
+                             "Lower the onnx dialect to loops over buffers in one arena",
+                             buildCpuLoweringPipeline);
+}
+
+} // namespace onnxcc
