@@ -135,6 +135,9 @@ struct ConvertOnnxToLinalgPass
     populateElementwisePatterns(converter, patterns);
     populateLinearPatterns(converter, patterns);
     populateDataMovementPatterns(converter, patterns);
+    populateReductionPatterns(converter, patterns);
+    populateConvolutionPatterns(converter, patterns);
+    populateIndexingPatterns(converter, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
 

@@ -53,6 +53,10 @@ void populateElementwisePatterns(OnnxTypeConverter &converter, mlir::RewritePatt
 void populateLinearPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateDataMovementPatterns(OnnxTypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
+void populateReductionPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateConvolutionPatterns(OnnxTypeConverter &converter,
+                                 mlir::RewritePatternSet &patterns);
+void populateIndexingPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 
 } // namespace onnxcc::lowering
 
