@@ -26,6 +26,13 @@ tools = ["onnxcc", "onnxcc-opt", ToolSubst("FileCheck", unresolved="fatal"),
          ToolSubst("count", unresolved="fatal")]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
+# Tests that build and run generated C++ need a host C++ compiler.
+import shutil
+cxx = os.environ.get("CXX") or shutil.which("c++")
+if cxx:
+    config.available_features.add("onnxcc-compile")
+    config.substitutions.append(("%cxx", cxx))
+
 # Tests that need the ONNX backend test data or PyTorch declare these features.
 if os.path.isdir(config.onnx_testdata_dir):
     config.available_features.add("onnx-testdata")
