@@ -138,7 +138,7 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
       // Name the ONNX node the diagnostic is about.
       std::function<void(Location)> findName = [&](Location loc) {
         if (auto name = dyn_cast<NameLoc>(loc)) {
-          os << "node '" << name.getName() << "': ";
+          os << "node '" << name.getName().getValue() << "': ";
           return;
         }
         if (auto fused = dyn_cast<FusedLoc>(loc))

@@ -63,6 +63,9 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
       auto type = dyn_cast<MemRefType>(v.getType());
       if (!type)
         return ret.emitError("function result is not a buffer");
+      if (!type.hasStaticShape())
+        return ret.emitError() << "output buffer " << type
+                               << " has no static shape; the arena needs static shapes";
       auto argType = MemRefType::get(type.getShape(), type.getElementType());
       BlockArgument arg = entry.addArgument(argType, ret.getLoc());
       argTypes.push_back(argType);

@@ -33,14 +33,13 @@ using llvm::Twine;
 namespace onnxcc::codegen {
 namespace {
 
+/// Reports `message` at `op` (a diagnostic, for tools and lit) and returns it
+/// as an Error (for the driver's one-line message).
 Error errorAt(Operation *op, const Twine &message) {
-  std::string loc;
-  llvm::raw_string_ostream os(loc);
-  op->getLoc().print(os);
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 ("cannot generate C++ for '" + op->getName().getStringRef() +
-                                  "': " + message)
-                                     .str());
+  std::string text =
+      ("cannot generate C++ for '" + op->getName().getStringRef() + "': " + message).str();
+  op->emitError(text);
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), text);
 }
 
 /// The C++ type of a scalar MLIR type, or empty when there is none.

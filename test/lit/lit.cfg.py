@@ -21,7 +21,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.onnxcc_tools_dir, config.llvm_tools_dir]
-tools = ["onnxcc", "onnxcc-opt", ToolSubst("FileCheck", unresolved="fatal"),
+tools = ["onnxcc", "onnxcc-opt", "onnxcc-translate", ToolSubst("FileCheck", unresolved="fatal"),
          ToolSubst("not", unresolved="fatal"), ToolSubst("split-file", unresolved="fatal"),
          ToolSubst("count", unresolved="fatal")]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

@@ -1,0 +1,80 @@
+// RUN: onnxcc-opt %s --onnxcc-plan-memory --split-input-file -verify-diagnostics | FileCheck %s
+
+/// Returned buffers become output arguments, written in place; buffers whose
+/// lifetimes do not overlap share arena bytes; the arena size is recorded.
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME: (%[[X:.*]]: memref<16xf32>, %[[OUT:.*]]: memref<16xf32> {onnx.name = "y", onnxcc.output}, %[[ARENA:.*]]: memref<?xi8> {onnxcc.arena})
+// CHECK-SAME: attributes {onnxcc.arena_alignment = 64 : i64, onnxcc.arena_size = 128 : i64}
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[A:.*]] = memref.view %[[ARENA]][%[[C0]]][] : memref<?xi8> to memref<16xf32>
+// CHECK: %[[C64:.*]] = arith.constant 64 : index
+// CHECK-NEXT: %[[B:.*]] = memref.view %[[ARENA]][%[[C64]]][] : memref<?xi8> to memref<16xf32>
+// CHECK: memref.copy %[[X]], %[[A]]
+// CHECK: memref.copy %[[A]], %[[B]]
+// CHECK: %[[C0B:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[C:.*]] = memref.view %[[ARENA]][%[[C0B]]][] : memref<?xi8> to memref<16xf32>
+// CHECK: memref.copy %[[B]], %[[C]]
+// CHECK: memref.copy %[[C]], %[[OUT]]
+// CHECK-NOT: memref.alloc
+// CHECK: return
+func.func @chain(%x: memref<16xf32>) -> (memref<16xf32> {onnx.name = "y"}) {
+  %a = memref.alloc() : memref<16xf32>
+  %b = memref.alloc() : memref<16xf32>
+  memref.copy %x, %a : memref<16xf32> to memref<16xf32>
+  memref.copy %a, %b : memref<16xf32> to memref<16xf32>
+  // %a is dead here: %c may reuse its bytes.
+  %c = memref.alloc() : memref<16xf32>
+  memref.copy %b, %c : memref<16xf32> to memref<16xf32>
+  %r = memref.alloc() : memref<16xf32>
+  memref.copy %c, %r : memref<16xf32> to memref<16xf32>
+  return %r : memref<16xf32>
+}
+
+// -----
+
+/// A returned value that was not allocated here (an input) is copied into
+/// its output argument; no arena bytes are needed.
+// CHECK-LABEL: func.func @passthrough
+// CHECK-SAME: (%[[X:.*]]: memref<4xi64>, %[[OUT:.*]]: memref<4xi64> {onnxcc.output}, %{{.*}}: memref<?xi8> {onnxcc.arena})
+// CHECK-SAME: onnxcc.arena_size = 0
+// CHECK: memref.copy %[[X]], %[[OUT]]
+func.func @passthrough(%x: memref<4xi64>) -> memref<4xi64> {
+  return %x : memref<4xi64>
+}
+
+// -----
+
+/// A view of a buffer keeps the buffer alive: %a and %b overlap in time.
+// CHECK-LABEL: func.func @views
+// CHECK-SAME: onnxcc.arena_size = 128
+func.func @views(%x: memref<2x8xf32>) -> memref<16xf32> {
+  %a = memref.alloc() : memref<2x8xf32>
+  memref.copy %x, %a : memref<2x8xf32> to memref<2x8xf32>
+  %flat = memref.collapse_shape %a [[0, 1]] : memref<2x8xf32> into memref<16xf32>
+  %b = memref.alloc() : memref<16xf32>
+  memref.copy %flat, %b : memref<16xf32> to memref<16xf32>
+  %r = memref.alloc() : memref<16xf32>
+  memref.copy %flat, %r : memref<16xf32> to memref<16xf32>
+  memref.copy %b, %r : memref<16xf32> to memref<16xf32>
+  return %r : memref<16xf32>
+}
+
+// -----
+
+/// Intermediate buffers need static sizes.
+func.func @negative_dynamic_intermediate(%n: index, %x: memref<4xf32>) -> memref<4xf32> {
+  // expected-error @+1 {{buffer 'memref<?xf32>' has no static size; the arena needs static shapes}}
+  %a = memref.alloc(%n) : memref<?xf32>
+  %r = memref.alloc() : memref<4xf32>
+  memref.copy %x, %r : memref<4xf32> to memref<4xf32>
+  return %r : memref<4xf32>
+}
+
+// -----
+
+/// So do outputs.
+func.func @negative_dynamic_output(%n: index) -> memref<?xf32> {
+  %a = memref.alloc(%n) : memref<?xf32>
+  // expected-error @+1 {{output buffer 'memref<?xf32>' has no static shape; the arena needs static shapes}}
+  return %a : memref<?xf32>
+}
