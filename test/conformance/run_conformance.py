@@ -160,7 +160,9 @@ def run_one(args, suite, test, folder):
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
         return "error", "timed out after %gs" % args.timeout
-    return classify(proc.returncode, stdout, stderr)
+    status, message = classify(proc.returncode, stdout, stderr)
+    # The model's path is the same for every test: keep the message short.
+    return status, message.replace(os.path.join(folder, "model.onnx") + ": ", "")
 
 
 def print_table(results, skipped):
