@@ -167,6 +167,7 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
   codegen::CppEmitOptions emitOptions;
   emitOptions.name = options.name;
   emitOptions.modelPath = llvm::sys::path::filename(modelPath).str();
+  emitOptions.embedWeights = options.embedWeights;
   auto cpp = codegen::emitCpp(**module, emitOptions);
   if (!cpp)
     return makeError(modelPath + ": " + toString(cpp.takeError()));
@@ -180,7 +181,8 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
     return e;
   if (Error e = writeFile(options.outDir, options.name + ".cpp", cpp->source))
     return e;
-  if (Error e = writeFile(options.outDir, options.name + ".cpp.weights", cpp->weights))
+  StringRef weightsFile = options.embedWeights ? ".cpp.weights" : ".weights";
+  if (Error e = writeFile(options.outDir, options.name + weightsFile.str(), cpp->weights))
     return e;
   return writeFile(options.outDir, "onnxcc_rt.h", (*runtime)->getBuffer());
 }

@@ -28,6 +28,9 @@ struct CompileOptions {
   /// Shapes for inputs with symbolic dims: input name -> dims.
   std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
   EmitStage emit = EmitStage::Cpp;
+  /// Embed the weights in the object; when false they go to NAME.weights and
+  /// run() takes a pointer to them.
+  bool embedWeights = true;
 };
 
 /// Compiles the model at `modelPath`. For EmitStage::Onnx and ::Lowered the

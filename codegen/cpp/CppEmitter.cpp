@@ -135,6 +135,10 @@ private:
   void emitNodeComment(Operation &op);
 
   std::string value(Value v) { return names.lookup(v); }
+  /// The expression for the first byte of the weights.
+  std::string weightsBase() const {
+    return options.embedWeights ? options.name + "_weights" : std::string("weights_");
+  }
   std::string newName(StringRef prefix = "v") { return (prefix + Twine(nextId++)).str(); }
   llvm::raw_ostream &line() { return os.indent(indent * 2); }
   /// Declares `v` as a local initialized with `expr`.
@@ -481,7 +485,7 @@ Error Emitter::emitMemRef(Operation &op) {
           return errorAt(get, "unknown global");
         MemRefType t = get.getType();
         views[get] = identityView(t, "reinterpret_cast<const " + cType(t.getElementType()) + " *>(" +
-                                         options.name + "_weights + " +
+                                         weightsBase() + " + " +
                                          std::to_string(it->second) + ")");
         return Error::success();
       })
@@ -735,6 +739,9 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     h << "#include <stddef.h>\n#include <stdint.h>\n\n";
     h << "#define " << n << "_ARENA_SIZE " << arenaSize << "u\n";
     h << "#define " << n << "_ARENA_ALIGN 64u\n";
+    if (!options.embedWeights)
+      h << "#define " << n << "_WEIGHTS_SIZE " << weights.size()
+        << "u /* bytes of " << n << ".weights, passed to run() */\n";
     h << "#define " << n << "_NUM_INPUTS " << inputs.size() << "\n";
     h << "#define " << n << "_NUM_OUTPUTS " << outputs.size() << "\n\n";
     h << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
@@ -748,6 +755,8 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       << n << "_ARENA_ALIGN, owned by the caller; one per concurrent call.\n"
       << "   Returns 0 on success, 1 for a null pointer, 2 for a misaligned arena. */\n";
     h << "int " << n << "_run(void *arena";
+    if (!options.embedWeights)
+      h << ", const void *weights";
     for (Port &p : inputs)
       h << ",\n    const " << p.ctype << " *" << names[func.getArgument(p.arg)] << " /* "
         << p.name << ": " << p.dtype << "[" << dimsOf(p.type) << "] */";
@@ -756,8 +765,9 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
         << ": " << p.dtype << "[" << dimsOf(p.type) << "] */";
     h << ");\n\n";
     h << "/* The same with arrays of pointers, in model order. */\n";
-    h << "int " << n << "_run_generic(void *arena, const void *const *inputs, "
-      << "void *const *outputs);\n\n";
+    h << "int " << n << "_run_generic(void *arena, "
+      << (options.embedWeights ? "" : "const void *weights, ")
+      << "const void *const *inputs, void *const *outputs);\n\n";
     h << "#ifdef __cplusplus\n} /* extern \"C\" */\n\n";
     h << "namespace " << n << " {\n/// The model as a C++ object holding its own arena.\n";
     h << "struct Model {\n  static constexpr size_t kArenaSize = " << n << "_ARENA_SIZE;\n";
@@ -765,6 +775,10 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       << "_ARENA_SIZE : 1];\n";
     h << "  int run(";
     bool first = true;
+    if (!options.embedWeights) {
+      h << "const void *weights";
+      first = false;
+    }
     for (Port &p : inputs) {
       h << (first ? "" : ", ") << "const " << p.ctype << " *" << names[func.getArgument(p.arg)];
       first = false;
@@ -773,7 +787,7 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       h << (first ? "" : ", ") << p.ctype << " *" << names[func.getArgument(p.arg)];
       first = false;
     }
-    h << ") {\n    return " << n << "_run(arena";
+    h << ") {\n    return " << n << "_run(arena" << (options.embedWeights ? "" : ", weights");
     for (Port &p : inputs)
       h << ", " << names[func.getArgument(p.arg)];
     for (Port &p : outputs)
@@ -786,7 +800,7 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       << ". Do not edit.\n";
     s << "#include \"" << n << ".h\"\n#include \"onnxcc_rt.h\"\n\n";
     s << "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n#include <limits>\n\n";
-    if (!weights.empty()) {
+    if (!weights.empty() && options.embedWeights) {
       s << "// The weights (" << weights.size() << " bytes) are the file " << n
         << ".cpp.weights next to this one,\n// embedded by the assembler.\n";
       s << "extern \"C\" const unsigned char " << n << "_weights[];\n";
@@ -812,12 +826,14 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     table("inputs", inputs);
     table("outputs", outputs);
     s << "extern \"C\" int " << n << "_run(void *arena";
+    if (!options.embedWeights)
+      s << ", const void *weights";
     for (Port &p : inputs)
       s << ", const " << p.ctype << " *" << names[func.getArgument(p.arg)];
     for (Port &p : outputs)
       s << ", " << p.ctype << " *" << names[func.getArgument(p.arg)];
     s << ") {\n";
-    s << "  if (!arena";
+    s << "  if (!arena" << (options.embedWeights ? "" : " || !weights");
     for (Port &p : inputs)
       s << " || !" << names[func.getArgument(p.arg)];
     for (Port &p : outputs)
@@ -825,12 +841,16 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     s << ")\n    return 1;\n";
     s << "  if (reinterpret_cast<uintptr_t>(arena) % 64 != 0)\n    return 2;\n";
     s << "  unsigned char *arena_ = static_cast<unsigned char *>(arena);\n  (void)arena_;\n";
+    if (!options.embedWeights)
+      s << "  const unsigned char *weights_ = static_cast<const unsigned char *>(weights);\n"
+        << "  (void)weights_;\n";
     s << body;
     s << "}\n\n";
-    s << "extern \"C\" int " << n
-      << "_run_generic(void *arena, const void *const *inputs, void *const *outputs) {\n";
+    s << "extern \"C\" int " << n << "_run_generic(void *arena, "
+      << (options.embedWeights ? "" : "const void *weights, ")
+      << "const void *const *inputs, void *const *outputs) {\n";
     s << "  if (!inputs || !outputs)\n    return 1;\n";
-    s << "  return " << n << "_run(arena";
+    s << "  return " << n << "_run(arena" << (options.embedWeights ? "" : ", weights");
     for (auto [i, p] : llvm::enumerate(inputs))
       s << ",\n      static_cast<const " << p.ctype << " *>(inputs[" << i << "])";
     for (auto [i, p] : llvm::enumerate(outputs))

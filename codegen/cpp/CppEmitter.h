@@ -14,6 +14,9 @@ struct CppEmitOptions {
   std::string name;
   /// Shown in the banner of the generated files.
   std::string modelPath;
+  /// Embed the weights in the object (assembler .incbin of NAME.cpp.weights);
+  /// when false, run() takes a pointer to them (the NAME.weights file).
+  bool embedWeights = true;
 };
 
 /// The generated files (see codegen/cpp/ABI.md).

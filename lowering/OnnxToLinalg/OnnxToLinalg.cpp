@@ -91,18 +91,6 @@ struct ConstantLowering : OpConversionPattern<onnx::ConstantOp> {
   }
 };
 
-/// onnx.NoValue disappears with its users.
-struct NoValueLowering : OpConversionPattern<onnx::NoValueOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(onnx::NoValueOp op, OpAdaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    if (!op->use_empty())
-      return failure();
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
 struct ConvertOnnxToLinalgPass
     : public impl::ConvertOnnxToLinalgPassBase<ConvertOnnxToLinalgPass> {
   void runOnOperation() override {
@@ -123,6 +111,8 @@ struct ConvertOnnxToLinalgPass
                            math::MathDialect>();
     target.addIllegalDialect<onnx::OnnxDialect>();
     target.addLegalOp<ModuleOp>();
+    // Absent optional operands stay until their users are gone (below).
+    target.addLegalOp<onnx::NoValueOp>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp f) {
       return converter.isSignatureLegal(f.getFunctionType()) &&
              converter.isLegal(&f.getBody());
@@ -131,7 +121,7 @@ struct ConvertOnnxToLinalgPass
         [&](func::ReturnOp r) { return converter.isLegal(r.getOperandTypes()); });
 
     RewritePatternSet patterns(ctx);
-    patterns.add<ConstantLowering, NoValueLowering>(converter, ctx);
+    patterns.add<ConstantLowering>(converter, ctx);
     populateElementwisePatterns(converter, patterns);
     populateLinearPatterns(converter, patterns);
     populateDataMovementPatterns(converter, patterns);
@@ -164,6 +154,10 @@ struct ConvertOnnxToLinalgPass
     ConversionConfig config;
     if (failed(applyFullConversion(module, target, std::move(patterns), config)))
       return signalPassFailure();
+    module.walk([](onnx::NoValueOp op) {
+      if (op->use_empty())
+        op->erase();
+    });
   }
 };
 } // namespace

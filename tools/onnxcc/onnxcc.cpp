@@ -37,6 +37,10 @@ cl::list<std::string> compileShapes("shape",
                                     cl::sub(compileCmd));
 cl::opt<std::string> compileTarget("target", cl::desc("Code generator: cpp"), cl::init("cpp"),
                                    cl::sub(compileCmd));
+cl::opt<std::string> compileWeights(
+    "weights",
+    cl::desc("embed: weights inside the object (default); file: NAME.weights, passed to run()"),
+    cl::init("embed"), cl::sub(compileCmd));
 cl::opt<onnxcc::EmitStage> compileEmit(
     "emit", cl::desc("Where to stop"), cl::init(onnxcc::EmitStage::Cpp),
     cl::values(clEnumValN(onnxcc::EmitStage::Onnx, "onnx", "the onnx dialect after shape inference"),
@@ -168,6 +172,9 @@ int runCompile() {
     return reportError("--target " + compileTarget + " is not available yet (only cpp)");
   onnxcc::CompileOptions options;
   options.emit = compileEmit;
+  if (compileWeights != "embed" && compileWeights != "file")
+    return reportError("--weights must be embed or file, not '" + compileWeights + "'");
+  options.embedWeights = compileWeights == "embed";
   options.name = compileName.empty()
                      ? onnxcc::sanitizeIdentifier(sys::path::stem(compileModelPath))
                      : std::string(compileName);
