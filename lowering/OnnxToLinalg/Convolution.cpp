@@ -1,13 +1,780 @@
-//===- Convolution.cpp - onnx ops to linalg: convolution family -----------------------===//
+//===- Convolution.cpp - onnx ops to linalg: convolution and pooling ------===//
+//
+// Conv, ConvTranspose and the pooling ops become one linalg.generic over the
+// output with reduction loops over (channels of a group, kernel window). The
+// input is read through an explicitly padded tensor (filled with the neutral
+// value of the reduction), so the loop body has no bounds checks. This is the
+// reference form: runtime-support kernels can later replace one generic each.
+//
+//===----------------------------------------------------------------------===//
 #include "lowering/OnnxToLinalg/Patterns.h"
+
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/AffineMap.h"
+
+#include <cmath>
+#include <limits>
 
 using namespace mlir;
 
 namespace onnxcc::lowering {
+namespace {
+
+int64_t ceilDivPositive(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+int64_t floorDivPositive(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+/// The sliding window of a Conv-like or pooling op over its spatial dims,
+/// with auto_pad resolved into explicit pads.
+struct Window {
+  SmallVector<int64_t> kernel, strides, dilations;
+  /// Pads as ONNX defines them (explicit, or derived from auto_pad).
+  SmallVector<int64_t> padBegin, padEnd;
+  /// End padding beyond padEnd that windows reach into (ceil_mode): the
+  /// output shape asks for windows that start inside but end outside.
+  SmallVector<int64_t> overhang;
+  /// Spatial sizes of the input and of the output.
+  SmallVector<int64_t> in, out;
+
+  size_t rank() const { return kernel.size(); }
+  int64_t extent(size_t i) const { return (kernel[i] - 1) * dilations[i] + 1; }
+  bool needsPadding() const {
+    for (size_t i = 0; i < rank(); ++i)
+      if (padBegin[i] || padEnd[i] || overhang[i])
+        return true;
+    return false;
+  }
+};
+
+/// Reads an optional INTS attribute of `n` values, or `n` copies of `dflt`.
+FailureOr<SmallVector<int64_t>> intsOr(ConversionPatternRewriter &rewriter, Operation *op,
+                                       std::optional<ArrayRef<int64_t>> attr, size_t n,
+                                       int64_t dflt, StringRef name, int64_t min) {
+  SmallVector<int64_t> values(n, dflt);
+  if (attr) {
+    if (attr->size() != n)
+      return rewriter.notifyMatchFailure(op, Twine(name) + " has the wrong number of values");
+    values.assign(attr->begin(), attr->end());
+  }
+  for (int64_t v : values)
+    if (v < min)
+      return rewriter.notifyMatchFailure(op, Twine(name) + " has an out-of-range value");
+  return values;
+}
+
+/// Resolves the window of `op` from its attributes and the static spatial
+/// sizes of its input and result.
+FailureOr<Window> resolveWindow(ConversionPatternRewriter &rewriter, Operation *op,
+                                ArrayRef<int64_t> in, ArrayRef<int64_t> out,
+                                ArrayRef<int64_t> kernel,
+                                std::optional<ArrayRef<int64_t>> strides,
+                                std::optional<ArrayRef<int64_t>> dilations,
+                                std::optional<ArrayRef<int64_t>> pads, StringRef autoPad) {
+  size_t n = in.size();
+  Window w;
+  w.in.assign(in.begin(), in.end());
+  w.out.assign(out.begin(), out.end());
+  if (kernel.size() != n || out.size() != n)
+    return rewriter.notifyMatchFailure(op, "kernel rank does not match the input");
+  w.kernel.assign(kernel.begin(), kernel.end());
+  if (llvm::any_of(w.kernel, [](int64_t k) { return k < 1; }))
+    return rewriter.notifyMatchFailure(op, "kernel_shape has a non-positive value");
+  auto s = intsOr(rewriter, op, strides, n, 1, "strides", 1);
+  auto d = intsOr(rewriter, op, dilations, n, 1, "dilations", 1);
+  auto p = intsOr(rewriter, op, pads, 2 * n, 0, "pads", 0);
+  if (failed(s) || failed(d) || failed(p))
+    return failure();
+  w.strides = *s;
+  w.dilations = *d;
+  for (size_t i = 0; i < n; ++i) {
+    int64_t begin = 0, end = 0;
+    if (autoPad == "NOTSET") {
+      begin = (*p)[i];
+      end = (*p)[i + n];
+    } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      int64_t total = std::max<int64_t>(0, (out[i] - 1) * w.strides[i] + w.extent(i) - in[i]);
+      begin = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      end = total - begin;
+    } else if (autoPad != "VALID") {
+      return rewriter.notifyMatchFailure(op, "unknown auto_pad value");
+    }
+    w.padBegin.push_back(begin);
+    w.padEnd.push_back(end);
+    int64_t needed = out[i] > 0 ? (out[i] - 1) * w.strides[i] + w.extent(i) : 0;
+    w.overhang.push_back(std::max<int64_t>(0, needed - (in[i] + begin + end)));
+  }
+  return w;
+}
+
+/// `x` ([N, C, spatial...]) with its spatial dims padded as `w` says, the
+/// padding filled with `neutral`.
+Value padInput(OpBuilder &b, Location loc, Value x, const Window &w, TypedAttr neutral) {
+  if (!w.needsPadding())
+    return x;
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<int64_t> offsets(type.getRank(), 0), strides(type.getRank(), 1);
+  for (size_t i = 0; i < w.rank(); ++i) {
+    shape[i + 2] += w.padBegin[i] + w.padEnd[i] + w.overhang[i];
+    offsets[i + 2] = w.padBegin[i];
+  }
+  auto paddedType = RankedTensorType::get(shape, type.getElementType());
+  Value filled = buildFilled(b, loc, paddedType, neutral);
+  MLIRContext *ctx = b.getContext();
+  return tensor::InsertSliceOp::create(b, loc, x, filled, getAsIndexOpFoldResult(ctx, offsets),
+                                       getAsIndexOpFoldResult(ctx, type.getShape()),
+                                       getAsIndexOpFoldResult(ctx, strides));
+}
+
+/// Splits dim `dim` of `v` into [outer, size / outer] (a view).
+Value splitDim(OpBuilder &b, Location loc, Value v, int64_t dim, int64_t outer) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape;
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (d == dim) {
+      groups.push_back({static_cast<int64_t>(shape.size()),
+                        static_cast<int64_t>(shape.size()) + 1});
+      shape.push_back(outer);
+      shape.push_back(type.getDimSize(d) / outer);
+      continue;
+    }
+    groups.push_back({static_cast<int64_t>(shape.size())});
+    shape.push_back(type.getDimSize(d));
+  }
+  return tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), v, groups);
+}
+
+/// Merges dims `dim` and `dim + 1` of `v` (a view).
+Value mergeDims(OpBuilder &b, Location loc, Value v, int64_t dim) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape;
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (d == dim) {
+      groups.push_back({d, d + 1});
+      shape.push_back(type.getDimSize(d) * type.getDimSize(d + 1));
+      ++d;
+      continue;
+    }
+    groups.push_back({d});
+    shape.push_back(type.getDimSize(d));
+  }
+  return tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), v, groups);
+}
+
+Value addScalars(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return arith::AddFOp::create(b, loc, x, y);
+  return arith::AddIOp::create(b, loc, x, y);
+}
+
+/// The [N, G, M/G, out...] accumulator of a convolution: the bias broadcast,
+/// or zeros.
+Value buildConvInit(OpBuilder &b, Location loc, RankedTensorType type, Value bias,
+                    int64_t group) {
+  if (isa<NoneType>(bias.getType()))
+    return buildFilled(b, loc, type, b.getZeroAttr(type.getElementType()));
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = type.getRank();
+  Value grouped = splitDim(b, loc, bias, 0, group);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(rank, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx)}, ctx),
+      AffineMap::getMultiDimIdentityMap(rank, ctx)};
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  return linalg::GenericOp::create(b, loc, type, grouped, empty, maps, iterators,
+                                   [](OpBuilder &nb, Location nloc, ValueRange args) {
+                                     linalg::YieldOp::create(nb, nloc, args[0]);
+                                   })
+      .getResult(0);
+}
+
+/// The grouped convolution generic shared by Conv and ConvTranspose:
+///   y[n, g, m, o...] += x[n, g, c, input index of (o, k)]
+///                       * w[weight index of (g, m, c, k)]
+/// over loops (n, g, m, o..., c, k...). `x` is [N, G, C/G, padded...];
+/// `inputExprs` (the spatial part) and `weightExprs` map the loops to the
+/// indices of x and w. Every k must appear alone in `weightExprs`.
+Value buildGroupedConv(OpBuilder &b, Location loc, Value x, Value weight,
+                       ArrayRef<AffineExpr> inputExprs, ArrayRef<AffineExpr> weightExprs,
+                       Value init) {
+  MLIRContext *ctx = b.getContext();
+  int64_t s = static_cast<int64_t>(inputExprs.size());
+  int64_t numLoops = 3 + 2 * s + 1;
+  auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  int64_t cLoop = 3 + s;
+  SmallVector<AffineExpr> xExprs = {dim(0), dim(1), dim(cLoop)};
+  SmallVector<AffineExpr> yExprs = {dim(0), dim(1), dim(2)};
+  llvm::append_range(xExprs, inputExprs);
+  for (int64_t i = 0; i < s; ++i)
+    yExprs.push_back(dim(3 + i));
+  SmallVector<AffineMap> maps = {AffineMap::get(numLoops, 0, xExprs, ctx),
+                                 AffineMap::get(numLoops, 0, weightExprs, ctx),
+                                 AffineMap::get(numLoops, 0, yExprs, ctx)};
+  SmallVector<utils::IteratorType> iterators(3 + s, utils::IteratorType::parallel);
+  iterators.append(1 + s, utils::IteratorType::reduction);
+  return linalg::GenericOp::create(
+             b, loc, init.getType(), ValueRange{x, weight}, init, maps, iterators,
+             [](OpBuilder &nb, Location nloc, ValueRange args) {
+               Value product = isa<FloatType>(args[0].getType())
+                                   ? Value(arith::MulFOp::create(nb, nloc, args[0], args[1]))
+                                   : Value(arith::MulIOp::create(nb, nloc, args[0], args[1]));
+               linalg::YieldOp::create(nb, nloc, addScalars(nb, nloc, args[2], product));
+             })
+      .getResult(0);
+}
+
+/// Shapes of a Conv-like op, checked: X [N, C, in...], W, Y [N, M, out...].
+struct ConvShapes {
+  RankedTensorType x, w, y;
+};
+
+FailureOr<ConvShapes> convShapes(ConversionPatternRewriter &rewriter, Operation *op,
+                                 const TypeConverter *converter, Value x, Value w,
+                                 Value bias) {
+  ConvShapes shapes;
+  shapes.y = staticResultType(rewriter, converter, op);
+  if (!shapes.y)
+    return failure();
+  shapes.x = dyn_cast<RankedTensorType>(x.getType());
+  shapes.w = dyn_cast<RankedTensorType>(w.getType());
+  if (!shapes.x || !shapes.w || !shapes.x.hasStaticShape() || !shapes.w.hasStaticShape())
+    return rewriter.notifyMatchFailure(op, "X and W need static shapes");
+  if (shapes.x.getRank() < 3 || shapes.w.getRank() != shapes.x.getRank() ||
+      shapes.y.getRank() != shapes.x.getRank())
+    return rewriter.notifyMatchFailure(op, "X, W and Y need the same rank >= 3");
+  if (!isa<FloatType>(shapes.x.getElementType()))
+    return rewriter.notifyMatchFailure(op, "only floating-point convolutions are lowered");
+  if (auto b = dyn_cast<RankedTensorType>(bias.getType());
+      b && (b.getRank() != 1 || b.getDimSize(0) != shapes.y.getDimSize(1)))
+    return rewriter.notifyMatchFailure(op, "bias must have one value per output channel");
+  return shapes;
+}
+
+/// Conv: Y[n, m, o...] = B[m] + sum over the channels of m's group and the
+/// kernel window of X_padded[n, c, o * s + k * d] * W[m, c, k].
+struct ConvLowering : OpConversionPattern<onnx::ConvOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::ConvOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto shapes = convShapes(rewriter, op, getTypeConverter(), adaptor.getX(), adaptor.getW(),
+                             adaptor.getB());
+    if (failed(shapes))
+      return failure();
+    auto [xType, wType, yType] = *shapes;
+    int64_t group = static_cast<int64_t>(op.getGroup());
+    int64_t channels = xType.getDimSize(1), outChannels = wType.getDimSize(0);
+    if (group < 1 || channels % group || outChannels % group ||
+        channels / group != wType.getDimSize(1) || yType.getDimSize(1) != outChannels)
+      return rewriter.notifyMatchFailure(op, "channels do not match W and group");
+    ArrayRef<int64_t> kernel = wType.getShape().drop_front(2);
+    if (auto k = op.getKernelShape(); k && *k != kernel)
+      return rewriter.notifyMatchFailure(op, "kernel_shape does not match W");
+    auto w = resolveWindow(rewriter, op, xType.getShape().drop_front(2),
+                           yType.getShape().drop_front(2), kernel, op.getStrides(),
+                           op.getDilations(), op.getPads(), op.getAutoPad());
+    if (failed(w))
+      return failure();
+
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    Type elem = yType.getElementType();
+    Value x = padInput(rewriter, loc, adaptor.getX(), *w, rewriter.getZeroAttr(elem));
+    x = splitDim(rewriter, loc, x, 1, group);
+    Value weight = splitDim(rewriter, loc, adaptor.getW(), 0, group);
+    int64_t s = static_cast<int64_t>(w->rank());
+    // Loops (n, g, m, o..., c, k...); W is [G, M/G, C/G, k...].
+    SmallVector<AffineExpr> wExprs = {getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx),
+                                      getAffineDimExpr(3 + s, ctx)};
+    for (int64_t i = 0; i < s; ++i)
+      wExprs.push_back(getAffineDimExpr(4 + s + i, ctx));
+    SmallVector<int64_t> groupedShape = {yType.getDimSize(0), group, outChannels / group};
+    llvm::append_range(groupedShape, yType.getShape().drop_front(2));
+    Value init = buildConvInit(rewriter, loc, RankedTensorType::get(groupedShape, elem),
+                               adaptor.getB(), group);
+    SmallVector<AffineExpr> xExprs;
+    for (int64_t i = 0; i < s; ++i)
+      xExprs.push_back(getAffineDimExpr(3 + i, ctx) * w->strides[i] +
+                       getAffineDimExpr(4 + s + i, ctx) * w->dilations[i]);
+    Value y = buildGroupedConv(rewriter, loc, x, weight, xExprs, wExprs, init);
+    rewriter.replaceOp(op, mergeDims(rewriter, loc, y, 1));
+    return success();
+  }
+};
+
+/// ConvTranspose as a convolution: X is spread out by the stride (zeros in
+/// between) and placed at offset (k - 1) * d - pad_begin of a zero tensor Z,
+/// then Y[n, m, o...] = B[m] + sum Z[n, c, o + k * d] * W[c, m, K - 1 - k]
+/// (the kernel flipped). Entries of X that land outside Z never reach Y.
+struct ConvTransposeLowering : OpConversionPattern<onnx::ConvTransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::ConvTransposeOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto shapes = convShapes(rewriter, op, getTypeConverter(), adaptor.getX(), adaptor.getW(),
+                             adaptor.getB());
+    if (failed(shapes))
+      return failure();
+    auto [xType, wType, yType] = *shapes;
+    int64_t group = static_cast<int64_t>(op.getGroup());
+    int64_t channels = xType.getDimSize(1);
+    int64_t outChannels = wType.getDimSize(1) * group;
+    if (group < 1 || channels % group || channels != wType.getDimSize(0) ||
+        yType.getDimSize(1) != outChannels)
+      return rewriter.notifyMatchFailure(op, "channels do not match W and group");
+    ArrayRef<int64_t> kernel = wType.getShape().drop_front(2);
+    if (auto k = op.getKernelShape(); k && *k != kernel)
+      return rewriter.notifyMatchFailure(op, "kernel_shape does not match W");
+    size_t n = kernel.size();
+    ArrayRef<int64_t> in = xType.getShape().drop_front(2);
+    ArrayRef<int64_t> out = yType.getShape().drop_front(2);
+    auto strides = intsOr(rewriter, op, op.getStrides(), n, 1, "strides", 1);
+    auto dilations = intsOr(rewriter, op, op.getDilations(), n, 1, "dilations", 1);
+    auto pads = intsOr(rewriter, op, op.getPads(), 2 * n, 0, "pads", 0);
+    auto outputPadding =
+        intsOr(rewriter, op, op.getOutputPadding(), n, 0, "output_padding", 0);
+    if (failed(strides) || failed(dilations) || failed(pads) || failed(outputPadding))
+      return failure();
+    StringRef autoPad = op.getAutoPad();
+    if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
+        autoPad != "SAME_LOWER")
+      return rewriter.notifyMatchFailure(op, "unknown auto_pad value");
+
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    Type elem = yType.getElementType();
+    SmallVector<int64_t> zShape = {xType.getDimSize(0), channels};
+    SmallVector<int64_t> sliceOffsets = {0, 0}, sliceSizes = {xType.getDimSize(0), channels},
+                         sliceStrides = {1, 1}, zOffsets = {0, 0}, zStrides = {1, 1};
+    bool empty = false;
+    for (size_t i = 0; i < n; ++i) {
+      int64_t s = (*strides)[i], reach = (kernel[i] - 1) * (*dilations)[i];
+      int64_t padBegin = (*pads)[i];
+      if (autoPad == "VALID") {
+        padBegin = 0;
+      } else if (op.getOutputShape() || autoPad != "NOTSET") {
+        int64_t total = s * (in[i] - 1) + (*outputPadding)[i] + reach + 1 - out[i];
+        // output_shape may ask for more than the formula gives (total < 0):
+        // the extra lands at the end, as with output_padding (floor division).
+        int64_t half = floorDivPositive(total, 2);
+        padBegin = autoPad == "SAME_UPPER" ? half : total - half;
+      }
+      int64_t offset = reach - padBegin;
+      int64_t zSize = out[i] + reach;
+      zShape.push_back(zSize);
+      // X[j] lands on Z[j * s + offset]; keep the j that land inside Z.
+      int64_t first = std::max<int64_t>(0, ceilDivPositive(-offset, s));
+      int64_t last = std::min<int64_t>(in[i] - 1, floorDivPositive(zSize - 1 - offset, s));
+      if (last < first)
+        empty = true;
+      sliceOffsets.push_back(first);
+      sliceSizes.push_back(last - first + 1);
+      sliceStrides.push_back(1);
+      zOffsets.push_back(first * s + offset);
+      zStrides.push_back(s);
+    }
+    Value z = buildFilled(rewriter, loc, RankedTensorType::get(zShape, elem),
+                          rewriter.getZeroAttr(elem));
+    if (!empty) {
+      Value x = adaptor.getX();
+      if (ArrayRef<int64_t>(sliceSizes) != xType.getShape())
+        x = tensor::ExtractSliceOp::create(rewriter, loc, x,
+                                           getAsIndexOpFoldResult(ctx, sliceOffsets),
+                                           getAsIndexOpFoldResult(ctx, sliceSizes),
+                                           getAsIndexOpFoldResult(ctx, sliceStrides));
+      z = tensor::InsertSliceOp::create(rewriter, loc, x, z, getAsIndexOpFoldResult(ctx, zOffsets),
+                                        getAsIndexOpFoldResult(ctx, sliceSizes),
+                                        getAsIndexOpFoldResult(ctx, zStrides));
+    }
+    z = splitDim(rewriter, loc, z, 1, group);
+    // W is [C, M/G, k...] -> [G, C/G, M/G, k...]; loops (n, g, m, o..., c, k...).
+    Value weight = splitDim(rewriter, loc, adaptor.getW(), 0, group);
+    // The kernel loop k reads W[k] and Z at the flipped tap K - 1 - k.
+    int64_t s = static_cast<int64_t>(n);
+    SmallVector<AffineExpr> wExprs = {getAffineDimExpr(1, ctx), getAffineDimExpr(3 + s, ctx),
+                                      getAffineDimExpr(2, ctx)};
+    SmallVector<AffineExpr> zExprs;
+    for (int64_t i = 0; i < s; ++i) {
+      AffineExpr k = getAffineDimExpr(4 + s + i, ctx);
+      wExprs.push_back(k);
+      zExprs.push_back(getAffineDimExpr(3 + i, ctx) +
+                       (getAffineConstantExpr(kernel[i] - 1, ctx) - k) * (*dilations)[i]);
+    }
+    SmallVector<int64_t> groupedShape = {yType.getDimSize(0), group, outChannels / group};
+    llvm::append_range(groupedShape, out);
+    Value init = buildConvInit(rewriter, loc, RankedTensorType::get(groupedShape, elem),
+                               adaptor.getB(), group);
+    Value y = buildGroupedConv(rewriter, loc, z, weight, zExprs, wExprs, init);
+    rewriter.replaceOp(op, mergeDims(rewriter, loc, y, 1));
+    return success();
+  }
+};
+
+/// The kind of reduction a pooling op does over its window.
+enum class PoolKind { Max, Average, Lp };
+
+/// The value padding takes so that it never changes the reduction: the
+/// lowest value for max (padded positions never win), zero for the sums.
+TypedAttr neutralValue(OpBuilder &b, Type elem, bool isUnsigned, PoolKind kind) {
+  if (kind != PoolKind::Max)
+    return b.getZeroAttr(elem);
+  if (auto f = dyn_cast<FloatType>(elem))
+    return b.getFloatAttr(elem, APFloat::getInf(f.getFloatSemantics(), /*Negative=*/true));
+  unsigned width = elem.getIntOrFloatBitWidth();
+  return b.getIntegerAttr(elem, isUnsigned ? APInt::getMinValue(width)
+                                           : APInt::getSignedMinValue(width));
+}
+
+/// |x|^p for LpPool's accumulation.
+Value lpTerm(OpBuilder &b, Location loc, Value x, int64_t p) {
+  Value a = math::AbsFOp::create(b, loc, x);
+  if (p == 1)
+    return a;
+  if (p == 2)
+    return arith::MulFOp::create(b, loc, x, x);
+  Value exponent = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(x.getType(), static_cast<double>(p)));
+  return math::PowFOp::create(b, loc, a, exponent);
+}
+
+/// The sliding-window reduction of a pooling op: loops (n, c, o..., k...),
+/// result [N, C, out...]. With `indices`, also the flat index (ONNX MaxPool's
+/// Indices) of the maximum; the first maximum wins.
+struct WindowReduction {
+  Value result, indices;
+};
+
+WindowReduction buildWindowReduction(OpBuilder &b, Location loc, Value x,
+                                     RankedTensorType resultType, const Window &w,
+                                     PoolKind kind, bool isUnsigned, int64_t p,
+                                     RankedTensorType indicesType, bool columnMajor) {
+  MLIRContext *ctx = b.getContext();
+  auto xType = cast<RankedTensorType>(x.getType());
+  Type elem = resultType.getElementType();
+  TypedAttr neutral = neutralValue(b, elem, isUnsigned, kind);
+  Value padded = padInput(b, loc, x, w, neutral);
+  int64_t s = static_cast<int64_t>(w.rank());
+  int64_t numLoops = 2 + 2 * s;
+  auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineExpr> xExprs = {dim(0), dim(1)}, yExprs = {dim(0), dim(1)};
+  for (int64_t i = 0; i < s; ++i) {
+    xExprs.push_back(dim(2 + i) * w.strides[i] + dim(2 + s + i) * w.dilations[i]);
+    yExprs.push_back(dim(2 + i));
+  }
+  // An operand of the window's shape, never read, gives each kernel loop
+  // a pure use (linalg needs the loop bounds from some operand's shape).
+  SmallVector<AffineExpr> windowExprs;
+  for (int64_t i = 0; i < s; ++i)
+    windowExprs.push_back(dim(2 + s + i));
+  Value window = tensor::EmptyOp::create(b, loc, w.kernel, elem);
+  AffineMap yMap = AffineMap::get(numLoops, 0, yExprs, ctx);
+  SmallVector<AffineMap> maps = {AffineMap::get(numLoops, 0, xExprs, ctx),
+                                 AffineMap::get(numLoops, 0, windowExprs, ctx), yMap};
+  SmallVector<Value> inits = {buildFilled(b, loc, resultType, neutral)};
+  SmallVector<Type> resultTypes = {resultType};
+  if (indicesType) {
+    maps.push_back(yMap);
+    inits.push_back(buildFilled(b, loc, indicesType, b.getI64IntegerAttr(0)));
+    resultTypes.push_back(indicesType);
+  }
+  SmallVector<utils::IteratorType> iterators(2 + s, utils::IteratorType::parallel);
+  iterators.append(s, utils::IteratorType::reduction);
+  auto body = [&](OpBuilder &nb, Location nloc, ValueRange args) {
+    Value v = args[0], acc = args[2];
+    if (kind == PoolKind::Average) {
+      linalg::YieldOp::create(nb, nloc, addScalars(nb, nloc, acc, v));
+      return;
+    }
+    if (kind == PoolKind::Lp) {
+      linalg::YieldOp::create(nb, nloc,
+                              ValueRange{arith::AddFOp::create(nb, nloc, acc, lpTerm(nb, nloc, v, p))});
+      return;
+    }
+    if (!indicesType) {
+      Value m = isa<FloatType>(elem) ? Value(arith::MaximumFOp::create(nb, nloc, acc, v))
+                : isUnsigned         ? Value(arith::MaxUIOp::create(nb, nloc, acc, v))
+                                     : Value(arith::MaxSIOp::create(nb, nloc, acc, v));
+      linalg::YieldOp::create(nb, nloc, m);
+      return;
+    }
+    // Flat index of the element read: ((n * C + c) * H + h) * W + w, with
+    // (h, w) swapped for column-major storage_order.
+    SmallVector<int64_t> sizes = {xType.getDimSize(0), xType.getDimSize(1)};
+    SmallVector<Value> coords = {linalg::IndexOp::create(nb, nloc, 0),
+                                 linalg::IndexOp::create(nb, nloc, 1)};
+    SmallVector<int64_t> spatialSizes;
+    SmallVector<Value> spatialCoords;
+    for (int64_t i = 0; i < s; ++i) {
+      Value o = linalg::IndexOp::create(nb, nloc, 2 + i);
+      Value k = linalg::IndexOp::create(nb, nloc, 2 + s + i);
+      auto cst = [&](int64_t c) { return arith::ConstantIndexOp::create(nb, nloc, c); };
+      Value at = arith::AddIOp::create(nb, nloc,
+                                       arith::MulIOp::create(nb, nloc, o, cst(w.strides[i])),
+                                       arith::MulIOp::create(nb, nloc, k, cst(w.dilations[i])));
+      spatialCoords.push_back(arith::SubIOp::create(nb, nloc, at, cst(w.padBegin[i])));
+      spatialSizes.push_back(w.in[i]);
+    }
+    if (columnMajor) {
+      std::reverse(spatialCoords.begin(), spatialCoords.end());
+      std::reverse(spatialSizes.begin(), spatialSizes.end());
+    }
+    llvm::append_range(coords, spatialCoords);
+    llvm::append_range(sizes, spatialSizes);
+    Value flat = arith::ConstantIndexOp::create(nb, nloc, 0);
+    for (auto [c, size] : llvm::zip(coords, sizes)) {
+      flat = arith::MulIOp::create(nb, nloc, flat, arith::ConstantIndexOp::create(nb, nloc, size));
+      flat = arith::AddIOp::create(nb, nloc, flat, c);
+    }
+    flat = arith::IndexCastOp::create(nb, nloc, nb.getI64Type(), flat);
+    Value better = isa<FloatType>(elem)
+                       ? Value(arith::CmpFOp::create(nb, nloc, arith::CmpFPredicate::OGT, v, acc))
+                       : Value(arith::CmpIOp::create(nb, nloc,
+                                                     isUnsigned ? arith::CmpIPredicate::ugt
+                                                                : arith::CmpIPredicate::sgt,
+                                                     v, acc));
+    Value m = arith::SelectOp::create(nb, nloc, better, v, acc);
+    Value idx = arith::SelectOp::create(nb, nloc, better, flat, args[3]);
+    linalg::YieldOp::create(nb, nloc, ValueRange{m, idx});
+  };
+  auto generic = linalg::GenericOp::create(b, loc, resultTypes, ValueRange{padded, window},
+                                           inits, maps, iterators, body);
+  WindowReduction r;
+  r.result = generic.getResult(0);
+  if (indicesType)
+    r.indices = generic.getResult(1);
+  return r;
+}
+
+/// `sums` [N, C, out...] divided by the number of window positions each
+/// output counts: the positions inside the input, or with
+/// `countPadding` also those in the pads (never those past the pads that
+/// ceil_mode windows reach).
+Value divideByCount(OpBuilder &b, Location loc, Value sums, const Window &w,
+                    bool countPadding) {
+  auto type = cast<RankedTensorType>(sums.getType());
+  Type elem = type.getElementType();
+  size_t s = w.rank();
+  // counts[i][o]: window positions of output o along dim i that count.
+  SmallVector<SmallVector<int64_t>> counts(s);
+  for (size_t i = 0; i < s; ++i) {
+    int64_t lo = countPadding ? 0 : w.padBegin[i];
+    int64_t hi = countPadding ? w.in[i] + w.padBegin[i] + w.padEnd[i] : w.padBegin[i] + w.in[i];
+    for (int64_t o = 0; o < w.out[i]; ++o) {
+      int64_t n = 0;
+      for (int64_t k = 0; k < w.kernel[i]; ++k) {
+        int64_t at = o * w.strides[i] + k * w.dilations[i];
+        n += at >= lo && at < hi;
+      }
+      counts[i].push_back(n);
+    }
+  }
+  ArrayRef<int64_t> outShape = type.getShape().drop_front(2);
+  int64_t total = 1;
+  for (int64_t d : outShape)
+    total *= d;
+  SmallVector<double> divisors;
+  divisors.reserve(total);
+  SmallVector<int64_t> pos(s, 0);
+  for (int64_t flat = 0; flat < total; ++flat) {
+    int64_t n = 1;
+    for (size_t i = 0; i < s; ++i)
+      n *= counts[i][pos[i]];
+    divisors.push_back(static_cast<double>(n));
+    for (int64_t i = static_cast<int64_t>(s) - 1; i >= 0; --i) {
+      if (++pos[i] < outShape[i])
+        break;
+      pos[i] = 0;
+    }
+  }
+  bool uniform = llvm::all_equal(divisors);
+  if (uniform) {
+    double divisor = divisors.empty() ? 1.0 : divisors.front();
+    return buildBroadcastGeneric(b, loc, type, sums,
+                                 [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+                                   Value d = arith::ConstantOp::create(
+                                       nb, nloc, nb.getFloatAttr(elem, divisor));
+                                   return arith::DivFOp::create(nb, nloc, args[0], d);
+                                 });
+  }
+  // One divisor per output position, broadcast over N and C.
+  SmallVector<int64_t> divisorShape = {1, 1};
+  llvm::append_range(divisorShape, outShape);
+  auto divisorType = RankedTensorType::get(divisorShape, elem);
+  SmallVector<APFloat> values;
+  const llvm::fltSemantics &sem = cast<FloatType>(elem).getFloatSemantics();
+  for (double d : divisors) {
+    APFloat v(d);
+    bool lost;
+    v.convert(sem, APFloat::rmNearestTiesToEven, &lost);
+    values.push_back(v);
+  }
+  Value divisor = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(divisorType, values));
+  return buildBroadcastGeneric(b, loc, type, ValueRange{sums, divisor},
+                               [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+                                 return arith::DivFOp::create(nb, nloc, args[0], args[1]);
+                               });
+}
+
+/// sum^(1/p) for LpPool.
+Value lpRoot(OpBuilder &b, Location loc, Value sums, int64_t p) {
+  auto type = cast<RankedTensorType>(sums.getType());
+  if (p == 1)
+    return sums;
+  return buildBroadcastGeneric(
+      b, loc, type, sums, [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+        if (p == 2)
+          return math::SqrtOp::create(nb, nloc, args[0]);
+        Value e = arith::ConstantOp::create(
+            nb, nloc, nb.getFloatAttr(type.getElementType(), 1.0 / static_cast<double>(p)));
+        return math::PowFOp::create(nb, nloc, args[0], e);
+      });
+}
+
+/// Checks X [N, C, in...] and Y [N, C, out...] of a pooling op.
+LogicalResult checkPoolShapes(ConversionPatternRewriter &rewriter, Operation *op, Value x,
+                              RankedTensorType yType) {
+  auto xType = dyn_cast<RankedTensorType>(x.getType());
+  if (!xType || !xType.hasStaticShape())
+    return rewriter.notifyMatchFailure(op, "X needs a static shape");
+  if (xType.getRank() < 3 || yType.getRank() != xType.getRank() ||
+      xType.getDimSize(0) != yType.getDimSize(0) || xType.getDimSize(1) != yType.getDimSize(1))
+    return rewriter.notifyMatchFailure(op, "X and Y must be [N, C, spatial...]");
+  return success();
+}
+
+struct MaxPoolLowering : OpConversionPattern<onnx::MaxPoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::MaxPoolOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto yType = staticResultType(rewriter, getTypeConverter(), op);
+    if (!yType)
+      return failure();
+    Value x = adaptor.getX();
+    if (failed(checkPoolShapes(rewriter, op, x, yType)))
+      return failure();
+    RankedTensorType indicesType;
+    if (!isa<NoneType>(op.getIndices().getType()) && !op.getIndices().use_empty()) {
+      indicesType = staticResultType(rewriter, getTypeConverter(), op, 1);
+      if (!indicesType)
+        return failure();
+    }
+    auto xType = cast<RankedTensorType>(x.getType());
+    auto w = resolveWindow(rewriter, op, xType.getShape().drop_front(2),
+                           yType.getShape().drop_front(2), op.getKernelShape(),
+                           op.getStrides(), op.getDilations(), op.getPads(), op.getAutoPad());
+    if (failed(w))
+      return failure();
+    bool isUnsigned = isUnsignedInt(onnxElementType(op.getX()));
+    WindowReduction r =
+        buildWindowReduction(rewriter, op.getLoc(), x, yType, *w, PoolKind::Max, isUnsigned,
+                             0, indicesType, op.getStorageOrder() != 0);
+    // An Indices result nobody reads (or none at all) gets no replacement.
+    SmallVector<SmallVector<Value>> results = {{r.result}, {}};
+    if (r.indices)
+      results[1].push_back(r.indices);
+    rewriter.replaceOpWithMultiple(op, std::move(results));
+    return success();
+  }
+};
+
+struct AveragePoolLowering : OpConversionPattern<onnx::AveragePoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::AveragePoolOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto yType = staticResultType(rewriter, getTypeConverter(), op);
+    if (!yType)
+      return failure();
+    Value x = adaptor.getX();
+    if (failed(checkPoolShapes(rewriter, op, x, yType)))
+      return failure();
+    auto xType = cast<RankedTensorType>(x.getType());
+    auto w = resolveWindow(rewriter, op, xType.getShape().drop_front(2),
+                           yType.getShape().drop_front(2), op.getKernelShape(),
+                           op.getStrides(), std::nullopt, op.getPads(), op.getAutoPad());
+    if (failed(w))
+      return failure();
+    Location loc = op.getLoc();
+    WindowReduction r = buildWindowReduction(rewriter, loc, x, yType, *w, PoolKind::Average,
+                                             false, 0, {}, false);
+    rewriter.replaceOp(op, divideByCount(rewriter, loc, r.result, *w,
+                                         op.getCountIncludePad() != 0));
+    return success();
+  }
+};
+
+struct LpPoolLowering : OpConversionPattern<onnx::LpPoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::LpPoolOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto yType = staticResultType(rewriter, getTypeConverter(), op);
+    if (!yType)
+      return failure();
+    Value x = adaptor.getX();
+    if (failed(checkPoolShapes(rewriter, op, x, yType)))
+      return failure();
+    int64_t p = static_cast<int64_t>(op.getP());
+    if (p < 1)
+      return rewriter.notifyMatchFailure(op, "p must be positive");
+    auto xType = cast<RankedTensorType>(x.getType());
+    auto w = resolveWindow(rewriter, op, xType.getShape().drop_front(2),
+                           yType.getShape().drop_front(2), op.getKernelShape(),
+                           op.getStrides(), std::nullopt, op.getPads(), op.getAutoPad());
+    if (failed(w))
+      return failure();
+    Location loc = op.getLoc();
+    WindowReduction r =
+        buildWindowReduction(rewriter, loc, x, yType, *w, PoolKind::Lp, false, p, {}, false);
+    rewriter.replaceOp(op, lpRoot(rewriter, loc, r.result, p));
+    return success();
+  }
+};
+
+/// Global pooling: a window over the whole of each spatial dim.
+template <typename OpTy, PoolKind Kind>
+struct GlobalPoolLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto yType = staticResultType(rewriter, this->getTypeConverter(), op);
+    if (!yType)
+      return failure();
+    Value x = adaptor.getX();
+    if (failed(checkPoolShapes(rewriter, op, x, yType)))
+      return failure();
+    int64_t p = 0;
+    if constexpr (Kind == PoolKind::Lp) {
+      p = static_cast<int64_t>(op.getP());
+      if (p < 1)
+        return rewriter.notifyMatchFailure(op, "p must be positive");
+    }
+    auto xType = cast<RankedTensorType>(x.getType());
+    ArrayRef<int64_t> in = xType.getShape().drop_front(2);
+    auto w = resolveWindow(rewriter, op, in, yType.getShape().drop_front(2), in, std::nullopt,
+                           std::nullopt, std::nullopt, "VALID");
+    if (failed(w))
+      return failure();
+    Location loc = op.getLoc();
+    WindowReduction r =
+        buildWindowReduction(rewriter, loc, x, yType, *w, Kind, false, p, {}, false);
+    Value y = r.result;
+    if constexpr (Kind == PoolKind::Average)
+      y = divideByCount(rewriter, loc, y, *w, false);
+    if constexpr (Kind == PoolKind::Lp)
+      y = lpRoot(rewriter, loc, y, p);
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+} // namespace
 
 void populateConvolutionPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
-  (void)converter;
-  (void)patterns;
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<ConvLowering, ConvTransposeLowering, MaxPoolLowering, AveragePoolLowering,
+               LpPoolLowering, GlobalPoolLowering<onnx::GlobalAveragePoolOp, PoolKind::Average>,
+               GlobalPoolLowering<onnx::GlobalMaxPoolOp, PoolKind::Max>,
+               GlobalPoolLowering<onnx::GlobalLpPoolOp, PoolKind::Lp>>(converter, ctx);
 }
 
 } // namespace onnxcc::lowering
