@@ -1,13 +1,1091 @@
 //===- Reductions.cpp - onnx ops to linalg: reduction family -----------------------===//
+//
+// Every reduction is a linalg.generic over the input's iteration space with
+// reduction iterators on the reduced dims, writing a tensor of the kept dims
+// that linalg.fill initialized. What follows it (the mean's division, a sqrt,
+// a log, the keepdims shape) is one elementwise linalg.generic. The
+// normalizations chain these: statistics by reductions, then one elementwise
+// generic over the input. Axes must be known at compile time.
+//
+//===----------------------------------------------------------------------===//
 #include "lowering/OnnxToLinalg/Patterns.h"
+
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include <limits>
 
 using namespace mlir;
 
 namespace onnxcc::lowering {
+namespace {
+
+using ScalarBody = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
+/// Combines the scalar inputs of one point of the iteration space with the
+/// accumulator.
+using AccumulateBody = llvm::function_ref<Value(OpBuilder &, Location, ValueRange, Value)>;
+
+//===----------------------------------------------------------------------===//
+// Building blocks
+//===----------------------------------------------------------------------===//
+
+/// The map from an iteration space of `reduced.size()` dims to the dims that
+/// are not reduced: how a reduction's result is read back.
+AffineMap keptDimsMap(ArrayRef<bool> reduced, MLIRContext *ctx) {
+  SmallVector<AffineExpr> exprs;
+  for (auto [d, r] : llvm::enumerate(reduced))
+    if (!r)
+      exprs.push_back(getAffineDimExpr(d, ctx));
+  return AffineMap::get(reduced.size(), 0, exprs, ctx);
+}
+
+SmallVector<int64_t> keptShape(ArrayRef<int64_t> shape, ArrayRef<bool> reduced) {
+  SmallVector<int64_t> kept;
+  for (auto [size, r] : llvm::zip_equal(shape, reduced))
+    if (!r)
+      kept.push_back(size);
+  return kept;
+}
+
+/// `shape` with the reduced dims set to 1: the keepdims form.
+SmallVector<int64_t> keepDimsShape(ArrayRef<int64_t> shape, ArrayRef<bool> reduced) {
+  SmallVector<int64_t> kept;
+  for (auto [size, r] : llvm::zip_equal(shape, reduced))
+    kept.push_back(r ? 1 : size);
+  return kept;
+}
+
+/// Reads `t` with unidirectional (numpy) broadcasting into an iteration space
+/// of `shape`: trailing dims align; dims of size 1 read index 0.
+AffineMap broadcastMap(RankedTensorType t, ArrayRef<int64_t> shape, MLIRContext *ctx) {
+  int64_t rank = shape.size();
+  int64_t offset = rank - t.getRank();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < t.getRank(); ++d) {
+    bool broadcast = t.getDimSize(d) == 1 && shape[offset + d] != 1;
+    exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx) : getAffineDimExpr(offset + d, ctx));
+  }
+  return AffineMap::get(rank, 0, exprs, ctx);
+}
+
+/// A linalg.generic over `shape` reducing the dims marked in `reduced`; its
+/// result has the kept dims and the type of `init`, which fills it first.
+Value buildReduction(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                     ArrayRef<bool> reduced, ValueRange inputs, ArrayRef<AffineMap> maps,
+                     TypedAttr init, AccumulateBody body) {
+  MLIRContext *ctx = b.getContext();
+  auto resultType = RankedTensorType::get(keptShape(shape, reduced), init.getType());
+  Value out = buildFilled(b, loc, resultType, init);
+  SmallVector<AffineMap> allMaps(maps);
+  allMaps.push_back(keptDimsMap(reduced, ctx));
+  SmallVector<utils::IteratorType> iterators;
+  for (bool r : reduced)
+    iterators.push_back(r ? utils::IteratorType::reduction : utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{resultType}, inputs, ValueRange{out}, allMaps, iterators,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               linalg::YieldOp::create(nb, nloc,
+                                       body(nb, nloc, args.drop_back(), args.back()));
+             })
+      .getResult(0);
+}
+
+/// An elementwise linalg.generic producing `resultType`, reading `inputs`
+/// through `maps` (from the result's dims).
+Value buildParallel(OpBuilder &b, Location loc, RankedTensorType resultType, ValueRange inputs,
+                    ArrayRef<AffineMap> maps, ScalarBody body) {
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = resultType.getRank();
+  SmallVector<AffineMap> allMaps(maps);
+  allMaps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  Value init =
+      tensor::EmptyOp::create(b, loc, resultType.getShape(), resultType.getElementType());
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{resultType}, inputs, ValueRange{init}, allMaps, iterators,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               linalg::YieldOp::create(nb, nloc, body(nb, nloc, args.drop_back()));
+             })
+      .getResult(0);
+}
+
+/// Reads tensors of the kept dims (reductions' results) into `resultType`:
+/// the keepdims form when its rank is that of `reduced`, else the kept dims.
+Value buildEpilogue(OpBuilder &b, Location loc, RankedTensorType resultType,
+                    ArrayRef<bool> reduced, ValueRange inputs, ScalarBody body) {
+  MLIRContext *ctx = b.getContext();
+  AffineMap map = resultType.getRank() == static_cast<int64_t>(reduced.size())
+                      ? keptDimsMap(reduced, ctx)
+                      : AffineMap::getMultiDimIdentityMap(resultType.getRank(), ctx);
+  SmallVector<AffineMap> maps(inputs.size(), map);
+  return buildParallel(b, loc, resultType, inputs, maps, body);
+}
+
+Value floatConstant(OpBuilder &b, Location loc, Type t, double v) {
+  return arith::ConstantOp::create(b, loc, b.getFloatAttr(t, v));
+}
+
+/// The largest or smallest value of `t` (signless, with `isUnsigned` saying
+/// how to read it); for floats, infinity when `infinite`, else the largest
+/// finite magnitude.
+TypedAttr extremeAttr(Type t, bool isUnsigned, bool largest, bool infinite) {
+  if (auto f = dyn_cast<FloatType>(t)) {
+    const llvm::fltSemantics &sem = f.getFloatSemantics();
+    return FloatAttr::get(t, infinite ? APFloat::getInf(sem, !largest)
+                                      : APFloat::getLargest(sem, !largest));
+  }
+  unsigned width = t.getIntOrFloatBitWidth();
+  APInt v = isUnsigned ? (largest ? APInt::getMaxValue(width) : APInt::getZero(width))
+                       : (largest ? APInt::getSignedMaxValue(width)
+                                  : APInt::getSignedMinValue(width));
+  return IntegerAttr::get(t, v);
+}
+
+TypedAttr oneAttr(OpBuilder &b, Type t) {
+  if (isa<FloatType>(t))
+    return b.getFloatAttr(t, 1.0);
+  return b.getIntegerAttr(t, 1);
+}
+
+Value add(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return arith::AddFOp::create(b, loc, x, y);
+  return arith::AddIOp::create(b, loc, x, y);
+}
+
+Value mul(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return arith::MulFOp::create(b, loc, x, y);
+  return arith::MulIOp::create(b, loc, x, y);
+}
+
+Value absolute(OpBuilder &b, Location loc, Value x, bool isUnsigned) {
+  if (isa<FloatType>(x.getType()))
+    return math::AbsFOp::create(b, loc, x);
+  if (isUnsigned)
+    return x;
+  return math::AbsIOp::create(b, loc, x);
+}
+
+Value maximum(OpBuilder &b, Location loc, Value x, Value y, bool isUnsigned) {
+  if (isa<FloatType>(x.getType()))
+    return arith::MaximumFOp::create(b, loc, x, y);
+  if (isUnsigned)
+    return arith::MaxUIOp::create(b, loc, x, y);
+  return arith::MaxSIOp::create(b, loc, x, y);
+}
+
+Value minimum(OpBuilder &b, Location loc, Value x, Value y, bool isUnsigned) {
+  if (isa<FloatType>(x.getType()))
+    return arith::MinimumFOp::create(b, loc, x, y);
+  if (isUnsigned)
+    return arith::MinUIOp::create(b, loc, x, y);
+  return arith::MinSIOp::create(b, loc, x, y);
+}
+
+/// The integers of a constant: an onnx.Constant defining the original
+/// operand, or an arith.constant defining the converted one.
+FailureOr<SmallVector<int64_t>> constantInts(Value original, Value converted) {
+  Attribute value;
+  if (auto c = original.getDefiningOp<onnx::ConstantOp>())
+    value = c.getValueAttr();
+  else if (auto c = converted.getDefiningOp<arith::ConstantOp>())
+    value = c.getValue();
+  if (!value)
+    return failure();
+  SmallVector<int64_t> ints;
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(value)) {
+    for (const APInt &v : dense)
+      ints.push_back(v.getSExtValue());
+    return ints;
+  }
+  if (auto res = dyn_cast<DenseI64ResourceElementsAttr>(value)) {
+    if (auto data = res.tryGetAsArrayRef())
+      return SmallVector<int64_t>(data->begin(), data->end());
+    return failure();
+  }
+  if (auto res = dyn_cast<DenseI32ResourceElementsAttr>(value)) {
+    if (auto data = res.tryGetAsArrayRef())
+      return SmallVector<int64_t>(data->begin(), data->end());
+    return failure();
+  }
+  return failure();
+}
+
+/// `axis` in [-rank, rank) made non-negative, or failure.
+FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return failure();
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// Marks `axes` (ONNX axes, possibly negative) among `rank` dims; failure on
+/// an axis out of range or repeated.
+FailureOr<SmallVector<bool>> markAxes(ArrayRef<int64_t> axes, int64_t rank) {
+  SmallVector<bool> reduced(rank, false);
+  for (int64_t a : axes) {
+    FailureOr<int64_t> d = normalizeAxis(a, rank);
+    if (failed(d) || reduced[*d])
+      return failure();
+    reduced[*d] = true;
+  }
+  return reduced;
+}
+
+/// The static ranked input of a pattern, or null after a match failure.
+RankedTensorType staticInputType(ConversionPatternRewriter &rewriter, Operation *op, Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t || !t.hasStaticShape()) {
+    (void)rewriter.notifyMatchFailure(op, "input needs a static shape");
+    return {};
+  }
+  return t;
+}
+
+int64_t reducedCount(ArrayRef<int64_t> shape, ArrayRef<bool> reduced) {
+  int64_t n = 1;
+  for (auto [size, r] : llvm::zip_equal(shape, reduced))
+    if (r)
+      n *= size;
+  return n;
+}
+
+/// `m` where it is finite, else 0: the shift of a log-sum-exp.
+Value finiteOrZero(OpBuilder &b, Location l, Value m) {
+  Value inf = floatConstant(b, l, m.getType(), std::numeric_limits<double>::infinity());
+  Value finite = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT,
+                                       math::AbsFOp::create(b, l, m), inf);
+  return arith::SelectOp::create(b, l, finite, m, floatConstant(b, l, m.getType(), 0));
+}
+
+//===----------------------------------------------------------------------===//
+// Reduce*
+//===----------------------------------------------------------------------===//
+
+enum class ReduceKind { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare };
+
+template <typename OpTy, ReduceKind kind>
+struct ReduceLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, this->getTypeConverter(), op);
+    if (!type)
+      return failure();
+    Value data = adaptor.getData();
+    auto inType = staticInputType(rewriter, op, data);
+    if (!inType)
+      return failure();
+    Type elem = inType.getElementType();
+    bool isFloat = isa<FloatType>(elem);
+    bool isUnsigned = isUnsignedInt(onnxElementType(op.getData()));
+    if (!isFloat &&
+        (kind == ReduceKind::L2 || kind == ReduceKind::LogSum || kind == ReduceKind::LogSumExp))
+      return rewriter.notifyMatchFailure(op, "integer input is only lowered for exact reductions");
+
+    // Axes: none or empty reduce everything, unless noop_with_empty_axes.
+    int64_t rank = inType.getRank();
+    SmallVector<int64_t> axes;
+    if (!isa<NoneType>(op.getAxes().getType())) {
+      FailureOr<SmallVector<int64_t>> c = constantInts(op.getAxes(), adaptor.getAxes());
+      if (failed(c))
+        return rewriter.notifyMatchFailure(op, "axes must be a constant");
+      axes = std::move(*c);
+    }
+    SmallVector<bool> reduced(rank, op.getNoopWithEmptyAxes() == 0);
+    if (!axes.empty()) {
+      FailureOr<SmallVector<bool>> marked = markAxes(axes, rank);
+      if (failed(marked))
+        return rewriter.notifyMatchFailure(op, "axes out of range or repeated");
+      reduced = std::move(*marked);
+    }
+    ArrayRef<int64_t> shape = inType.getShape();
+    SmallVector<int64_t> expected =
+        op.getKeepdims() ? keepDimsShape(shape, reduced) : keptShape(shape, reduced);
+    if (type.getShape() != ArrayRef<int64_t>(expected))
+      return rewriter.notifyMatchFailure(op, "result shape disagrees with the axes");
+
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    int64_t count = reducedCount(shape, reduced);
+    bool empty = count == 0;
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    auto reduce = [&](TypedAttr init, AccumulateBody body) {
+      return buildReduction(rewriter, loc, shape, reduced, data, identity, init, body);
+    };
+    TypedAttr zero = rewriter.getZeroAttr(elem);
+
+    Value acc;
+    SmallVector<Value> epilogueInputs;
+    std::function<Value(OpBuilder &, Location, ValueRange)> epilogue;
+    switch (kind) {
+    case ReduceKind::Sum:
+    case ReduceKind::Mean:
+    case ReduceKind::LogSum:
+      acc = reduce(zero, [](OpBuilder &b, Location l, ValueRange x, Value a) {
+        return add(b, l, a, x[0]);
+      });
+      break;
+    case ReduceKind::SumSquare:
+    case ReduceKind::L2:
+      acc = reduce(zero, [](OpBuilder &b, Location l, ValueRange x, Value a) {
+        return add(b, l, a, mul(b, l, x[0], x[0]));
+      });
+      break;
+    case ReduceKind::L1:
+      acc = reduce(zero, [&](OpBuilder &b, Location l, ValueRange x, Value a) {
+        return add(b, l, a, absolute(b, l, x[0], isUnsigned));
+      });
+      break;
+    case ReduceKind::Prod:
+      acc = reduce(oneAttr(rewriter, elem), [](OpBuilder &b, Location l, ValueRange x, Value a) {
+        return mul(b, l, a, x[0]);
+      });
+      break;
+    case ReduceKind::Max:
+      // An empty reduction gives the lowest finite value, as ONNX Runtime does;
+      // otherwise -inf so that a row of -inf reduces to -inf.
+      acc = reduce(extremeAttr(elem, isUnsigned, /*largest=*/false, /*infinite=*/!empty),
+                   [&](OpBuilder &b, Location l, ValueRange x, Value a) {
+                     return maximum(b, l, a, x[0], isUnsigned);
+                   });
+      break;
+    case ReduceKind::Min:
+      acc = reduce(extremeAttr(elem, isUnsigned, /*largest=*/true, /*infinite=*/!empty),
+                   [&](OpBuilder &b, Location l, ValueRange x, Value a) {
+                     return minimum(b, l, a, x[0], isUnsigned);
+                   });
+      break;
+    case ReduceKind::LogSumExp: {
+      // log(sum(exp(x - m))) + m with m the max, so that exp cannot
+      // overflow; m is replaced by 0 where it is not finite (all -inf, an
+      // empty set, +inf or NaN), which gives the naive formula's result.
+      Value max = reduce(extremeAttr(elem, false, /*largest=*/false, /*infinite=*/true),
+                         [](OpBuilder &b, Location l, ValueRange x, Value a) {
+                           return arith::MaximumFOp::create(b, l, a, x[0]);
+                         });
+      acc = buildReduction(
+          rewriter, loc, shape, reduced, ValueRange{data, max},
+          {identity, keptDimsMap(reduced, ctx)}, zero,
+          [&](OpBuilder &b, Location l, ValueRange x, Value a) -> Value {
+            Value d = arith::SubFOp::create(b, l, x[0], finiteOrZero(b, l, x[1]));
+            return arith::AddFOp::create(b, l, a, math::ExpOp::create(b, l, d));
+          });
+      epilogueInputs.push_back(max);
+      epilogue = [&](OpBuilder &b, Location l, ValueRange v) -> Value {
+        Value log = math::LogOp::create(b, l, v[0]);
+        return arith::AddFOp::create(b, l, log, finiteOrZero(b, l, v[1]));
+      };
+      break;
+    }
+    }
+    epilogueInputs.insert(epilogueInputs.begin(), acc);
+
+    switch (kind) {
+    case ReduceKind::Mean:
+      epilogue = [&](OpBuilder &b, Location l, ValueRange v) -> Value {
+        if (isFloat)
+          return arith::DivFOp::create(b, l, v[0],
+                                       floatConstant(b, l, elem, static_cast<double>(count)));
+        Value n = arith::ConstantOp::create(b, l, b.getIntegerAttr(elem, count));
+        if (isUnsigned)
+          return arith::DivUIOp::create(b, l, v[0], n);
+        return arith::DivSIOp::create(b, l, v[0], n);
+      };
+      break;
+    case ReduceKind::L2:
+      epilogue = [](OpBuilder &b, Location l, ValueRange v) -> Value {
+        return math::SqrtOp::create(b, l, v[0]);
+      };
+      break;
+    case ReduceKind::LogSum:
+      epilogue = [](OpBuilder &b, Location l, ValueRange v) -> Value {
+        return math::LogOp::create(b, l, v[0]);
+      };
+      break;
+    default:
+      break;
+    }
+
+    if (!epilogue && type.getRank() != rank) {
+      rewriter.replaceOp(op, acc);
+      return success();
+    }
+    if (!epilogue)
+      epilogue = [](OpBuilder &, Location, ValueRange v) { return v[0]; };
+    rewriter.replaceOp(op, buildEpilogue(rewriter, loc, type, reduced, epilogueInputs, epilogue));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// ArgMax, ArgMin, Hardmax
+//===----------------------------------------------------------------------===//
+
+/// The i64 index of the largest (`isMax`) or smallest element of `x` along
+/// `axis`, the first or last one among equals; a tensor of the other dims.
+/// NaN counts as the extreme, as numpy's argmax has it.
+Value buildArgExtreme(OpBuilder &b, Location loc, Value x, int64_t axis, bool isMax,
+                      bool selectLast, bool isUnsigned) {
+  MLIRContext *ctx = b.getContext();
+  auto inType = cast<RankedTensorType>(x.getType());
+  Type elem = inType.getElementType();
+  int64_t rank = inType.getRank();
+  SmallVector<bool> reduced(rank, false);
+  reduced[axis] = true;
+  SmallVector<int64_t> kept = keptShape(inType.getShape(), reduced);
+  auto valueType = RankedTensorType::get(kept, elem);
+  auto indexType = RankedTensorType::get(kept, b.getI64Type());
+  Value values =
+      buildFilled(b, loc, valueType, extremeAttr(elem, isUnsigned, /*largest=*/!isMax, true));
+  Value indices = buildFilled(b, loc, indexType, b.getI64IntegerAttr(0));
+  AffineMap keptMap = keptDimsMap(reduced, ctx);
+  SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx), keptMap,
+                                 keptMap};
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  iterators[axis] = utils::IteratorType::reduction;
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{valueType, indexType}, ValueRange{x}, ValueRange{values, indices}, maps,
+      iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value v = args[0], best = args[1], bestIndex = args[2];
+        Value better;
+        if (isa<FloatType>(elem)) {
+          using P = arith::CmpFPredicate;
+          P strict = isMax ? P::OGT : P::OLT, loose = isMax ? P::OGE : P::OLE;
+          Value cmp = arith::CmpFOp::create(nb, l, selectLast ? loose : strict, v, best);
+          Value vIsNan = arith::CmpFOp::create(nb, l, P::UNO, v, v);
+          Value nanWins = vIsNan;
+          if (!selectLast)
+            nanWins = arith::AndIOp::create(
+                nb, l, vIsNan, arith::CmpFOp::create(nb, l, P::ORD, best, best));
+          better = arith::OrIOp::create(nb, l, cmp, nanWins);
+        } else {
+          using P = arith::CmpIPredicate;
+          P pred = isMax ? (isUnsigned ? (selectLast ? P::uge : P::ugt)
+                                       : (selectLast ? P::sge : P::sgt))
+                         : (isUnsigned ? (selectLast ? P::ule : P::ult)
+                                       : (selectLast ? P::sle : P::slt));
+          better = arith::CmpIOp::create(nb, l, pred, v, best);
+        }
+        Value i = arith::IndexCastOp::create(nb, l, nb.getI64Type(),
+                                             linalg::IndexOp::create(nb, l, axis));
+        Value newBest = arith::SelectOp::create(nb, l, better, v, best);
+        Value newIndex = arith::SelectOp::create(nb, l, better, i, bestIndex);
+        linalg::YieldOp::create(nb, l, ValueRange{newBest, newIndex});
+      });
+  return generic.getResult(1);
+}
+
+template <typename OpTy, bool isMax>
+struct ArgExtremeLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, this->getTypeConverter(), op);
+    if (!type)
+      return failure();
+    Value data = adaptor.getData();
+    auto inType = staticInputType(rewriter, op, data);
+    if (!inType)
+      return failure();
+    if (inType.getRank() == 0)
+      return rewriter.notifyMatchFailure(op, "input must have rank 1 or more");
+    FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), inType.getRank());
+    if (failed(axis))
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    SmallVector<bool> reduced(inType.getRank(), false);
+    reduced[*axis] = true;
+    SmallVector<int64_t> expected = op.getKeepdims()
+                                        ? keepDimsShape(inType.getShape(), reduced)
+                                        : keptShape(inType.getShape(), reduced);
+    if (type.getShape() != ArrayRef<int64_t>(expected))
+      return rewriter.notifyMatchFailure(op, "result shape disagrees with the axis");
+    Location loc = op.getLoc();
+    Value indices = buildArgExtreme(rewriter, loc, data, *axis, isMax,
+                                    op.getSelectLastIndex() != 0,
+                                    isUnsignedInt(onnxElementType(op.getData())));
+    if (type.getRank() != inType.getRank()) {
+      rewriter.replaceOp(op, indices);
+      return success();
+    }
+    rewriter.replaceOp(op, buildEpilogue(rewriter, loc, type, reduced, indices,
+                                         [](OpBuilder &, Location, ValueRange v) { return v[0]; }));
+    return success();
+  }
+};
+
+struct HardmaxLowering : OpConversionPattern<onnx::HardmaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(onnx::HardmaxOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    Value input = adaptor.getInput();
+    auto inType = staticInputType(rewriter, op, input);
+    if (!inType || inType.getRank() == 0)
+      return rewriter.notifyMatchFailure(op, "input must have rank 1 or more");
+    FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), inType.getRank());
+    if (failed(axis))
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    Location loc = op.getLoc();
+    int64_t a = *axis;
+    Value indices = buildArgExtreme(rewriter, loc, input, a, /*isMax=*/true,
+                                    /*selectLast=*/false, /*isUnsigned=*/false);
+    SmallVector<bool> reduced(inType.getRank(), false);
+    reduced[a] = true;
+    Type elem = type.getElementType();
+    Value result = buildParallel(
+        rewriter, loc, type, indices, keptDimsMap(reduced, rewriter.getContext()),
+        [&](OpBuilder &b, Location l, ValueRange v) -> Value {
+          Value i = arith::IndexCastOp::create(b, l, b.getI64Type(),
+                                               linalg::IndexOp::create(b, l, a));
+          Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, i, v[0]);
+          return arith::SelectOp::create(b, l, hit, floatConstant(b, l, elem, 1),
+                                         floatConstant(b, l, elem, 0));
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Softmax, LogSoftmax
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy, bool isLog>
+struct SoftmaxLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, this->getTypeConverter(), op);
+    if (!type)
+      return failure();
+    Value input = adaptor.getInput();
+    auto inType = staticInputType(rewriter, op, input);
+    if (!inType || inType.getRank() == 0)
+      return rewriter.notifyMatchFailure(op, "input must have rank 1 or more");
+    FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), inType.getRank());
+    if (failed(axis))
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    int64_t rank = inType.getRank();
+    Type elem = inType.getElementType();
+    SmallVector<bool> reduced(rank, false);
+    reduced[*axis] = true;
+    ArrayRef<int64_t> shape = inType.getShape();
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    AffineMap keptMap = keptDimsMap(reduced, ctx);
+
+    // Subtracting the max keeps exp from overflowing.
+    Value max = buildReduction(rewriter, loc, shape, reduced, input, identity,
+                               extremeAttr(elem, false, /*largest=*/false, /*infinite=*/true),
+                               [](OpBuilder &b, Location l, ValueRange x, Value a) {
+                                 return arith::MaximumFOp::create(b, l, a, x[0]);
+                               });
+    Value sum = buildReduction(
+        rewriter, loc, shape, reduced, ValueRange{input, max}, {identity, keptMap},
+        rewriter.getZeroAttr(elem), [](OpBuilder &b, Location l, ValueRange x, Value a) -> Value {
+          Value d = arith::SubFOp::create(b, l, x[0], x[1]);
+          return arith::AddFOp::create(b, l, a, math::ExpOp::create(b, l, d));
+        });
+    Value result = buildParallel(
+        rewriter, loc, type, ValueRange{input, max, sum}, {identity, keptMap, keptMap},
+        [](OpBuilder &b, Location l, ValueRange v) -> Value {
+          Value d = arith::SubFOp::create(b, l, v[0], v[1]);
+          if (isLog)
+            return arith::SubFOp::create(b, l, d, math::LogOp::create(b, l, v[2]));
+          return arith::DivFOp::create(b, l, math::ExpOp::create(b, l, d), v[2]);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Normalizations
+//===----------------------------------------------------------------------===//
+
+/// Mean and (biased) variance of `x` over the `reduced` dims, computed in
+/// `computeType`: two tensors of the kept dims. The variance is the mean of
+/// squared deviations (two passes), which loses less than E[x²] - E[x]².
+std::pair<Value, Value> buildMoments(OpBuilder &b, Location loc, Value x, Type xElem,
+                                     ArrayRef<bool> reduced, Type computeType) {
+  MLIRContext *ctx = b.getContext();
+  auto inType = cast<RankedTensorType>(x.getType());
+  ArrayRef<int64_t> shape = inType.getShape();
+  int64_t rank = inType.getRank();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  AffineMap keptMap = keptDimsMap(reduced, ctx);
+  auto keptType = RankedTensorType::get(keptShape(shape, reduced), computeType);
+  double count = static_cast<double>(reducedCount(shape, reduced));
+  TypedAttr zero = b.getZeroAttr(computeType);
+
+  Value sum = buildReduction(b, loc, shape, reduced, x, identity, zero,
+                             [&](OpBuilder &nb, Location l, ValueRange v, Value a) -> Value {
+                               Value c = castScalar(nb, l, v[0], xElem, computeType);
+                               return arith::AddFOp::create(nb, l, a, c);
+                             });
+  auto divideByCount = [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+    return arith::DivFOp::create(nb, l, v[0], floatConstant(nb, l, computeType, count));
+  };
+  SmallVector<AffineMap> keptIdentity = {
+      AffineMap::getMultiDimIdentityMap(keptType.getRank(), ctx)};
+  Value mean = buildParallel(b, loc, keptType, sum, keptIdentity, divideByCount);
+  Value squares = buildReduction(
+      b, loc, shape, reduced, ValueRange{x, mean}, {identity, keptMap}, zero,
+      [&](OpBuilder &nb, Location l, ValueRange v, Value a) -> Value {
+        Value d = arith::SubFOp::create(nb, l, castScalar(nb, l, v[0], xElem, computeType), v[1]);
+        return arith::AddFOp::create(nb, l, a, arith::MulFOp::create(nb, l, d, d));
+      });
+  Value variance = buildParallel(b, loc, keptType, squares, keptIdentity, divideByCount);
+  return {mean, variance};
+}
+
+/// 1 / sqrt(variance + epsilon).
+Value inverseStdDev(OpBuilder &b, Location l, Value variance, double epsilon) {
+  Type t = variance.getType();
+  Value v = arith::AddFOp::create(b, l, variance, floatConstant(b, l, t, epsilon));
+  return arith::DivFOp::create(b, l, floatConstant(b, l, t, 1), math::SqrtOp::create(b, l, v));
+}
+
+/// The float type named by a TensorProto data type code (stash_type).
+Type floatTypeOfCode(MLIRContext *ctx, int64_t code) {
+  switch (code) {
+  case 1:
+    return Float32Type::get(ctx);
+  case 10:
+    return Float16Type::get(ctx);
+  case 11:
+    return Float64Type::get(ctx);
+  case 16:
+    return BFloat16Type::get(ctx);
+  default:
+    return {};
+  }
+}
+
+struct LayerNormalizationLowering : OpConversionPattern<onnx::LayerNormalizationOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(onnx::LayerNormalizationOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    Value x = adaptor.getX();
+    auto inType = staticInputType(rewriter, op, x);
+    if (!inType || inType.getRank() == 0)
+      return rewriter.notifyMatchFailure(op, "input must have rank 1 or more");
+    int64_t rank = inType.getRank();
+    FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), rank);
+    if (failed(axis))
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    MLIRContext *ctx = rewriter.getContext();
+    Type computeType = floatTypeOfCode(ctx, op.getStashType());
+    if (!computeType)
+      return rewriter.notifyMatchFailure(op, "stash_type must be a float type");
+    SmallVector<RankedTensorType> statTypes;
+    for (unsigned i = 1; i < 3; ++i) {
+      if (isa<NoneType>(op->getResult(i).getType())) {
+        statTypes.push_back({});
+        continue;
+      }
+      auto t = staticResultType(rewriter, getTypeConverter(), op, i);
+      if (!t)
+        return failure();
+      if (t.getRank() != rank)
+        return rewriter.notifyMatchFailure(op, "Mean and InvStdDev keep the input's rank");
+      statTypes.push_back(t);
+    }
+    Value scale = adaptor.getScale(), bias = adaptor.getB();
+    bool hasBias = !isa<NoneType>(bias.getType());
+    auto scaleType = dyn_cast<RankedTensorType>(scale.getType());
+    auto biasType = hasBias ? dyn_cast<RankedTensorType>(bias.getType()) : RankedTensorType();
+    if (!scaleType || (hasBias && !biasType))
+      return rewriter.notifyMatchFailure(op, "Scale and B must be ranked tensors");
+
+    Location loc = op.getLoc();
+    SmallVector<bool> reduced(rank, false);
+    for (int64_t d = *axis; d < rank; ++d)
+      reduced[d] = true;
+    Type xElem = inType.getElementType();
+    double epsilon = op.getEpsilon().convertToDouble();
+    auto [mean, variance] = buildMoments(rewriter, loc, x, xElem, reduced, computeType);
+
+    ArrayRef<int64_t> shape = inType.getShape();
+    AffineMap keptMap = keptDimsMap(reduced, ctx);
+    SmallVector<Value> inputs = {x, mean, variance, scale};
+    SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx), keptMap,
+                                   keptMap, broadcastMap(scaleType, shape, ctx)};
+    if (hasBias) {
+      inputs.push_back(bias);
+      maps.push_back(broadcastMap(biasType, shape, ctx));
+    }
+    Type scaleElem = onnxElementType(op.getScale());
+    Type biasElem = hasBias ? onnxElementType(op.getB()) : Type();
+    Value y = buildParallel(
+        rewriter, loc, type, inputs, maps, [&](OpBuilder &b, Location l, ValueRange v) -> Value {
+          Value d = arith::SubFOp::create(b, l, castScalar(b, l, v[0], xElem, computeType), v[1]);
+          Value n = arith::MulFOp::create(b, l, d, inverseStdDev(b, l, v[2], epsilon));
+          Value r = arith::MulFOp::create(b, l, n, castScalar(b, l, v[3], scaleElem, computeType));
+          if (v.size() > 4)
+            r = arith::AddFOp::create(b, l, r, castScalar(b, l, v[4], biasElem, computeType));
+          return castScalar(b, l, r, computeType, type.getElementType());
+        });
+
+    SmallVector<Value> results = {y, Value(), Value()};
+    if (statTypes[0])
+      results[1] = buildEpilogue(rewriter, loc, statTypes[0], reduced, mean,
+                                 [&](OpBuilder &b, Location l, ValueRange v) {
+                                   return castScalar(b, l, v[0], computeType,
+                                                     statTypes[0].getElementType());
+                                 });
+    if (statTypes[1])
+      results[2] = buildEpilogue(rewriter, loc, statTypes[1], reduced, variance,
+                                 [&](OpBuilder &b, Location l, ValueRange v) {
+                                   return castScalar(b, l, inverseStdDev(b, l, v[0], epsilon),
+                                                     computeType,
+                                                     statTypes[1].getElementType());
+                                 });
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// Y = (X - mean[c]) / sqrt(var[c] + epsilon) * scale[c] + B[c], with c the
+/// dim 1 of X: inference only.
+struct BatchNormalizationLowering : OpConversionPattern<onnx::BatchNormalizationOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(onnx::BatchNormalizationOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (op.getTrainingMode() != 0)
+      return rewriter.notifyMatchFailure(op, "training_mode is not lowered");
+    if (!isa<NoneType>(op->getResult(1).getType()) || !isa<NoneType>(op->getResult(2).getType()))
+      return rewriter.notifyMatchFailure(op, "running statistics are outputs of training only");
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    Value x = adaptor.getX();
+    auto inType = staticInputType(rewriter, op, x);
+    if (!inType || inType.getRank() < 2)
+      return rewriter.notifyMatchFailure(op, "input must have rank 2 or more");
+    int64_t channels = inType.getDimSize(1);
+    SmallVector<Value> inputs = {x};
+    for (Value v : {adaptor.getScale(), adaptor.getB(), adaptor.getInputMean(),
+                    adaptor.getInputVar()}) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (!t || t.getRank() != 1 || t.getDimSize(0) != channels)
+        return rewriter.notifyMatchFailure(op, "scale, B, mean and var must have shape [C]");
+      inputs.push_back(v);
+    }
+    MLIRContext *ctx = rewriter.getContext();
+    int64_t rank = inType.getRank();
+    AffineMap channel = AffineMap::get(rank, 0, getAffineDimExpr(1, ctx));
+    SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx), channel,
+                                   channel, channel, channel};
+    double epsilon = op.getEpsilon().convertToDouble();
+    Value y = buildParallel(rewriter, op.getLoc(), type, inputs, maps,
+                            [&](OpBuilder &b, Location l, ValueRange v) -> Value {
+                              Value d = arith::SubFOp::create(b, l, v[0], v[3]);
+                              Value n = arith::MulFOp::create(b, l, d,
+                                                              inverseStdDev(b, l, v[4], epsilon));
+                              Value s = arith::MulFOp::create(b, l, n, v[1]);
+                              return arith::AddFOp::create(b, l, s, v[2]);
+                            });
+    rewriter.replaceOp(op, SmallVector<Value>{y, Value(), Value()});
+    return success();
+  }
+};
+
+/// Y = scale[c] * (X - mean) / sqrt(var + epsilon) + B[c], the statistics
+/// over the spatial dims of each (n, c).
+struct InstanceNormalizationLowering : OpConversionPattern<onnx::InstanceNormalizationOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(onnx::InstanceNormalizationOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    Value x = adaptor.getInput();
+    auto inType = staticInputType(rewriter, op, x);
+    if (!inType || inType.getRank() < 3)
+      return rewriter.notifyMatchFailure(op, "input must have rank 3 or more");
+    int64_t channels = inType.getDimSize(1);
+    for (Value v : {adaptor.getScale(), adaptor.getB()}) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (!t || t.getRank() != 1 || t.getDimSize(0) != channels)
+        return rewriter.notifyMatchFailure(op, "scale and B must have shape [C]");
+    }
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    int64_t rank = inType.getRank();
+    SmallVector<bool> reduced(rank, true);
+    reduced[0] = reduced[1] = false;
+    Type elem = inType.getElementType();
+    auto [mean, variance] = buildMoments(rewriter, loc, x, elem, reduced, elem);
+    AffineMap keptMap = keptDimsMap(reduced, ctx);
+    AffineMap channel = AffineMap::get(rank, 0, getAffineDimExpr(1, ctx));
+    double epsilon = op.getEpsilon().convertToDouble();
+    Value y = buildParallel(
+        rewriter, loc, type, ValueRange{x, mean, variance, adaptor.getScale(), adaptor.getB()},
+        {AffineMap::getMultiDimIdentityMap(rank, ctx), keptMap, keptMap, channel, channel},
+        [&](OpBuilder &b, Location l, ValueRange v) -> Value {
+          Value d = arith::SubFOp::create(b, l, v[0], v[1]);
+          Value n = arith::MulFOp::create(b, l, d, inverseStdDev(b, l, v[2], epsilon));
+          return arith::AddFOp::create(b, l, arith::MulFOp::create(b, l, n, v[3]), v[4]);
+        });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// Y = (X - mean) / (sqrt(var) + 1e-9) over `axes` (default N, H, W), as the
+/// ONNX function body defines it.
+struct MeanVarianceNormalizationLowering
+    : OpConversionPattern<onnx::MeanVarianceNormalizationOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(onnx::MeanVarianceNormalizationOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    Value x = adaptor.getX();
+    auto inType = staticInputType(rewriter, op, x);
+    if (!inType)
+      return failure();
+    SmallVector<int64_t> axes = {0, 2, 3};
+    if (auto a = op.getAxes())
+      axes.assign(a->begin(), a->end());
+    FailureOr<SmallVector<bool>> reduced = markAxes(axes, inType.getRank());
+    if (failed(reduced))
+      return rewriter.notifyMatchFailure(op, "axes out of range or repeated");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Type elem = inType.getElementType();
+    auto [mean, variance] = buildMoments(rewriter, loc, x, elem, *reduced, elem);
+    AffineMap keptMap = keptDimsMap(*reduced, ctx);
+    Value y = buildParallel(
+        rewriter, loc, type, ValueRange{x, mean, variance},
+        {AffineMap::getMultiDimIdentityMap(inType.getRank(), ctx), keptMap, keptMap},
+        [&](OpBuilder &b, Location l, ValueRange v) -> Value {
+          Value d = arith::SubFOp::create(b, l, v[0], v[1]);
+          Value sd = math::SqrtOp::create(b, l, v[2]);
+          Value den = arith::AddFOp::create(b, l, sd, floatConstant(b, l, elem, 1e-9));
+          return arith::DivFOp::create(b, l, d, den);
+        });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// Y = X / ||X||_p along `axis`, p 1 or 2.
+struct LpNormalizationLowering : OpConversionPattern<onnx::LpNormalizationOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(onnx::LpNormalizationOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    Value x = adaptor.getInput();
+    auto inType = staticInputType(rewriter, op, x);
+    if (!inType || inType.getRank() == 0)
+      return rewriter.notifyMatchFailure(op, "input must have rank 1 or more");
+    int64_t p = op.getP();
+    if (p != 1 && p != 2)
+      return rewriter.notifyMatchFailure(op, "p must be 1 or 2");
+    int64_t rank = inType.getRank();
+    FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), rank);
+    if (failed(axis))
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<bool> reduced(rank, false);
+    reduced[*axis] = true;
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    Value norm = buildReduction(
+        rewriter, loc, inType.getShape(), reduced, x, identity,
+        rewriter.getZeroAttr(inType.getElementType()),
+        [&](OpBuilder &b, Location l, ValueRange v, Value a) -> Value {
+          Value t = p == 1 ? Value(math::AbsFOp::create(b, l, v[0]))
+                           : Value(arith::MulFOp::create(b, l, v[0], v[0]));
+          return arith::AddFOp::create(b, l, a, t);
+        });
+    Value y = buildParallel(rewriter, loc, type, ValueRange{x, norm},
+                            {identity, keptDimsMap(reduced, ctx)},
+                            [&](OpBuilder &b, Location l, ValueRange v) -> Value {
+                              Value n = p == 1 ? v[1] : Value(math::SqrtOp::create(b, l, v[1]));
+                              return arith::DivFOp::create(b, l, v[0], n);
+                            });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Global pools
+//===----------------------------------------------------------------------===//
+
+enum class PoolKind { Average, Max, Lp };
+
+/// Reduces every dim after N and C, keeping them as 1.
+template <typename OpTy, PoolKind kind>
+struct GlobalPoolLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, this->getTypeConverter(), op);
+    if (!type)
+      return failure();
+    Value x = adaptor.getX();
+    auto inType = staticInputType(rewriter, op, x);
+    if (!inType || inType.getRank() < 2)
+      return rewriter.notifyMatchFailure(op, "input must have rank 2 or more");
+    int64_t rank = inType.getRank();
+    SmallVector<bool> reduced(rank, true);
+    reduced[0] = reduced[1] = false;
+    ArrayRef<int64_t> shape = inType.getShape();
+    if (type.getShape() != ArrayRef<int64_t>(keepDimsShape(shape, reduced)))
+      return rewriter.notifyMatchFailure(op, "result must be N x C x 1 x ...");
+    double p = 2;
+    if constexpr (kind == PoolKind::Lp)
+      p = static_cast<double>(op.getP());
+    Location loc = op.getLoc();
+    Type elem = inType.getElementType();
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext());
+    int64_t count = reducedCount(shape, reduced);
+    Value acc;
+    if (kind == PoolKind::Max) {
+      acc = buildReduction(rewriter, loc, shape, reduced, x, identity,
+                           extremeAttr(elem, false, /*largest=*/false, /*infinite=*/count != 0),
+                           [](OpBuilder &b, Location l, ValueRange v, Value a) {
+                             return arith::MaximumFOp::create(b, l, a, v[0]);
+                           });
+    } else {
+      acc = buildReduction(rewriter, loc, shape, reduced, x, identity, rewriter.getZeroAttr(elem),
+                           [&](OpBuilder &b, Location l, ValueRange v, Value a) -> Value {
+                             Value t = v[0];
+                             if (kind == PoolKind::Lp) {
+                               Value abs = math::AbsFOp::create(b, l, t);
+                               t = p == 1   ? abs
+                                   : p == 2 ? Value(arith::MulFOp::create(b, l, t, t))
+                                            : Value(math::PowFOp::create(
+                                                  b, l, abs, floatConstant(b, l, elem, p)));
+                             }
+                             return arith::AddFOp::create(b, l, a, t);
+                           });
+    }
+    Value y = buildEpilogue(rewriter, loc, type, reduced, acc,
+                            [&](OpBuilder &b, Location l, ValueRange v) -> Value {
+                              if (kind == PoolKind::Average)
+                                return arith::DivFOp::create(
+                                    b, l, v[0],
+                                    floatConstant(b, l, elem, static_cast<double>(count)));
+                              if (kind == PoolKind::Max || p == 1)
+                                return v[0];
+                              if (p == 2)
+                                return math::SqrtOp::create(b, l, v[0]);
+                              return math::PowFOp::create(b, l, v[0],
+                                                          floatConstant(b, l, elem, 1.0 / p));
+                            });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// CumSum
+//===----------------------------------------------------------------------===//
+
+/// y[..., i, ...] = sum of x[..., j, ...] over j <= i (j < i when exclusive;
+/// j >= i, j > i when reversed): a generic with one extra reduction dim j.
+struct CumSumLowering : OpConversionPattern<onnx::CumSumOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(onnx::CumSumOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    Value x = adaptor.getX();
+    auto inType = staticInputType(rewriter, op, x);
+    if (!inType || inType.getRank() == 0)
+      return rewriter.notifyMatchFailure(op, "input must have rank 1 or more");
+    FailureOr<SmallVector<int64_t>> axisValues = constantInts(op.getAxis(), adaptor.getAxis());
+    if (failed(axisValues) || axisValues->size() != 1)
+      return rewriter.notifyMatchFailure(op, "axis must be a constant scalar");
+    int64_t rank = inType.getRank();
+    FailureOr<int64_t> axis = normalizeAxis(axisValues->front(), rank);
+    if (failed(axis))
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    int64_t a = *axis;
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<AffineExpr> inputExprs, outputExprs;
+    for (int64_t d = 0; d < rank; ++d) {
+      inputExprs.push_back(getAffineDimExpr(d == a ? rank : d, ctx));
+      outputExprs.push_back(getAffineDimExpr(d, ctx));
+    }
+    SmallVector<AffineMap> maps = {AffineMap::get(rank + 1, 0, inputExprs, ctx),
+                                   AffineMap::get(rank + 1, 0, outputExprs, ctx)};
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    bool exclusive = op.getExclusive() != 0, reverse = op.getReverse() != 0;
+    using P = arith::CmpIPredicate;
+    P pred = reverse ? (exclusive ? P::ugt : P::uge) : (exclusive ? P::ult : P::ule);
+    Location loc = op.getLoc();
+    Value init = buildFilled(rewriter, loc, type, rewriter.getZeroAttr(type.getElementType()));
+    Value y =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{type}, ValueRange{x}, ValueRange{init}, maps, iterators,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value i = linalg::IndexOp::create(b, l, a);
+              Value j = linalg::IndexOp::create(b, l, rank);
+              Value inRange = arith::CmpIOp::create(b, l, pred, j, i);
+              Value sum = add(b, l, args[1], args[0]);
+              linalg::YieldOp::create(b, l,
+                                      Value(arith::SelectOp::create(b, l, inRange, sum, args[1])));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+} // namespace
 
 void populateReductionPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
-  (void)converter;
-  (void)patterns;
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<ReduceLowering<onnx::ReduceSumOp, ReduceKind::Sum>,
+               ReduceLowering<onnx::ReduceMeanOp, ReduceKind::Mean>,
+               ReduceLowering<onnx::ReduceMaxOp, ReduceKind::Max>,
+               ReduceLowering<onnx::ReduceMinOp, ReduceKind::Min>,
+               ReduceLowering<onnx::ReduceProdOp, ReduceKind::Prod>,
+               ReduceLowering<onnx::ReduceL1Op, ReduceKind::L1>,
+               ReduceLowering<onnx::ReduceL2Op, ReduceKind::L2>,
+               ReduceLowering<onnx::ReduceLogSumOp, ReduceKind::LogSum>,
+               ReduceLowering<onnx::ReduceLogSumExpOp, ReduceKind::LogSumExp>,
+               ReduceLowering<onnx::ReduceSumSquareOp, ReduceKind::SumSquare>>(converter, ctx);
+  patterns.add<ArgExtremeLowering<onnx::ArgMaxOp, true>,
+               ArgExtremeLowering<onnx::ArgMinOp, false>, HardmaxLowering,
+               SoftmaxLowering<onnx::SoftmaxOp, false>,
+               SoftmaxLowering<onnx::LogSoftmaxOp, true>>(converter, ctx);
+  patterns.add<LayerNormalizationLowering, BatchNormalizationLowering,
+               InstanceNormalizationLowering, MeanVarianceNormalizationLowering,
+               LpNormalizationLowering>(converter, ctx);
+  patterns.add<GlobalPoolLowering<onnx::GlobalAveragePoolOp, PoolKind::Average>,
+               GlobalPoolLowering<onnx::GlobalMaxPoolOp, PoolKind::Max>,
+               GlobalPoolLowering<onnx::GlobalLpPoolOp, PoolKind::Lp>,
+               CumSumLowering>(converter, ctx);
 }
 
 } // namespace onnxcc::lowering
