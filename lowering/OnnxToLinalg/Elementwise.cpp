@@ -11,6 +11,9 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/AffineMap.h"
 
+#include <limits>
+#include <optional>
+
 using namespace mlir;
 
 namespace onnxcc::lowering {
@@ -95,22 +98,89 @@ Value castScalar(OpBuilder &b, Location loc, Value v, Type from, Type to) {
 namespace {
 
 /// The scalar computation of one elementwise op: `args` are the converted
-/// scalar operands, `elem` the onnx element type of operand 0 (signedness).
+/// scalar operands (absent optional operands left out), `elem` the onnx
+/// element type of operand 0 (it carries the signedness).
 using ScalarFn = Value (*)(OpBuilder &, Location, Operation *, ValueRange args, Type elem);
 
 Value constantLike(OpBuilder &b, Location loc, Type t, double v) {
   if (isa<FloatType>(t))
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(t, v));
+  if (t.isInteger(1))
+    return arith::ConstantOp::create(b, loc, b.getBoolAttr(v != 0));
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, static_cast<int64_t>(v)));
 }
 
+/// The value of a float attribute `name` of `op`, or `fallback` when it is
+/// absent (the ODS defaults are already filled in by the importer).
+double floatAttr(Operation *op, StringRef name, double fallback) {
+  if (auto a = op->getAttrOfType<FloatAttr>(name))
+    return a.getValueAsDouble();
+  return fallback;
+}
+
+int64_t intAttr(Operation *op, StringRef name, int64_t fallback) {
+  if (auto a = op->getAttrOfType<IntegerAttr>(name))
+    return a.getValue().getSExtValue();
+  return fallback;
+}
+
+/// The comparisons ONNX needs; floats compare ordered (false on NaN), integers
+/// signed or unsigned after the onnx element type.
+enum class Cmp { eq, ne, lt, le, gt, ge };
+
+Value compare(OpBuilder &b, Location loc, Cmp kind, Value lhs, Value rhs, Type elem) {
+  if (isa<FloatType>(elem)) {
+    using P = arith::CmpFPredicate;
+    P p = kind == Cmp::eq   ? P::OEQ
+          : kind == Cmp::ne ? P::UNE
+          : kind == Cmp::lt ? P::OLT
+          : kind == Cmp::le ? P::OLE
+          : kind == Cmp::gt ? P::OGT
+                            : P::OGE;
+    return arith::CmpFOp::create(b, loc, p, lhs, rhs);
+  }
+  using P = arith::CmpIPredicate;
+  bool u = elem.isUnsignedInteger() || elem.isInteger(1);
+  P p = kind == Cmp::eq   ? P::eq
+        : kind == Cmp::ne ? P::ne
+        : kind == Cmp::lt ? (u ? P::ult : P::slt)
+        : kind == Cmp::le ? (u ? P::ule : P::sle)
+        : kind == Cmp::gt ? (u ? P::ugt : P::sgt)
+                          : (u ? P::uge : P::sge);
+  return arith::CmpIOp::create(b, loc, p, lhs, rhs);
+}
+
+Value pick(OpBuilder &b, Location loc, Value cond, Value t, Value f) {
+  return arith::SelectOp::create(b, loc, cond, t, f);
+}
+
 template <typename FOp, typename SIOp, typename UIOp = SIOp>
-Value binaryArith(OpBuilder &b, Location loc, Operation *, ValueRange args, Type elem) {
+Value binaryArith(OpBuilder &b, Location loc, Value lhs, Value rhs, Type elem) {
   if (isa<FloatType>(elem))
-    return FOp::create(b, loc, args[0], args[1]);
+    return FOp::create(b, loc, lhs, rhs);
   if (elem.isUnsignedInteger())
-    return UIOp::create(b, loc, args[0], args[1]);
-  return SIOp::create(b, loc, args[0], args[1]);
+    return UIOp::create(b, loc, lhs, rhs);
+  return SIOp::create(b, loc, lhs, rhs);
+}
+
+template <typename FOp, typename SIOp, typename UIOp = SIOp>
+Value binary(OpBuilder &b, Location loc, Operation *, ValueRange args, Type elem) {
+  return binaryArith<FOp, SIOp, UIOp>(b, loc, args[0], args[1], elem);
+}
+
+/// Sum, Max and Min of any number of operands: a left fold.
+template <typename FOp, typename SIOp, typename UIOp = SIOp>
+Value variadic(OpBuilder &b, Location loc, Operation *, ValueRange args, Type elem) {
+  Value acc = args[0];
+  for (Value v : args.drop_front())
+    acc = binaryArith<FOp, SIOp, UIOp>(b, loc, acc, v, elem);
+  return acc;
+}
+
+Value mean(OpBuilder &b, Location loc, Operation *op, ValueRange args, Type elem) {
+  Value sum = variadic<arith::AddFOp, arith::AddIOp>(b, loc, op, args, elem);
+  Value n = constantLike(b, loc, sum.getType(), static_cast<double>(args.size()));
+  return binaryArith<arith::DivFOp, arith::DivSIOp, arith::DivUIOp>(b, loc, sum, n, elem);
 }
 
 template <typename FOp>
@@ -118,11 +188,154 @@ Value unaryFloat(OpBuilder &b, Location loc, Operation *, ValueRange args, Type)
   return FOp::create(b, loc, args[0]);
 }
 
+/// A float function that ONNX also defines on integers (Erf): computed in
+/// double and converted back with Cast semantics.
+template <typename FOp>
+Value unaryFloatAnyType(OpBuilder &b, Location loc, Operation *, ValueRange args, Type elem) {
+  if (isa<FloatType>(elem))
+    return FOp::create(b, loc, args[0]);
+  Type f64 = b.getF64Type();
+  Value x = castScalar(b, loc, args[0], elem, f64);
+  return castScalar(b, loc, FOp::create(b, loc, x), f64, elem);
+}
+
+Value identity(OpBuilder &, Location, Operation *, ValueRange args, Type) { return args[0]; }
+
+Value absolute(OpBuilder &b, Location loc, Operation *, ValueRange args, Type elem) {
+  if (isa<FloatType>(elem))
+    return math::AbsFOp::create(b, loc, args[0]);
+  if (elem.isUnsignedInteger())
+    return args[0];
+  return math::AbsIOp::create(b, loc, args[0]);
+}
+
+Value neg(OpBuilder &b, Location loc, Operation *, ValueRange args, Type elem) {
+  if (isa<FloatType>(elem))
+    return arith::NegFOp::create(b, loc, args[0]);
+  Value zero = constantLike(b, loc, args[0].getType(), 0);
+  return arith::SubIOp::create(b, loc, zero, args[0]);
+}
+
+Value reciprocal(OpBuilder &b, Location loc, Operation *, ValueRange args, Type) {
+  Value one = constantLike(b, loc, args[0].getType(), 1);
+  return arith::DivFOp::create(b, loc, one, args[0]);
+}
+
+/// -1, 0 or 1; a NaN stays NaN.
+Value sign(OpBuilder &b, Location loc, Operation *, ValueRange args, Type elem) {
+  Value x = args[0];
+  Type t = x.getType();
+  Value zero = constantLike(b, loc, t, 0), one = constantLike(b, loc, t, 1);
+  if (elem.isUnsignedInteger())
+    return pick(b, loc, compare(b, loc, Cmp::ne, x, zero, elem), one, zero);
+  Value minusOne = constantLike(b, loc, t, -1);
+  Value negOrRest = pick(b, loc, compare(b, loc, Cmp::lt, x, zero, elem), minusOne,
+                           isa<FloatType>(elem) ? x : zero);
+  return pick(b, loc, compare(b, loc, Cmp::gt, x, zero, elem), one, negOrRest);
+}
+
 Value relu(OpBuilder &b, Location loc, Operation *, ValueRange args, Type elem) {
   Value zero = constantLike(b, loc, args[0].getType(), 0);
   if (isa<FloatType>(elem))
     return arith::MaximumFOp::create(b, loc, args[0], zero);
   return arith::MaxSIOp::create(b, loc, args[0], zero);
+}
+
+Value leakyRelu(OpBuilder &b, Location loc, Operation *op, ValueRange args, Type elem) {
+  Value x = args[0];
+  Type t = x.getType();
+  Value alpha = constantLike(b, loc, t, floatAttr(op, "alpha", 0.01));
+  Value scaled = arith::MulFOp::create(b, loc, alpha, x);
+  return pick(b, loc, compare(b, loc, Cmp::lt, x, constantLike(b, loc, t, 0), elem), scaled,
+                x);
+}
+
+/// x where slope's broadcast operand is not negative, slope * x elsewhere.
+Value prelu(OpBuilder &b, Location loc, Operation *, ValueRange args, Type elem) {
+  Value x = args[0];
+  if (elem.isUnsignedInteger())
+    return x;
+  Value scaled = binaryArith<arith::MulFOp, arith::MulIOp>(b, loc, args[1], x, elem);
+  Value zero = constantLike(b, loc, x.getType(), 0);
+  return pick(b, loc, compare(b, loc, Cmp::lt, x, zero, elem), scaled, x);
+}
+
+/// alpha * (exp(x) - 1) for x < 0, x elsewhere.
+Value elu(OpBuilder &b, Location loc, Operation *op, ValueRange args, Type elem) {
+  Value x = args[0];
+  Type t = x.getType();
+  Value alpha = constantLike(b, loc, t, floatAttr(op, "alpha", 1.0));
+  Value em1 = math::ExpM1Op::create(b, loc, x);
+  Value neg = arith::MulFOp::create(b, loc, alpha, em1);
+  return pick(b, loc, compare(b, loc, Cmp::lt, x, constantLike(b, loc, t, 0), elem), neg, x);
+}
+
+/// gamma * x for x > 0, gamma * (alpha * exp(x) - alpha) elsewhere.
+Value selu(OpBuilder &b, Location loc, Operation *op, ValueRange args, Type elem) {
+  Value x = args[0];
+  Type t = x.getType();
+  Value alpha = constantLike(b, loc, t, floatAttr(op, "alpha", 1.67326319217681884765625));
+  Value gamma = constantLike(b, loc, t, floatAttr(op, "gamma", 1.05070102214813232421875));
+  Value e = math::ExpOp::create(b, loc, x);
+  Value neg = arith::SubFOp::create(b, loc, arith::MulFOp::create(b, loc, alpha, e), alpha);
+  Value picked =
+      pick(b, loc, compare(b, loc, Cmp::gt, x, constantLike(b, loc, t, 0), elem), x, neg);
+  return arith::MulFOp::create(b, loc, gamma, picked);
+}
+
+/// max(0, x) + min(0, alpha * (exp(x / alpha) - 1)), written as a select:
+/// the two terms are never both non-zero.
+Value celu(OpBuilder &b, Location loc, Operation *op, ValueRange args, Type elem) {
+  Value x = args[0];
+  Type t = x.getType();
+  Value alpha = constantLike(b, loc, t, floatAttr(op, "alpha", 1.0));
+  Value em1 = math::ExpM1Op::create(b, loc, arith::DivFOp::create(b, loc, x, alpha));
+  Value neg = arith::MulFOp::create(b, loc, alpha, em1);
+  return pick(b, loc, compare(b, loc, Cmp::gt, x, constantLike(b, loc, t, 0), elem), x, neg);
+}
+
+Value thresholdedRelu(OpBuilder &b, Location loc, Operation *op, ValueRange args, Type elem) {
+  Value x = args[0];
+  Type t = x.getType();
+  Value alpha = constantLike(b, loc, t, floatAttr(op, "alpha", 1.0));
+  return pick(b, loc, compare(b, loc, Cmp::gt, x, alpha, elem), x, constantLike(b, loc, t, 0));
+}
+
+/// max(0, min(1, alpha * x + beta)).
+Value hardSigmoidOf(OpBuilder &b, Location loc, Value x, double alphaV, double betaV) {
+  Type t = x.getType();
+  Value alpha = constantLike(b, loc, t, alphaV), beta = constantLike(b, loc, t, betaV);
+  Value lin = arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, alpha, x), beta);
+  Value upper = arith::MinimumFOp::create(b, loc, lin, constantLike(b, loc, t, 1));
+  return arith::MaximumFOp::create(b, loc, upper, constantLike(b, loc, t, 0));
+}
+
+Value hardSigmoid(OpBuilder &b, Location loc, Operation *op, ValueRange args, Type) {
+  return hardSigmoidOf(b, loc, args[0], floatAttr(op, "alpha", 0.2), floatAttr(op, "beta", 0.5));
+}
+
+Value hardSwish(OpBuilder &b, Location loc, Operation *, ValueRange args, Type) {
+  Value gate = hardSigmoidOf(b, loc, args[0], 1.0 / 6.0, 0.5);
+  return arith::MulFOp::create(b, loc, args[0], gate);
+}
+
+/// log(1 + exp(x)), computed as max(x, 0) + log1p(exp(-|x|)) so that large
+/// inputs do not overflow.
+Value softplus(OpBuilder &b, Location loc, Operation *, ValueRange args, Type) {
+  Value x = args[0];
+  Type t = x.getType();
+  Value absX = math::AbsFOp::create(b, loc, x);
+  Value tail = math::Log1pOp::create(
+      b, loc, math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, absX)));
+  Value pos = arith::MaximumFOp::create(b, loc, x, constantLike(b, loc, t, 0));
+  return arith::AddFOp::create(b, loc, pos, tail);
+}
+
+Value softsign(OpBuilder &b, Location loc, Operation *, ValueRange args, Type) {
+  Value x = args[0];
+  Value den = arith::AddFOp::create(b, loc, constantLike(b, loc, x.getType(), 1),
+                                    math::AbsFOp::create(b, loc, x));
+  return arith::DivFOp::create(b, loc, x, den);
 }
 
 Value sigmoid(OpBuilder &b, Location loc, Operation *, ValueRange args, Type) {
@@ -134,13 +347,134 @@ Value sigmoid(OpBuilder &b, Location loc, Operation *, ValueRange args, Type) {
   return arith::DivFOp::create(b, loc, one, den);
 }
 
-Value identity(OpBuilder &, Location, Operation *, ValueRange args, Type) { return args[0]; }
+/// x + bias below -lambd, x - bias above lambd, 0 between. Integer inputs
+/// are compared and shifted in double (the attributes are floats), then cast
+/// back.
+Value shrink(OpBuilder &b, Location loc, Operation *op, ValueRange args, Type elem) {
+  Type ft = isa<FloatType>(elem) ? args[0].getType() : b.getF64Type();
+  Type fElem = isa<FloatType>(elem) ? elem : ft;
+  Value x = castScalar(b, loc, args[0], elem, fElem);
+  double lambdV = floatAttr(op, "lambd", 0.5);
+  Value bias = constantLike(b, loc, ft, floatAttr(op, "bias", 0.0));
+  Value lambd = constantLike(b, loc, ft, lambdV), negLambd = constantLike(b, loc, ft, -lambdV);
+  Value low = arith::AddFOp::create(b, loc, x, bias);
+  Value high = arith::SubFOp::create(b, loc, x, bias);
+  Value zero = constantLike(b, loc, ft, 0);
+  Value r = pick(b, loc, compare(b, loc, Cmp::gt, x, lambd, fElem), high, zero);
+  r = pick(b, loc, compare(b, loc, Cmp::lt, x, negLambd, fElem), low, r);
+  return castScalar(b, loc, r, fElem, elem);
+}
 
-/// Converts an elementwise onnx op whose operands are all present tensors.
+/// Mod: with fmod=1 the remainder takes the dividend's sign (C fmod / %);
+/// with fmod=0 it takes the divisor's (Python), so a non-zero remainder of
+/// the other sign is moved by one divisor.
+Value mod(OpBuilder &b, Location loc, Operation *op, ValueRange args, Type elem) {
+  Value a = args[0], d = args[1];
+  Value r = binaryArith<arith::RemFOp, arith::RemSIOp, arith::RemUIOp>(b, loc, a, d, elem);
+  if (intAttr(op, "fmod", 0) != 0 || elem.isUnsignedInteger())
+    return r;
+  Value zero = constantLike(b, loc, r.getType(), 0);
+  Value nonZero = compare(b, loc, Cmp::ne, r, zero, elem);
+  Value rNeg = compare(b, loc, Cmp::lt, r, zero, elem);
+  Value dNeg = compare(b, loc, Cmp::lt, d, zero, elem);
+  Value signsDiffer = arith::XOrIOp::create(b, loc, rNeg, dNeg);
+  Value adjust = arith::AndIOp::create(b, loc, nonZero, signsDiffer);
+  Value moved = binaryArith<arith::AddFOp, arith::AddIOp>(b, loc, r, d, elem);
+  return pick(b, loc, adjust, moved, r);
+}
+
+/// Pow: the exponent converts to the base's type for float bases; integer
+/// bases are raised in double and truncated back, as ONNX Runtime does.
+Value power(OpBuilder &b, Location loc, Operation *op, ValueRange args, Type elem) {
+  Type expElem = onnxElementType(op->getOperand(1));
+  if (isa<FloatType>(elem)) {
+    Value y = castScalar(b, loc, args[1], expElem, elem);
+    return math::PowFOp::create(b, loc, args[0], y);
+  }
+  Type f64 = b.getF64Type();
+  Value x = castScalar(b, loc, args[0], elem, f64);
+  Value y = castScalar(b, loc, args[1], expElem, f64);
+  return castScalar(b, loc, math::PowFOp::create(b, loc, x, y), f64, elem);
+}
+
+/// BitShift; a shift by the width or more gives 0 (C++ leaves it undefined).
+Value bitShift(OpBuilder &b, Location loc, Operation *op, ValueRange args, Type) {
+  Value x = args[0], y = args[1];
+  Type t = x.getType();
+  auto dir = op->getAttrOfType<StringAttr>("direction");
+  Value shifted = dir && dir.getValue() == "LEFT" ? Value(arith::ShLIOp::create(b, loc, x, y))
+                                                  : Value(arith::ShRUIOp::create(b, loc, x, y));
+  Value width = constantLike(b, loc, t, t.getIntOrFloatBitWidth());
+  Value tooFar = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, y, width);
+  return pick(b, loc, tooFar, constantLike(b, loc, t, 0), shifted);
+}
+
+template <typename IOp>
+Value logical(OpBuilder &b, Location loc, Operation *, ValueRange args, Type) {
+  return IOp::create(b, loc, args[0], args[1]);
+}
+
+Value logicalNot(OpBuilder &b, Location loc, Operation *, ValueRange args, Type) {
+  return arith::XOrIOp::create(b, loc, args[0], constantLike(b, loc, b.getI1Type(), 1));
+}
+
+template <Cmp kind>
+Value comparison(OpBuilder &b, Location loc, Operation *, ValueRange args, Type elem) {
+  return compare(b, loc, kind, args[0], args[1], elem);
+}
+
+Value where(OpBuilder &b, Location loc, Operation *, ValueRange args, Type) {
+  return pick(b, loc, args[0], args[1], args[2]);
+}
+
+/// Clip: the optional bounds are left out of `args` when absent. A NaN
+/// input stays NaN (the comparisons are false).
+Value clip(OpBuilder &b, Location loc, Operation *op, ValueRange args, Type elem) {
+  Value x = args[0];
+  unsigned next = 1;
+  if (!isa<NoneType>(op->getOperand(1).getType())) {
+    Value lo = args[next++];
+    x = pick(b, loc, compare(b, loc, Cmp::lt, x, lo, elem), lo, x);
+  }
+  if (op->getNumOperands() > 2 && !isa<NoneType>(op->getOperand(2).getType())) {
+    Value hi = args[next++];
+    x = pick(b, loc, compare(b, loc, Cmp::gt, x, hi, elem), hi, x);
+  }
+  return x;
+}
+
+/// Cast and CastLike: to the onnx element type of the result.
+Value convert(OpBuilder &b, Location loc, Operation *op, ValueRange args, Type elem) {
+  return castScalar(b, loc, args[0], elem, onnxElementType(op->getResult(0)));
+}
+
+Value isNaN(OpBuilder &b, Location loc, Operation *, ValueRange args, Type) {
+  return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, args[0], args[0]);
+}
+
+Value isInf(OpBuilder &b, Location loc, Operation *op, ValueRange args, Type elem) {
+  Value x = args[0];
+  Type t = x.getType();
+  bool negative = intAttr(op, "detect_negative", 1) != 0;
+  bool positive = intAttr(op, "detect_positive", 1) != 0;
+  double inf = std::numeric_limits<double>::infinity();
+  Value r = constantLike(b, loc, b.getI1Type(), 0);
+  if (positive)
+    r = compare(b, loc, Cmp::eq, x, constantLike(b, loc, t, inf), elem);
+  if (negative) {
+    Value isNeg = compare(b, loc, Cmp::eq, x, constantLike(b, loc, t, -inf), elem);
+    r = positive ? Value(arith::OrIOp::create(b, loc, r, isNeg)) : isNeg;
+  }
+  return r;
+}
+
+/// Converts an elementwise onnx op whose result is one tensor of the
+/// broadcast shape; absent optional operands are dropped, and so are the
+/// operands past `numData` (CastLike's target only gives a type).
 struct ElementwiseLowering : ConversionPattern {
   ElementwiseLowering(const TypeConverter &converter, MLIRContext *ctx, StringRef opName,
-                      ScalarFn fn)
-      : ConversionPattern(converter, opName, /*benefit=*/1, ctx), fn(fn) {}
+                      ScalarFn fn, unsigned numData)
+      : ConversionPattern(converter, opName, /*benefit=*/1, ctx), fn(fn), numData(numData) {}
 
   LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                                 ConversionPatternRewriter &rewriter) const override {
@@ -148,13 +482,18 @@ struct ElementwiseLowering : ConversionPattern {
     if (!resultType)
       return failure();
     SmallVector<Value> inputs;
-    for (Value v : operands) {
+    for (Value v : operands.take_front(std::min<size_t>(numData, operands.size()))) {
       if (isa<NoneType>(v.getType()))
         continue;
-      if (!isa<RankedTensorType>(v.getType()))
-        return rewriter.notifyMatchFailure(op, "operand is not a ranked tensor");
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (!t || !t.hasStaticShape())
+        return rewriter.notifyMatchFailure(op, "operand is not a static ranked tensor");
+      if (t.getRank() > resultType.getRank())
+        return rewriter.notifyMatchFailure(op, "operand has a higher rank than the result");
       inputs.push_back(v);
     }
+    if (inputs.empty())
+      return rewriter.notifyMatchFailure(op, "no operands");
     Type elem = onnxElementType(op->getOperand(0));
     Value result = buildBroadcastGeneric(
         rewriter, op->getLoc(), resultType, inputs,
@@ -164,25 +503,136 @@ struct ElementwiseLowering : ConversionPattern {
   }
 
   ScalarFn fn;
+  unsigned numData;
+};
+
+/// The value of a constant boolean scalar or one-element tensor, looking
+/// through the conversion's casts; nullopt when it is not a constant.
+std::optional<bool> constantBool(Value v) {
+  while (auto c = v.getDefiningOp<UnrealizedConversionCastOp>()) {
+    if (c.getNumOperands() != 1)
+      break;
+    v = c.getOperand(0);
+  }
+  Attribute attr;
+  if (auto c = v.getDefiningOp<arith::ConstantOp>())
+    attr = c.getValue();
+  else if (auto c = v.getDefiningOp<onnx::ConstantOp>())
+    attr = c.getValueAttr();
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
+  if (!dense || dense.getNumElements() != 1 || !dense.getElementType().isInteger(1))
+    return std::nullopt;
+  return *dense.getValues<bool>().begin();
+}
+
+/// Dropout at inference: the output is the input and the mask all true.
+/// Training mode (random masks) is not compiled.
+struct DropoutLowering : OpConversionPattern<onnx::DropoutOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::DropoutOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Value training = op.getTrainingMode();
+    if (!isa<NoneType>(training.getType())) {
+      std::optional<bool> on = constantBool(adaptor.getTrainingMode());
+      if (!on)
+        on = constantBool(training);
+      if (!on || *on)
+        return rewriter.notifyMatchFailure(
+            op, "training_mode must be absent or a constant false (inference only)");
+    }
+    Value mask = op.getMask();
+    SmallVector<SmallVector<Value>> results;
+    results.push_back({adaptor.getData()});
+    if (mask.use_empty() || isa<NoneType>(mask.getType())) {
+      results.push_back({});
+    } else {
+      auto maskType = staticResultType(rewriter, getTypeConverter(), op, 1);
+      if (!maskType)
+        return failure();
+      results.push_back(
+          {buildFilled(rewriter, op.getLoc(), maskType, rewriter.getBoolAttr(true))});
+    }
+    rewriter.replaceOpWithMultiple(op, std::move(results));
+    return success();
+  }
 };
 
 } // namespace
 
 void populateElementwisePatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  auto add = [&](StringRef name, ScalarFn fn) {
-    patterns.add<ElementwiseLowering>(converter, ctx, name, fn);
+  auto add = [&](StringRef name, ScalarFn fn, unsigned numData = ~0u) {
+    patterns.add<ElementwiseLowering>(converter, ctx, name, fn, numData);
   };
-  add("onnx.Add", binaryArith<arith::AddFOp, arith::AddIOp>);
-  add("onnx.Sub", binaryArith<arith::SubFOp, arith::SubIOp>);
-  add("onnx.Mul", binaryArith<arith::MulFOp, arith::MulIOp>);
-  add("onnx.Div", binaryArith<arith::DivFOp, arith::DivSIOp, arith::DivUIOp>);
-  add("onnx.Relu", relu);
-  add("onnx.Sigmoid", sigmoid);
-  add("onnx.Tanh", unaryFloat<math::TanhOp>);
-  add("onnx.Exp", unaryFloat<math::ExpOp>);
+  // Arithmetic.
+  add("onnx.Add", binary<arith::AddFOp, arith::AddIOp>);
+  add("onnx.Sub", binary<arith::SubFOp, arith::SubIOp>);
+  add("onnx.Mul", binary<arith::MulFOp, arith::MulIOp>);
+  add("onnx.Div", binary<arith::DivFOp, arith::DivSIOp, arith::DivUIOp>);
+  add("onnx.Mod", mod);
+  add("onnx.Pow", power);
+  add("onnx.Sum", variadic<arith::AddFOp, arith::AddIOp>);
+  add("onnx.Mean", mean);
+  add("onnx.Max", variadic<arith::MaximumFOp, arith::MaxSIOp, arith::MaxUIOp>);
+  add("onnx.Min", variadic<arith::MinimumFOp, arith::MinSIOp, arith::MinUIOp>);
+  add("onnx.Abs", absolute);
+  add("onnx.Neg", neg);
+  add("onnx.Sign", sign);
+  add("onnx.Reciprocal", reciprocal);
+  add("onnx.Clip", clip);
+  // Float functions.
   add("onnx.Sqrt", unaryFloat<math::SqrtOp>);
+  add("onnx.Exp", unaryFloat<math::ExpOp>);
+  add("onnx.Log", unaryFloat<math::LogOp>);
+  add("onnx.Tanh", unaryFloat<math::TanhOp>);
+  add("onnx.Sin", unaryFloat<math::SinOp>);
+  add("onnx.Cos", unaryFloat<math::CosOp>);
+  add("onnx.Tan", unaryFloat<math::TanOp>);
+  add("onnx.Asin", unaryFloat<math::AsinOp>);
+  add("onnx.Acos", unaryFloat<math::AcosOp>);
+  add("onnx.Atan", unaryFloat<math::AtanOp>);
+  add("onnx.Sinh", unaryFloat<math::SinhOp>);
+  add("onnx.Cosh", unaryFloat<math::CoshOp>);
+  add("onnx.Asinh", unaryFloat<math::AsinhOp>);
+  add("onnx.Acosh", unaryFloat<math::AcoshOp>);
+  add("onnx.Atanh", unaryFloat<math::AtanhOp>);
+  add("onnx.Erf", unaryFloatAnyType<math::ErfOp>);
+  add("onnx.Ceil", unaryFloat<math::CeilOp>);
+  add("onnx.Floor", unaryFloat<math::FloorOp>);
+  add("onnx.Round", unaryFloat<math::RoundEvenOp>);
+  // Activations.
+  add("onnx.Relu", relu);
+  add("onnx.LeakyRelu", leakyRelu);
+  add("onnx.PRelu", prelu);
+  add("onnx.Elu", elu);
+  add("onnx.Selu", selu);
+  add("onnx.Celu", celu);
+  add("onnx.ThresholdedRelu", thresholdedRelu);
+  add("onnx.HardSigmoid", hardSigmoid);
+  add("onnx.HardSwish", hardSwish);
+  add("onnx.Softplus", softplus);
+  add("onnx.Softsign", softsign);
+  add("onnx.Sigmoid", sigmoid);
+  add("onnx.Shrink", shrink);
+  // Bits and logic.
+  add("onnx.BitShift", bitShift);
+  add("onnx.And", logical<arith::AndIOp>);
+  add("onnx.Or", logical<arith::OrIOp>);
+  add("onnx.Xor", logical<arith::XOrIOp>);
+  add("onnx.Not", logicalNot);
+  add("onnx.Equal", comparison<Cmp::eq>);
+  add("onnx.Greater", comparison<Cmp::gt>);
+  add("onnx.GreaterOrEqual", comparison<Cmp::ge>);
+  add("onnx.Less", comparison<Cmp::lt>);
+  add("onnx.LessOrEqual", comparison<Cmp::le>);
+  add("onnx.Where", where);
+  // Types and tests.
+  add("onnx.Cast", convert);
+  add("onnx.CastLike", convert, /*numData=*/1);
+  add("onnx.IsNaN", isNaN);
+  add("onnx.IsInf", isInf);
   add("onnx.Identity", identity);
+  patterns.add<DropoutLowering>(converter, ctx);
 }
 
 } // namespace onnxcc::lowering
