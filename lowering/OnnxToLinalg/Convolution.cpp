@@ -428,11 +428,11 @@ TypedAttr neutralValue(OpBuilder &b, Type elem, bool isUnsigned, PoolKind kind) 
 
 /// |x|^p for LpPool's accumulation.
 Value lpTerm(OpBuilder &b, Location loc, Value x, int64_t p) {
+  if (p == 2)
+    return arith::MulFOp::create(b, loc, x, x);
   Value a = math::AbsFOp::create(b, loc, x);
   if (p == 1)
     return a;
-  if (p == 2)
-    return arith::MulFOp::create(b, loc, x, x);
   Value exponent = arith::ConstantOp::create(
       b, loc, b.getFloatAttr(x.getType(), static_cast<double>(p)));
   return math::PowFOp::create(b, loc, a, exponent);
