@@ -1,4 +1,13 @@
 //===- DataMovement.cpp - Shape and data-movement onnx ops to tensor ops -===//
+//
+// Ops that only move data lower to tensor ops that bufferize to views
+// (extract_slice, insert_slice, expand/collapse_shape) or to plain copies
+// (linalg.transpose); where the source position is not an affine function of
+// the destination's (reflect padding, tiling, negative steps), a
+// linalg.generic computes it with linalg.index and reads with tensor.extract.
+// Shape-like operands (starts, pads...) must be onnx.Constant.
+//
+//===----------------------------------------------------------------------===//
 #include "lowering/OnnxToLinalg/Patterns.h"
 
 using namespace mlir;
@@ -55,6 +64,731 @@ struct ReshapeLikeLowering : OpConversionPattern<OpTy> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// The integer contents of a shape-like operand, known at compile time only
+/// when it comes from an onnx.Constant (`original`) or has already become an
+/// arith.constant (`converted`).
+std::optional<SmallVector<int64_t>> constantInts(Value original, Value converted) {
+  ElementsAttr attr;
+  if (auto c = original.getDefiningOp<onnx::ConstantOp>())
+    attr = c.getValueAttr();
+  else if (auto c = converted.getDefiningOp<arith::ConstantOp>())
+    attr = dyn_cast<ElementsAttr>(c.getValue());
+  if (!attr || !attr.getElementType().isInteger())
+    return std::nullopt;
+  auto values = attr.tryGetValues<APInt>();
+  if (!values)
+    return std::nullopt;
+  bool isUnsigned = attr.getElementType().isUnsignedInteger();
+  SmallVector<int64_t> out;
+  for (APInt a : *values)
+    out.push_back(isUnsigned ? static_cast<int64_t>(a.getZExtValue()) : a.getSExtValue());
+  return out;
+}
+
+Value emptyOf(OpBuilder &b, Location loc, RankedTensorType type) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+}
+
+Value indexConst(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// A linalg.generic over `type` with no inputs: `body` gets the loop indices
+/// (linalg.index) and returns the element at that position, usually read with
+/// tensor.extract at a computed position.
+Value buildIndexedGeneric(OpBuilder &b, Location loc, RankedTensorType type,
+                          function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> body) {
+  int64_t rank = type.getRank();
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(rank, ctx)};
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, type, ValueRange{}, emptyOf(b, loc, type), maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange) {
+        SmallVector<Value> ivs;
+        for (int64_t d = 0; d < rank; ++d)
+          ivs.push_back(linalg::IndexOp::create(nb, nloc, d));
+        linalg::YieldOp::create(nb, nloc, body(nb, nloc, ivs));
+      });
+  return generic.getResult(0);
+}
+
+/// Transposes `input` by `perm` (result dim i is input dim perm[i]).
+Value buildTranspose(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> perm) {
+  auto inType = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(inType.getDimSize(p));
+  Value init = tensor::EmptyOp::create(b, loc, shape, inType.getElementType());
+  return linalg::TransposeOp::create(b, loc, input, init, perm)->getResult(0);
+}
+
+/// Clamps an index to [lo, hi] with compare and select (the emitted C++
+/// then never mixes literal and int64_t operand types).
+Value clampIndex(OpBuilder &b, Location loc, Value idx, Value lo, Value hi) {
+  Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, idx, lo);
+  idx = arith::SelectOp::create(b, loc, below, lo, idx);
+  Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, idx, hi);
+  return arith::SelectOp::create(b, loc, above, hi, idx);
+}
+
+/// Element `k` of a 1-D integer tensor read at run time, as i64.
+Value readI64(OpBuilder &b, Location loc, Value t, int64_t k) {
+  Value v = tensor::ExtractOp::create(b, loc, t, ValueRange{indexConst(b, loc, k)});
+  if (v.getType().getIntOrFloatBitWidth() < 64)
+    v = arith::ExtSIOp::create(b, loc, b.getI64Type(), v);
+  return v;
+}
+
+Value i64Const(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
+}
+
+/// Normalizes an ONNX axis in [-rank, rank) to [0, rank), or nullopt.
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return std::nullopt;
+  return axis < 0 ? axis + rank : axis;
+}
+
+//===----------------------------------------------------------------------===//
+// Transpose, Concat, Split, Slice
+//===----------------------------------------------------------------------===//
+
+struct TransposeLowering : OpConversionPattern<onnx::TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::TransposeOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    int64_t rank = type.getRank();
+    SmallVector<int64_t> perm;
+    if (auto p = op.getPerm())
+      perm.assign(p->begin(), p->end());
+    else
+      for (int64_t d = rank - 1; d >= 0; --d)
+        perm.push_back(d);
+    SmallVector<bool> seen(rank, false);
+    if (static_cast<int64_t>(perm.size()) != rank)
+      return rewriter.notifyMatchFailure(op, "perm does not match the rank");
+    for (int64_t p : perm) {
+      if (p < 0 || p >= rank || seen[p])
+        return rewriter.notifyMatchFailure(op, "perm is not a permutation");
+      seen[p] = true;
+    }
+    rewriter.replaceOp(op, buildTranspose(rewriter, op.getLoc(), adaptor.getData(), perm));
+    return success();
+  }
+};
+
+/// Concat: each input inserted at its offset into one destination.
+struct ConcatLowering : OpConversionPattern<onnx::ConcatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::ConcatOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    int64_t rank = type.getRank();
+    auto axis = normalizeAxis(op.getAxis(), rank);
+    if (!axis)
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    Location loc = op.getLoc();
+    Value result = emptyOf(rewriter, loc, type);
+    int64_t offset = 0;
+    for (Value input : adaptor.getInputs()) {
+      auto t = dyn_cast<RankedTensorType>(input.getType());
+      if (!t || t.getRank() != rank)
+        return rewriter.notifyMatchFailure(op, "inputs must have the result's rank");
+      int64_t size = t.getDimSize(*axis);
+      if (size == 0)
+        continue;
+      SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
+      offsets[*axis] = offset;
+      result = tensor::InsertSliceOp::create(rewriter, loc, input, result, ValueRange{},
+                                             ValueRange{}, ValueRange{}, offsets, t.getShape(),
+                                             strides);
+      offset += size;
+    }
+    if (offset != type.getDimSize(*axis))
+      return rewriter.notifyMatchFailure(op, "input sizes do not add up to the result");
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Split: one extract_slice (a view) per output; the output types, fixed by
+/// shape inference, give each part's size whether `split` was given or not.
+struct SplitLowering : OpConversionPattern<onnx::SplitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::SplitOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Value input = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(input.getType());
+    int64_t rank = inType.getRank();
+    auto axis = normalizeAxis(op.getAxis(), rank);
+    if (!axis)
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    SmallVector<Value> results;
+    int64_t offset = 0;
+    for (unsigned i = 0; i < op->getNumResults(); ++i) {
+      auto type = staticResultType(rewriter, getTypeConverter(), op, i);
+      if (!type)
+        return failure();
+      SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
+      offsets[*axis] = offset;
+      offset += type.getDimSize(*axis);
+      if (offset > inType.getDimSize(*axis))
+        return rewriter.notifyMatchFailure(op, "parts exceed the input");
+      // An empty part has no valid offset to slice at.
+      if (type.getNumElements() == 0) {
+        results.push_back(emptyOf(rewriter, op.getLoc(), type));
+        continue;
+      }
+      results.push_back(tensor::ExtractSliceOp::create(rewriter, op.getLoc(), type, input,
+                                                       ValueRange{}, ValueRange{}, ValueRange{},
+                                                       offsets, type.getShape(), strides));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// Slice with constant starts/ends/axes/steps. Positive steps are one strided
+/// extract_slice (a view); a negative step reads through a generic.
+struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::SliceOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    Value input = adaptor.getData();
+    auto inType = cast<RankedTensorType>(input.getType());
+    int64_t rank = inType.getRank();
+    bool hasAxes = !isa<NoneType>(op.getAxes().getType());
+    bool hasSteps = !isa<NoneType>(op.getSteps().getType());
+    auto starts = constantInts(op.getStarts(), adaptor.getStarts());
+    auto ends = constantInts(op.getEnds(), adaptor.getEnds());
+    std::optional<SmallVector<int64_t>> axesC, stepsC;
+    if (hasAxes)
+      axesC = constantInts(op.getAxes(), adaptor.getAxes());
+    if (hasSteps)
+      stepsC = constantInts(op.getSteps(), adaptor.getSteps());
+    if (!starts || !ends || (hasAxes && !axesC) || (hasSteps && !stepsC))
+      return lowerAtRunTime(op, adaptor, type, rewriter);
+    SmallVector<int64_t> axes, steps(starts->size(), 1);
+    if (hasAxes) {
+      axes = *axesC;
+    } else {
+      for (int64_t i = 0, e = starts->size(); i < e; ++i)
+        axes.push_back(i);
+    }
+    if (hasSteps)
+      steps = *stepsC;
+    if (ends->size() != starts->size() || axes.size() != starts->size() ||
+        steps.size() != starts->size())
+      return rewriter.notifyMatchFailure(op, "starts, ends, axes and steps differ in length");
+
+    SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
+    SmallVector<int64_t> sizes(inType.getShape());
+    SmallVector<bool> seen(rank, false);
+    bool anyNegative = false;
+    for (size_t i = 0; i < axes.size(); ++i) {
+      auto axis = normalizeAxis(axes[i], rank);
+      if (!axis || seen[*axis])
+        return rewriter.notifyMatchFailure(op, "invalid or repeated axis");
+      seen[*axis] = true;
+      int64_t dim = inType.getDimSize(*axis), step = steps[i];
+      if (step == 0)
+        return rewriter.notifyMatchFailure(op, "step must not be 0");
+      // Avoid overflow on INT64_MIN/MAX sentinels before clamping.
+      int64_t start = std::clamp<int64_t>((*starts)[i], -dim - 1, dim + 1);
+      int64_t end = std::clamp<int64_t>((*ends)[i], -dim - 1, dim + 1);
+      if (start < 0)
+        start += dim;
+      if (end < 0)
+        end += dim;
+      int64_t size;
+      if (step > 0) {
+        start = std::clamp<int64_t>(start, 0, dim);
+        end = std::clamp<int64_t>(end, 0, dim);
+        size = end > start ? (end - start + step - 1) / step : 0;
+      } else {
+        start = std::clamp<int64_t>(start, 0, dim - 1);
+        end = std::clamp<int64_t>(end, -1, dim - 1);
+        size = start > end ? (start - end - step - 1) / -step : 0;
+        anyNegative = true;
+      }
+      offsets[*axis] = start;
+      strides[*axis] = step;
+      sizes[*axis] = size;
+    }
+    if (ArrayRef<int64_t>(sizes) != type.getShape())
+      return rewriter.notifyMatchFailure(op, "slice sizes disagree with the result type");
+    Location loc = op.getLoc();
+    if (type.getNumElements() == 0) {
+      rewriter.replaceOp(op, emptyOf(rewriter, loc, type));
+      return success();
+    }
+    if (!anyNegative) {
+      rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, type, input, ValueRange{},
+                                                          ValueRange{}, ValueRange{}, offsets,
+                                                          sizes, strides);
+      return success();
+    }
+    Value result = buildIndexedGeneric(
+        rewriter, loc, type, [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) {
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < rank; ++d) {
+            Value scaled = arith::MulIOp::create(b, l, ivs[d], indexConst(b, l, strides[d]));
+            at.push_back(arith::AddIOp::create(b, l, scaled, indexConst(b, l, offsets[d])));
+          }
+          return tensor::ExtractOp::create(b, l, input, at);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  /// Starts, axes or steps known only at run time: the result shape is
+  /// still static (declared or inferred), so each dim's first position and
+  /// step are computed once, with the ONNX clamping, and a generic reads
+  /// in[start + i * step] (clamped into the input, whatever the data).
+  LogicalResult lowerAtRunTime(onnx::SliceOp op, OpAdaptor adaptor, RankedTensorType type,
+                               ConversionPatternRewriter &rewriter) const {
+    Value input = adaptor.getData();
+    auto inType = cast<RankedTensorType>(input.getType());
+    int64_t rank = inType.getRank();
+    Location loc = op.getLoc();
+    auto oneD = [](Value v) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      return t && t.getRank() == 1 ? t.getDimSize(0) : int64_t(-1);
+    };
+    int64_t n = oneD(adaptor.getStarts());
+    bool hasAxes = !isa<NoneType>(adaptor.getAxes().getType());
+    bool hasSteps = !isa<NoneType>(adaptor.getSteps().getType());
+    if (n < 0 || (hasAxes && oneD(adaptor.getAxes()) != n) ||
+        (hasSteps && oneD(adaptor.getSteps()) != n))
+      return rewriter.notifyMatchFailure(op, "starts, axes and steps must be 1-D of one length");
+    if (type.getRank() != rank)
+      return rewriter.notifyMatchFailure(op, "result rank differs from the input's");
+    if (type.getNumElements() == 0) {
+      rewriter.replaceOp(op, emptyOf(rewriter, loc, type));
+      return success();
+    }
+    SmallVector<Value> first(rank), step(rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      first[d] = i64Const(rewriter, loc, 0);
+      step[d] = i64Const(rewriter, loc, 1);
+    }
+    Value zero = i64Const(rewriter, loc, 0);
+    for (int64_t k = 0; k < n; ++k) {
+      Value axis = hasAxes ? readI64(rewriter, loc, adaptor.getAxes(), k)
+                           : i64Const(rewriter, loc, k);
+      Value negAxis = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, axis, zero);
+      Value wrapped = arith::AddIOp::create(rewriter, loc, axis, i64Const(rewriter, loc, rank));
+      axis = arith::SelectOp::create(rewriter, loc, negAxis, wrapped, axis);
+      Value st = hasSteps ? readI64(rewriter, loc, adaptor.getSteps(), k)
+                          : i64Const(rewriter, loc, 1);
+      Value start = readI64(rewriter, loc, adaptor.getStarts(), k);
+      Value positive = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sgt, st, zero);
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t dim = inType.getDimSize(d);
+        Value dimV = i64Const(rewriter, loc, dim);
+        Value neg = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, start, zero);
+        Value s = arith::SelectOp::create(rewriter, loc, neg,
+                                          arith::AddIOp::create(rewriter, loc, start, dimV), start);
+        Value hi = arith::SelectOp::create(rewriter, loc, positive, dimV,
+                                           i64Const(rewriter, loc, dim - 1));
+        s = clampIndex(rewriter, loc, s, zero, hi);
+        Value here = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, axis,
+                                           i64Const(rewriter, loc, d));
+        first[d] = arith::SelectOp::create(rewriter, loc, here, s, first[d]);
+        step[d] = arith::SelectOp::create(rewriter, loc, here, st, step[d]);
+      }
+    }
+    for (int64_t d = 0; d < rank; ++d) {
+      first[d] = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), first[d]);
+      step[d] = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), step[d]);
+    }
+    Value result = buildIndexedGeneric(
+        rewriter, loc, type, [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) {
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < rank; ++d) {
+            Value scaled = arith::MulIOp::create(b, l, ivs[d], step[d]);
+            Value pos = arith::AddIOp::create(b, l, scaled, first[d]);
+            at.push_back(clampIndex(b, l, pos, indexConst(b, l, 0),
+                                    indexConst(b, l, inType.getDimSize(d) - 1)));
+          }
+          return tensor::ExtractOp::create(b, l, input, at);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Expand, Tile, Pad
+//===----------------------------------------------------------------------===//
+
+/// Expand: a broadcasting copy to the (statically inferred) result shape.
+struct ExpandLowering : OpConversionPattern<onnx::ExpandOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::ExpandOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
+    if (inType.getRank() > type.getRank())
+      return rewriter.notifyMatchFailure(op, "input rank exceeds the result rank");
+    int64_t offset = type.getRank() - inType.getRank();
+    for (int64_t d = 0; d < inType.getRank(); ++d)
+      if (inType.getDimSize(d) != 1 && inType.getDimSize(d) != type.getDimSize(offset + d))
+        return rewriter.notifyMatchFailure(op, "input does not broadcast to the result");
+    Value result = buildBroadcastGeneric(
+        rewriter, op.getLoc(), type, adaptor.getInput(),
+        [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Tile: out[i] = in[i mod dim], per dim.
+struct TileLowering : OpConversionPattern<onnx::TileOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::TileOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    Value input = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(input.getType());
+    if (inType.getRank() != type.getRank())
+      return rewriter.notifyMatchFailure(op, "input and result ranks differ");
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (inType.getDimSize(d) == 0 ? type.getDimSize(d) != 0
+                                    : type.getDimSize(d) % inType.getDimSize(d) != 0)
+        return rewriter.notifyMatchFailure(op, "result is not a whole tiling of the input");
+    if (type.getNumElements() == 0) {
+      rewriter.replaceOp(op, emptyOf(rewriter, op.getLoc(), type));
+      return success();
+    }
+    Value result = buildIndexedGeneric(
+        rewriter, op.getLoc(), type, [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) {
+          SmallVector<Value> at;
+          for (auto [d, iv] : llvm::enumerate(ivs)) {
+            int64_t dim = inType.getDimSize(d);
+            at.push_back(dim == type.getDimSize(d)
+                             ? iv
+                             : Value(arith::RemUIOp::create(b, l, iv, indexConst(b, l, dim))));
+          }
+          return tensor::ExtractOp::create(b, l, input, at);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Pad. Constant mode with constant pads: crop negative pads with
+/// extract_slice, then insert into a filled tensor (views and a fill).
+/// Otherwise (edge, reflect, wrap, or pads known only at run time) a generic
+/// maps each output position to its source position.
+struct PadLowering : OpConversionPattern<onnx::PadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::PadOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    Value input = adaptor.getData();
+    auto inType = cast<RankedTensorType>(input.getType());
+    int64_t rank = inType.getRank();
+    auto padsType = dyn_cast<RankedTensorType>(adaptor.getPads().getType());
+    if (!padsType || padsType.getRank() != 1 || padsType.getDimSize(0) != 2 * rank ||
+        type.getRank() != rank)
+      return rewriter.notifyMatchFailure(op, "pads must have 2 * rank values");
+    StringRef mode = op.getMode();
+    if (mode != "constant" && mode != "edge" && mode != "reflect" && mode != "wrap")
+      return rewriter.notifyMatchFailure(op, "unknown pad mode");
+    auto pads = constantInts(op.getPads(), adaptor.getPads());
+    if (pads)
+      for (int64_t d = 0; d < rank; ++d)
+        if (inType.getDimSize(d) + (*pads)[d] + (*pads)[rank + d] != type.getDimSize(d))
+          return rewriter.notifyMatchFailure(op, "pads disagree with the result type");
+    Location loc = op.getLoc();
+    if (type.getNumElements() == 0) {
+      rewriter.replaceOp(op, emptyOf(rewriter, loc, type));
+      return success();
+    }
+    if (mode != "constant" && inType.getNumElements() == 0)
+      return rewriter.notifyMatchFailure(op, "edge/reflect/wrap padding of an empty input");
+
+    Value fill;
+    if (mode == "constant") {
+      Value cv = adaptor.getConstantValue();
+      if (!isa<NoneType>(cv.getType())) {
+        auto cvType = cast<RankedTensorType>(cv.getType());
+        if (cvType.getNumElements() != 1 || cvType.getElementType() != type.getElementType())
+          return rewriter.notifyMatchFailure(op,
+                                             "constant_value must be one element of the data type");
+        SmallVector<Value> zeros(cvType.getRank(), indexConst(rewriter, loc, 0));
+        fill = tensor::ExtractOp::create(rewriter, loc, cv, zeros);
+      } else {
+        fill = arith::ConstantOp::create(rewriter, loc,
+                                         rewriter.getZeroAttr(type.getElementType()));
+      }
+      if (pads) {
+        rewriter.replaceOp(op, buildConstantPad(rewriter, loc, input, type, *pads, fill));
+        return success();
+      }
+    }
+
+    // Leading pads as index values, constant or read at run time.
+    SmallVector<Value> begin;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (pads) {
+        begin.push_back(indexConst(rewriter, loc, (*pads)[d]));
+        continue;
+      }
+      Value v = readI64(rewriter, loc, adaptor.getPads(), d);
+      begin.push_back(arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), v));
+    }
+    Value result = buildIndexedGeneric(
+        rewriter, loc, type, [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) -> Value {
+          SmallVector<Value> at;
+          Value inside;
+          Value zero = indexConst(b, l, 0);
+          for (int64_t d = 0; d < rank; ++d) {
+            int64_t dim = inType.getDimSize(d);
+            if (pads && (*pads)[d] == 0 && (*pads)[rank + d] == 0) {
+              at.push_back(ivs[d]);
+              continue;
+            }
+            Value j = arith::SubIOp::create(b, l, ivs[d], begin[d]);
+            Value last = indexConst(b, l, std::max<int64_t>(dim - 1, 0));
+            if (mode == "constant") {
+              Value ok = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, j,
+                                               indexConst(b, l, dim));
+              inside = inside ? Value(arith::AndIOp::create(b, l, inside, ok)) : ok;
+              at.push_back(clampIndex(b, l, j, zero, last));
+              continue;
+            }
+            if (mode == "edge" || (mode == "reflect" && dim == 1)) {
+              at.push_back(clampIndex(b, l, j, zero, last));
+              continue;
+            }
+            // Wrap repeats with period dim; reflect mirrors about the first
+            // and last element, with period 2 * (dim - 1).
+            int64_t period = mode == "wrap" ? dim : 2 * (dim - 1);
+            Value p = indexConst(b, l, period);
+            Value m = arith::RemSIOp::create(b, l, j, p);
+            m = arith::AddIOp::create(b, l, m, p);
+            m = arith::RemSIOp::create(b, l, m, p);
+            if (mode == "reflect") {
+              Value mirrored = arith::SubIOp::create(b, l, p, m);
+              Value low = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, m,
+                                                indexConst(b, l, dim));
+              m = arith::SelectOp::create(b, l, low, m, mirrored);
+            }
+            at.push_back(m);
+          }
+          if (mode == "constant" && inType.getNumElements() == 0)
+            return fill;
+          Value v = tensor::ExtractOp::create(b, l, input, at);
+          if (!inside)
+            return v;
+          return arith::SelectOp::create(b, l, inside, v, fill);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  static Value buildConstantPad(OpBuilder &b, Location loc, Value input, RankedTensorType type,
+                                ArrayRef<int64_t> pads, Value fill) {
+    auto inType = cast<RankedTensorType>(input.getType());
+    int64_t rank = inType.getRank();
+    ArrayRef<int64_t> begin = pads.take_front(rank), end = pads.drop_front(rank);
+    // Negative pads remove elements: crop first.
+    SmallVector<int64_t> cropOffsets(rank), cropSizes(rank), insertOffsets(rank), ones(rank, 1);
+    bool crop = false;
+    for (int64_t d = 0; d < rank; ++d) {
+      cropOffsets[d] = std::max<int64_t>(-begin[d], 0);
+      cropSizes[d] = inType.getDimSize(d) - cropOffsets[d] - std::max<int64_t>(-end[d], 0);
+      insertOffsets[d] = std::max<int64_t>(begin[d], 0);
+      crop |= cropSizes[d] != inType.getDimSize(d);
+    }
+    Value filled = linalg::FillOp::create(b, loc, fill, emptyOf(b, loc, type)).getResult(0);
+    if (llvm::any_of(cropSizes, [](int64_t s) { return s <= 0; }))
+      return filled;
+    Value source = input;
+    if (crop)
+      source = tensor::ExtractSliceOp::create(
+          b, loc, RankedTensorType::get(cropSizes, type.getElementType()), input, ValueRange{},
+          ValueRange{}, ValueRange{}, cropOffsets, cropSizes, ones);
+    return tensor::InsertSliceOp::create(b, loc, source, filled, ValueRange{}, ValueRange{},
+                                         ValueRange{}, insertOffsets, cropSizes, ones);
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// DepthToSpace, SpaceToDepth
+//===----------------------------------------------------------------------===//
+
+/// Reshape to 6-D (a view), transpose (a copy), reshape to 4-D (a view).
+Value buildBlockShuffle(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> expanded,
+                        ArrayRef<ReassociationIndices> expandMap, ArrayRef<int64_t> perm,
+                        RankedTensorType resultType,
+                        ArrayRef<ReassociationIndices> collapseMap) {
+  auto inType = cast<RankedTensorType>(input.getType());
+  auto expandedType = RankedTensorType::get(expanded, inType.getElementType());
+  Value six = tensor::ExpandShapeOp::create(b, loc, expandedType, input, expandMap);
+  Value moved = buildTranspose(b, loc, six, perm);
+  return tensor::CollapseShapeOp::create(b, loc, resultType, moved, collapseMap);
+}
+
+struct DepthToSpaceLowering : OpConversionPattern<onnx::DepthToSpaceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::DepthToSpaceOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
+    int64_t b = op.getBlocksize();
+    if (inType.getRank() != 4 || b <= 0 || inType.getDimSize(1) % (b * b) != 0)
+      return rewriter.notifyMatchFailure(op, "needs 4-D input with C divisible by blocksize^2");
+    int64_t n = inType.getDimSize(0), c = inType.getDimSize(1) / (b * b),
+            h = inType.getDimSize(2), w = inType.getDimSize(3);
+    SmallVector<ReassociationIndices> expandMap{{0}, {1, 2, 3}, {4}, {5}};
+    SmallVector<ReassociationIndices> collapseMap{{0}, {1}, {2, 3}, {4, 5}};
+    Value result;
+    if (op.getMode() == "DCR")
+      result = buildBlockShuffle(rewriter, op.getLoc(), adaptor.getInput(), {n, b, b, c, h, w},
+                                 expandMap, {0, 3, 4, 1, 5, 2}, type, collapseMap);
+    else if (op.getMode() == "CRD")
+      result = buildBlockShuffle(rewriter, op.getLoc(), adaptor.getInput(), {n, c, b, b, h, w},
+                                 expandMap, {0, 1, 4, 2, 5, 3}, type, collapseMap);
+    else
+      return rewriter.notifyMatchFailure(op, "mode must be DCR or CRD");
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct SpaceToDepthLowering : OpConversionPattern<onnx::SpaceToDepthOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::SpaceToDepthOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
+    int64_t b = op.getBlocksize();
+    if (inType.getRank() != 4 || b <= 0 || inType.getDimSize(2) % b != 0 ||
+        inType.getDimSize(3) % b != 0)
+      return rewriter.notifyMatchFailure(op, "needs 4-D input with H, W divisible by blocksize");
+    int64_t n = inType.getDimSize(0), c = inType.getDimSize(1), h = inType.getDimSize(2) / b,
+            w = inType.getDimSize(3) / b;
+    Value result = buildBlockShuffle(rewriter, op.getLoc(), adaptor.getInput(),
+                                     {n, c, h, b, w, b}, {{0}, {1}, {2, 3}, {4, 5}},
+                                     {0, 3, 5, 1, 2, 4}, type, {{0}, {1, 2, 3}, {4}, {5}});
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Shape, Size, ConstantOfShape
+//===----------------------------------------------------------------------===//
+
+/// Shape: the static dims [start, end) of the input, as a constant.
+struct ShapeLowering : OpConversionPattern<onnx::ShapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::ShapeOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    auto inType = dyn_cast<RankedTensorType>(op.getData().getType());
+    if (!inType || !inType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "input shape is not static");
+    int64_t rank = inType.getRank();
+    auto clampAxis = [&](int64_t a) {
+      if (a < 0)
+        a += rank;
+      return std::clamp<int64_t>(a, 0, rank);
+    };
+    int64_t start = clampAxis(op.getStart());
+    int64_t end = clampAxis(op.getEnd() ? *op.getEnd() : rank);
+    SmallVector<int64_t> dims;
+    for (int64_t d = start; d < end; ++d)
+      dims.push_back(inType.getDimSize(d));
+    if (type.getRank() != 1 || type.getDimSize(0) != static_cast<int64_t>(dims.size()))
+      return rewriter.notifyMatchFailure(op, "result type disagrees with start/end");
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, type, DenseElementsAttr::get(type, ArrayRef<int64_t>(dims)));
+    return success();
+  }
+};
+
+struct SizeLowering : OpConversionPattern<onnx::SizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::SizeOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    auto inType = dyn_cast<RankedTensorType>(op.getData().getType());
+    if (!inType || !inType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "input shape is not static");
+    if (type.getNumElements() != 1 || !type.getElementType().isInteger(64))
+      return rewriter.notifyMatchFailure(op, "result must be one int64");
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, type, DenseElementsAttr::get(type, inType.getNumElements()));
+    return success();
+  }
+};
+
+/// ConstantOfShape: the result shape is static, so only `value` matters.
+struct ConstantOfShapeLowering : OpConversionPattern<onnx::ConstantOfShapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::ConstantOfShapeOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    Type elem = type.getElementType();
+    TypedAttr value = rewriter.getZeroAttr(elem);
+    if (auto attr = op.getValueAttr()) {
+      if (attr.getNumElements() != 1)
+        return rewriter.notifyMatchFailure(op, "value must hold one element");
+      if (isa<FloatType>(attr.getElementType())) {
+        auto values = attr.tryGetValues<APFloat>();
+        if (!values || !isa<FloatType>(elem))
+          return rewriter.notifyMatchFailure(op, "value type disagrees with the result");
+        value = FloatAttr::get(elem, *values->begin());
+      } else if (attr.getElementType().isInteger()) {
+        auto values = attr.tryGetValues<APInt>();
+        if (!values || !elem.isInteger(attr.getElementType().getIntOrFloatBitWidth()))
+          return rewriter.notifyMatchFailure(op, "value type disagrees with the result");
+        value = IntegerAttr::get(elem, *values->begin());
+      } else {
+        return rewriter.notifyMatchFailure(op, "unsupported value type");
+      }
+    }
+    // A fill rather than a splat constant: large shapes must not become
+    // large globals.
+    rewriter.replaceOp(op, buildFilled(rewriter, op.getLoc(), type, value));
+    return success();
+  }
+};
+
 } // namespace
 
 void populateDataMovementPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
@@ -62,6 +796,9 @@ void populateDataMovementPatterns(OnnxTypeConverter &converter, RewritePatternSe
   patterns.add<ReshapeLikeLowering<onnx::ReshapeOp>, ReshapeLikeLowering<onnx::FlattenOp>,
                ReshapeLikeLowering<onnx::SqueezeOp>, ReshapeLikeLowering<onnx::UnsqueezeOp>>(
       converter, ctx);
+  patterns.add<TransposeLowering, ConcatLowering, SplitLowering, SliceLowering, ExpandLowering,
+               TileLowering, PadLowering, DepthToSpaceLowering, SpaceToDepthLowering,
+               ShapeLowering, SizeLowering, ConstantOfShapeLowering>(converter, ctx);
 }
 
 } // namespace onnxcc::lowering
