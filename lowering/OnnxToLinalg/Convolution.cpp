@@ -730,38 +730,87 @@ struct LpPoolLowering : OpConversionPattern<onnx::LpPoolOp> {
   }
 };
 
-/// Global pooling: a window over the whole of each spatial dim.
-template <typename OpTy, PoolKind Kind>
-struct GlobalPoolLowering : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+/// MaxUnpool scatters X to the flat positions I of a zero Y. As a gather
+/// (linalg has no scatter): each Y element of slice (n, c) scans the X
+/// elements of the same slice and takes the last one whose index names it,
+/// as a sequential scatter would. Quadratic in the spatial size, but exact
+/// for any indices inside their slice (MaxPool's are). The indices refer to
+/// the default output shape, (in - 1) * stride + kernel - pads; a larger
+/// output_shape pads that result with zeros at the end (as the ONNX
+/// reference does).
+struct MaxUnpoolLowering : OpConversionPattern<onnx::MaxUnpoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::MaxUnpoolOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto yType = staticResultType(rewriter, this->getTypeConverter(), op);
+    auto yType = staticResultType(rewriter, getTypeConverter(), op);
     if (!yType)
       return failure();
-    Value x = adaptor.getX();
+    Value x = adaptor.getX(), indices = adaptor.getI();
     if (failed(checkPoolShapes(rewriter, op, x, yType)))
       return failure();
-    int64_t p = 0;
-    if constexpr (Kind == PoolKind::Lp) {
-      p = static_cast<int64_t>(op.getP());
-      if (p < 1)
-        return rewriter.notifyMatchFailure(op, "p must be positive");
-    }
     auto xType = cast<RankedTensorType>(x.getType());
-    ArrayRef<int64_t> in = xType.getShape().drop_front(2);
-    auto w = resolveWindow(rewriter, op, in, yType.getShape().drop_front(2), in, std::nullopt,
-                           std::nullopt, std::nullopt, "VALID");
-    if (failed(w))
+    auto iType = dyn_cast<RankedTensorType>(indices.getType());
+    if (!iType || iType.getShape() != xType.getShape())
+      return rewriter.notifyMatchFailure(op, "I must have the shape of X");
+    int64_t s = xType.getRank() - 2;
+    auto strides = intsOr(rewriter, op, op.getStrides(), s, 1, "strides", 1);
+    auto pads = intsOr(rewriter, op, op.getPads(), 2 * s, 0, "pads", 0);
+    if (failed(strides) || failed(pads))
       return failure();
+    ArrayRef<int64_t> kernel = op.getKernelShape();
+    if (static_cast<int64_t>(kernel.size()) != s)
+      return rewriter.notifyMatchFailure(op, "kernel_shape does not match X");
+    RankedTensorType outType = yType;
+    SmallVector<int64_t> defaultShape(xType.getShape().take_front(2));
+    for (int64_t i = 0; i < s; ++i) {
+      int64_t size = (xType.getDimSize(2 + i) - 1) * (*strides)[i] + kernel[i] - (*pads)[i] -
+                     (*pads)[i + s];
+      if (size < 0 || size > outType.getDimSize(2 + i))
+        return rewriter.notifyMatchFailure(op, "output_shape is smaller than the default");
+      defaultShape.push_back(size);
+    }
+    yType = RankedTensorType::get(defaultShape, outType.getElementType());
     Location loc = op.getLoc();
-    WindowReduction r =
-        buildWindowReduction(rewriter, loc, x, yType, *w, Kind, false, p, {}, false);
-    Value y = r.result;
-    if constexpr (Kind == PoolKind::Average)
-      y = divideByCount(rewriter, loc, y, *w, false);
-    if constexpr (Kind == PoolKind::Lp)
-      y = lpRoot(rewriter, loc, y, p);
+    MLIRContext *ctx = getContext();
+    int64_t numLoops = 2 + 2 * s;
+    auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+    SmallVector<AffineExpr> xExprs = {dim(0), dim(1)}, yExprs = {dim(0), dim(1)};
+    for (int64_t i = 0; i < s; ++i) {
+      yExprs.push_back(dim(2 + i));
+      xExprs.push_back(dim(2 + s + i));
+    }
+    AffineMap xMap = AffineMap::get(numLoops, 0, xExprs, ctx);
+    SmallVector<AffineMap> maps = {xMap, xMap, AffineMap::get(numLoops, 0, yExprs, ctx)};
+    SmallVector<utils::IteratorType> iterators(2 + s, utils::IteratorType::parallel);
+    iterators.append(s, utils::IteratorType::reduction);
+    Value init = buildFilled(rewriter, loc, yType, rewriter.getZeroAttr(yType.getElementType()));
+    Value y =
+        linalg::GenericOp::create(
+            rewriter, loc, yType, ValueRange{x, indices}, init, maps, iterators,
+            [&](OpBuilder &nb, Location nloc, ValueRange args) {
+              Value flat = arith::ConstantIndexOp::create(nb, nloc, 0);
+              for (int64_t d = 0; d < yType.getRank(); ++d) {
+                Value size = arith::ConstantIndexOp::create(nb, nloc, yType.getDimSize(d));
+                flat = arith::MulIOp::create(nb, nloc, flat, size);
+                flat = arith::AddIOp::create(nb, nloc, flat,
+                                             linalg::IndexOp::create(nb, nloc, d));
+              }
+              flat = arith::IndexCastOp::create(nb, nloc, nb.getI64Type(), flat);
+              Value hit =
+                  arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::eq, args[1], flat);
+              linalg::YieldOp::create(
+                  nb, nloc, ValueRange{arith::SelectOp::create(nb, nloc, hit, args[0], args[2])});
+            })
+            .getResult(0);
+    if (yType != outType) {
+      Value zeros =
+          buildFilled(rewriter, loc, outType, rewriter.getZeroAttr(outType.getElementType()));
+      SmallVector<int64_t> offsets(outType.getRank(), 0), unit(outType.getRank(), 1);
+      y = tensor::InsertSliceOp::create(rewriter, loc, y, zeros,
+                                        getAsIndexOpFoldResult(ctx, offsets),
+                                        getAsIndexOpFoldResult(ctx, defaultShape),
+                                        getAsIndexOpFoldResult(ctx, unit));
+    }
     rewriter.replaceOp(op, y);
     return success();
   }
@@ -771,10 +820,9 @@ struct GlobalPoolLowering : OpConversionPattern<OpTy> {
 
 void populateConvolutionPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
+  // Global pools are lowered with the reductions (Reductions.cpp).
   patterns.add<ConvLowering, ConvTransposeLowering, MaxPoolLowering, AveragePoolLowering,
-               LpPoolLowering, GlobalPoolLowering<onnx::GlobalAveragePoolOp, PoolKind::Average>,
-               GlobalPoolLowering<onnx::GlobalMaxPoolOp, PoolKind::Max>,
-               GlobalPoolLowering<onnx::GlobalLpPoolOp, PoolKind::Lp>>(converter, ctx);
+               LpPoolLowering, MaxUnpoolLowering>(converter, ctx);
 }
 
 } // namespace onnxcc::lowering

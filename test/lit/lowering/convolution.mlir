@@ -154,22 +154,27 @@ func.func @lppool(%x: tensor<1x1x4xf32>) -> tensor<1x1x2xf32> {
 
 // -----
 
-/// GlobalAveragePool is a window over the whole spatial extent.
-// CHECK-LABEL: func.func @global_average
-// CHECK: tensor.empty() : tensor<3x3xf32>
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]
-// CHECK: arith.constant 9.000000e+00 : f32
-// CHECK: arith.divf
-func.func @global_average(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x1x1xf32> {
-  %0 = "onnx.GlobalAveragePool"(%x) : (tensor<1x2x3x3xf32>) -> tensor<1x2x1x1xf32>
-  return %0 : tensor<1x2x1x1xf32>
-}
-
-// -----
-
 /// A p below 1 has no meaning: a clean failure, not a crash.
 func.func @negative_lppool_p0(%x: tensor<1x1x4xf32>) -> tensor<1x1x2xf32> {
   // expected-error @+1 {{failed to legalize operation 'onnx.LpPool'}}
   %0 = "onnx.LpPool"(%x) {kernel_shape = array<i64: 2>, strides = array<i64: 2>, p = 0 : i64} : (tensor<1x1x4xf32>) -> tensor<1x1x2xf32>
   return %0 : tensor<1x1x2xf32>
+}
+
+// -----
+
+/// MaxUnpool as a gather: each Y element scans its (n, c) slice of X and
+/// keeps the value whose index names its flat position. A larger
+/// output_shape pads the default-shaped result with zeros at the end.
+// CHECK-LABEL: func.func @maxunpool_output_shape
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK-SAME: outs(%{{.*}} : tensor<1x1x4x4xf32>)
+// CHECK: ^bb0(%[[V:.*]]: f32, %[[I:.*]]: i64, %[[ACC:.*]]: f32):
+// CHECK: %[[FLAT:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK: %[[HIT:.*]] = arith.cmpi eq, %[[I]], %[[FLAT]] : i64
+// CHECK: arith.select %[[HIT]], %[[V]], %[[ACC]] : f32
+// CHECK: tensor.insert_slice %[[Y]] into %{{.*}}[0, 0, 0, 0] [1, 1, 4, 4] [1, 1, 1, 1] : tensor<1x1x4x4xf32> into tensor<1x1x5x5xf32>
+func.func @maxunpool_output_shape(%x: tensor<1x1x2x2xf32>, %i: tensor<1x1x2x2xi64>, %s: tensor<4xi64>) -> tensor<1x1x5x5xf32> {
+  %0 = "onnx.MaxUnpool"(%x, %i, %s) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>, tensor<4xi64>) -> tensor<1x1x5x5xf32>
+  return %0 : tensor<1x1x5x5xf32>
 }
