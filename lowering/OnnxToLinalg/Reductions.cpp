@@ -242,6 +242,29 @@ RankedTensorType staticInputType(ConversionPatternRewriter &rewriter, Operation 
   return t;
 }
 
+/// The static input of an op whose result has the input's shape, or null
+/// after a match failure.
+RankedTensorType sameShapeInput(ConversionPatternRewriter &rewriter, Operation *op, Value v,
+                                RankedTensorType resultType) {
+  auto t = staticInputType(rewriter, op, v);
+  if (t && t.getShape() != resultType.getShape()) {
+    (void)rewriter.notifyMatchFailure(op, "result shape differs from the input's");
+    return {};
+  }
+  return t;
+}
+
+/// Whether `t` broadcasts unidirectionally into `shape`.
+bool broadcastsInto(RankedTensorType t, ArrayRef<int64_t> shape) {
+  int64_t offset = static_cast<int64_t>(shape.size()) - t.getRank();
+  if (offset < 0)
+    return false;
+  for (int64_t d = 0; d < t.getRank(); ++d)
+    if (t.getDimSize(d) != 1 && t.getDimSize(d) != shape[offset + d])
+      return false;
+  return true;
+}
+
 int64_t reducedCount(ArrayRef<int64_t> shape, ArrayRef<bool> reduced) {
   int64_t n = 1;
   for (auto [size, r] : llvm::zip_equal(shape, reduced))
@@ -525,7 +548,7 @@ struct HardmaxLowering : OpConversionPattern<onnx::HardmaxOp> {
     if (!type)
       return failure();
     Value input = adaptor.getInput();
-    auto inType = staticInputType(rewriter, op, input);
+    auto inType = sameShapeInput(rewriter, op, input, type);
     if (!inType || inType.getRank() == 0)
       return rewriter.notifyMatchFailure(op, "input must have rank 1 or more");
     FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), inType.getRank());
@@ -566,7 +589,7 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
     if (!type)
       return failure();
     Value input = adaptor.getInput();
-    auto inType = staticInputType(rewriter, op, input);
+    auto inType = sameShapeInput(rewriter, op, input, type);
     if (!inType || inType.getRank() == 0)
       return rewriter.notifyMatchFailure(op, "input must have rank 1 or more");
     FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), inType.getRank());
@@ -679,7 +702,7 @@ struct LayerNormalizationLowering : OpConversionPattern<onnx::LayerNormalization
     if (!type)
       return failure();
     Value x = adaptor.getX();
-    auto inType = staticInputType(rewriter, op, x);
+    auto inType = sameShapeInput(rewriter, op, x, type);
     if (!inType || inType.getRank() == 0)
       return rewriter.notifyMatchFailure(op, "input must have rank 1 or more");
     int64_t rank = inType.getRank();
@@ -690,6 +713,10 @@ struct LayerNormalizationLowering : OpConversionPattern<onnx::LayerNormalization
     Type computeType = floatTypeOfCode(ctx, op.getStashType());
     if (!computeType)
       return rewriter.notifyMatchFailure(op, "stash_type must be a float type");
+    SmallVector<bool> reduced(rank, false);
+    for (int64_t d = *axis; d < rank; ++d)
+      reduced[d] = true;
+    SmallVector<int64_t> statShape = keepDimsShape(inType.getShape(), reduced);
     SmallVector<RankedTensorType> statTypes;
     for (unsigned i = 1; i < 3; ++i) {
       if (isa<NoneType>(op->getResult(i).getType())) {
@@ -699,21 +726,20 @@ struct LayerNormalizationLowering : OpConversionPattern<onnx::LayerNormalization
       auto t = staticResultType(rewriter, getTypeConverter(), op, i);
       if (!t)
         return failure();
-      if (t.getRank() != rank)
-        return rewriter.notifyMatchFailure(op, "Mean and InvStdDev keep the input's rank");
+      if (t.getShape() != ArrayRef<int64_t>(statShape) || !isa<FloatType>(t.getElementType()))
+        return rewriter.notifyMatchFailure(op, "Mean and InvStdDev must be X's shape with 1 "
+                                               "from axis on");
       statTypes.push_back(t);
     }
     Value scale = adaptor.getScale(), bias = adaptor.getB();
     bool hasBias = !isa<NoneType>(bias.getType());
     auto scaleType = dyn_cast<RankedTensorType>(scale.getType());
     auto biasType = hasBias ? dyn_cast<RankedTensorType>(bias.getType()) : RankedTensorType();
-    if (!scaleType || (hasBias && !biasType))
-      return rewriter.notifyMatchFailure(op, "Scale and B must be ranked tensors");
+    if (!scaleType || (hasBias && !biasType) || !broadcastsInto(scaleType, inType.getShape()) ||
+        (hasBias && !broadcastsInto(biasType, inType.getShape())))
+      return rewriter.notifyMatchFailure(op, "Scale and B must broadcast into X");
 
     Location loc = op.getLoc();
-    SmallVector<bool> reduced(rank, false);
-    for (int64_t d = *axis; d < rank; ++d)
-      reduced[d] = true;
     Type xElem = inType.getElementType();
     double epsilon = op.getEpsilon().convertToDouble();
     auto [mean, variance] = buildMoments(rewriter, loc, x, xElem, reduced, computeType);
@@ -773,7 +799,7 @@ struct BatchNormalizationLowering : OpConversionPattern<onnx::BatchNormalization
     if (!type)
       return failure();
     Value x = adaptor.getX();
-    auto inType = staticInputType(rewriter, op, x);
+    auto inType = sameShapeInput(rewriter, op, x, type);
     if (!inType || inType.getRank() < 2)
       return rewriter.notifyMatchFailure(op, "input must have rank 2 or more");
     int64_t channels = inType.getDimSize(1);
@@ -815,7 +841,7 @@ struct InstanceNormalizationLowering : OpConversionPattern<onnx::InstanceNormali
     if (!type)
       return failure();
     Value x = adaptor.getInput();
-    auto inType = staticInputType(rewriter, op, x);
+    auto inType = sameShapeInput(rewriter, op, x, type);
     if (!inType || inType.getRank() < 3)
       return rewriter.notifyMatchFailure(op, "input must have rank 3 or more");
     int64_t channels = inType.getDimSize(1);
@@ -859,7 +885,7 @@ struct MeanVarianceNormalizationLowering
     if (!type)
       return failure();
     Value x = adaptor.getX();
-    auto inType = staticInputType(rewriter, op, x);
+    auto inType = sameShapeInput(rewriter, op, x, type);
     if (!inType)
       return failure();
     SmallVector<int64_t> axes = {0, 2, 3};
@@ -897,7 +923,7 @@ struct LpNormalizationLowering : OpConversionPattern<onnx::LpNormalizationOp> {
     if (!type)
       return failure();
     Value x = adaptor.getInput();
-    auto inType = staticInputType(rewriter, op, x);
+    auto inType = sameShapeInput(rewriter, op, x, type);
     if (!inType || inType.getRank() == 0)
       return rewriter.notifyMatchFailure(op, "input must have rank 1 or more");
     int64_t p = op.getP();
@@ -1018,7 +1044,7 @@ struct CumSumLowering : OpConversionPattern<onnx::CumSumOp> {
     if (!type)
       return failure();
     Value x = adaptor.getX();
-    auto inType = staticInputType(rewriter, op, x);
+    auto inType = sameShapeInput(rewriter, op, x, type);
     if (!inType || inType.getRank() == 0)
       return rewriter.notifyMatchFailure(op, "input must have rank 1 or more");
     FailureOr<SmallVector<int64_t>> axisValues = constantInts(op.getAxis(), adaptor.getAxis());

@@ -162,6 +162,21 @@ func.func @cumsum_reverse_exclusive(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // -----
 
+/// Inference BatchNormalization is one elementwise generic reading the [C]
+/// operands at dim 1.
+// CHECK-LABEL: func.func @batchnorm
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel"]
+// CHECK-SAME: ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)
+// CHECK: math.sqrt
+// CHECK-NOT: linalg.generic
+func.func @batchnorm(%x: tensor<2x3x4xf32>, %c: tensor<3xf32>) -> tensor<2x3x4xf32> {
+  %y, %m, %v = "onnx.BatchNormalization"(%x, %c, %c, %c, %c) : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4xf32>, none, none)
+  return %y : tensor<2x3x4xf32>
+}
+
+// -----
+
 /// Axes computed at run time cannot be lowered.
 func.func @negative_reduce_dynamic_axes(%x: tensor<3x4xf32>, %ax: tensor<1xi64>) -> tensor<3x1xf32> {
   // expected-error @+1 {{failed to legalize operation 'onnx.ReduceSum'}}
@@ -176,4 +191,13 @@ func.func @negative_batchnorm_training(%x: tensor<2x3xf32>, %c: tensor<3xf32>) -
   // expected-error @+1 {{failed to legalize operation 'onnx.BatchNormalization'}}
   %y, %m, %v = "onnx.BatchNormalization"(%x, %c, %c, %c, %c) {training_mode = 1 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>)
   return %y : tensor<2x3xf32>
+}
+
+// -----
+
+/// A CumSum axis computed at run time cannot be lowered.
+func.func @negative_cumsum_dynamic_axis(%x: tensor<2x3xf32>, %ax: tensor<i64>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{failed to legalize operation 'onnx.CumSum'}}
+  %0 = "onnx.CumSum"(%x, %ax) : (tensor<2x3xf32>, tensor<i64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
 }
