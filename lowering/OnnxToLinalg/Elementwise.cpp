@@ -110,8 +110,8 @@ Value constantLike(OpBuilder &b, Location loc, Type t, double v) {
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, static_cast<int64_t>(v)));
 }
 
-/// The value of a float attribute `name` of `op`, or `fallback` when it is
-/// absent (the ODS defaults are already filled in by the importer).
+/// The value of a float attribute `name` of `op`, or `fallback` (the ONNX
+/// default, given as the float the attribute would hold) when it is absent.
 double floatAttr(Operation *op, StringRef name, double fallback) {
   if (auto a = op->getAttrOfType<FloatAttr>(name))
     return a.getValueAsDouble();
@@ -244,7 +244,7 @@ Value relu(OpBuilder &b, Location loc, Operation *, ValueRange args, Type elem) 
 Value leakyRelu(OpBuilder &b, Location loc, Operation *op, ValueRange args, Type elem) {
   Value x = args[0];
   Type t = x.getType();
-  Value alpha = constantLike(b, loc, t, floatAttr(op, "alpha", 0.01));
+  Value alpha = constantLike(b, loc, t, floatAttr(op, "alpha", 0.01f));
   Value scaled = arith::MulFOp::create(b, loc, alpha, x);
   return pick(b, loc, compare(b, loc, Cmp::lt, x, constantLike(b, loc, t, 0), elem), scaled,
                 x);
@@ -274,8 +274,8 @@ Value elu(OpBuilder &b, Location loc, Operation *op, ValueRange args, Type elem)
 Value selu(OpBuilder &b, Location loc, Operation *op, ValueRange args, Type elem) {
   Value x = args[0];
   Type t = x.getType();
-  Value alpha = constantLike(b, loc, t, floatAttr(op, "alpha", 1.67326319217681884765625));
-  Value gamma = constantLike(b, loc, t, floatAttr(op, "gamma", 1.05070102214813232421875));
+  Value alpha = constantLike(b, loc, t, floatAttr(op, "alpha", 1.67326319217681884765625f));
+  Value gamma = constantLike(b, loc, t, floatAttr(op, "gamma", 1.05070102214813232421875f));
   Value e = math::ExpOp::create(b, loc, x);
   Value neg = arith::SubFOp::create(b, loc, arith::MulFOp::create(b, loc, alpha, e), alpha);
   Value picked =
@@ -311,7 +311,7 @@ Value hardSigmoidOf(OpBuilder &b, Location loc, Value x, double alphaV, double b
 }
 
 Value hardSigmoid(OpBuilder &b, Location loc, Operation *op, ValueRange args, Type) {
-  return hardSigmoidOf(b, loc, args[0], floatAttr(op, "alpha", 0.2), floatAttr(op, "beta", 0.5));
+  return hardSigmoidOf(b, loc, args[0], floatAttr(op, "alpha", 0.2f), floatAttr(op, "beta", 0.5));
 }
 
 Value hardSwish(OpBuilder &b, Location loc, Operation *, ValueRange args, Type) {
