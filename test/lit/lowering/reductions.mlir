@@ -177,6 +177,20 @@ func.func @batchnorm(%x: tensor<2x3x4xf32>, %c: tensor<3xf32>) -> tensor<2x3x4xf
 
 // -----
 
+/// GlobalAveragePool reduces every dim after N and C and keeps them as 1.
+// CHECK-LABEL: func.func @global_average_pool
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+// CHECK: %[[N:.*]] = arith.constant 2.000000e+01 : f32
+// CHECK: arith.divf %{{.*}}, %[[N]]
+// CHECK: -> tensor<2x3x1x1xf32>
+func.func @global_average_pool(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x1x1xf32> {
+  %0 = "onnx.GlobalAveragePool"(%x) : (tensor<2x3x4x5xf32>) -> tensor<2x3x1x1xf32>
+  return %0 : tensor<2x3x1x1xf32>
+}
+
+// -----
+
 /// Axes computed at run time cannot be lowered.
 func.func @negative_reduce_dynamic_axes(%x: tensor<3x4xf32>, %ax: tensor<1xi64>) -> tensor<3x1xf32> {
   // expected-error @+1 {{failed to legalize operation 'onnx.ReduceSum'}}
