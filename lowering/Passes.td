@@ -15,7 +15,15 @@ def ConvertOnnxToLinalgPass : Pass<"convert-onnx-to-linalg", "::mlir::ModuleOp">
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
-                           "::mlir::func::FuncDialect"];
+                           "::mlir::func::FuncDialect", "::mlir::scf::SCFDialect"];
+}
+
+def OnnxccProtectInputsPass : Pass<"onnxcc-protect-inputs", "::mlir::func::FuncOp"> {
+  let summary = "Mark function arguments read-only for bufferization";
+  let description = [{
+    The model's inputs belong to the caller: `bufferization.writable = false`
+    on every argument keeps one-shot bufferization from updating them in place.
+  }];
 }
 
 def OnnxccPlanMemoryPass : Pass<"onnxcc-plan-memory", "::mlir::func::FuncOp"> {

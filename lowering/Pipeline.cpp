@@ -23,6 +23,7 @@ void buildCpuLoweringPipeline(OpPassManager &pm) {
   // Each linalg.generic that reads its operands elementwise fuses into its
   // producer's loop nest.
   pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  pm.addNestedPass<func::FuncOp>(createOnnxccProtectInputsPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =

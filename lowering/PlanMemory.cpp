@@ -9,6 +9,7 @@ using namespace mlir;
 
 namespace onnxcc {
 #define GEN_PASS_DEF_ONNXCCPLANMEMORYPASS
+#define GEN_PASS_DEF_ONNXCCPROTECTINPUTSPASS
 #include "lowering/Passes.h.inc"
 
 namespace {
@@ -28,6 +29,15 @@ struct Buffer {
   int64_t size;
   int64_t first, last;
   int64_t offset = 0;
+};
+
+struct OnnxccProtectInputsPass
+    : public impl::OnnxccProtectInputsPassBase<OnnxccProtectInputsPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      func.setArgAttr(i, "bufferization.writable", BoolAttr::get(func.getContext(), false));
+  }
 };
 
 struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMemoryPass> {

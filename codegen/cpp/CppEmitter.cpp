@@ -335,11 +335,18 @@ Error Emitter::emitArith(Operation &op) {
       .Case<arith::ShRUIOp>([&](auto) { return unsignedBinary(">>"); })
       .Case<arith::ShRSIOp>([&](auto) { return binary(">>"); })
       .Case<arith::NegFOp>([&](auto) { return define(op.getResult(0), "(-" + operand(0) + ")"); })
-      .Case<arith::MaxSIOp, arith::MaxNumFOp>([&](auto) {
-        return define(op.getResult(0), "std::max(" + operand(0) + ", " + operand(1) + ")");
+      // Explicit template arguments: a literal operand may have another type.
+      .Case<arith::MaxSIOp>([&](auto) {
+        return define(op.getResult(0), "std::max<" + rt + ">(" + operand(0) + ", " + operand(1) + ")");
       })
-      .Case<arith::MinSIOp, arith::MinNumFOp>([&](auto) {
-        return define(op.getResult(0), "std::min(" + operand(0) + ", " + operand(1) + ")");
+      .Case<arith::MinSIOp>([&](auto) {
+        return define(op.getResult(0), "std::min<" + rt + ">(" + operand(0) + ", " + operand(1) + ")");
+      })
+      .Case<arith::MaxNumFOp>([&](auto) {
+        return define(op.getResult(0), "std::fmax(" + operand(0) + ", " + operand(1) + ")");
+      })
+      .Case<arith::MinNumFOp>([&](auto) {
+        return define(op.getResult(0), "std::fmin(" + operand(0) + ", " + operand(1) + ")");
       })
       .Case<arith::MaxUIOp>([&](auto) {
         std::string u = unsignedType(resultType);
@@ -697,6 +704,31 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       id.push_back(llvm::isAlnum(c) ? c : '_');
     if (id.empty() || llvm::isDigit(id[0]))
       id = "t_" + id;
+    // Not a C/C++ keyword or type name, nor one of the emitter's own locals
+    // (v12, i3, acc4, next5, sel6).
+    static const char *const reserved[] = {
+        "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool",
+        "break", "case", "catch", "char", "char16_t", "char32_t", "char8_t", "class", "compl",
+        "concept", "const", "consteval", "constexpr", "constinit", "const_cast", "continue",
+        "co_await", "co_return", "co_yield", "decltype", "default", "delete", "do", "double",
+        "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
+        "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new",
+        "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private",
+        "protected", "public", "register", "reinterpret_cast", "requires", "restrict", "return",
+        "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
+        "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef",
+        "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
+        "wchar_t", "while", "xor", "xor_eq", "int8_t", "int16_t", "int32_t", "int64_t",
+        "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t", "uintptr_t", "std",
+        "onnxcc_rt", "weights", "weights_", "arena_", "inputs", "outputs", "main"};
+    bool clash = llvm::is_contained(reserved, StringRef(id)) || StringRef(id).starts_with("_");
+    for (StringRef prefix : {"v", "i", "acc", "next", "sel", "t_"}) {
+      StringRef rest = StringRef(id);
+      if (rest.consume_front(prefix) && !rest.empty() && llvm::all_of(rest, llvm::isDigit))
+        clash = true;
+    }
+    if (clash || StringRef(id).starts_with(options.name + "_"))
+      id = "p_" + id;
     std::string unique = id;
     for (int k = 2; !used.insert(unique).second; ++k)
       unique = id + "_" + std::to_string(k);

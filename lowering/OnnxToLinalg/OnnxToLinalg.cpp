@@ -3,6 +3,7 @@
 #include "lowering/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/BuiltinDialect.h"
@@ -108,7 +109,7 @@ struct ConvertOnnxToLinalgPass
     OnnxTypeConverter converter;
     ConversionTarget target(*ctx);
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect,
-                           math::MathDialect>();
+                           math::MathDialect, scf::SCFDialect>();
     target.addIllegalDialect<onnx::OnnxDialect>();
     target.addLegalOp<ModuleOp>();
     // Absent optional operands stay until their users are gone (below).
@@ -158,6 +159,7 @@ struct ConvertOnnxToLinalgPass
       if (op->use_empty())
         op->erase();
     });
+
   }
 };
 } // namespace

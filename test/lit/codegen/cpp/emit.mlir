@@ -69,3 +69,20 @@ module {
     return
   }
 }
+
+// -----
+
+/// Port names that are C++ keywords or look like the emitter's locals are
+/// prefixed, so the generated code compiles.
+// CHECK-LABEL: // ==== tiny.h
+// CHECK: int tiny_run(void *arena,
+// CHECK-NEXT: const bool *p_not /* not: bool[2] */,
+// CHECK-NEXT: bool *p_v1 /* v1: bool[2] */);
+module {
+  func.func @main_graph(%x: memref<2xi1> {onnx.name = "not", onnx.dtype = "bool"},
+                        %y: memref<2xi1> {onnx.name = "v1", onnx.dtype = "bool", onnxcc.output},
+                        %arena: memref<?xi8> {onnxcc.arena}) {
+    memref.copy %x, %y : memref<2xi1> to memref<2xi1>
+    return
+  }
+}
