@@ -171,10 +171,10 @@ Value addScalars(OpBuilder &b, Location loc, Value x, Value y) {
 }
 
 /// The [N, G, M/G, out...] accumulator of a convolution: the bias broadcast,
-/// or zeros.
+/// or zeros when `bias` is null or none.
 Value buildConvInit(OpBuilder &b, Location loc, RankedTensorType type, Value bias,
                     int64_t group) {
-  if (isa<NoneType>(bias.getType()))
+  if (!bias || isa<NoneType>(bias.getType()))
     return buildFilled(b, loc, type, b.getZeroAttr(type.getElementType()));
   MLIRContext *ctx = b.getContext();
   int64_t rank = type.getRank();
@@ -245,61 +245,132 @@ FailureOr<ConvShapes> convShapes(ConversionPatternRewriter &rewriter, Operation 
   if (shapes.x.getRank() < 3 || shapes.w.getRank() != shapes.x.getRank() ||
       shapes.y.getRank() != shapes.x.getRank())
     return rewriter.notifyMatchFailure(op, "X, W and Y need the same rank >= 3");
-  if (!isa<FloatType>(shapes.x.getElementType()))
-    return rewriter.notifyMatchFailure(op, "only floating-point convolutions are lowered");
-  if (auto b = dyn_cast<RankedTensorType>(bias.getType());
+  if (auto b = bias ? dyn_cast<RankedTensorType>(bias.getType()) : RankedTensorType();
       b && (b.getRank() != 1 || b.getDimSize(0) != shapes.y.getDimSize(1)))
     return rewriter.notifyMatchFailure(op, "bias must have one value per output channel");
   return shapes;
 }
 
 /// Conv: Y[n, m, o...] = B[m] + sum over the channels of m's group and the
-/// kernel window of X_padded[n, c, o * s + k * d] * W[m, c, k].
+/// kernel window of X_padded[n, c, o * s + k * d] * W[m, c, k]. Shared by
+/// Conv and ConvInteger (whose operands arrive as i32 without zero points).
+template <typename OpTy>
+FailureOr<Value> buildConv(ConversionPatternRewriter &rewriter, OpTy op,
+                           const TypeConverter *converter, Value xIn, Value wIn, Value bias) {
+  auto shapes = convShapes(rewriter, op, converter, xIn, wIn, bias);
+  if (failed(shapes))
+    return failure();
+  auto [xType, wType, yType] = *shapes;
+  int64_t group = static_cast<int64_t>(op.getGroup());
+  int64_t channels = xType.getDimSize(1), outChannels = wType.getDimSize(0);
+  if (group < 1 || channels % group || outChannels % group ||
+      channels / group != wType.getDimSize(1) || yType.getDimSize(1) != outChannels)
+    return rewriter.notifyMatchFailure(op, "channels do not match W and group");
+  ArrayRef<int64_t> kernel = wType.getShape().drop_front(2);
+  if (auto k = op.getKernelShape(); k && *k != kernel)
+    return rewriter.notifyMatchFailure(op, "kernel_shape does not match W");
+  auto w = resolveWindow(rewriter, op, xType.getShape().drop_front(2),
+                         yType.getShape().drop_front(2), kernel, op.getStrides(),
+                         op.getDilations(), op.getPads(), op.getAutoPad());
+  if (failed(w))
+    return failure();
+
+  Location loc = op.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  Type elem = yType.getElementType();
+  Value x = padInput(rewriter, loc, xIn, *w, rewriter.getZeroAttr(elem));
+  x = splitDim(rewriter, loc, x, 1, group);
+  Value weight = splitDim(rewriter, loc, wIn, 0, group);
+  int64_t s = static_cast<int64_t>(w->rank());
+  // Loops (n, g, m, o..., c, k...); W is [G, M/G, C/G, k...].
+  SmallVector<AffineExpr> wExprs = {getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx),
+                                    getAffineDimExpr(3 + s, ctx)};
+  for (int64_t i = 0; i < s; ++i)
+    wExprs.push_back(getAffineDimExpr(4 + s + i, ctx));
+  SmallVector<int64_t> groupedShape = {yType.getDimSize(0), group, outChannels / group};
+  llvm::append_range(groupedShape, yType.getShape().drop_front(2));
+  Value init =
+      buildConvInit(rewriter, loc, RankedTensorType::get(groupedShape, elem), bias, group);
+  SmallVector<AffineExpr> xExprs;
+  for (int64_t i = 0; i < s; ++i)
+    xExprs.push_back(getAffineDimExpr(3 + i, ctx) * w->strides[i] +
+                     getAffineDimExpr(4 + s + i, ctx) * w->dilations[i]);
+  Value y = buildGroupedConv(rewriter, loc, x, weight, xExprs, wExprs, init);
+  return mergeDims(rewriter, loc, y, 1);
+}
+
 struct ConvLowering : OpConversionPattern<onnx::ConvOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::ConvOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto shapes = convShapes(rewriter, op, getTypeConverter(), adaptor.getX(), adaptor.getW(),
-                             adaptor.getB());
-    if (failed(shapes))
+    auto y = buildConv(rewriter, op, getTypeConverter(), adaptor.getX(), adaptor.getW(),
+                       adaptor.getB());
+    if (failed(y))
       return failure();
-    auto [xType, wType, yType] = *shapes;
-    int64_t group = static_cast<int64_t>(op.getGroup());
-    int64_t channels = xType.getDimSize(1), outChannels = wType.getDimSize(0);
-    if (group < 1 || channels % group || outChannels % group ||
-        channels / group != wType.getDimSize(1) || yType.getDimSize(1) != outChannels)
-      return rewriter.notifyMatchFailure(op, "channels do not match W and group");
-    ArrayRef<int64_t> kernel = wType.getShape().drop_front(2);
-    if (auto k = op.getKernelShape(); k && *k != kernel)
-      return rewriter.notifyMatchFailure(op, "kernel_shape does not match W");
-    auto w = resolveWindow(rewriter, op, xType.getShape().drop_front(2),
-                           yType.getShape().drop_front(2), kernel, op.getStrides(),
-                           op.getDilations(), op.getPads(), op.getAutoPad());
+    rewriter.replaceOp(op, *y);
+    return success();
+  }
+};
+
+/// `v` (elements of onnx type `from`) as i32 minus its zero point `zp` (none,
+/// a scalar, or for W one value per output channel, dim 0).
+FailureOr<Value> subtractZeroPoint(ConversionPatternRewriter &rewriter, Operation *op, Value v,
+                                   Type from, Value zp, Type zpFrom) {
+  Location loc = op->getLoc();
+  auto type = cast<RankedTensorType>(v.getType());
+  Type i32 = rewriter.getI32Type();
+  auto resultType = RankedTensorType::get(type.getShape(), i32);
+  SmallVector<Value> operands = {v};
+  if (!isa<NoneType>(zp.getType())) {
+    auto zpType = dyn_cast<RankedTensorType>(zp.getType());
+    if (!zpType || zpType.getRank() > 1 ||
+        (zpType.getRank() == 1 && zpType.getDimSize(0) != 1 &&
+         zpType.getDimSize(0) != type.getDimSize(0)))
+      return rewriter.notifyMatchFailure(op, "zero point must be a scalar or one per channel");
+    if (zpType.getRank() == 1 && type.getRank() > 1) {
+      // [M] -> [M, 1, ...] so that it broadcasts along dim 0.
+      SmallVector<int64_t> shape(type.getRank(), 1);
+      shape[0] = zpType.getDimSize(0);
+      SmallVector<ReassociationIndices> groups(1);
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        groups[0].push_back(d);
+      zp = tensor::ExpandShapeOp::create(
+          rewriter, loc, RankedTensorType::get(shape, zpType.getElementType()), zp, groups);
+    }
+    operands.push_back(zp);
+  }
+  return buildBroadcastGeneric(
+      rewriter, loc, resultType, operands,
+      [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+        Value r = castScalar(b, l, args[0], from, i32);
+        if (args.size() == 1)
+          return r;
+        return arith::SubIOp::create(b, l, r, castScalar(b, l, args[1], zpFrom, i32));
+      });
+}
+
+/// ConvInteger: Conv over (x - x_zero_point) and (w - w_zero_point) in i32.
+/// Padding is zero after the subtraction, i.e. the zero point before it.
+struct ConvIntegerLowering : OpConversionPattern<onnx::ConvIntegerOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::ConvIntegerOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto xType = dyn_cast<RankedTensorType>(adaptor.getX().getType());
+    auto wType = dyn_cast<RankedTensorType>(adaptor.getW().getType());
+    if (!xType || !wType || !xType.hasStaticShape() || !wType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "X and W need static shapes");
+    auto x = subtractZeroPoint(rewriter, op, adaptor.getX(), onnxElementType(op.getX()),
+                               adaptor.getXZeroPoint(), onnxElementType(op.getXZeroPoint()));
+    if (failed(x))
+      return failure();
+    auto w = subtractZeroPoint(rewriter, op, adaptor.getW(), onnxElementType(op.getW()),
+                               adaptor.getWZeroPoint(), onnxElementType(op.getWZeroPoint()));
     if (failed(w))
       return failure();
-
-    Location loc = op.getLoc();
-    MLIRContext *ctx = getContext();
-    Type elem = yType.getElementType();
-    Value x = padInput(rewriter, loc, adaptor.getX(), *w, rewriter.getZeroAttr(elem));
-    x = splitDim(rewriter, loc, x, 1, group);
-    Value weight = splitDim(rewriter, loc, adaptor.getW(), 0, group);
-    int64_t s = static_cast<int64_t>(w->rank());
-    // Loops (n, g, m, o..., c, k...); W is [G, M/G, C/G, k...].
-    SmallVector<AffineExpr> wExprs = {getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx),
-                                      getAffineDimExpr(3 + s, ctx)};
-    for (int64_t i = 0; i < s; ++i)
-      wExprs.push_back(getAffineDimExpr(4 + s + i, ctx));
-    SmallVector<int64_t> groupedShape = {yType.getDimSize(0), group, outChannels / group};
-    llvm::append_range(groupedShape, yType.getShape().drop_front(2));
-    Value init = buildConvInit(rewriter, loc, RankedTensorType::get(groupedShape, elem),
-                               adaptor.getB(), group);
-    SmallVector<AffineExpr> xExprs;
-    for (int64_t i = 0; i < s; ++i)
-      xExprs.push_back(getAffineDimExpr(3 + i, ctx) * w->strides[i] +
-                       getAffineDimExpr(4 + s + i, ctx) * w->dilations[i]);
-    Value y = buildGroupedConv(rewriter, loc, x, weight, xExprs, wExprs, init);
-    rewriter.replaceOp(op, mergeDims(rewriter, loc, y, 1));
+    auto y = buildConv(rewriter, op, getTypeConverter(), *x, *w, /*bias=*/Value());
+    if (failed(y))
+      return failure();
+    rewriter.replaceOp(op, *y);
     return success();
   }
 };
@@ -821,7 +892,7 @@ struct MaxUnpoolLowering : OpConversionPattern<onnx::MaxUnpoolOp> {
 void populateConvolutionPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   // Global pools are lowered with the reductions (Reductions.cpp).
-  patterns.add<ConvLowering, ConvTransposeLowering, MaxPoolLowering, AveragePoolLowering,
+  patterns.add<ConvLowering, ConvIntegerLowering, ConvTransposeLowering, MaxPoolLowering, AveragePoolLowering,
                LpPoolLowering, MaxUnpoolLowering>(converter, ctx);
 }
 

@@ -178,3 +178,24 @@ func.func @maxunpool_output_shape(%x: tensor<1x1x2x2xf32>, %i: tensor<1x1x2x2xi6
   %0 = "onnx.MaxUnpool"(%x, %i, %s) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xi64>, tensor<4xi64>) -> tensor<1x1x5x5xf32>
   return %0 : tensor<1x1x5x5xf32>
 }
+
+// -----
+
+/// ConvInteger subtracts the zero points in i32 first (uint8 zero-extends),
+/// so padding with zero afterwards is padding with the zero point.
+// CHECK-LABEL: func.func @conv_integer
+// CHECK: linalg.generic
+// CHECK: %[[XE:.*]] = arith.extui %{{.*}} : i8 to i32
+// CHECK: %[[ZE:.*]] = arith.extui %{{.*}} : i8 to i32
+// CHECK: arith.subi %[[XE]], %[[ZE]] : i32
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK: linalg.fill ins(%[[ZERO]] : i32) {{.*}} -> tensor<1x1x5x5xi32>
+// CHECK: tensor.insert_slice
+// CHECK: linalg.generic
+// CHECK: arith.muli
+// CHECK: arith.addi
+func.func @conv_integer(%x: tensor<1x1x3x3xui8>, %w: tensor<1x1x2x2xui8>, %zp: tensor<ui8>) -> tensor<1x1x4x4xi32> {
+  %n = "onnx.NoValue"() : () -> none
+  %0 = "onnx.ConvInteger"(%x, %w, %zp, %n) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x1x3x3xui8>, tensor<1x1x2x2xui8>, tensor<ui8>, none) -> tensor<1x1x4x4xi32>
+  return %0 : tensor<1x1x4x4xi32>
+}
