@@ -4,6 +4,8 @@
 
 #include "mlir/IR/Diagnostics.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace onnxcc::onnx {
@@ -33,6 +35,25 @@ ElementsAttr ShapeContext::getConstant(Value v) const {
 }
 
 std::optional<SmallVector<int64_t>> ShapeContext::getIntValues(Value v) const {
+  // The shape of a tensor whose dims are all known is a constant too (the
+  // Shape -> Reshape pattern exporters and opset normalization produce).
+  if (auto shapeOp = v.getDefiningOp<ShapeOp>()) {
+    auto shape = getShape(shapeOp.getData());
+    if (!shape)
+      return std::nullopt;
+    int64_t rank = shape->size();
+    int64_t start = shapeOp.getStart();
+    int64_t end = shapeOp.getEnd() ? static_cast<int64_t>(*shapeOp.getEnd()) : rank;
+    start = std::clamp<int64_t>(start < 0 ? start + rank : start, 0, rank);
+    end = std::clamp<int64_t>(end < 0 ? end + rank : end, 0, rank);
+    SmallVector<int64_t> dims;
+    for (int64_t i = start; i < end; ++i) {
+      if (!(*shape)[i].isStatic())
+        return std::nullopt;
+      dims.push_back((*shape)[i].size);
+    }
+    return dims;
+  }
   ElementsAttr attr = getConstant(v);
   if (!attr || !attr.getElementType().isInteger())
     return std::nullopt;

@@ -358,3 +358,15 @@ func.func @unsqueeze_scalar_axes(%a: tensor<3xf32>) -> tensor<*xf32> {
   %0 = "onnx.Unsqueeze"(%a, %axes) : (tensor<3xf32>, tensor<i64>) -> tensor<*xf32>
   return %0 : tensor<*xf32>
 }
+
+// -----
+
+/// The Shape of a tensor with static dims is known, so a Reshape to it is
+/// static (the form older Softmax opsets are imported in).
+// CHECK-LABEL: func.func @reshape_to_shape_of_static
+func.func @reshape_to_shape_of_static(%a: tensor<2x12xf32>, %b: tensor<2x3x4xf32>) -> tensor<*xf32> {
+  %s = "onnx.Shape"(%b) : (tensor<2x3x4xf32>) -> tensor<*xi64>
+  // CHECK: "onnx.Reshape"{{.*}} -> tensor<2x3x4xf32>
+  %0 = "onnx.Reshape"(%a, %s) : (tensor<2x12xf32>, tensor<*xi64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
