@@ -254,13 +254,18 @@ FailureOr<ConvShapes> convShapes(ConversionPatternRewriter &rewriter, Operation 
 /// Conv: Y[n, m, o...] = B[m] + sum over the channels of m's group and the
 /// kernel window of X_padded[n, c, o * s + k * d] * W[m, c, k]. Shared by
 /// Conv and ConvInteger (whose operands arrive as i32 without zero points).
+/// `accElem`, when given, is the accumulator's element type in place of the
+/// result's (QLinearConv accumulates in i32, then requantizes).
 template <typename OpTy>
 FailureOr<Value> buildConv(ConversionPatternRewriter &rewriter, OpTy op,
-                           const TypeConverter *converter, Value xIn, Value wIn, Value bias) {
+                           const TypeConverter *converter, Value xIn, Value wIn, Value bias,
+                           Type accElem = {}) {
   auto shapes = convShapes(rewriter, op, converter, xIn, wIn, bias);
   if (failed(shapes))
     return failure();
   auto [xType, wType, yType] = *shapes;
+  if (accElem)
+    yType = RankedTensorType::get(yType.getShape(), accElem);
   int64_t group = static_cast<int64_t>(op.getGroup());
   int64_t channels = xType.getDimSize(1), outChannels = wType.getDimSize(0);
   if (group < 1 || channels % group || outChannels % group ||
@@ -371,6 +376,87 @@ struct ConvIntegerLowering : OpConversionPattern<onnx::ConvIntegerOp> {
     if (failed(y))
       return failure();
     rewriter.replaceOp(op, *y);
+    return success();
+  }
+};
+
+/// QLinearConv: the ConvInteger accumulation plus B (i32), scaled by
+/// x_scale * w_scale / y_scale (w_scale per output channel or scalar),
+/// rounded half to even, shifted by y_zero_point and saturated.
+struct QLinearConvLowering : OpConversionPattern<onnx::QLinearConvOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::QLinearConvOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto yType = staticResultType(rewriter, getTypeConverter(), op);
+    if (!yType)
+      return failure();
+    auto xType = dyn_cast<RankedTensorType>(adaptor.getX().getType());
+    auto wType = dyn_cast<RankedTensorType>(adaptor.getW().getType());
+    if (!xType || !wType || !xType.hasStaticShape() || !wType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "X and W need static shapes");
+    auto isScalar = [](Value v) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      return t && t.hasStaticShape() && t.getNumElements() == 1 && t.getRank() <= 1;
+    };
+    if (!isScalar(adaptor.getXScale()) || !isScalar(adaptor.getYScale()) ||
+        !isScalar(adaptor.getYZeroPoint()))
+      return rewriter.notifyMatchFailure(op, "x_scale, y_scale and y_zero_point must be scalars");
+    auto x = subtractZeroPoint(rewriter, op, adaptor.getX(), onnxElementType(op.getX()),
+                               adaptor.getXZeroPoint(), onnxElementType(op.getXZeroPoint()));
+    if (failed(x))
+      return failure();
+    auto w = subtractZeroPoint(rewriter, op, adaptor.getW(), onnxElementType(op.getW()),
+                               adaptor.getWZeroPoint(), onnxElementType(op.getWZeroPoint()));
+    if (failed(w))
+      return failure();
+    auto acc = buildConv(rewriter, op, getTypeConverter(), *x, *w, adaptor.getB(),
+                         rewriter.getI32Type());
+    if (failed(acc))
+      return failure();
+
+    Location loc = op.getLoc();
+    int64_t rank = yType.getRank();
+    // w_scale [M] -> [M, 1, ...] to broadcast along the channel dim.
+    Value wScale = adaptor.getWScale();
+    auto wScaleType = dyn_cast<RankedTensorType>(wScale.getType());
+    if (!wScaleType || wScaleType.getRank() > 1 ||
+        (wScaleType.getRank() == 1 && wScaleType.getDimSize(0) != 1 &&
+         wScaleType.getDimSize(0) != yType.getDimSize(1)))
+      return rewriter.notifyMatchFailure(op, "w_scale must be a scalar or one per channel");
+    if (wScaleType.getRank() == 1) {
+      SmallVector<int64_t> shape(rank - 1, 1);
+      shape[0] = wScaleType.getDimSize(0);
+      SmallVector<ReassociationIndices> groups(1);
+      for (int64_t d = 0; d < rank - 1; ++d)
+        groups[0].push_back(d);
+      wScale = tensor::ExpandShapeOp::create(
+          rewriter, loc, RankedTensorType::get(shape, wScaleType.getElementType()), wScale,
+          groups);
+    }
+    Type yOnnx = onnxElementType(op.getY());
+    bool isUnsigned = isUnsignedInt(yOnnx);
+    unsigned width = yOnnx.getIntOrFloatBitWidth();
+    double lo = isUnsigned ? 0.0 : -std::ldexp(1.0, width - 1);
+    double hi = isUnsigned ? std::ldexp(1.0, width) - 1 : std::ldexp(1.0, width - 1) - 1;
+    Type zpOnnx = onnxElementType(op.getYZeroPoint());
+    Value y = buildBroadcastGeneric(
+        rewriter, loc, yType,
+        ValueRange{*acc, adaptor.getXScale(), wScale, adaptor.getYScale(),
+                   adaptor.getYZeroPoint()},
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Type f32 = b.getF32Type();
+          Value a = arith::SIToFPOp::create(b, l, f32, args[0]);
+          Value scale = arith::MulFOp::create(b, l, args[1], args[2]);
+          scale = arith::DivFOp::create(b, l, scale, args[3]);
+          Value r = math::RoundEvenOp::create(b, l, arith::MulFOp::create(b, l, a, scale));
+          r = arith::AddFOp::create(b, l, r, castScalar(b, l, args[4], zpOnnx, f32));
+          r = arith::MaximumFOp::create(
+              b, l, r, arith::ConstantOp::create(b, l, b.getF32FloatAttr(lo)));
+          r = arith::MinimumFOp::create(
+              b, l, r, arith::ConstantOp::create(b, l, b.getF32FloatAttr(hi)));
+          return castScalar(b, l, r, f32, yOnnx);
+        });
+    rewriter.replaceOp(op, y);
     return success();
   }
 };
@@ -892,7 +978,7 @@ struct MaxUnpoolLowering : OpConversionPattern<onnx::MaxUnpoolOp> {
 void populateConvolutionPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   // Global pools are lowered with the reductions (Reductions.cpp).
-  patterns.add<ConvLowering, ConvIntegerLowering, ConvTransposeLowering, MaxPoolLowering, AveragePoolLowering,
+  patterns.add<ConvLowering, ConvIntegerLowering, QLinearConvLowering, ConvTransposeLowering, MaxPoolLowering, AveragePoolLowering,
                LpPoolLowering, MaxUnpoolLowering>(converter, ctx);
 }
 

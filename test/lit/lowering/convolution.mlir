@@ -199,3 +199,23 @@ func.func @conv_integer(%x: tensor<1x1x3x3xui8>, %w: tensor<1x1x2x2xui8>, %zp: t
   %0 = "onnx.ConvInteger"(%x, %w, %zp, %n) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x1x3x3xui8>, tensor<1x1x2x2xui8>, tensor<ui8>, none) -> tensor<1x1x4x4xi32>
   return %0 : tensor<1x1x4x4xi32>
 }
+
+// -----
+
+/// QLinearConv accumulates in i32 (bias included), then requantizes: scale
+/// by x_scale * w_scale / y_scale (w_scale per output channel), round half to
+/// even, add y_zero_point and saturate to the uint8 range.
+// CHECK-LABEL: func.func @qlinear_conv
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x1x2x2x2xi32>)
+// CHECK: arith.muli
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2]] {{.*}} : tensor<2xf32> into tensor<2x1x1xf32>
+// CHECK: linalg.generic
+// CHECK: arith.sitofp %{{.*}} : i32 to f32
+// CHECK: math.roundeven
+// CHECK: arith.maximumf
+// CHECK: arith.minimumf
+// CHECK: arith.fptoui %{{.*}} : f32 to i8
+func.func @qlinear_conv(%x: tensor<1x1x3x3xui8>, %xs: tensor<f32>, %xz: tensor<ui8>, %w: tensor<2x1x2x2xui8>, %ws: tensor<2xf32>, %wz: tensor<2xui8>, %ys: tensor<f32>, %yz: tensor<ui8>, %b: tensor<2xi32>) -> tensor<1x2x2x2xui8> {
+  %0 = "onnx.QLinearConv"(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz, %b) : (tensor<1x1x3x3xui8>, tensor<f32>, tensor<ui8>, tensor<2x1x2x2xui8>, tensor<2xf32>, tensor<2xui8>, tensor<f32>, tensor<ui8>, tensor<2xi32>) -> tensor<1x2x2x2xui8>
+  return %0 : tensor<1x2x2x2xui8>
+}
