@@ -13,7 +13,6 @@
 #include "mlir/IR/AffineMap.h"
 
 #include <cmath>
-#include <limits>
 
 using namespace mlir;
 
