@@ -129,6 +129,9 @@ struct ConvertOnnxToLinalgPass
     populateReductionPatterns(converter, patterns);
     populateConvolutionPatterns(converter, patterns);
     populateIndexingPatterns(converter, patterns);
+    populateLossPatterns(converter, patterns);
+    populateResizePatterns(converter, patterns);
+    populateMiscPatterns(converter, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
 

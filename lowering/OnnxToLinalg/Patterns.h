@@ -57,6 +57,9 @@ void populateReductionPatterns(OnnxTypeConverter &converter, mlir::RewritePatter
 void populateConvolutionPatterns(OnnxTypeConverter &converter,
                                  mlir::RewritePatternSet &patterns);
 void populateIndexingPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateLossPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateResizePatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateMiscPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 
 } // namespace onnxcc::lowering
 
