@@ -370,3 +370,25 @@ func.func @reshape_to_shape_of_static(%a: tensor<2x12xf32>, %b: tensor<2x3x4xf32
   %0 = "onnx.Reshape"(%a, %s) : (tensor<2x12xf32>, tensor<*xi64>) -> tensor<*xf32>
   return %0 : tensor<*xf32>
 }
+
+// -----
+
+/// Shape arithmetic is evaluated at compile time: Size(Shape(x)) - 1 gives
+/// the length of a ConstantOfShape, concatenated with a slice of the shape
+/// (as LayerNormalization's function body computes its reduced shape).
+// CHECK-LABEL: func.func @shape_arithmetic
+func.func @shape_arithmetic(%x: tensor<3x4x5xf32>) -> tensor<*xi64> {
+  %shape = "onnx.Shape"(%x) : (tensor<3x4x5xf32>) -> tensor<*xi64>
+  %rank = "onnx.Size"(%shape) : (tensor<*xi64>) -> tensor<*xi64>
+  %one = "onnx.Constant"() {value = dense<1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %zero = "onnx.Constant"() {value = dense<0> : tensor<1xi64>} : () -> tensor<1xi64>
+  %n = "onnx.Sub"(%rank, %one) : (tensor<*xi64>, tensor<1xi64>) -> tensor<*xi64>
+  %ones = "onnx.ConstantOfShape"(%n) {value = dense<1> : tensor<1xi64>} : (tensor<*xi64>) -> tensor<*xi64>
+  // CHECK: "onnx.ConstantOfShape"{{.*}} -> tensor<2xi64>
+  %head = "onnx.Slice"(%shape, %zero, %one, %zero, %one) : (tensor<*xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<*xi64>
+  %reduced = "onnx.Concat"(%head, %ones) {axis = 0 : i64} : (tensor<*xi64>, tensor<*xi64>) -> tensor<*xi64>
+  // CHECK: "onnx.Concat"{{.*}} -> tensor<3xi64>
+  %y = "onnx.ConstantOfShape"(%reduced) {value = dense<7> : tensor<1xi64>} : (tensor<*xi64>) -> tensor<*xi64>
+  // CHECK: "onnx.ConstantOfShape"{{.*}} -> tensor<3x1x1xi64>
+  return %y : tensor<*xi64>
+}
