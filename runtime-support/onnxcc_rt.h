@@ -50,6 +50,75 @@ template <typename To, typename From> inline To bit_cast(From v) {
   return r;
 }
 
+/// IEEE half precision <-> float, round to nearest even.
+inline float f16_to_f32(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1fu;
+  uint32_t mant = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (mant << 13); // inf or NaN
+  } else if (exp != 0) {
+    bits = sign | ((exp + 112) << 23) | (mant << 13);
+  } else if (mant == 0) {
+    bits = sign; // +-0
+  } else {
+    // Subnormal: normalize.
+    int shift = 0;
+    while ((mant & 0x400u) == 0) {
+      mant <<= 1;
+      ++shift;
+    }
+    mant &= 0x3ffu;
+    bits = sign | (static_cast<uint32_t>(113 - shift) << 23) | (mant << 13);
+  }
+  return bit_cast<float>(bits);
+}
+
+inline uint16_t f32_to_f16(float f) {
+  uint32_t bits = bit_cast<uint32_t>(f);
+  uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+  uint32_t exp = (bits >> 23) & 0xffu;
+  uint32_t mant = bits & 0x7fffffu;
+  if (exp == 0xff) // inf, or NaN kept quiet
+    return static_cast<uint16_t>(sign | 0x7c00u | (mant ? 0x200u | (mant >> 13) : 0u));
+  int32_t e = static_cast<int32_t>(exp) - 127 + 15;
+  if (e >= 0x1f)
+    return static_cast<uint16_t>(sign | 0x7c00u); // overflow to inf
+  if (e <= 0) {
+    if (e < -10)
+      return sign; // underflow to zero
+    mant |= 0x800000u;
+    uint32_t shift = static_cast<uint32_t>(14 - e);
+    uint32_t half = mant >> shift;
+    uint32_t rest = mant & ((1u << shift) - 1);
+    uint32_t halfway = 1u << (shift - 1);
+    if (rest > halfway || (rest == halfway && (half & 1u)))
+      ++half;
+    return static_cast<uint16_t>(sign | half);
+  }
+  uint32_t half = (static_cast<uint32_t>(e) << 10) | (mant >> 13);
+  uint32_t rest = mant & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u)))
+    ++half; // may carry into the exponent, up to inf: correct
+  return static_cast<uint16_t>(sign | half);
+}
+
+inline float round_f16(float f) { return f16_to_f32(f32_to_f16(f)); }
+
+/// bfloat16 <-> float: the upper half of a float, round to nearest even.
+inline float bf16_to_f32(uint16_t h) { return bit_cast<float>(static_cast<uint32_t>(h) << 16); }
+
+inline uint16_t f32_to_bf16(float f) {
+  uint32_t bits = bit_cast<uint32_t>(f);
+  if ((bits & 0x7f800000u) == 0x7f800000u && (bits & 0x7fffffu))
+    return static_cast<uint16_t>((bits >> 16) | 0x40u); // quiet NaN
+  uint32_t rounding = 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<uint16_t>((bits + rounding) >> 16);
+}
+
+inline float round_bf16(float f) { return bf16_to_f32(f32_to_bf16(f)); }
+
 } // namespace onnxcc_rt
 
 #endif // ONNXCC_RT_H

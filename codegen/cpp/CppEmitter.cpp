@@ -46,7 +46,9 @@ Error errorAt(Operation *op, const Twine &message) {
 std::string cType(Type t) {
   if (t.isIndex())
     return "int64_t";
-  if (t.isF32())
+  // float16 and bfloat16 values are computed in float and rounded back after
+  // each op (see `define`); in memory they are 16-bit patterns.
+  if (t.isF32() || t.isF16() || t.isBF16())
     return "float";
   if (t.isF64())
     return "double";
@@ -60,6 +62,23 @@ std::string cType(Type t) {
     default: return "";
     }
   }
+  return "";
+}
+
+/// The C++ type of an element in memory.
+std::string storageType(Type t) {
+  if (t.isF16() || t.isBF16())
+    return "uint16_t";
+  return cType(t);
+}
+
+/// The runtime-support function rounding a float to `t`'s precision ("" for
+/// types computed exactly).
+StringRef roundingFor(Type t) {
+  if (t.isF16())
+    return "onnxcc_rt::round_f16";
+  if (t.isBF16())
+    return "onnxcc_rt::round_bf16";
   return "";
 }
 
@@ -78,7 +97,7 @@ std::string unsignedType(Type t) {
 
 /// A literal that reads back exactly.
 std::string floatLiteral(const APFloat &value, Type t) {
-  bool isFloat = t.isF32();
+  bool isFloat = !t.isF64();
   std::string type = isFloat ? "float" : "double";
   if (value.isNaN())
     return "std::numeric_limits<" + type + ">::quiet_NaN()";
@@ -147,7 +166,11 @@ private:
     if (t.empty())
       return errorAt(v.getDefiningOp(), "unsupported scalar type");
     std::string n = newName();
-    line() << "const " << t << " " << n << " = " << expr << ";\n";
+    StringRef round = roundingFor(v.getType());
+    if (!round.empty() && !isa_and_nonnull<memref::LoadOp>(v.getDefiningOp()))
+      line() << "const " << t << " " << n << " = " << round << "(" << expr << ");\n";
+    else
+      line() << "const " << t << " " << n << " = " << expr << ";\n";
     names[v] = n;
     return Error::success();
   }
@@ -479,11 +502,22 @@ Error Emitter::emitMath(Operation &op) {
 Error Emitter::emitMemRef(Operation &op) {
   return llvm::TypeSwitch<Operation *, Error>(&op)
       .Case<memref::LoadOp>([&](memref::LoadOp load) {
-        return define(load.getResult(), element(load.getMemRef(), load.getIndices()));
+        Type t = load.getType();
+        std::string e = element(load.getMemRef(), load.getIndices());
+        if (t.isF16())
+          e = "onnxcc_rt::f16_to_f32(" + e + ")";
+        else if (t.isBF16())
+          e = "onnxcc_rt::bf16_to_f32(" + e + ")";
+        return define(load.getResult(), e);
       })
       .Case<memref::StoreOp>([&](memref::StoreOp store) {
-        line() << element(store.getMemRef(), store.getIndices()) << " = "
-               << value(store.getValueToStore()) << ";\n";
+        Type t = store.getValueToStore().getType();
+        std::string v = value(store.getValueToStore());
+        if (t.isF16())
+          v = "onnxcc_rt::f32_to_f16(" + v + ")";
+        else if (t.isBF16())
+          v = "onnxcc_rt::f32_to_bf16(" + v + ")";
+        line() << element(store.getMemRef(), store.getIndices()) << " = " << v << ";\n";
         return Error::success();
       })
       .Case<memref::GetGlobalOp>([&](memref::GetGlobalOp get) -> Error {
@@ -491,7 +525,7 @@ Error Emitter::emitMemRef(Operation &op) {
         if (it == globalOffsets.end())
           return errorAt(get, "unknown global");
         MemRefType t = get.getType();
-        views[get] = identityView(t, "reinterpret_cast<const " + cType(t.getElementType()) + " *>(" +
+        views[get] = identityView(t, "reinterpret_cast<const " + storageType(t.getElementType()) + " *>(" +
                                          weightsBase() + " + " +
                                          std::to_string(it->second) + ")");
         return Error::success();
@@ -500,7 +534,7 @@ Error Emitter::emitMemRef(Operation &op) {
         MemRefType t = view.getType();
         if (!t.hasStaticShape())
           return errorAt(view, "dynamic view");
-        std::string et = cType(t.getElementType());
+        std::string et = storageType(t.getElementType());
         if (et.empty())
           return errorAt(view, "unsupported element type");
         views[view] = identityView(t, "reinterpret_cast<" + et + " *>(" +
@@ -682,7 +716,7 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       return errorAt(func, "function arguments must be static buffers");
     auto nameAttr = func.getArgAttrOfType<StringAttr>(i, "onnx.name");
     Port p{i, nameAttr ? nameAttr.str() : "arg" + std::to_string(i), dtypeOf(func, i),
-           cType(type.getElementType()), type};
+           storageType(type.getElementType()), type};
     // The interface uses the ONNX type; inside, integers are signless.
     if (StringRef(p.dtype).starts_with("uint"))
       p.ctype = "u" + p.ctype;

@@ -86,3 +86,28 @@ module {
     return
   }
 }
+
+// -----
+
+/// float16 is stored as 16-bit patterns and computed in float, rounded back
+/// to half precision after every op.
+// CHECK-LABEL: // ==== tiny.h
+// CHECK: const uint16_t *x /* x: float16[4] */,
+// CHECK: const float [[A:v[0-9]+]] = onnxcc_rt::f16_to_f32(x[[[I:i[0-9]+]]]);
+// CHECK: const float [[S:v[0-9]+]] = onnxcc_rt::round_f16(([[A]] + [[A]]));
+// CHECK: y[[[I]]] = onnxcc_rt::f32_to_f16([[S]]);
+module {
+  func.func @main_graph(%x: memref<4xf16> {onnx.name = "x", onnx.dtype = "float16"},
+                        %y: memref<4xf16> {onnx.name = "y", onnx.dtype = "float16", onnxcc.output},
+                        %arena: memref<?xi8> {onnxcc.arena}) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    scf.for %i = %c0 to %c4 step %c1 {
+      %a = memref.load %x[%i] : memref<4xf16>
+      %s = arith.addf %a, %a : f16
+      memref.store %s, %y[%i] : memref<4xf16>
+    }
+    return
+  }
+}
