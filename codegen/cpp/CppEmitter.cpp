@@ -176,6 +176,8 @@ private:
   }
   std::string element(Value memref, ValueRange indices);
   MemRefView identityView(MemRefType t, std::string base);
+  /// A fresh local named after the ONNX node or tensor `op` came from.
+  std::string localName(Operation *op, StringRef prefix);
 
   const CppEmitOptions &options;
   std::string body;
@@ -184,11 +186,38 @@ private:
   int nextId = 0;
   DenseMap<Value, std::string> names;
   DenseMap<Value, MemRefView> views;
+  /// Identifiers in use in the generated function (ports, named locals).
+  llvm::StringSet<> usedNames;
   /// Offsets of the constants in the weights blob.
   llvm::StringMap<int64_t> globalOffsets;
   std::string weights;
   std::string lastNode;
 };
+
+std::string Emitter::localName(Operation *op, StringRef prefix) {
+  std::string base;
+  std::function<void(Location)> visit = [&](Location loc) {
+    if (!base.empty())
+      return;
+    if (auto name = dyn_cast<NameLoc>(loc)) {
+      base = name.getName().str();
+      return;
+    }
+    if (auto fused = dyn_cast<FusedLoc>(loc))
+      for (Location l : fused.getLocations())
+        visit(l);
+  };
+  visit(op->getLoc());
+  std::string id = prefix.str();
+  for (char c : base)
+    id.push_back(llvm::isAlnum(c) ? c : '_');
+  if (base.empty())
+    id += "t";
+  std::string unique = id;
+  for (int k = 2; !usedNames.insert(unique).second; ++k)
+    unique = id + "_" + std::to_string(k);
+  return unique;
+}
 
 MemRefView Emitter::identityView(MemRefType t, std::string base) {
   MemRefView v;
@@ -525,9 +554,11 @@ Error Emitter::emitMemRef(Operation &op) {
         if (it == globalOffsets.end())
           return errorAt(get, "unknown global");
         MemRefType t = get.getType();
-        views[get] = identityView(t, "reinterpret_cast<const " + storageType(t.getElementType()) + " *>(" +
-                                         weightsBase() + " + " +
-                                         std::to_string(it->second) + ")");
+        std::string et = storageType(t.getElementType());
+        std::string n = localName(get, "w_");
+        line() << "const " << et << " *const " << n << " = reinterpret_cast<const " << et
+               << " *>(" << weightsBase() << " + " << it->second << ");\n";
+        views[get] = identityView(t, n);
         return Error::success();
       })
       .Case<memref::ViewOp>([&](memref::ViewOp view) -> Error {
@@ -537,9 +568,11 @@ Error Emitter::emitMemRef(Operation &op) {
         std::string et = storageType(t.getElementType());
         if (et.empty())
           return errorAt(view, "unsupported element type");
-        views[view] = identityView(t, "reinterpret_cast<" + et + " *>(" +
-                                          views[view.getSource()].base + " + " +
-                                          value(view.getByteShift()) + ")");
+        std::string n = localName(view, "buf_");
+        line() << et << " *const " << n << " = reinterpret_cast<" << et << " *>("
+               << views[view.getSource()].base << " + " << value(view.getByteShift())
+               << ");\n";
+        views[view] = identityView(t, n);
         return Error::success();
       })
       .Case<memref::ReinterpretCastOp>([&](memref::ReinterpretCastOp rc) -> Error {
@@ -731,7 +764,7 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     arenaSize = a.getInt();
 
   // C identifiers for the ports: the ONNX name, made unique.
-  llvm::StringSet<> used;
+  llvm::StringSet<> &used = usedNames;
   auto ident = [&](StringRef s) {
     std::string id;
     for (char c : s)

@@ -17,13 +17,15 @@
 // CHECK: {"x", "float32", 4, 2, inputs_shape_0},
 // CHECK: extern "C" int tiny_run(void *arena, const float *x, uint8_t *y) {
 // CHECK: if (!arena || !x || !y)
+// CHECK: const float *const [[W:w_[a-z]+]] = reinterpret_cast<const float *>(tiny_weights + 0);
+// CHECK: float *const [[T:buf_[a-z]+]] = reinterpret_cast<float *>(arena_ + 0);
 // CHECK: // Add 'bias'
 // CHECK: for (int64_t [[I:i[0-9]+]] = 0; [[I]] < 2; ++[[I]]) {
 // CHECK: for (int64_t [[J:i[0-9]+]] = 0; [[J]] < 3; ++[[J]]) {
 // CHECK: const float [[A:v[0-9]+]] = x[[[I]] * 3 + [[J]]];
-// CHECK: const float [[B:v[0-9]+]] = reinterpret_cast<const float *>(tiny_weights + 0)[[[J]]];
+// CHECK: const float [[B:v[0-9]+]] = [[W]][[[J]]];
 // CHECK: const float [[S:v[0-9]+]] = ([[A]] + [[B]]);
-// CHECK: reinterpret_cast<float *>(arena_ + 0)[[[I]] * 3 + [[J]]] = [[S]];
+// CHECK: [[T]][[[I]] * 3 + [[J]]] = [[S]];
 // CHECK: // Cast 'to_u8'
 // CHECK: static_cast<int8_t>(static_cast<uint8_t>(
 // CHECK: return 0;
