@@ -132,6 +132,7 @@ struct ConvertOnnxToLinalgPass
     populateLossPatterns(converter, patterns);
     populateResizePatterns(converter, patterns);
     populateMiscPatterns(converter, patterns);
+    populateRecurrentPatterns(converter, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
 

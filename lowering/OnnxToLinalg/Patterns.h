@@ -60,6 +60,7 @@ void populateIndexingPatterns(OnnxTypeConverter &converter, mlir::RewritePattern
 void populateLossPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateResizePatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateMiscPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateRecurrentPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 
 } // namespace onnxcc::lowering
 
