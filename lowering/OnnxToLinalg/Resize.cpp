@@ -398,23 +398,23 @@ private:
   static Value inputCoordinate(Scalars &s, const AxisPlan &plan, const AxisParams &params,
                                Value xOut, Transform transform) {
     double inSize = static_cast<double>(plan.inSize);
-    Value outWidth = s.mul(params.scale, s.f64(inSize));
     Value one = s.f64(1.0);
+    auto outWidth = [&] { return s.mul(params.scale, s.f64(inSize)); };
     auto unlessWidthOne = [&](Value whenOne, Value otherwise) {
       if (plan.outSize != 1)
         return otherwise;
-      return s.select(s.cmpF(arith::CmpFPredicate::OEQ, outWidth, one), whenOne, otherwise);
+      return s.select(s.cmpF(arith::CmpFPredicate::OEQ, outWidth(), one), whenOne, otherwise);
     };
     switch (transform) {
     case Transform::AlignCorners:
       return unlessWidthOne(
-          s.f64(0.0), s.div(s.mul(xOut, s.f64(inSize - 1)), s.sub(outWidth, one)));
+          s.f64(0.0), s.div(s.mul(xOut, s.f64(inSize - 1)), s.sub(outWidth(), one)));
     case Transform::Asymmetric:
       return s.div(xOut, params.scale);
     case Transform::TfCropAndResize: {
       Value whenOne = s.div(s.mul(params.extent, s.f64(inSize - 1)), s.f64(2.0));
       Value otherwise = s.div(s.mul(s.mul(xOut, params.extent), s.f64(inSize - 1)),
-                              s.sub(outWidth, one));
+                              s.sub(outWidth(), one));
       return s.add(unlessWidthOne(whenOne, otherwise),
                    s.mul(params.roiStart, s.f64(inSize - 1)));
     }
@@ -446,7 +446,13 @@ private:
     Value isInteger = s.cmpF(arith::CmpFPredicate::OEQ, floorOri, ori);
     Value one = s.f64(1.0);
     Value ratio = s.select(isInteger, one, s.sub(ori, floorOri));
-    Value base = s.f64ToIndex(s.select(isInteger, s.sub(floorOri, one), floorOri));
+    // Bounded (NaN included, from bad run-time scales) before the conversion
+    // to an integer; the window below is clamped to a tighter range anyway.
+    Value baseF = s.select(isInteger, s.sub(floorOri, one), floorOri);
+    double bound = static_cast<double>(plan.inSize + 4);
+    baseF = arith::MaxNumFOp::create(s.b, s.loc, baseF, s.f64(-bound));
+    baseF = arith::MinNumFOp::create(s.b, s.loc, baseF, s.f64(bound));
+    Value base = s.f64ToIndex(baseF);
 
     // The n nearest positions in the input padded by n / 2 edge values: a
     // window starting at base - (n / 2 - 1), kept inside the padded range.
