@@ -1,13 +1,921 @@
 //===- Misc.cpp - onnx ops to linalg: misc family -----------------------===//
+//
+// TopK, LRN, the quantization ops (QuantizeLinear, DequantizeLinear,
+// DynamicQuantizeLinear, MatMulInteger, QLinearMatMul), Einsum and
+// ReverseSequence. Contractions are written as one linalg.generic whose loops
+// are named by labels (einsum subscripts), so that MatMulInteger,
+// QLinearMatMul and Einsum share one builder.
+//
+//===----------------------------------------------------------------------===//
 #include "lowering/OnnxToLinalg/Patterns.h"
+
+#include "mlir/IR/AffineMap.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
 
 using namespace mlir;
 
 namespace onnxcc::lowering {
+namespace {
+
+/// Labels of ellipsis dims start here; letters are labelled by their ASCII
+/// code, so sorting labels sorts letters alphabetically as ONNX asks.
+constexpr int64_t kEllipsisLabel = 1000;
+
+/// An operand of a labelled generic: `labels[d]` names the loop that dim `d`
+/// of `value` follows. A repeated label reads a diagonal.
+struct Labelled {
+  Value value;
+  SmallVector<int64_t> labels;
+};
+
+/// Builds a linalg.generic producing `resultType` whose dims follow
+/// `outLabels`. Loops are the output labels (in order) then every other label
+/// of the operands (reductions, in order of first use). `sizes` gives each
+/// label's extent; an operand dim of size 1 under a larger loop reads index 0
+/// (broadcast). With reductions, `term`'s value is summed into a zero
+/// accumulator; without, it is the result.
+Value buildLabelledGeneric(OpBuilder &b, Location loc, RankedTensorType resultType,
+                           ArrayRef<Labelled> operands, ArrayRef<int64_t> outLabels,
+                           const llvm::DenseMap<int64_t, int64_t> &sizes,
+                           function_ref<Value(OpBuilder &, Location, ValueRange)> term) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<int64_t> loops(outLabels.begin(), outLabels.end());
+  for (const Labelled &operand : operands)
+    for (int64_t l : operand.labels)
+      if (!llvm::is_contained(loops, l))
+        loops.push_back(l);
+  int64_t numLoops = loops.size();
+  auto loopOf = [&](int64_t label) {
+    return static_cast<unsigned>(llvm::find(loops, label) - loops.begin());
+  };
+  SmallVector<AffineMap> maps;
+  SmallVector<Value> inputs;
+  for (const Labelled &operand : operands) {
+    auto type = cast<RankedTensorType>(operand.value.getType());
+    SmallVector<AffineExpr> exprs;
+    for (auto [d, l] : llvm::enumerate(operand.labels)) {
+      bool broadcast = type.getDimSize(d) == 1 && sizes.lookup(l) != 1;
+      exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx) : getAffineDimExpr(loopOf(l), ctx));
+    }
+    maps.push_back(AffineMap::get(numLoops, 0, exprs, ctx));
+    inputs.push_back(operand.value);
+  }
+  SmallVector<AffineExpr> outExprs;
+  for (int64_t d = 0, e = outLabels.size(); d < e; ++d)
+    outExprs.push_back(getAffineDimExpr(d, ctx));
+  maps.push_back(AffineMap::get(numLoops, 0, outExprs, ctx));
+  SmallVector<utils::IteratorType> iterators(numLoops, utils::IteratorType::reduction);
+  for (size_t d = 0; d < outLabels.size(); ++d)
+    iterators[d] = utils::IteratorType::parallel;
+  bool reduces = numLoops > static_cast<int64_t>(outLabels.size());
+  Type elem = resultType.getElementType();
+  Value init = reduces ? buildFilled(b, loc, resultType, b.getZeroAttr(elem))
+                       : tensor::EmptyOp::create(b, loc, resultType.getShape(), elem).getResult();
+  return linalg::GenericOp::create(
+             b, loc, resultType, inputs, init, maps, iterators,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Value t = term(nb, nloc, args.drop_back());
+               if (reduces)
+                 t = isa<FloatType>(elem) ? Value(arith::AddFOp::create(nb, nloc, args.back(), t))
+                                          : Value(arith::AddIOp::create(nb, nloc, args.back(), t));
+               linalg::YieldOp::create(nb, nloc, t);
+             })
+      .getResult(0);
+}
+
+/// A one-element tensor of rank 0 or 1 as a rank-0 tensor (so that it can be
+/// read by any generic without a label), or null if `v` is something else.
+Value asScalarTensor(OpBuilder &b, Location loc, Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.hasStaticShape() || type.getNumElements() != 1)
+    return {};
+  if (type.getRank() == 0)
+    return v;
+  SmallVector<ReassociationIndices> groups;
+  return tensor::CollapseShapeOp::create(b, loc, RankedTensorType::get({}, type.getElementType()),
+                                         v, groups);
+}
+
+Value f32Const(OpBuilder &b, Location loc, double v) {
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(static_cast<float>(v)));
+}
+
+/// ONNX quantization of `v` (f32, already divided by the scale): round half
+/// to even, add the zero point (f32), saturate to the range of `qType`
+/// (int8 or uint8 as the onnx type), convert.
+Value quantizeScalar(OpBuilder &b, Location loc, Value v, Value zeroPoint, Type qType) {
+  unsigned width = qType.getIntOrFloatBitWidth();
+  bool isUnsigned = isUnsignedInt(qType);
+  double lo = isUnsigned ? 0.0 : -std::ldexp(1.0, width - 1);
+  double hi = isUnsigned ? std::ldexp(1.0, width) - 1 : std::ldexp(1.0, width - 1) - 1;
+  Value r = math::RoundEvenOp::create(b, loc, v);
+  r = arith::AddFOp::create(b, loc, r, zeroPoint);
+  r = arith::MaximumFOp::create(b, loc, r, f32Const(b, loc, lo));
+  r = arith::MinimumFOp::create(b, loc, r, f32Const(b, loc, hi));
+  return castScalar(b, loc, r, b.getF32Type(), qType);
+}
+
+/// Labels a scale or zero point of QuantizeLinear / DequantizeLinear: a
+/// single element is a rank-0 operand (`axis` unused); a 1-D tensor as long
+/// as `axis` of `xType` follows that axis.
+FailureOr<Labelled> perAxisOperand(OpBuilder &b, Location loc, Value v, RankedTensorType xType,
+                                   int64_t axis) {
+  if (Value scalar = asScalarTensor(b, loc, v))
+    return Labelled{scalar, {}};
+  if (axis < 0)
+    axis += xType.getRank();
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (axis < 0 || axis >= xType.getRank() || !type || type.getRank() != 1 ||
+      type.getDimSize(0) != xType.getDimSize(axis))
+    return failure();
+  return Labelled{v, {axis}};
+}
+
+/// The labels 0..rank-1 and their sizes: an identity view of `type`.
+SmallVector<int64_t> identityLabels(RankedTensorType type,
+                                    llvm::DenseMap<int64_t, int64_t> &sizes) {
+  SmallVector<int64_t> labels;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    labels.push_back(d);
+    sizes[d] = type.getDimSize(d);
+  }
+  return labels;
+}
+
+/// Normalizes a possibly negative axis of a rank-`rank` tensor, or -1.
+int64_t normalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < 0)
+    axis += rank;
+  return axis >= 0 && axis < rank ? axis : -1;
+}
+
+//===----------------------------------------------------------------------===//
+// TopK
+//===----------------------------------------------------------------------===//
+
+/// TopK in two generics. First each element's rank in its slice: the number
+/// of elements that come before it (a better value, or an equal value at a
+/// lower index, so ties keep the lower index first). Then output j of a
+/// slice is the element whose rank is j. This costs n*n compares per slice
+/// of n, but is branch-free and needs no sort.
+struct TopKLowering : OpConversionPattern<onnx::TopKOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::TopKOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto valuesType = staticResultType(rewriter, getTypeConverter(), op, 0);
+    if (!valuesType)
+      return failure();
+    auto indicesType = staticResultType(rewriter, getTypeConverter(), op, 1);
+    if (!indicesType)
+      return failure();
+    auto xType = dyn_cast<RankedTensorType>(adaptor.getX().getType());
+    if (!xType || !xType.hasStaticShape() || xType.getRank() == 0)
+      return rewriter.notifyMatchFailure(op, "X needs a static shape of rank >= 1");
+    int64_t rank = xType.getRank();
+    int64_t axis = normalizeAxis(op.getAxis(), rank);
+    if (axis < 0)
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    int64_t n = xType.getDimSize(axis);
+    int64_t k = valuesType.getRank() == rank ? valuesType.getDimSize(axis) : -1;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis && valuesType.getDimSize(d) != xType.getDimSize(d))
+        k = -1;
+    if (k < 0 || k > n || indicesType.getShape() != valuesType.getShape())
+      return rewriter.notifyMatchFailure(op, "result shapes disagree with X and K");
+
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Type elemOnnx = onnxElementType(op.getX());
+    bool largest = op.getLargest() != 0;
+    Type i64 = rewriter.getI64Type();
+    Value x = adaptor.getX();
+
+    // ranks[..., i, ...] = #{i' : x[i'] before x[i]}, loops (dims..., i').
+    auto rankType = RankedTensorType::get(xType.getShape(), i64);
+    SmallVector<AffineExpr> ids, others;
+    for (int64_t d = 0; d < rank; ++d) {
+      ids.push_back(getAffineDimExpr(d, ctx));
+      others.push_back(getAffineDimExpr(d == axis ? rank : d, ctx));
+    }
+    SmallVector<AffineMap> rankMaps = {AffineMap::get(rank + 1, 0, ids, ctx),
+                                       AffineMap::get(rank + 1, 0, others, ctx),
+                                       AffineMap::get(rank + 1, 0, ids, ctx)};
+    SmallVector<utils::IteratorType> rankIters(rank, utils::IteratorType::parallel);
+    rankIters.push_back(utils::IteratorType::reduction);
+    Value ranks =
+        linalg::GenericOp::create(
+            rewriter, loc, rankType, ValueRange{x, x},
+            buildFilled(rewriter, loc, rankType, rewriter.getI64IntegerAttr(0)), rankMaps,
+            rankIters,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value self = args[0], other = args[1];
+              Value better, equal;
+              if (isa<FloatType>(elemOnnx)) {
+                better = arith::CmpFOp::create(
+                    b, l, largest ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, other,
+                    self);
+                equal = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, other, self);
+              } else {
+                bool u = isUnsignedInt(elemOnnx);
+                auto pred = largest ? (u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt)
+                                    : (u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt);
+                better = arith::CmpIOp::create(b, l, pred, other, self);
+                equal = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, other, self);
+              }
+              Value lower = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
+                                                  linalg::IndexOp::create(b, l, rank),
+                                                  linalg::IndexOp::create(b, l, axis));
+              Value before =
+                  arith::OrIOp::create(b, l, better, arith::AndIOp::create(b, l, equal, lower));
+              Value one = arith::ExtUIOp::create(b, l, i64, before);
+              linalg::YieldOp::create(b, l, ValueRange{arith::AddIOp::create(b, l, args[2], one)});
+            })
+            .getResult(0);
+
+    // values[..., j, ...] = x[..., i, ...] where ranks[..., i, ...] == j,
+    // loops (dims..., i).
+    SmallVector<AffineMap> pickMaps = {
+        AffineMap::get(rank + 1, 0, others, ctx), AffineMap::get(rank + 1, 0, others, ctx),
+        AffineMap::get(rank + 1, 0, ids, ctx), AffineMap::get(rank + 1, 0, ids, ctx)};
+    Type elem = valuesType.getElementType();
+    auto pick = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{valuesType, indicesType}, ValueRange{x, ranks},
+        ValueRange{buildFilled(rewriter, loc, valuesType, rewriter.getZeroAttr(elem)),
+                   buildFilled(rewriter, loc, indicesType, rewriter.getI64IntegerAttr(0))},
+        pickMaps, rankIters, [&](OpBuilder &b, Location l, ValueRange args) {
+          Value j = arith::IndexCastOp::create(b, l, i64, linalg::IndexOp::create(b, l, axis));
+          Value i = arith::IndexCastOp::create(b, l, i64, linalg::IndexOp::create(b, l, rank));
+          Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, args[1], j);
+          linalg::YieldOp::create(b, l,
+                                  ValueRange{arith::SelectOp::create(b, l, hit, args[0], args[2]),
+                                             arith::SelectOp::create(b, l, hit, i, args[3])});
+        });
+    rewriter.replaceOp(op, pick.getResults());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// LRN
+//===----------------------------------------------------------------------===//
+
+/// LRN: X is padded with zero channels ((size - 1) / 2 before, size / 2
+/// after), a generic sums the squares over a window of `size` channels (the
+/// window's extent given by a zero tensor<size>), then
+/// y = x / (bias + alpha / size * sum)^beta.
+struct LRNLowering : OpConversionPattern<onnx::LRNOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::LRNOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    Value x = adaptor.getX();
+    auto xType = dyn_cast<RankedTensorType>(x.getType());
+    if (!xType || xType != type || xType.getRank() < 2)
+      return rewriter.notifyMatchFailure(op, "X must be (N, C, ...) like Y");
+    if (!isa<Float32Type, Float64Type>(type.getElementType()))
+      return rewriter.notifyMatchFailure(op, "only f32 and f64 are lowered");
+    int64_t size = op.getSize();
+    if (size <= 0)
+      return rewriter.notifyMatchFailure(op, "size must be positive");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    int64_t rank = type.getRank();
+    Type elem = type.getElementType();
+    TypedAttr zeroAttr = rewriter.getZeroAttr(elem);
+
+    SmallVector<int64_t> paddedShape(type.getShape());
+    paddedShape[1] += size - 1;
+    Value padded = buildFilled(rewriter, loc, RankedTensorType::get(paddedShape, elem), zeroAttr);
+    SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
+    offsets[1] = (size - 1) / 2;
+    padded = tensor::InsertSliceOp::create(rewriter, loc, x, padded, ValueRange{}, ValueRange{},
+                                           ValueRange{}, offsets, type.getShape(), strides);
+    Value window = buildFilled(rewriter, loc, RankedTensorType::get({size}, elem), zeroAttr);
+
+    SmallVector<AffineExpr> xExprs, outExprs;
+    for (int64_t d = 0; d < rank; ++d) {
+      outExprs.push_back(getAffineDimExpr(d, ctx));
+      xExprs.push_back(d == 1 ? getAffineDimExpr(1, ctx) + getAffineDimExpr(rank, ctx)
+                              : getAffineDimExpr(d, ctx));
+    }
+    SmallVector<AffineMap> maps = {AffineMap::get(rank + 1, 0, xExprs, ctx),
+                                   AffineMap::get(rank + 1, 0, getAffineDimExpr(rank, ctx)),
+                                   AffineMap::get(rank + 1, 0, outExprs, ctx)};
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    iters.push_back(utils::IteratorType::reduction);
+    Value sums =
+        linalg::GenericOp::create(rewriter, loc, type, ValueRange{padded, window},
+                                  buildFilled(rewriter, loc, type, zeroAttr), maps, iters,
+                                  [&](OpBuilder &b, Location l, ValueRange args) {
+                                    Value sq = arith::MulFOp::create(b, l, args[0], args[0]);
+                                    linalg::YieldOp::create(
+                                        b, l, ValueRange{arith::AddFOp::create(b, l, args[2], sq)});
+                                  })
+            .getResult(0);
+    // The attributes are f32; the formula follows the reference in that type.
+    double alpha = op.getAlpha().convertToFloat() / static_cast<float>(size);
+    double beta = op.getBeta().convertToDouble();
+    double bias = op.getBias().convertToDouble();
+    Value y =
+        buildBroadcastGeneric(rewriter, loc, type, ValueRange{x, sums},
+                              [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+                                auto cst = [&](double v) {
+                                  return arith::ConstantOp::create(b, l, b.getFloatAttr(elem, v));
+                                };
+                                Value d = arith::MulFOp::create(b, l, cst(alpha), args[1]);
+                                d = arith::AddFOp::create(b, l, cst(bias), d);
+                                d = math::PowFOp::create(b, l, d, cst(beta));
+                                return arith::DivFOp::create(b, l, args[0], d);
+                              });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear
+//===----------------------------------------------------------------------===//
+
+/// y = saturate(round_half_even(x / y_scale) + y_zero_point), the scale and
+/// zero point a scalar or one per element of `axis`. An absent zero point is
+/// 0 and the result uint8.
+struct QuantizeLinearLowering : OpConversionPattern<onnx::QuantizeLinearOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::QuantizeLinearOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    auto xType = dyn_cast<RankedTensorType>(adaptor.getX().getType());
+    if (!xType || xType.getShape() != type.getShape())
+      return rewriter.notifyMatchFailure(op, "y must have the shape of x");
+    Location loc = op.getLoc();
+    int64_t axis = op.getAxis();
+    llvm::DenseMap<int64_t, int64_t> sizes;
+    SmallVector<int64_t> labels = identityLabels(xType, sizes);
+    SmallVector<Labelled> operands = {{adaptor.getX(), labels}};
+    auto scale = perAxisOperand(rewriter, loc, adaptor.getYScale(), xType, axis);
+    if (failed(scale))
+      return rewriter.notifyMatchFailure(op, "y_scale must be a scalar or one per element of axis");
+    operands.push_back(*scale);
+    bool hasZeroPoint = !isa<NoneType>(adaptor.getYZeroPoint().getType());
+    if (hasZeroPoint) {
+      auto zp = perAxisOperand(rewriter, loc, adaptor.getYZeroPoint(), xType, axis);
+      if (failed(zp))
+        return rewriter.notifyMatchFailure(
+            op, "y_zero_point must be a scalar or one per element of axis");
+      operands.push_back(*zp);
+    }
+    Type xOnnx = onnxElementType(op.getX());
+    Type yOnnx = onnxElementType(op.getY());
+    Type zpOnnx = hasZeroPoint ? onnxElementType(op.getYZeroPoint()) : yOnnx;
+    Value y = buildLabelledGeneric(rewriter, loc, type, operands, labels, sizes,
+                                   [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+                                     Type f32 = b.getF32Type();
+                                     Value v = castScalar(b, l, args[0], xOnnx, f32);
+                                     v = arith::DivFOp::create(b, l, v, args[1]);
+                                     Value zp = hasZeroPoint
+                                                    ? castScalar(b, l, args[2], zpOnnx, f32)
+                                                    : f32Const(b, l, 0.0);
+                                     return quantizeScalar(b, l, v, zp, yOnnx);
+                                   });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// y = (x - x_zero_point) * x_scale, the scale and zero point a scalar or one
+/// per element of `axis`.
+struct DequantizeLinearLowering : OpConversionPattern<onnx::DequantizeLinearOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::DequantizeLinearOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    auto xType = dyn_cast<RankedTensorType>(adaptor.getX().getType());
+    if (!xType || xType.getShape() != type.getShape())
+      return rewriter.notifyMatchFailure(op, "y must have the shape of x");
+    Location loc = op.getLoc();
+    int64_t axis = op.getAxis();
+    llvm::DenseMap<int64_t, int64_t> sizes;
+    SmallVector<int64_t> labels = identityLabels(xType, sizes);
+    SmallVector<Labelled> operands = {{adaptor.getX(), labels}};
+    auto scale = perAxisOperand(rewriter, loc, adaptor.getXScale(), xType, axis);
+    if (failed(scale))
+      return rewriter.notifyMatchFailure(op, "x_scale must be a scalar or one per element of axis");
+    operands.push_back(*scale);
+    bool hasZeroPoint = !isa<NoneType>(adaptor.getXZeroPoint().getType());
+    if (hasZeroPoint) {
+      auto zp = perAxisOperand(rewriter, loc, adaptor.getXZeroPoint(), xType, axis);
+      if (failed(zp))
+        return rewriter.notifyMatchFailure(
+            op, "x_zero_point must be a scalar or one per element of axis");
+      operands.push_back(*zp);
+    }
+    Type xOnnx = onnxElementType(op.getX());
+    Type zpOnnx = hasZeroPoint ? onnxElementType(op.getXZeroPoint()) : xOnnx;
+    Value y = buildLabelledGeneric(rewriter, loc, type, operands, labels, sizes,
+                                   [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+                                     Type f32 = b.getF32Type();
+                                     Value v = castScalar(b, l, args[0], xOnnx, f32);
+                                     if (hasZeroPoint)
+                                       v = arith::SubFOp::create(
+                                           b, l, v, castScalar(b, l, args[2], zpOnnx, f32));
+                                     return arith::MulFOp::create(b, l, v, args[1]);
+                                   });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// DynamicQuantizeLinear to uint8: the range [min(0, min x), max(0, max x)]
+/// in one reduction, then y_scale = range / 255, y_zero_point =
+/// round(clip(-min / y_scale, 0, 255)), and y quantized with them.
+struct DynamicQuantizeLinearLowering : OpConversionPattern<onnx::DynamicQuantizeLinearOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::DynamicQuantizeLinearOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto yType = staticResultType(rewriter, getTypeConverter(), op, 0);
+    if (!yType)
+      return failure();
+    auto scaleType = staticResultType(rewriter, getTypeConverter(), op, 1);
+    if (!scaleType)
+      return failure();
+    auto zpType = staticResultType(rewriter, getTypeConverter(), op, 2);
+    if (!zpType)
+      return failure();
+    Value x = adaptor.getX();
+    auto xType = dyn_cast<RankedTensorType>(x.getType());
+    if (!xType || xType.getShape() != yType.getShape() || scaleType.getRank() != 0 ||
+        zpType.getRank() != 0)
+      return rewriter.notifyMatchFailure(op, "y must have the shape of x, scale and zero point "
+                                             "must be scalars");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    int64_t rank = xType.getRank();
+    Type f32 = rewriter.getF32Type();
+    auto scalarF32 = RankedTensorType::get({}, f32);
+
+    // Both extremes start at 0, which folds in the min(0, .) and max(0, .).
+    SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx),
+                                   AffineMap::get(rank, 0, ctx), AffineMap::get(rank, 0, ctx)};
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::reduction);
+    Value lowInit = buildFilled(rewriter, loc, scalarF32, rewriter.getF32FloatAttr(0.0f));
+    Value highInit = buildFilled(rewriter, loc, scalarF32, rewriter.getF32FloatAttr(0.0f));
+    auto range = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{scalarF32, scalarF32}, ValueRange{x},
+        ValueRange{lowInit, highInit}, maps, iters, [&](OpBuilder &b, Location l, ValueRange args) {
+          linalg::YieldOp::create(b, l,
+                                  ValueRange{arith::MinimumFOp::create(b, l, args[0], args[1]),
+                                             arith::MaximumFOp::create(b, l, args[0], args[2])});
+        });
+    Value lo = range.getResult(0), hi = range.getResult(1);
+    llvm::DenseMap<int64_t, int64_t> noSizes;
+    Value scale = buildLabelledGeneric(rewriter, loc, scaleType, {{lo, {}}, {hi, {}}}, {}, noSizes,
+                                       [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+                                         return arith::DivFOp::create(
+                                             b, l, arith::SubFOp::create(b, l, args[1], args[0]),
+                                             f32Const(b, l, 255.0));
+                                       });
+    Type u8 = onnxElementType(op.getY());
+    Value zp = buildLabelledGeneric(
+        rewriter, loc, zpType, {{lo, {}}, {scale, {}}}, {}, noSizes,
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value v = arith::NegFOp::create(b, l, arith::DivFOp::create(b, l, args[0], args[1]));
+          v = arith::MaximumFOp::create(b, l, v, f32Const(b, l, 0.0));
+          v = arith::MinimumFOp::create(b, l, v, f32Const(b, l, 255.0));
+          return castScalar(b, l, math::RoundEvenOp::create(b, l, v), f32, u8);
+        });
+    llvm::DenseMap<int64_t, int64_t> sizes;
+    SmallVector<int64_t> labels = identityLabels(xType, sizes);
+    Value y = buildLabelledGeneric(
+        rewriter, loc, yType, {{x, labels}, {scale, {}}, {zp, {}}}, labels, sizes,
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value v = arith::DivFOp::create(b, l, args[0], args[1]);
+          return quantizeScalar(b, l, v, castScalar(b, l, args[2], u8, f32), u8);
+        });
+    rewriter.replaceOp(op, ValueRange{y, scale, zp});
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// MatMulInteger, QLinearMatMul
+//===----------------------------------------------------------------------===//
+
+/// The labels of a numpy matmul of `a` and `b` giving `result`: batch dims
+/// (broadcast, right-aligned) then m and n where the operands have them, k
+/// contracted.
+struct MatMulLabels {
+  SmallVector<int64_t> a, b, out;
+  llvm::DenseMap<int64_t, int64_t> sizes;
+  bool hasM = false, hasN = false;
+  static constexpr int64_t m = 'm', n = 'n', k = 'k';
+};
+
+FailureOr<MatMulLabels> matmulLabels(RankedTensorType at, RankedTensorType bt,
+                                     RankedTensorType result) {
+  if (at.getRank() == 0 || bt.getRank() == 0)
+    return failure();
+  MatMulLabels l;
+  l.hasM = at.getRank() >= 2;
+  l.hasN = bt.getRank() >= 2;
+  int64_t aBatch = at.getRank() - (l.hasM ? 2 : 1), bBatch = bt.getRank() - (l.hasN ? 2 : 1);
+  int64_t batch = std::max(aBatch, bBatch);
+  if (result.getRank() != batch + (l.hasM ? 1 : 0) + (l.hasN ? 1 : 0))
+    return failure();
+  for (int64_t d = 0; d < batch; ++d) {
+    l.out.push_back(kEllipsisLabel + d);
+    l.sizes[kEllipsisLabel + d] = result.getDimSize(d);
+  }
+  auto addBatch = [&](RankedTensorType t, int64_t operandBatch, SmallVector<int64_t> &labels) {
+    for (int64_t d = 0; d < operandBatch; ++d) {
+      int64_t label = kEllipsisLabel + batch - operandBatch + d;
+      int64_t size = t.getDimSize(d);
+      if (size != 1 && size != l.sizes[label])
+        return false;
+      labels.push_back(label);
+    }
+    return true;
+  };
+  if (!addBatch(at, aBatch, l.a) || !addBatch(bt, bBatch, l.b))
+    return failure();
+  int64_t kSize = at.getDimSize(at.getRank() - 1);
+  int64_t bk = bt.getDimSize(l.hasN ? bt.getRank() - 2 : 0);
+  if (kSize != bk)
+    return failure();
+  l.sizes[MatMulLabels::k] = kSize;
+  if (l.hasM) {
+    l.a.push_back(MatMulLabels::m);
+    l.out.push_back(MatMulLabels::m);
+    l.sizes[MatMulLabels::m] = at.getDimSize(at.getRank() - 2);
+  }
+  l.a.push_back(MatMulLabels::k);
+  l.b.push_back(MatMulLabels::k);
+  if (l.hasN) {
+    l.b.push_back(MatMulLabels::n);
+    l.out.push_back(MatMulLabels::n);
+    l.sizes[MatMulLabels::n] = bt.getDimSize(bt.getRank() - 1);
+  }
+  for (auto [d, label] : llvm::enumerate(l.out))
+    if (result.getDimSize(d) != l.sizes[label])
+      return failure();
+  return l;
+}
+
+/// A zero point (or scale) of a matmul operand: a single element, or a 1-D
+/// tensor along `label` (rows of A, columns of B) of that label's size.
+FailureOr<Labelled> matmulSideOperand(OpBuilder &b, Location loc, Value v, bool hasLabel,
+                                      int64_t label, const MatMulLabels &labels) {
+  if (Value scalar = asScalarTensor(b, loc, v))
+    return Labelled{scalar, {}};
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!hasLabel || !type || type.getRank() != 1 || type.getDimSize(0) != labels.sizes.lookup(label))
+    return failure();
+  return Labelled{v, {label}};
+}
+
+/// sum_k (a - a_zero_point) * (b - b_zero_point) in i32, the zero points
+/// absent, scalars, per row of a or per column of b.
+FailureOr<Value> buildIntegerMatMul(ConversionPatternRewriter &rewriter, Operation *op,
+                                    RankedTensorType accType, Value a, Type aOnnx, Value aZp,
+                                    Type aZpOnnx, Value b, Type bOnnx, Value bZp, Type bZpOnnx,
+                                    MatMulLabels &labels) {
+  Location loc = op->getLoc();
+  SmallVector<Labelled> operands = {{a, labels.a}, {b, labels.b}};
+  bool hasAZp = !isa<NoneType>(aZp.getType()), hasBZp = !isa<NoneType>(bZp.getType());
+  if (hasAZp) {
+    auto zp = matmulSideOperand(rewriter, loc, aZp, labels.hasM, MatMulLabels::m, labels);
+    if (failed(zp))
+      return rewriter.notifyMatchFailure(op, "a_zero_point must be a scalar or one per row");
+    operands.push_back(*zp);
+  }
+  if (hasBZp) {
+    auto zp = matmulSideOperand(rewriter, loc, bZp, labels.hasN, MatMulLabels::n, labels);
+    if (failed(zp))
+      return rewriter.notifyMatchFailure(op, "b_zero_point must be a scalar or one per column");
+    operands.push_back(*zp);
+  }
+  return buildLabelledGeneric(
+      rewriter, loc, accType, operands, labels.out, labels.sizes,
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        Type i32 = nb.getI32Type();
+        Value av = castScalar(nb, l, args[0], aOnnx, i32);
+        Value bv = castScalar(nb, l, args[1], bOnnx, i32);
+        unsigned next = 2;
+        if (hasAZp)
+          av = arith::SubIOp::create(nb, l, av, castScalar(nb, l, args[next++], aZpOnnx, i32));
+        if (hasBZp)
+          bv = arith::SubIOp::create(nb, l, bv, castScalar(nb, l, args[next++], bZpOnnx, i32));
+        return arith::MulIOp::create(nb, l, av, bv);
+      });
+}
+
+struct MatMulIntegerLowering : OpConversionPattern<onnx::MatMulIntegerOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::MatMulIntegerOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    auto at = dyn_cast<RankedTensorType>(adaptor.getA().getType());
+    auto bt = dyn_cast<RankedTensorType>(adaptor.getB().getType());
+    if (!at || !bt)
+      return rewriter.notifyMatchFailure(op, "A and B need static shapes");
+    auto labels = matmulLabels(at, bt, type);
+    if (failed(labels))
+      return rewriter.notifyMatchFailure(op, "A, B and Y shapes disagree");
+    auto y = buildIntegerMatMul(rewriter, op, type, adaptor.getA(), onnxElementType(op.getA()),
+                                adaptor.getAZeroPoint(), onnxElementType(op.getAZeroPoint()),
+                                adaptor.getB(), onnxElementType(op.getB()), adaptor.getBZeroPoint(),
+                                onnxElementType(op.getBZeroPoint()), *labels);
+    if (failed(y))
+      return failure();
+    rewriter.replaceOp(op, *y);
+    return success();
+  }
+};
+
+/// QLinearMatMul: the MatMulInteger accumulation, scaled by
+/// a_scale * b_scale / y_scale, rounded half to even, shifted by
+/// y_zero_point and saturated.
+struct QLinearMatMulLowering : OpConversionPattern<onnx::QLinearMatMulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::QLinearMatMulOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    auto at = dyn_cast<RankedTensorType>(adaptor.getA().getType());
+    auto bt = dyn_cast<RankedTensorType>(adaptor.getB().getType());
+    if (!at || !bt)
+      return rewriter.notifyMatchFailure(op, "a and b need static shapes");
+    auto labels = matmulLabels(at, bt, type);
+    if (failed(labels))
+      return rewriter.notifyMatchFailure(op, "a, b and y shapes disagree");
+    Location loc = op.getLoc();
+    auto accType = RankedTensorType::get(type.getShape(), rewriter.getI32Type());
+    auto acc = buildIntegerMatMul(
+        rewriter, op, accType, adaptor.getA(), onnxElementType(op.getA()), adaptor.getAZeroPoint(),
+        onnxElementType(op.getAZeroPoint()), adaptor.getB(), onnxElementType(op.getB()),
+        adaptor.getBZeroPoint(), onnxElementType(op.getBZeroPoint()), *labels);
+    if (failed(acc))
+      return failure();
+    auto aScale = matmulSideOperand(rewriter, loc, adaptor.getAScale(), labels->hasM,
+                                    MatMulLabels::m, *labels);
+    auto bScale = matmulSideOperand(rewriter, loc, adaptor.getBScale(), labels->hasN,
+                                    MatMulLabels::n, *labels);
+    Value yScale = asScalarTensor(rewriter, loc, adaptor.getYScale());
+    Value yZp = asScalarTensor(rewriter, loc, adaptor.getYZeroPoint());
+    if (failed(aScale) || failed(bScale) || !yScale || !yZp)
+      return rewriter.notifyMatchFailure(
+          op, "scales and zero points must be scalars (a_scale per row, b_scale per column)");
+    Type yOnnx = onnxElementType(op.getY());
+    Type zpOnnx = onnxElementType(op.getYZeroPoint());
+    Value y = buildLabelledGeneric(
+        rewriter, loc, type, {{*acc, labels->out}, *aScale, *bScale, {yScale, {}}, {yZp, {}}},
+        labels->out, labels->sizes, [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Type f32 = b.getF32Type();
+          Value v = arith::SIToFPOp::create(b, l, f32, args[0]);
+          Value scale = arith::MulFOp::create(b, l, args[1], args[2]);
+          scale = arith::DivFOp::create(b, l, scale, args[3]);
+          v = arith::MulFOp::create(b, l, v, scale);
+          return quantizeScalar(b, l, v, castScalar(b, l, args[4], zpOnnx, f32), yOnnx);
+        });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Einsum
+//===----------------------------------------------------------------------===//
+
+/// One term of an einsum equation: its letters (ASCII codes) in order, and
+/// where the ellipsis stands among them (-1 if none).
+struct EinsumTerm {
+  SmallVector<int64_t> letters;
+  int64_t ellipsisAt = -1;
+};
+
+/// Parses one term ("ab...c"); spaces are ignored. Fails on any other
+/// character or a second ellipsis.
+FailureOr<EinsumTerm> parseEinsumTerm(StringRef text) {
+  EinsumTerm term;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == ' ')
+      continue;
+    if (c == '.') {
+      if (term.ellipsisAt >= 0 || !text.substr(i).starts_with("..."))
+        return failure();
+      term.ellipsisAt = term.letters.size();
+      i += 2;
+      continue;
+    }
+    if (!llvm::isAlpha(c))
+      return failure();
+    term.letters.push_back(c);
+  }
+  return term;
+}
+
+/// The labels of a term for an operand of rank `rank`: its letters, with the
+/// ellipsis standing for the trailing `ellipsisRank` of the `maxEllipsis`
+/// broadcast dims.
+SmallVector<int64_t> einsumLabels(const EinsumTerm &term, int64_t ellipsisRank,
+                                  int64_t maxEllipsis) {
+  SmallVector<int64_t> labels;
+  for (int64_t i = 0, e = term.letters.size(); i <= e; ++i) {
+    if (i == term.ellipsisAt)
+      for (int64_t d = 0; d < ellipsisRank; ++d)
+        labels.push_back(kEllipsisLabel + maxEllipsis - ellipsisRank + d);
+    if (i < e)
+      labels.push_back(term.letters[i]);
+  }
+  return labels;
+}
+
+/// Einsum with a constant equation as one labelled generic: every letter a
+/// loop, letters absent from the output summed, a letter repeated in one
+/// operand read on the diagonal, ellipsis dims broadcast like numpy. Without
+/// "->" the output is the ellipsis then the letters used once, sorted.
+struct EinsumLowering : OpConversionPattern<onnx::EinsumOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::EinsumOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    StringRef equation = op.getEquation();
+    auto [lhs, rhs] = equation.split("->");
+    bool explicitOutput = equation.contains("->");
+    SmallVector<StringRef> inputTexts;
+    lhs.split(inputTexts, ',');
+    ValueRange inputs = adaptor.getInputs();
+    if (inputTexts.size() != inputs.size())
+      return rewriter.notifyMatchFailure(op, "equation and inputs disagree in number");
+    SmallVector<EinsumTerm> terms;
+    SmallVector<int64_t> ellipsisRanks;
+    int64_t maxEllipsis = 0;
+    for (auto [text, input] : llvm::zip(inputTexts, inputs)) {
+      auto term = parseEinsumTerm(text);
+      auto t = dyn_cast<RankedTensorType>(input.getType());
+      if (failed(term) || !t)
+        return rewriter.notifyMatchFailure(op, "cannot parse the equation");
+      int64_t rest = t.getRank() - static_cast<int64_t>(term->letters.size());
+      if (rest < 0 || (rest > 0 && term->ellipsisAt < 0))
+        return rewriter.notifyMatchFailure(op, "a term's subscripts disagree with its rank");
+      terms.push_back(*term);
+      ellipsisRanks.push_back(term->ellipsisAt < 0 ? 0 : rest);
+      maxEllipsis = std::max(maxEllipsis, ellipsisRanks.back());
+    }
+
+    // Sizes: letters must agree; ellipsis dims broadcast from 1.
+    llvm::DenseMap<int64_t, int64_t> sizes;
+    SmallVector<Labelled> operands;
+    for (auto [term, ellipsisRank, input] : llvm::zip(terms, ellipsisRanks, inputs)) {
+      auto t = cast<RankedTensorType>(input.getType());
+      SmallVector<int64_t> labels = einsumLabels(term, ellipsisRank, maxEllipsis);
+      for (auto [d, label] : llvm::enumerate(labels)) {
+        int64_t size = t.getDimSize(d);
+        auto [it, inserted] = sizes.try_emplace(label, size);
+        if (inserted || it->second == size)
+          continue;
+        if (label < kEllipsisLabel)
+          return rewriter.notifyMatchFailure(op, "a subscript has two different sizes");
+        if (it->second == 1)
+          it->second = size;
+        else if (size != 1)
+          return rewriter.notifyMatchFailure(op, "ellipsis dims do not broadcast");
+      }
+      operands.push_back({input, labels});
+    }
+
+    SmallVector<int64_t> outLabels;
+    if (explicitOutput) {
+      auto term = parseEinsumTerm(rhs);
+      if (failed(term))
+        return rewriter.notifyMatchFailure(op, "cannot parse the equation's output");
+      if (maxEllipsis > 0 && term->ellipsisAt < 0)
+        return rewriter.notifyMatchFailure(op, "the output drops the ellipsis dims");
+      outLabels = einsumLabels(*term, maxEllipsis, maxEllipsis);
+    } else {
+      for (int64_t d = 0; d < maxEllipsis; ++d)
+        outLabels.push_back(kEllipsisLabel + d);
+      std::map<int64_t, int> counts;
+      for (const EinsumTerm &term : terms)
+        for (int64_t letter : term.letters)
+          ++counts[letter];
+      for (auto [letter, count] : counts)
+        if (count == 1)
+          outLabels.push_back(letter);
+    }
+    if (static_cast<int64_t>(outLabels.size()) != type.getRank())
+      return rewriter.notifyMatchFailure(op, "the output's subscripts disagree with its rank");
+    for (auto [d, label] : llvm::enumerate(outLabels)) {
+      if (!sizes.count(label) || sizes[label] != type.getDimSize(d) ||
+          llvm::count(outLabels, label) != 1)
+        return rewriter.notifyMatchFailure(op, "the output's subscripts disagree with its shape");
+    }
+    Type elem = type.getElementType();
+    for (Value input : inputs)
+      if (cast<RankedTensorType>(input.getType()).getElementType() != elem)
+        return rewriter.notifyMatchFailure(op, "inputs and output differ in element type");
+    bool isFloat = isa<FloatType>(elem);
+    Value y = buildLabelledGeneric(rewriter, op.getLoc(), type, operands, outLabels, sizes,
+                                   [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+                                     Value product = args[0];
+                                     for (Value v : args.drop_front())
+                                       product =
+                                           isFloat ? Value(arith::MulFOp::create(b, l, product, v))
+                                                   : Value(arith::MulIOp::create(b, l, product, v));
+                                     return product;
+                                   });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// ReverseSequence
+//===----------------------------------------------------------------------===//
+
+/// Y[..., b, ..., t, ...] = X[..., b, ..., t', ...] with t' = len[b] - 1 - t
+/// for t < len[b] and t otherwise (clamped to the axis): a gather read with
+/// tensor.extract.
+struct ReverseSequenceLowering : OpConversionPattern<onnx::ReverseSequenceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::ReverseSequenceOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    Value x = adaptor.getInput();
+    auto xType = dyn_cast<RankedTensorType>(x.getType());
+    if (!xType || xType != type || type.getRank() < 2)
+      return rewriter.notifyMatchFailure(op, "input must have rank >= 2 and Y's type");
+    int64_t rank = type.getRank();
+    int64_t batchAxis = normalizeAxis(op.getBatchAxis(), rank);
+    int64_t timeAxis = normalizeAxis(op.getTimeAxis(), rank);
+    if (batchAxis < 0 || timeAxis < 0 || batchAxis == timeAxis)
+      return rewriter.notifyMatchFailure(op, "batch_axis and time_axis must be distinct axes");
+    Value lens = adaptor.getSequenceLens();
+    auto lensType = dyn_cast<RankedTensorType>(lens.getType());
+    if (!lensType || lensType.getRank() != 1 ||
+        lensType.getDimSize(0) != type.getDimSize(batchAxis))
+      return rewriter.notifyMatchFailure(op, "sequence_lens must have one length per batch");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, {getAffineDimExpr(batchAxis, ctx)}, ctx),
+                                   AffineMap::getMultiDimIdentityMap(rank, ctx)};
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType());
+    Value y =
+        linalg::GenericOp::create(
+            rewriter, loc, type, ValueRange{lens}, init, maps, iters,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              SmallVector<Value> at;
+              for (int64_t d = 0; d < rank; ++d)
+                at.push_back(linalg::IndexOp::create(b, l, d));
+              Type i64 = b.getI64Type();
+              Value t = arith::IndexCastOp::create(b, l, i64, at[timeAxis]);
+              Value len = args[0];
+              Value one = arith::ConstantIntOp::create(b, l, i64, 1);
+              Value reversed =
+                  arith::SubIOp::create(b, l, arith::SubIOp::create(b, l, len, one), t);
+              Value inside = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, t, len);
+              Value src = arith::SelectOp::create(b, l, inside, reversed, t);
+              // A length beyond the time axis must not read out of bounds.
+              Value last = arith::ConstantIntOp::create(b, l, i64, type.getDimSize(timeAxis) - 1);
+              Value zero = arith::ConstantIntOp::create(b, l, i64, 0);
+              src = arith::SelectOp::create(
+                  b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt, src, last), last,
+                  src);
+              src = arith::SelectOp::create(
+                  b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, src, zero), zero,
+                  src);
+              at[timeAxis] = arith::IndexCastOp::create(b, l, b.getIndexType(), src);
+              linalg::YieldOp::create(b, l, ValueRange{tensor::ExtractOp::create(b, l, x, at)});
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+} // namespace
 
 void populateMiscPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
-  (void)converter;
-  (void)patterns;
+  patterns.add<TopKLowering, LRNLowering, QuantizeLinearLowering, DequantizeLinearLowering,
+               DynamicQuantizeLinearLowering, MatMulIntegerLowering, QLinearMatMulLowering,
+               EinsumLowering, ReverseSequenceLowering>(converter, patterns.getContext());
 }
 
 } // namespace onnxcc::lowering
