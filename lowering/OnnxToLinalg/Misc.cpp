@@ -179,7 +179,9 @@ struct TopKLowering : OpConversionPattern<onnx::TopKOp> {
     if (axis < 0)
       return rewriter.notifyMatchFailure(op, "axis out of range");
     int64_t n = xType.getDimSize(axis);
-    int64_t k = valuesType.getRank() == rank ? valuesType.getDimSize(axis) : -1;
+    if (valuesType.getRank() != rank)
+      return rewriter.notifyMatchFailure(op, "Values must have the rank of X");
+    int64_t k = valuesType.getDimSize(axis);
     for (int64_t d = 0; d < rank; ++d)
       if (d != axis && valuesType.getDimSize(d) != xType.getDimSize(d))
         k = -1;

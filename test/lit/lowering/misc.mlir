@@ -213,3 +213,12 @@ func.func @reverse_sequence(%x: tensor<4x3x2xf32>, %lens: tensor<3xi64>) -> tens
   %0 = "onnx.ReverseSequence"(%x, %lens) {batch_axis = 1 : i64, time_axis = 0 : i64} : (tensor<4x3x2xf32>, tensor<3xi64>) -> tensor<4x3x2xf32>
   return %0 : tensor<4x3x2xf32>
 }
+
+// -----
+
+/// TopK whose Values do not keep X's other dims is a clean error.
+func.func @negative_top_k_bad_shape(%x: tensor<3x4xf32>, %k: tensor<1xi64>) -> (tensor<2x2xf32>, tensor<2x2xi64>) {
+  // expected-error @+1 {{failed to legalize operation 'onnx.TopK'}}
+  %v, %i = "onnx.TopK"(%x, %k) {axis = 1 : i64} : (tensor<3x4xf32>, tensor<1xi64>) -> (tensor<2x2xf32>, tensor<2x2xi64>)
+  return %v, %i : tensor<2x2xf32>, tensor<2x2xi64>
+}
