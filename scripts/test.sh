@@ -19,8 +19,18 @@ summarize() {
   echo "$1: ${passed:-0} passed, ${failed:-0} failed"
 }
 
+# Totals of the backend suites from the results files the lit tests wrote.
+print_suite_totals() {
+  local results="$1/test/lit/conformance/Output/backend-suites.test.tmp-results.txt"
+  [[ -f "$results" ]] || return 0
+  echo "ONNX backend tests through onnxcc verify (suite: pass/total):"
+  awk -F'[/: ]+' '/^[a-z-]+\/test_/ { total[$1]++; if ($3 == "pass") pass[$1]++ }
+       END { for (s in total) printf "  %-18s %4d / %4d\n", s, pass[s], total[s] }' "$results" | sort
+}
+
 "$root/scripts/build.sh"
 ninja -C "$build" check-onnxcc 2>&1 | tee "$log"
+print_suite_totals "$build"
 summarize "lit"
 
 if [[ "${ONNXCC_SKIP_SANITIZERS:-0}" == 1 ]]; then
