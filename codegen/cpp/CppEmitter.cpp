@@ -159,7 +159,16 @@ private:
     return options.embedWeights ? options.name + "_weights" : std::string("weights_");
   }
   std::string newName(StringRef prefix = "v") { return (prefix + Twine(nextId++)).str(); }
-  llvm::raw_ostream &line() { return os.indent(indent * 2); }
+  /// Starts a line of the function body; a pending node comment goes first,
+  /// so that ops that print nothing (constants) leave no stray comments.
+  llvm::raw_ostream &line() {
+    if (!pendingNode.empty()) {
+      os.indent(indent * 2) << "// " << pendingNode << "\n";
+      lastNode = pendingNode;
+      pendingNode.clear();
+    }
+    return os.indent(indent * 2);
+  }
   /// Declares `v` as a local initialized with `expr`.
   Error define(Value v, const Twine &expr) {
     std::string t = cType(v.getType());
@@ -192,6 +201,7 @@ private:
   llvm::StringMap<int64_t> globalOffsets;
   std::string weights;
   std::string lastNode;
+  std::string pendingNode;
 };
 
 std::string Emitter::localName(Operation *op, StringRef prefix) {
@@ -309,10 +319,7 @@ void Emitter::emitNodeComment(Operation &op) {
   if (opType.empty())
     return;
   std::string label = opType + (nodeName.empty() ? "" : " '" + nodeName + "'");
-  if (label == lastNode)
-    return;
-  lastNode = label;
-  line() << "// " << label << "\n";
+  pendingNode = label == lastNode ? "" : label;
 }
 
 Error Emitter::emitBlock(Block &block) {
