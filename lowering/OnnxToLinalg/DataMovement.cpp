@@ -93,30 +93,6 @@ Value emptyOf(OpBuilder &b, Location loc, RankedTensorType type) {
   return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
 }
 
-Value indexConst(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
-/// A linalg.generic over `type` with no inputs: `body` gets the loop indices
-/// (linalg.index) and returns the element at that position, usually read with
-/// tensor.extract at a computed position.
-Value buildIndexedGeneric(OpBuilder &b, Location loc, RankedTensorType type,
-                          function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> body) {
-  int64_t rank = type.getRank();
-  MLIRContext *ctx = b.getContext();
-  SmallVector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(rank, ctx)};
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, type, ValueRange{}, emptyOf(b, loc, type), maps, iterators,
-      [&](OpBuilder &nb, Location nloc, ValueRange) {
-        SmallVector<Value> ivs;
-        for (int64_t d = 0; d < rank; ++d)
-          ivs.push_back(linalg::IndexOp::create(nb, nloc, d));
-        linalg::YieldOp::create(nb, nloc, body(nb, nloc, ivs));
-      });
-  return generic.getResult(0);
-}
-
 /// Transposes `input` by `perm` (result dim i is input dim perm[i]).
 Value buildTranspose(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> perm) {
   auto inType = cast<RankedTensorType>(input.getType());
@@ -125,15 +101,6 @@ Value buildTranspose(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> 
     shape.push_back(inType.getDimSize(p));
   Value init = tensor::EmptyOp::create(b, loc, shape, inType.getElementType());
   return linalg::TransposeOp::create(b, loc, input, init, perm)->getResult(0);
-}
-
-/// Clamps an index to [lo, hi] with compare and select (the emitted C++
-/// then never mixes literal and int64_t operand types).
-Value clampIndex(OpBuilder &b, Location loc, Value idx, Value lo, Value hi) {
-  Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, idx, lo);
-  idx = arith::SelectOp::create(b, loc, below, lo, idx);
-  Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, idx, hi);
-  return arith::SelectOp::create(b, loc, above, hi, idx);
 }
 
 /// Element `k` of a 1-D integer tensor read at run time, as i64.

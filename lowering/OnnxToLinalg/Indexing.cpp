@@ -50,10 +50,6 @@ Value buildGeneric(OpBuilder &b, Location loc, RankedTensorType type, unsigned n
   return generic.getResult(0);
 }
 
-Value indexConst(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
 /// An integer index scalar of onnx type `elem` as an index.
 Value toIndex(OpBuilder &b, Location loc, Value v, Type elem) {
   if (v.getType().isIndex())
@@ -68,11 +64,7 @@ Value toIndex(OpBuilder &b, Location loc, Value v, Type elem) {
 /// Clamps an index to [lo, hi] with compare and select (the emitted C++
 /// then never mixes literal and int64_t operand types).
 Value clampIndex(OpBuilder &b, Location loc, Value idx, int64_t lo, int64_t hi) {
-  Value loV = indexConst(b, loc, lo), hiV = indexConst(b, loc, hi);
-  Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, idx, loV);
-  idx = arith::SelectOp::create(b, loc, below, loV, idx);
-  Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, idx, hiV);
-  return arith::SelectOp::create(b, loc, above, hiV, idx);
+  return lowering::clampIndex(b, loc, idx, indexConst(b, loc, lo), indexConst(b, loc, hi));
 }
 
 /// ONNX index semantics along a dim of size `dim`: negative counts from the

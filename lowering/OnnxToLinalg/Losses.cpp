@@ -29,14 +29,6 @@ using MultiBody = function_ref<SmallVector<Value>(OpBuilder &, Location, ArrayRe
 
 RankedTensorType rankedOf(Value v) { return dyn_cast<RankedTensorType>(v.getType()); }
 
-Value indexConst(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
-Value floatConst(OpBuilder &b, Location loc, Type t, double v) {
-  return arith::ConstantOp::create(b, loc, b.getFloatAttr(t, v));
-}
-
 /// A linalg.generic with the given inputs, outputs (inits), maps and
 /// iterators; `body` gets the loop indices and the block arguments (inputs,
 /// then the current output elements) and returns one value per output.

@@ -64,6 +64,38 @@ RankedTensorType staticResultType(ConversionPatternRewriter &rewriter,
   return t;
 }
 
+Value indexConst(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+Value floatConst(OpBuilder &b, Location loc, Type t, double v) {
+  return arith::ConstantOp::create(b, loc, b.getFloatAttr(t, v));
+}
+
+Value clampIndex(OpBuilder &b, Location loc, Value idx, Value lo, Value hi) {
+  Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, idx, lo);
+  idx = arith::SelectOp::create(b, loc, below, lo, idx);
+  Value above = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, idx, hi);
+  return arith::SelectOp::create(b, loc, above, hi, idx);
+}
+
+Value buildIndexedGeneric(OpBuilder &b, Location loc, RankedTensorType type,
+                          function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> body) {
+  int64_t rank = type.getRank();
+  SmallVector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(rank, b.getContext())};
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  Value init = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  auto generic = linalg::GenericOp::create(
+      b, loc, type, ValueRange{}, init, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange) {
+        SmallVector<Value> ivs;
+        for (int64_t d = 0; d < rank; ++d)
+          ivs.push_back(linalg::IndexOp::create(nb, nloc, d));
+        linalg::YieldOp::create(nb, nloc, body(nb, nloc, ivs));
+      });
+  return generic.getResult(0);
+}
+
 namespace {
 /// onnx.Constant becomes arith.constant of the signless tensor type.
 struct ConstantLowering : OpConversionPattern<onnx::ConstantOp> {

@@ -43,6 +43,25 @@ mlir::Value buildFilled(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTens
 mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                        mlir::Type from, mlir::Type to);
 
+/// An index constant.
+mlir::Value indexConst(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+
+/// A float constant of type `t`.
+mlir::Value floatConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Type t, double v);
+
+/// Clamps index `idx` to [lo, hi] with compare and select (so the emitted C++
+/// never mixes literal and int64_t operand types).
+mlir::Value clampIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value idx, mlir::Value lo,
+                       mlir::Value hi);
+
+/// A linalg.generic over `type` with no inputs: `body` gets the loop indices
+/// (linalg.index) and returns the element at that position, usually read with
+/// tensor.extract at a computed position.
+mlir::Value buildIndexedGeneric(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, llvm::ArrayRef<mlir::Value>)>
+        body);
+
 /// The converted, static, ranked result type of result `i` of `op`, or null
 /// after reporting a match failure.
 mlir::RankedTensorType staticResultType(mlir::ConversionPatternRewriter &rewriter,

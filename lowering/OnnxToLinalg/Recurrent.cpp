@@ -140,10 +140,6 @@ LogicalResult prepare(ConversionPatternRewriter &rewriter, Operation *op, Recurr
 // Scalar and tensor helpers
 //===----------------------------------------------------------------------===//
 
-Value floatConst(OpBuilder &b, Location loc, Type t, double v) {
-  return arith::ConstantOp::create(b, loc, b.getFloatAttr(t, v));
-}
-
 Value activate(OpBuilder &b, Location loc, Activation a, Value x) {
   switch (a) {
   case Activation::Sigmoid: {

@@ -121,10 +121,6 @@ Value buildEpilogue(OpBuilder &b, Location loc, RankedTensorType resultType,
   return buildParallel(b, loc, resultType, inputs, maps, body);
 }
 
-Value floatConstant(OpBuilder &b, Location loc, Type t, double v) {
-  return arith::ConstantOp::create(b, loc, b.getFloatAttr(t, v));
-}
-
 /// The largest or smallest value of `t` (signless, with `isUnsigned` saying
 /// how to read it); for floats, infinity when `infinite`, else the largest
 /// finite magnitude.
@@ -275,10 +271,10 @@ int64_t reducedCount(ArrayRef<int64_t> shape, ArrayRef<bool> reduced) {
 
 /// `m` where it is finite, else 0: the shift of a log-sum-exp.
 Value finiteOrZero(OpBuilder &b, Location l, Value m) {
-  Value inf = floatConstant(b, l, m.getType(), std::numeric_limits<double>::infinity());
+  Value inf = floatConst(b, l, m.getType(), std::numeric_limits<double>::infinity());
   Value finite = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT,
                                        math::AbsFOp::create(b, l, m), inf);
-  return arith::SelectOp::create(b, l, finite, m, floatConstant(b, l, m.getType(), 0));
+  return arith::SelectOp::create(b, l, finite, m, floatConst(b, l, m.getType(), 0));
 }
 
 //===----------------------------------------------------------------------===//
@@ -410,7 +406,7 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
       epilogue = [&](OpBuilder &b, Location l, ValueRange v) -> Value {
         if (isFloat)
           return arith::DivFOp::create(b, l, v[0],
-                                       floatConstant(b, l, elem, static_cast<double>(count)));
+                                       floatConst(b, l, elem, static_cast<double>(count)));
         Value n = arith::ConstantOp::create(b, l, b.getIntegerAttr(elem, count));
         if (isUnsigned)
           return arith::DivUIOp::create(b, l, v[0], n);
@@ -567,8 +563,8 @@ struct HardmaxLowering : OpConversionPattern<onnx::HardmaxOp> {
           Value i = arith::IndexCastOp::create(b, l, b.getI64Type(),
                                                linalg::IndexOp::create(b, l, a));
           Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, i, v[0]);
-          return arith::SelectOp::create(b, l, hit, floatConstant(b, l, elem, 1),
-                                         floatConstant(b, l, elem, 0));
+          return arith::SelectOp::create(b, l, hit, floatConst(b, l, elem, 1),
+                                         floatConst(b, l, elem, 0));
         });
     rewriter.replaceOp(op, result);
     return success();
@@ -655,7 +651,7 @@ std::pair<Value, Value> buildMoments(OpBuilder &b, Location loc, Value x, Type x
                                return arith::AddFOp::create(nb, l, a, c);
                              });
   auto divideByCount = [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
-    return arith::DivFOp::create(nb, l, v[0], floatConstant(nb, l, computeType, count));
+    return arith::DivFOp::create(nb, l, v[0], floatConst(nb, l, computeType, count));
   };
   SmallVector<AffineMap> keptIdentity = {
       AffineMap::getMultiDimIdentityMap(keptType.getRank(), ctx)};
@@ -673,8 +669,8 @@ std::pair<Value, Value> buildMoments(OpBuilder &b, Location loc, Value x, Type x
 /// 1 / sqrt(variance + epsilon).
 Value inverseStdDev(OpBuilder &b, Location l, Value variance, double epsilon) {
   Type t = variance.getType();
-  Value v = arith::AddFOp::create(b, l, variance, floatConstant(b, l, t, epsilon));
-  return arith::DivFOp::create(b, l, floatConstant(b, l, t, 1), math::SqrtOp::create(b, l, v));
+  Value v = arith::AddFOp::create(b, l, variance, floatConst(b, l, t, epsilon));
+  return arith::DivFOp::create(b, l, floatConst(b, l, t, 1), math::SqrtOp::create(b, l, v));
 }
 
 /// The float type named by a TensorProto data type code (stash_type).
@@ -905,7 +901,7 @@ struct MeanVarianceNormalizationLowering
         [&](OpBuilder &b, Location l, ValueRange v) -> Value {
           Value d = arith::SubFOp::create(b, l, v[0], v[1]);
           Value sd = math::SqrtOp::create(b, l, v[2]);
-          Value den = arith::AddFOp::create(b, l, sd, floatConstant(b, l, elem, 1e-9));
+          Value den = arith::AddFOp::create(b, l, sd, floatConst(b, l, elem, 1e-9));
           return arith::DivFOp::create(b, l, d, den);
         });
     rewriter.replaceOp(op, y);
@@ -1006,7 +1002,7 @@ struct GlobalPoolLowering : OpConversionPattern<OpTy> {
                                t = p == 1   ? abs
                                    : p == 2 ? Value(arith::MulFOp::create(b, l, t, t))
                                             : Value(math::PowFOp::create(
-                                                  b, l, abs, floatConstant(b, l, elem, p)));
+                                                  b, l, abs, floatConst(b, l, elem, p)));
                              }
                              return arith::AddFOp::create(b, l, a, t);
                            });
@@ -1016,13 +1012,13 @@ struct GlobalPoolLowering : OpConversionPattern<OpTy> {
                               if (kind == PoolKind::Average)
                                 return arith::DivFOp::create(
                                     b, l, v[0],
-                                    floatConstant(b, l, elem, static_cast<double>(count)));
+                                    floatConst(b, l, elem, static_cast<double>(count)));
                               if (kind == PoolKind::Max || p == 1)
                                 return v[0];
                               if (p == 2)
                                 return math::SqrtOp::create(b, l, v[0]);
                               return math::PowFOp::create(b, l, v[0],
-                                                          floatConstant(b, l, elem, 1.0 / p));
+                                                          floatConst(b, l, elem, 1.0 / p));
                             });
     rewriter.replaceOp(op, y);
     return success();

@@ -315,30 +315,11 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
         outside = s.orI(outside, sample.outside);
       return s.select(outside, scalarConstant(b, l, elem, extrapolation), result);
     };
-    rewriter.replaceOp(op, buildGeneric(rewriter, loc, type, body));
+    rewriter.replaceOp(op, buildIndexedGeneric(rewriter, loc, type, body));
     return success();
   }
 
 private:
-  /// A linalg.generic over `type` with no inputs whose body computes each
-  /// element from its loop indices.
-  static Value buildGeneric(OpBuilder &b, Location loc, RankedTensorType type,
-                            function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> body) {
-    int64_t rank = type.getRank();
-    SmallVector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(rank, b.getContext())};
-    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-    Value init = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
-    auto generic = linalg::GenericOp::create(
-        b, loc, type, ValueRange{}, init, maps, iterators,
-        [&](OpBuilder &nb, Location nloc, ValueRange) {
-          SmallVector<Value> ivs;
-          for (int64_t d = 0; d < rank; ++d)
-            ivs.push_back(linalg::IndexOp::create(nb, nloc, d));
-          linalg::YieldOp::create(nb, nloc, body(nb, nloc, ivs));
-        });
-    return generic.getResult(0);
-  }
-
   /// `v` as a constant of element type `elem` (float, or an integer
   /// truncated toward zero as ONNX casts do).
   static Value scalarConstant(OpBuilder &b, Location loc, Type elem, double v) {
