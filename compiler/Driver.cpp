@@ -79,6 +79,9 @@ Error applyShapes(func::FuncOp func, const CompileOptions &options) {
     if (t && t.hasStaticShape())
       continue;
     auto n = func.getArgAttrOfType<StringAttr>(i, "onnx.name");
+    if (!isa<TensorType>(argTypes[i]))
+      return makeError("input '" + (n ? n.getValue() : StringRef("?")) +
+                       "' is a sequence or optional value, which compile does not support yet");
     return makeError("input '" + (n ? n.getValue() : StringRef("?")) +
                      "' has symbolic or unknown dims; give them with --shape " +
                      (n ? n.getValue() : StringRef("NAME")) + "=D0xD1x...");

@@ -118,9 +118,6 @@ using NormalizeFn = llvm::Error (*)(NodeContext &);
 /// one is registered.
 NormalizeFn lookupNormalization(llvm::StringRef opType, int sinceVersion);
 
-/// Ops the dialect does not have because another op replaces them.
-bool isReplacedOp(llvm::StringRef opType);
-
 } // namespace onnxcc::importer
 
 #endif // ONNXCC_COMPILER_IMPORTERIMPL_H

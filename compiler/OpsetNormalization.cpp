@@ -485,6 +485,4 @@ NormalizeFn lookupNormalization(StringRef opType, int sinceVersion) {
   return nullptr;
 }
 
-bool isReplacedOp(StringRef opType) { return opType == "Upsample" || opType == "Scatter"; }
-
 } // namespace onnxcc::importer
