@@ -18,6 +18,8 @@ namespace onnxcc {
 
 void buildCpuLoweringPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxInferShapesPass());
+  pm.addNestedPass<func::FuncOp>(onnx::createOnnxStackSequencesPass());
+  pm.addNestedPass<func::FuncOp>(onnx::createOnnxInferShapesPass());
   pm.addPass(createConvertOnnxToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   // Each linalg.generic that reads its operands elementwise fuses into its

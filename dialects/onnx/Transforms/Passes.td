@@ -14,4 +14,15 @@ def OnnxInferShapesPass : Pass<"onnx-infer-shapes", "::mlir::func::FuncOp"> {
   }];
 }
 
+def OnnxStackSequencesPass : Pass<"onnx-stack-sequences", "::mlir::func::FuncOp"> {
+  let summary = "Replace sequence values by stacked tensors of statically known length";
+  let description = [{
+    A sequence whose length is known at compile time and whose elements share
+    one static shape becomes one tensor with the sequence index as its leading
+    dim; the sequence ops become onnx tensor ops on it (runtime positions
+    select with Gather). Sequences this cannot express are left alone for the
+    lowering to report.
+  }];
+}
+
 #endif // ONNXCC_ONNX_TRANSFORMS_PASSES_TD
