@@ -1,6 +1,39 @@
 //===- StackSequences.cpp - Sequences as stacked tensors -----------------===//
+//
+// A sequence of L tensors that all have one static shape S and one element
+// type is the tensor [L, S...] (its stack). This pass follows sequence values
+// through the sequence ops in program order, keeps the stack of each one it
+// can express, and rewrites the sequence ops into onnx tensor ops on stacks:
+//
+//   SequenceConstruct     Concat of the Unsqueeze'd elements
+//   SequenceInsert        Concat with the new element, then a Gather along
+//                         axis 0 that moves it into place
+//   SequenceErase         Gather along axis 0 of the rows that stay
+//   SequenceAt            Gather along axis 0 with a scalar index
+//   SequenceLength        an int64 scalar constant
+//   ConcatFromSequence    Transpose (+ Reshape when no new axis)
+//   SplitToSequence       Transpose (+ Reshape) of the input
+//
+// Runtime positions select with index vectors computed by onnx ops (Less,
+// Equal, Where, Add); constant positions give constant index vectors. A
+// sequence whose length or element shape is not static (SequenceEmpty followed
+// by inserts of different shapes, a split with runtime sizes, a sequence that
+// is a function argument) is left alone, with the ops that use it, for the
+// lowering to report; only its length is kept where SequenceLength is all that
+// needs it.
+//
+//===----------------------------------------------------------------------===//
 #include "dialects/onnx/OnnxOps.h"
 #include "dialects/onnx/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <numeric>
+#include <optional>
 
 using namespace mlir;
 
@@ -10,9 +43,517 @@ namespace onnxcc::onnx {
 #include "dialects/onnx/Transforms/Passes.h.inc"
 
 namespace {
+
+/// ONNX TensorProto::INT64, the `to` of a Cast to int64.
+constexpr int64_t kOnnxInt64 = 7;
+
+/// What the pass knows about one sequence value.
+struct SeqInfo {
+  enum class Kind {
+    Stack,  // `stack` is the tensor [length, S...]
+    Empty,  // no elements
+    Length, // only the length is known
+  };
+  Kind kind = Kind::Length;
+  int64_t length = 0;
+  Value stack;
+
+  static SeqInfo ofStack(Value stack) {
+    auto type = cast<RankedTensorType>(stack.getType());
+    return SeqInfo{Kind::Stack, type.getDimSize(0), stack};
+  }
+  static SeqInfo empty() { return SeqInfo{Kind::Empty, 0, {}}; }
+  static SeqInfo lengthOnly(int64_t length) { return SeqInfo{Kind::Length, length, {}}; }
+
+  bool isStack() const { return kind == Kind::Stack; }
+  RankedTensorType stackType() const { return cast<RankedTensorType>(stack.getType()); }
+  /// The shape of one element.
+  ArrayRef<int64_t> elementShape() const { return stackType().getShape().drop_front(); }
+  Type elementType() const { return stackType().getElementType(); }
+};
+
+/// The static ranked tensor type of `v`, or null.
+RankedTensorType staticTensorType(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  return type && type.hasStaticShape() ? type : RankedTensorType();
+}
+
+/// `axis` in [-rank, rank - 1] made non-negative, or nullopt when out of range.
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return std::nullopt;
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// Emits the onnx tensor ops that stand for the sequence ops.
+class StackBuilder {
+public:
+  explicit StackBuilder(Operation *at) : b(at), loc(at->getLoc()) {}
+
+  /// Every op this builder created, in creation order.
+  SmallVector<Operation *> created;
+
+  Type i64() { return b.getI64Type(); }
+
+  template <typename OpTy>
+  Value make(Type type, ValueRange operands, ArrayRef<NamedAttribute> attrs = {}) {
+    auto op = OpTy::create(b, loc, TypeRange{type}, operands, attrs);
+    created.push_back(op);
+    return op->getResult(0);
+  }
+
+  NamedAttribute i64Attr(StringRef name, int64_t value) {
+    return b.getNamedAttr(name, b.getI64IntegerAttr(value));
+  }
+
+  /// An int64 constant; one op per value in the ops of one sequence op.
+  Value constInts(ArrayRef<int64_t> values, ArrayRef<int64_t> shape) {
+    auto type = RankedTensorType::get(shape, i64());
+    auto attr = DenseIntElementsAttr::get(type, values);
+    Value &c = constants[attr];
+    if (!c)
+      c = make<ConstantOp>(type, {}, {b.getNamedAttr("value", attr)});
+    return c;
+  }
+  Value constVector(ArrayRef<int64_t> values) {
+    return constInts(values, {static_cast<int64_t>(values.size())});
+  }
+  Value constScalar(int64_t value) { return constInts({value}, {}); }
+  /// [start, start + 1, ..., start + n - 1].
+  Value iota(int64_t n, int64_t start = 0) {
+    SmallVector<int64_t> values(n);
+    std::iota(values.begin(), values.end(), start);
+    return constVector(values);
+  }
+
+  /// `x` with a new dim of size 1 in front.
+  Value unsqueeze0(Value x) {
+    auto type = cast<RankedTensorType>(x.getType());
+    SmallVector<int64_t> shape{1};
+    llvm::append_range(shape, type.getShape());
+    return make<UnsqueezeOp>(RankedTensorType::get(shape, type.getElementType()),
+                             {x, constVector({0})});
+  }
+
+  /// `parts` (stacks of one element shape) one after the other along axis 0.
+  Value concat0(ArrayRef<Value> parts) {
+    if (parts.size() == 1)
+      return parts.front();
+    auto first = cast<RankedTensorType>(parts.front().getType());
+    SmallVector<int64_t> shape(first.getShape());
+    shape[0] = 0;
+    for (Value p : parts)
+      shape[0] += cast<RankedTensorType>(p.getType()).getDimSize(0);
+    return make<ConcatOp>(RankedTensorType::get(shape, first.getElementType()), parts,
+                          {i64Attr("axis", 0)});
+  }
+
+  /// data[indices] along axis 0; `indices` is a scalar or a vector.
+  Value gather0(Value data, Value indices) {
+    auto type = cast<RankedTensorType>(data.getType());
+    auto indexType = cast<RankedTensorType>(indices.getType());
+    SmallVector<int64_t> shape(indexType.getShape());
+    llvm::append_range(shape, type.getShape().drop_front());
+    return make<GatherOp>(RankedTensorType::get(shape, type.getElementType()),
+                          {data, indices}, {i64Attr("axis", 0)});
+  }
+
+  Value transpose(Value x, ArrayRef<int64_t> perm) {
+    auto type = cast<RankedTensorType>(x.getType());
+    if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+      return x;
+    SmallVector<int64_t> shape;
+    for (int64_t p : perm)
+      shape.push_back(type.getDimSize(p));
+    return make<TransposeOp>(RankedTensorType::get(shape, type.getElementType()), {x},
+                             {b.getNamedAttr("perm", b.getDenseI64ArrayAttr(perm))});
+  }
+
+  Value reshape(Value x, ArrayRef<int64_t> shape) {
+    auto type = cast<RankedTensorType>(x.getType());
+    if (type.getShape() == shape)
+      return x;
+    return make<ReshapeOp>(RankedTensorType::get(shape, type.getElementType()),
+                           {x, constVector(shape)}, {i64Attr("allowzero", 0)});
+  }
+
+  /// An elementwise binary op on int64 operands; `resultElem` is i64 or i1.
+  template <typename OpTy>
+  Value binary(Value lhs, Value rhs, Type resultElem) {
+    return make<OpTy>(RankedTensorType::get(broadcast(lhs, rhs), resultElem), {lhs, rhs});
+  }
+  /// cond ? x : y elementwise, on int64 `x` and `y`.
+  Value where(Value cond, Value x, Value y) {
+    SmallVector<int64_t> shape = broadcastShapes(broadcast(cond, x), shapeOf(y));
+    return make<WhereOp>(RankedTensorType::get(shape, i64()), {cond, x, y});
+  }
+
+  /// The runtime position `pos` (int32 or int64, one element) as an int64
+  /// scalar; null when it has more than one element.
+  Value scalarPosition(Value pos) {
+    auto type = staticTensorType(pos);
+    if (!type || type.getNumElements() != 1 || type.getRank() > 1)
+      return {};
+    if (!type.getElementType().isInteger(64))
+      pos = make<CastOp>(RankedTensorType::get(type.getShape(), i64()), {pos},
+                         {i64Attr("to", kOnnxInt64)});
+    if (type.getRank() == 1)
+      pos = make<SqueezeOp>(RankedTensorType::get({}, i64()), {pos, constVector({0})});
+    return pos;
+  }
+
+  /// `pos` + `n` where `pos` is negative: the ONNX rule for positions that
+  /// count from the back of a sequence of length `n`.
+  Value normalizePosition(Value pos, int64_t n) {
+    Type i1 = b.getI1Type();
+    Value negative = binary<LessOp>(pos, constScalar(0), i1);
+    Value shifted = binary<AddOp>(pos, constScalar(n), i64());
+    return where(negative, shifted, pos);
+  }
+
+private:
+  static SmallVector<int64_t> broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> c) {
+    SmallVector<int64_t> out(std::max(a.size(), c.size()), 1);
+    for (size_t i = 0; i < out.size(); ++i) {
+      int64_t x = i < out.size() - a.size() ? 1 : a[i - (out.size() - a.size())];
+      int64_t y = i < out.size() - c.size() ? 1 : c[i - (out.size() - c.size())];
+      out[i] = x == 1 ? y : x;
+    }
+    return out;
+  }
+  static ArrayRef<int64_t> shapeOf(Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  }
+  static SmallVector<int64_t> broadcast(Value a, Value c) {
+    return broadcastShapes(shapeOf(a), shapeOf(c));
+  }
+
+  OpBuilder b;
+  Location loc;
+  llvm::DenseMap<Attribute, Value> constants;
+};
+
+class SequenceStacker {
+public:
+  explicit SequenceStacker(func::FuncOp func) : func(func) {}
+
+  void run() {
+    func.walk([&](Operation *op) { visit(op); });
+    // Replaced tensor results first, then sequence ops nothing uses any more,
+    // last to first so that chains go away.
+    for (auto [op, value] : replacements)
+      op->getResult(0).replaceAllUsesWith(value);
+    for (Operation *op : llvm::reverse(visited))
+      if (op->use_empty())
+        op->erase();
+    // Ops built for a sequence whose users stayed are dead.
+    for (Operation *op : llvm::reverse(created))
+      if (op->use_empty())
+        op->erase();
+    // A replaced result may have a more precise type than the one it had;
+    // the function's result types follow what its return now yields.
+    Operation *terminator = func.getBody().back().getTerminator();
+    func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
+                                   terminator->getOperandTypes()));
+  }
+
+private:
+  const SeqInfo *lookup(Value seq) const {
+    auto it = infos.find(seq);
+    return it == infos.end() ? nullptr : &it->second;
+  }
+
+  /// The constant integers behind `v`, if it is a constant.
+  std::optional<SmallVector<int64_t>> constInts(Operation *user, Value v) const {
+    ShapeMap map;
+    return ShapeContext(user, map).getIntValues(v);
+  }
+
+  /// The constant scalar position behind `pos`, if there is one.
+  std::optional<int64_t> constPosition(Operation *user, Value pos) const {
+    auto values = constInts(user, pos);
+    if (!values || values->size() != 1)
+      return std::nullopt;
+    return values->front();
+  }
+
+  void visit(Operation *op) {
+    StackBuilder b(op);
+    bool done = llvm::TypeSwitch<Operation *, bool>(op)
+                    .Case<SequenceConstructOp, SequenceEmptyOp, SequenceInsertOp,
+                          SequenceEraseOp, SequenceAtOp, SequenceLengthOp,
+                          ConcatFromSequenceOp, SplitToSequenceOp, IdentityOp>(
+                        [&](auto op) { return rewrite(op, b); })
+                    .Default([](Operation *) { return false; });
+    llvm::append_range(created, b.created);
+    if (done)
+      visited.push_back(op);
+  }
+
+  void define(Value seq, SeqInfo info) { infos[seq] = info; }
+  void replace(Operation *op, Value value) { replacements.push_back({op, value}); }
+
+  bool rewrite(SequenceConstructOp op, StackBuilder &b) {
+    auto inputs = op.getInputs();
+    if (inputs.empty())
+      return false;
+    auto first = staticTensorType(inputs.front());
+    if (!first)
+      return false;
+    SmallVector<Value> rows;
+    for (Value in : inputs) {
+      if (in.getType() != first)
+        return false;
+      rows.push_back(b.unsqueeze0(in));
+    }
+    define(op.getResult(), SeqInfo::ofStack(b.concat0(rows)));
+    return true;
+  }
+
+  bool rewrite(SequenceEmptyOp op, StackBuilder &) {
+    define(op.getResult(), SeqInfo::empty());
+    return true;
+  }
+
+  bool rewrite(IdentityOp op, StackBuilder &) {
+    const SeqInfo *in = lookup(op.getInput());
+    if (!in)
+      return false;
+    define(op.getResult(), *in);
+    return true;
+  }
+
+  bool rewrite(SequenceInsertOp op, StackBuilder &b) {
+    const SeqInfo *in = lookup(op.getInputSequence());
+    auto elemType = staticTensorType(op.getTensor());
+    if (!in || in->kind == SeqInfo::Kind::Length || !elemType)
+      return false;
+    Value pos = op.getPosition();
+    bool hasPos = !isa<NoneType>(pos.getType());
+    std::optional<int64_t> constPos = hasPos ? constPosition(op, pos) : std::nullopt;
+    Value row = b.unsqueeze0(op.getTensor());
+    if (in->kind == SeqInfo::Kind::Empty) {
+      // The only valid position in an empty sequence is 0.
+      if (constPos && *constPos != 0)
+        return false;
+      define(op.getResult(), SeqInfo::ofStack(row));
+      return true;
+    }
+    if (elemType.getShape() != in->elementShape() ||
+        elemType.getElementType() != in->elementType())
+      return false;
+    int64_t n = in->length;
+    // The new element is row n of `joined`; a Gather puts it into place.
+    Value joined = b.concat0({in->stack, row});
+    if (!hasPos) {
+      define(op.getResult(), SeqInfo::ofStack(joined));
+      return true;
+    }
+    Value indices;
+    if (constPos) {
+      int64_t p = *constPos;
+      if (p < -n || p > n)
+        return false;
+      if (p < 0)
+        p += n;
+      if (p == n) {
+        define(op.getResult(), SeqInfo::ofStack(joined));
+        return true;
+      }
+      SmallVector<int64_t> values;
+      for (int64_t i = 0; i <= n; ++i)
+        values.push_back(i < p ? i : i == p ? n : i - 1);
+      indices = b.constVector(values);
+    } else {
+      Value p = b.scalarPosition(pos);
+      if (!p)
+        return false;
+      p = b.normalizePosition(p, n);
+      // indices[i] = i < p ? i : (i == p ? n : i - 1), i in [0, n].
+      Type i1 = IntegerType::get(op.getContext(), 1);
+      Value i = b.iota(n + 1);
+      Value before = b.binary<LessOp>(i, p, i1);
+      Value at = b.binary<EqualOp>(i, p, i1);
+      Value after = b.where(at, b.constScalar(n), b.iota(n + 1, -1));
+      indices = b.where(before, i, after);
+    }
+    define(op.getResult(), SeqInfo::ofStack(b.gather0(joined, indices)));
+    return true;
+  }
+
+  bool rewrite(SequenceEraseOp op, StackBuilder &b) {
+    const SeqInfo *in = lookup(op.getInputSequence());
+    if (!in || !in->isStack())
+      return false;
+    int64_t n = in->length;
+    Value pos = op.getPosition();
+    bool hasPos = !isa<NoneType>(pos.getType());
+    std::optional<int64_t> constPos = hasPos ? constPosition(op, pos) : std::nullopt;
+    if (constPos && (*constPos < -n || *constPos >= n))
+      return false;
+    Value p = hasPos && !constPos ? b.scalarPosition(pos) : Value();
+    if (hasPos && !constPos && !p)
+      return false;
+    if (n == 1) {
+      define(op.getResult(), SeqInfo::empty());
+      return true;
+    }
+    Value indices;
+    if (!p) {
+      int64_t erased = constPos ? (*constPos < 0 ? *constPos + n : *constPos) : n - 1;
+      SmallVector<int64_t> values;
+      for (int64_t i = 0; i < n; ++i)
+        if (i != erased)
+          values.push_back(i);
+      indices = b.constVector(values);
+    } else {
+      // indices[i] = i < p ? i : i + 1, i in [0, n - 1).
+      p = b.normalizePosition(p, n);
+      Type i1 = IntegerType::get(op.getContext(), 1);
+      Value i = b.iota(n - 1);
+      indices = b.where(b.binary<LessOp>(i, p, i1), i, b.iota(n - 1, 1));
+    }
+    define(op.getResult(), SeqInfo::ofStack(b.gather0(in->stack, indices)));
+    return true;
+  }
+
+  bool rewrite(SequenceAtOp op, StackBuilder &b) {
+    const SeqInfo *in = lookup(op.getInputSequence());
+    if (!in || !in->isStack())
+      return false;
+    int64_t n = in->length;
+    Value pos = op.getPosition();
+    Value index;
+    if (std::optional<int64_t> p = constPosition(op, pos)) {
+      if (*p < -n || *p >= n)
+        return false;
+      index = b.constScalar(*p < 0 ? *p + n : *p);
+    } else {
+      // Gather counts negative indices from the back, as SequenceAt does.
+      index = b.scalarPosition(pos);
+      if (!index)
+        return false;
+    }
+    replace(op, b.gather0(in->stack, index));
+    return true;
+  }
+
+  bool rewrite(SequenceLengthOp op, StackBuilder &b) {
+    const SeqInfo *in = lookup(op.getInputSequence());
+    if (!in)
+      return false;
+    replace(op, b.constScalar(in->length));
+    return true;
+  }
+
+  /// new_axis = 0 concatenates the elements along `axis`, new_axis = 1 stacks
+  /// them along a new dim at `axis`.
+  bool rewrite(ConcatFromSequenceOp op, StackBuilder &b) {
+    const SeqInfo *in = lookup(op.getInputSequence());
+    if (!in || !in->isStack())
+      return false;
+    ArrayRef<int64_t> elem = in->elementShape();
+    int64_t rank = elem.size();
+    bool newAxis = op.getNewAxis() != 0;
+    auto axis = normalizeAxis(static_cast<int64_t>(op.getAxis()), newAxis ? rank + 1 : rank);
+    if (!axis)
+      return false;
+    // The stack's dim 0 moves to `axis`.
+    SmallVector<int64_t> perm;
+    for (int64_t d = 1; d <= rank; ++d) {
+      if (d - 1 == *axis)
+        perm.push_back(0);
+      perm.push_back(d);
+    }
+    if (*axis == rank)
+      perm.push_back(0);
+    Value moved = b.transpose(in->stack, perm);
+    if (!newAxis) {
+      SmallVector<int64_t> shape(elem);
+      shape[*axis] *= in->length;
+      moved = b.reshape(moved, shape);
+    }
+    replace(op, moved);
+    return true;
+  }
+
+  /// Parts of equal size along `axis`: the input with that dim split in
+  /// [count, size] and count moved to the front. Without a split, size-1
+  /// parts that keep the dim or not (keepdims).
+  bool rewrite(SplitToSequenceOp op, StackBuilder &b) {
+    auto inputType = dyn_cast<RankedTensorType>(op.getInput().getType());
+    if (!inputType)
+      return false;
+    auto axis = normalizeAxis(static_cast<int64_t>(op.getAxis()), inputType.getRank());
+    if (!axis)
+      return false;
+    Value split = op.getSplit();
+    bool hasSplit = !isa<NoneType>(split.getType());
+    auto splitType = dyn_cast<RankedTensorType>(split.getType());
+    std::optional<SmallVector<int64_t>> sizes;
+    if (hasSplit) {
+      sizes = constInts(op, split);
+      // Runtime sizes: a 1-D split of static length K gives K parts of
+      // unknown shapes, enough for SequenceLength.
+      if (!sizes) {
+        if (!splitType || splitType.getRank() != 1 || splitType.isDynamicDim(0))
+          return false;
+        define(op.getResult(), SeqInfo::lengthOnly(splitType.getDimSize(0)));
+        return true;
+      }
+    }
+    auto type = staticTensorType(op.getInput());
+    if (!type)
+      return false;
+    ArrayRef<int64_t> shape = type.getShape();
+    int64_t dim = shape[*axis];
+    int64_t size = 1;
+    // keepdims only applies without a split.
+    bool keepDim = hasSplit || op.getKeepdims() != 0;
+    if (hasSplit) {
+      if (sizes->empty() || !splitType)
+        return false;
+      size = sizes->front();
+      if (size <= 0 || !llvm::all_equal(*sizes))
+        return false;
+      // A scalar split is a chunk size; a vector lists every part.
+      if (splitType.getRank() == 0 ? dim % size != 0
+                                   : size * static_cast<int64_t>(sizes->size()) != dim)
+        return false;
+    }
+    int64_t count = dim / size;
+    if (count == 0) {
+      define(op.getResult(), SeqInfo::empty());
+      return true;
+    }
+    // [.., count, size, ..] with count then moved to the front.
+    SmallVector<int64_t> split4(shape.take_front(*axis));
+    split4.push_back(count);
+    if (keepDim)
+      split4.push_back(size);
+    llvm::append_range(split4, shape.drop_front(*axis + 1));
+    Value parts = b.reshape(op.getInput(), split4);
+    SmallVector<int64_t> perm{*axis};
+    for (int64_t d = 0; d < static_cast<int64_t>(split4.size()); ++d)
+      if (d != *axis)
+        perm.push_back(d);
+    define(op.getResult(), SeqInfo::ofStack(b.transpose(parts, perm)));
+    return true;
+  }
+
+  func::FuncOp func;
+  llvm::DenseMap<Value, SeqInfo> infos;
+  SmallVector<std::pair<Operation *, Value>> replacements;
+  SmallVector<Operation *> visited;
+  SmallVector<Operation *> created;
+};
+
 struct OnnxStackSequencesPass
     : public impl::OnnxStackSequencesPassBase<OnnxStackSequencesPass> {
-  void runOnOperation() override {}
+  void runOnOperation() override {
+    if (!getOperation().isExternal())
+      SequenceStacker(getOperation()).run();
+  }
 };
 } // namespace
 
