@@ -34,16 +34,228 @@ ElementsAttr ShapeContext::getConstant(Value v) const {
   return c.getValueAttr();
 }
 
+//===----------------------------------------------------------------------===//
+// SymExpr and Dim
+//===----------------------------------------------------------------------===//
+
 namespace {
+bool symsLess(ArrayRef<StringAttr> a, ArrayRef<StringAttr> b) {
+  if (a.size() != b.size())
+    return a.size() < b.size();
+  for (auto [x, y] : llvm::zip(a, b))
+    if (x != y)
+      return x.getValue() < y.getValue();
+  return false;
+}
+} // namespace
+
+SymExpr SymExpr::constant(int64_t c) {
+  SymExpr e;
+  if (c != 0)
+    e.terms.push_back(Term{c, {}});
+  return e;
+}
+
+SymExpr SymExpr::symbol(StringAttr s) {
+  SymExpr e;
+  e.terms.push_back(Term{1, {s}});
+  return e;
+}
+
+void SymExpr::normalize() {
+  for (Term &t : terms)
+    llvm::sort(t.syms, [](StringAttr a, StringAttr b) { return a.getValue() < b.getValue(); });
+  llvm::stable_sort(terms, [](const Term &a, const Term &b) { return symsLess(a.syms, b.syms); });
+  SmallVector<Term, 2> merged;
+  for (Term &t : terms) {
+    if (!merged.empty() && merged.back().syms == t.syms)
+      merged.back().coeff += t.coeff; // callers checked overflow
+    else
+      merged.push_back(t);
+  }
+  llvm::erase_if(merged, [](const Term &t) { return t.coeff == 0; });
+  terms = std::move(merged);
+}
+
+std::optional<SymExpr> SymExpr::add(const SymExpr &a, const SymExpr &b) {
+  SymExpr out = a;
+  for (const Term &t : b.terms) {
+    auto same = llvm::find_if(out.terms, [&](const Term &u) { return u.syms == t.syms; });
+    if (same == out.terms.end()) {
+      out.terms.push_back(t);
+      continue;
+    }
+    int64_t sum;
+    if (__builtin_add_overflow(same->coeff, t.coeff, &sum))
+      return std::nullopt;
+    same->coeff = sum;
+  }
+  out.normalize();
+  return out;
+}
+
+std::optional<SymExpr> SymExpr::sub(const SymExpr &a, const SymExpr &b) {
+  SymExpr neg = b;
+  for (Term &t : neg.terms) {
+    if (t.coeff == INT64_MIN)
+      return std::nullopt;
+    t.coeff = -t.coeff;
+  }
+  return add(a, neg);
+}
+
+std::optional<SymExpr> SymExpr::mul(const SymExpr &a, const SymExpr &b) {
+  SymExpr out;
+  for (const Term &x : a.terms) {
+    for (const Term &y : b.terms) {
+      Term t;
+      if (__builtin_mul_overflow(x.coeff, y.coeff, &t.coeff))
+        return std::nullopt;
+      t.syms = x.syms;
+      t.syms.append(y.syms.begin(), y.syms.end());
+      SymExpr one;
+      one.terms.push_back(t);
+      one.normalize();
+      auto sum = add(out, one);
+      if (!sum)
+        return std::nullopt;
+      out = *sum;
+    }
+  }
+  return out;
+}
+
+std::optional<SymExpr> SymExpr::divExact(const SymExpr &a, const SymExpr &b) {
+  if (b.terms.size() != 1 || b.terms[0].coeff == 0)
+    return std::nullopt;
+  const Term &d = b.terms[0];
+  SymExpr out;
+  for (const Term &t : a.terms) {
+    if (t.coeff % d.coeff != 0)
+      return std::nullopt;
+    Term q{t.coeff / d.coeff, t.syms};
+    for (StringAttr s : d.syms) {
+      auto it = llvm::find(q.syms, s);
+      if (it == q.syms.end())
+        return std::nullopt;
+      q.syms.erase(it);
+    }
+    out.terms.push_back(q);
+  }
+  out.normalize();
+  return out;
+}
+
+std::string SymExpr::str(StringRef join) const {
+  if (terms.empty())
+    return "0";
+  std::string out;
+  for (const Term &t : terms) {
+    int64_t c = t.coeff;
+    if (!out.empty())
+      out += c < 0 ? " - " : " + ";
+    else if (c < 0)
+      out += "-";
+    uint64_t mag = c < 0 ? 0 - static_cast<uint64_t>(c) : static_cast<uint64_t>(c);
+    std::string factors;
+    if (mag != 1 || t.syms.empty())
+      factors = std::to_string(mag);
+    for (StringAttr s : t.syms)
+      factors += (factors.empty() ? "" : join.str()) + s.getValue().str();
+    out += factors;
+  }
+  return out;
+}
+
+SmallVector<StringAttr> SymExpr::symbols() const {
+  SmallVector<StringAttr> out;
+  for (const Term &t : terms)
+    for (StringAttr s : t.syms)
+      if (!llvm::is_contained(out, s))
+        out.push_back(s);
+  llvm::sort(out, [](StringAttr a, StringAttr b) { return a.getValue() < b.getValue(); });
+  return out;
+}
+
+std::string Dim::str() const {
+  if (isStatic())
+    return std::to_string(size);
+  if (isSymbolic())
+    return expr.str();
+  return "?";
+}
+
+Attribute dimToAttr(MLIRContext *ctx, const Dim &d) {
+  Builder b(ctx);
+  if (d.isStatic())
+    return b.getI64IntegerAttr(d.size);
+  if (!d.isSymbolic())
+    return {};
+  SmallVector<Attribute> terms;
+  for (const SymExpr::Term &t : d.expr.getTerms()) {
+    SmallVector<Attribute> parts = {b.getI64IntegerAttr(t.coeff)};
+    parts.append(t.syms.begin(), t.syms.end());
+    terms.push_back(b.getArrayAttr(parts));
+  }
+  return b.getArrayAttr(terms);
+}
+
+Dim dimFromAttr(Attribute a) {
+  if (auto i = dyn_cast_or_null<IntegerAttr>(a))
+    return Dim::known(i.getInt());
+  auto terms = dyn_cast_or_null<ArrayAttr>(a);
+  if (!terms)
+    return Dim::unknown();
+  std::optional<SymExpr> sum = SymExpr::constant(0);
+  for (Attribute t : terms) {
+    auto parts = dyn_cast<ArrayAttr>(t);
+    if (!parts || parts.empty() || !isa<IntegerAttr>(parts[0]))
+      return Dim::unknown();
+    std::optional<SymExpr> term = SymExpr::constant(cast<IntegerAttr>(parts[0]).getInt());
+    for (Attribute s : parts.getValue().drop_front()) {
+      auto name = dyn_cast<StringAttr>(s);
+      if (!name || !term)
+        return Dim::unknown();
+      term = SymExpr::mul(*term, SymExpr::symbol(name));
+    }
+    if (!term || !(sum = SymExpr::add(*sum, *term)))
+      return Dim::unknown();
+  }
+  return Dim::of(sum);
+}
+
+namespace {
+template <typename Fn>
+Dim combine(const Dim &a, const Dim &b, Fn fn) {
+  auto x = a.asExpr(), y = b.asExpr();
+  if (!x || !y)
+    return Dim::unknown();
+  return Dim::of(fn(*x, *y));
+}
+} // namespace
+
+Dim addDims(const Dim &a, const Dim &b) { return combine(a, b, SymExpr::add); }
+Dim subDims(const Dim &a, const Dim &b) { return combine(a, b, SymExpr::sub); }
+Dim mulDims(const Dim &a, const Dim &b) { return combine(a, b, SymExpr::mul); }
+Dim divDimsExact(const Dim &a, const Dim &b) { return combine(a, b, SymExpr::divExact); }
+
+//===----------------------------------------------------------------------===//
+// Evaluating shape computations
+//===----------------------------------------------------------------------===//
+
+namespace {
+using Dims = SmallVector<Dim>;
+
 /// Integer tensors computed from shapes are evaluated at compile time: the
 /// Shape -> Gather/Slice -> Concat -> Reshape/ConstantOfShape subgraphs that
-/// exporters and older opsets produce. Small values only; anything else is
-/// not known.
-class IntEvaluator {
+/// exporters and older opsets produce. Each element is a static value, a
+/// symbolic dim (from the Shape of a tensor with symbolic dims) or unknown.
+/// Small values only.
+class DimEvaluator {
 public:
-  explicit IntEvaluator(const ShapeContext &ctx) : ctx(ctx) {}
+  explicit DimEvaluator(const ShapeContext &ctx) : ctx(ctx) {}
 
-  std::optional<SmallVector<int64_t>> eval(Value v, int depth = 0) {
+  std::optional<Dims> eval(Value v, int depth = 0) {
     if (depth > kMaxDepth)
       return std::nullopt;
     Operation *def = v.getDefiningOp();
@@ -57,13 +269,10 @@ public:
       auto shape = ctx.getShape(size.getData());
       if (!shape)
         return std::nullopt;
-      int64_t n = 1;
-      for (const Dim &d : *shape) {
-        if (!d.isStatic())
-          return std::nullopt;
-        n *= d.size;
-      }
-      return SmallVector<int64_t>{n};
+      Dim n = Dim::known(1);
+      for (const Dim &d : *shape)
+        n = mulDims(n, d);
+      return Dims{n};
     }
     // Ops that keep the values (in order) and change only the shape or type.
     if (isa<IdentityOp, UnsqueezeOp, SqueezeOp, ReshapeOp, FlattenOp>(def))
@@ -76,7 +285,7 @@ public:
       return eval(cast.getInput(), depth + 1);
     }
     if (auto concat = dyn_cast<ConcatOp>(def)) {
-      SmallVector<int64_t> out;
+      Dims out;
       for (Value in : concat.getInputs()) {
         auto part = eval(in, depth + 1);
         if (!part || !isVector(in))
@@ -90,12 +299,12 @@ public:
       auto indices = eval(gather.getIndices(), depth + 1);
       if (!data || !indices || !isVector(gather.getData()))
         return std::nullopt;
-      SmallVector<int64_t> out;
+      Dims out;
       int64_t n = data->size();
-      for (int64_t i : *indices) {
-        if (i < -n || i >= n)
+      for (const Dim &d : *indices) {
+        if (!d.isStatic() || d.size < -n || d.size >= n)
           return std::nullopt;
-        out.push_back((*data)[i < 0 ? i + n : i]);
+        out.push_back((*data)[d.size < 0 ? d.size + n : d.size]);
       }
       return out;
     }
@@ -109,23 +318,11 @@ public:
       size_t n = std::max(lhs->size(), rhs->size());
       if ((lhs->size() != n && lhs->size() != 1) || (rhs->size() != n && rhs->size() != 1))
         return std::nullopt;
-      SmallVector<int64_t> out;
+      Dims out;
       for (size_t i = 0; i < n; ++i) {
-        int64_t a = (*lhs)[lhs->size() == 1 ? 0 : i], b = (*rhs)[rhs->size() == 1 ? 0 : i];
-        if (isa<AddOp>(def))
-          out.push_back(a + b);
-        else if (isa<SubOp>(def))
-          out.push_back(a - b);
-        else if (isa<MulOp>(def))
-          out.push_back(a * b);
-        else if (isa<MaxOp>(def))
-          out.push_back(std::max(a, b));
-        else if (isa<MinOp>(def))
-          out.push_back(std::min(a, b));
-        else if (b == 0 || (a == INT64_MIN && b == -1))
-          return std::nullopt;
-        else
-          out.push_back(a / b);
+        const Dim &a = (*lhs)[lhs->size() == 1 ? 0 : i];
+        const Dim &b = (*rhs)[rhs->size() == 1 ? 0 : i];
+        out.push_back(arith(def, a, b));
       }
       return out;
     }
@@ -134,10 +331,10 @@ public:
       if (!shape)
         return std::nullopt;
       int64_t count = 1;
-      for (int64_t d : *shape) {
-        if (d < 0 || (d && count > kMaxElements / d))
+      for (const Dim &d : *shape) {
+        if (!d.isStatic() || d.size < 0 || (d.size && count > kMaxElements / d.size))
           return std::nullopt;
-        count *= d;
+        count *= d.size;
       }
       int64_t value = 0;
       if (auto attr = fill.getValueAttr()) {
@@ -146,7 +343,7 @@ public:
           return std::nullopt;
         value = (*elems.getValues<APInt>().begin()).getSExtValue();
       }
-      return SmallVector<int64_t>(count, value);
+      return Dims(count, Dim::known(value));
     }
     return std::nullopt;
   }
@@ -159,13 +356,47 @@ private:
     auto t = dyn_cast<RankedTensorType>(v.getType());
     return t && t.getRank() <= 1;
   }
-  static std::optional<SmallVector<int64_t>> limit(SmallVector<int64_t> v) {
+  static std::optional<Dims> limit(Dims v) {
     if (static_cast<int64_t>(v.size()) > kMaxElements)
       return std::nullopt;
     return v;
   }
 
-  std::optional<SmallVector<int64_t>> constant(ConstantOp c) {
+  /// One element of Add/Sub/Mul/Div/Max/Min: exact on static values (Div
+  /// truncates as integer Div does), symbolic where the result is a
+  /// polynomial (Div only when exact), else unknown.
+  static Dim arith(Operation *def, const Dim &a, const Dim &b) {
+    if (a.isStatic() && b.isStatic()) {
+      int64_t x = a.size, y = b.size, r;
+      bool overflow = false;
+      if (isa<AddOp>(def))
+        overflow = __builtin_add_overflow(x, y, &r);
+      else if (isa<SubOp>(def))
+        overflow = __builtin_sub_overflow(x, y, &r);
+      else if (isa<MulOp>(def))
+        overflow = __builtin_mul_overflow(x, y, &r);
+      else if (isa<MaxOp>(def))
+        r = std::max(x, y);
+      else if (isa<MinOp>(def))
+        r = std::min(x, y);
+      else if (y == 0 || (x == INT64_MIN && y == -1))
+        overflow = true;
+      else
+        r = x / y;
+      return overflow ? Dim::unknown() : Dim::known(r);
+    }
+    if (isa<AddOp>(def))
+      return addDims(a, b);
+    if (isa<SubOp>(def))
+      return subDims(a, b);
+    if (isa<MulOp>(def))
+      return mulDims(a, b);
+    if (isa<DivOp>(def))
+      return divDimsExact(a, b);
+    return Dim::unknown();
+  }
+
+  std::optional<Dims> constant(ConstantOp c) {
     ElementsAttr attr = c.getValueAttr();
     if (!attr || !attr.getElementType().isInteger() || attr.getNumElements() > kMaxElements)
       return std::nullopt;
@@ -173,14 +404,15 @@ private:
     auto values = attr.tryGetValues<APInt>();
     if (!values)
       return std::nullopt;
-    SmallVector<int64_t> out;
+    Dims out;
     bool isUnsigned = attr.getElementType().isUnsignedInteger();
     for (APInt a : *values)
-      out.push_back(isUnsigned ? static_cast<int64_t>(a.getZExtValue()) : a.getSExtValue());
+      out.push_back(
+          Dim::known(isUnsigned ? static_cast<int64_t>(a.getZExtValue()) : a.getSExtValue()));
     return out;
   }
 
-  std::optional<SmallVector<int64_t>> shapeOf(ShapeOp shapeOp) {
+  std::optional<Dims> shapeOf(ShapeOp shapeOp) {
     auto shape = ctx.getShape(shapeOp.getData());
     if (!shape)
       return std::nullopt;
@@ -189,33 +421,30 @@ private:
     int64_t end = shapeOp.getEnd() ? static_cast<int64_t>(*shapeOp.getEnd()) : rank;
     start = std::clamp<int64_t>(start < 0 ? start + rank : start, 0, rank);
     end = std::clamp<int64_t>(end < 0 ? end + rank : end, 0, rank);
-    SmallVector<int64_t> dims;
-    for (int64_t i = start; i < end; ++i) {
-      if (!(*shape)[i].isStatic())
-        return std::nullopt;
-      dims.push_back((*shape)[i].size);
-    }
+    Dims dims;
+    for (int64_t i = start; i < end; ++i)
+      dims.push_back((*shape)[i]);
     return dims;
   }
 
-  /// 1-D Slice with known starts/ends (axes 0, any step).
-  std::optional<SmallVector<int64_t>> sliceOf(SliceOp slice, int depth) {
+  /// 1-D Slice with static starts/ends (axes 0, any step).
+  std::optional<Dims> sliceOf(SliceOp slice, int depth) {
     if (!isVector(slice.getData()))
       return std::nullopt;
     auto data = eval(slice.getData(), depth + 1);
-    auto starts = eval(slice.getStarts(), depth + 1);
-    auto ends = eval(slice.getEnds(), depth + 1);
+    auto starts = staticInts(slice.getStarts(), depth);
+    auto ends = staticInts(slice.getEnds(), depth);
     if (!data || !starts || !ends || starts->size() != 1 || ends->size() != 1)
       return std::nullopt;
     int64_t step = 1;
     if (!isa<NoneType>(slice.getSteps().getType())) {
-      auto steps = eval(slice.getSteps(), depth + 1);
+      auto steps = staticInts(slice.getSteps(), depth);
       if (!steps || steps->size() != 1 || (*steps)[0] == 0)
         return std::nullopt;
       step = (*steps)[0];
     }
     if (!isa<NoneType>(slice.getAxes().getType())) {
-      auto axes = eval(slice.getAxes(), depth + 1);
+      auto axes = staticInts(slice.getAxes(), depth);
       if (!axes || axes->size() != 1 || ((*axes)[0] != 0 && (*axes)[0] != -1))
         return std::nullopt;
     }
@@ -225,7 +454,7 @@ private:
         i += n;
       return std::clamp(i, lo, hi);
     };
-    SmallVector<int64_t> out;
+    Dims out;
     if (step > 0) {
       int64_t b = clampIndex((*starts)[0], 0, n), e = clampIndex((*ends)[0], 0, n);
       for (int64_t i = b; i < e; i += step)
@@ -238,12 +467,38 @@ private:
     return out;
   }
 
+  std::optional<SmallVector<int64_t>> staticInts(Value v, int depth) {
+    auto dims = eval(v, depth + 1);
+    if (!dims)
+      return std::nullopt;
+    SmallVector<int64_t> out;
+    for (const Dim &d : *dims) {
+      if (!d.isStatic())
+        return std::nullopt;
+      out.push_back(d.size);
+    }
+    return out;
+  }
+
   const ShapeContext &ctx;
 };
 } // namespace
 
+std::optional<SmallVector<Dim>> ShapeContext::getDimValues(Value v) const {
+  return DimEvaluator(*this).eval(v);
+}
+
 std::optional<SmallVector<int64_t>> ShapeContext::getIntValues(Value v) const {
-  return IntEvaluator(*this).eval(v);
+  auto dims = getDimValues(v);
+  if (!dims)
+    return std::nullopt;
+  SmallVector<int64_t> out;
+  for (const Dim &d : *dims) {
+    if (!d.isStatic())
+      return std::nullopt;
+    out.push_back(d.size);
+  }
+  return out;
 }
 
 std::optional<SmallVector<double>> ShapeContext::getFloatValues(Value v) const {

@@ -13,22 +13,89 @@
 
 namespace onnxcc::onnx {
 
-/// One dimension of a shape: a static size, a named symbolic size (an ONNX
-/// dim_param such as "batch"), or unknown.
+/// A polynomial with integer coefficients over named symbolic dims, kept in
+/// a canonical form (terms ordered by their symbols' names, no zero
+/// coefficients) so that equal expressions compare equal: `2*batch*seq + 1`.
+/// Derived dims (Flatten of [batch, seq, 4], Concat along seq) stay exact.
+class SymExpr {
+public:
+  struct Term {
+    int64_t coeff;
+    llvm::SmallVector<mlir::StringAttr, 2> syms; // sorted by name, repeats allowed
+    bool operator==(const Term &o) const { return coeff == o.coeff && syms == o.syms; }
+  };
+
+  static SymExpr constant(int64_t c);
+  static SymExpr symbol(mlir::StringAttr s);
+
+  bool isConstant() const { return terms.empty() || (terms.size() == 1 && terms[0].syms.empty()); }
+  int64_t constantValue() const { return terms.empty() ? 0 : terms[0].coeff; }
+  llvm::ArrayRef<Term> getTerms() const { return terms; }
+
+  /// Sum, difference and product; nullopt when a coefficient overflows.
+  static std::optional<SymExpr> add(const SymExpr &a, const SymExpr &b);
+  static std::optional<SymExpr> sub(const SymExpr &a, const SymExpr &b);
+  static std::optional<SymExpr> mul(const SymExpr &a, const SymExpr &b);
+  /// `a / b` when it is exact term by term for a monomial `b` (a constant or
+  /// a product of symbols times a constant); nullopt otherwise.
+  static std::optional<SymExpr> divExact(const SymExpr &a, const SymExpr &b);
+
+  bool operator==(const SymExpr &o) const { return terms == o.terms; }
+  bool operator!=(const SymExpr &o) const { return !(*this == o); }
+  /// `2*batch*seq + 1`, with `join` between the factors of a term.
+  std::string str(llvm::StringRef join = "*") const;
+  /// The symbols it mentions, in name order.
+  llvm::SmallVector<mlir::StringAttr> symbols() const;
+
+private:
+  void normalize();
+  llvm::SmallVector<Term, 2> terms;
+};
+
+/// One dimension of a shape: a static size, a symbolic size (an ONNX
+/// dim_param such as "batch", or a polynomial of them), or unknown.
 struct Dim {
   int64_t size = mlir::ShapedType::kDynamic;
-  mlir::StringAttr symbol;
+  SymExpr expr; // the symbolic size; meaningful only when not static
 
   static Dim known(int64_t n) { return Dim{n, {}}; }
   static Dim unknown() { return Dim{}; }
-  static Dim named(mlir::StringAttr s) { return Dim{mlir::ShapedType::kDynamic, s}; }
-  bool isStatic() const { return size != mlir::ShapedType::kDynamic; }
-  bool isSymbolic() const { return !isStatic() && symbol; }
-  bool operator==(const Dim &o) const {
-    return size == o.size && symbol == o.symbol;
+  static Dim named(mlir::StringAttr s) { return Dim{mlir::ShapedType::kDynamic, SymExpr::symbol(s)}; }
+  /// A dim from an expression: static when it is a constant, unknown for nullopt.
+  static Dim of(const std::optional<SymExpr> &e) {
+    if (!e)
+      return unknown();
+    return e->isConstant() ? known(e->constantValue()) : Dim{mlir::ShapedType::kDynamic, *e};
   }
+  bool isStatic() const { return size != mlir::ShapedType::kDynamic; }
+  bool isSymbolic() const { return !isStatic() && !expr.isConstant(); }
+  /// The size as an expression (a constant when static); nullopt when unknown.
+  std::optional<SymExpr> asExpr() const {
+    if (isStatic())
+      return SymExpr::constant(size);
+    if (isSymbolic())
+      return expr;
+    return std::nullopt;
+  }
+  /// "3", "batch", "2*seq" or "?".
+  std::string str() const;
+  bool operator==(const Dim &o) const { return size == o.size && expr == o.expr; }
   bool operator!=(const Dim &o) const { return !(*this == o); }
 };
+
+/// A dim as an attribute, the form later stages (memory planning, code
+/// generation) read without this library: an integer for a static size, or
+/// an array of terms, each [coefficient, symbol names...]. Null when unknown.
+mlir::Attribute dimToAttr(mlir::MLIRContext *ctx, const Dim &d);
+/// The inverse of dimToAttr; unknown for anything else.
+Dim dimFromAttr(mlir::Attribute a);
+
+/// Arithmetic on dims: unknown when an operand is unknown or it overflows.
+Dim addDims(const Dim &a, const Dim &b);
+Dim subDims(const Dim &a, const Dim &b);
+Dim mulDims(const Dim &a, const Dim &b);
+/// `a / b` when exact (see SymExpr::divExact), else unknown.
+Dim divDimsExact(const Dim &a, const Dim &b);
 
 using Shape = llvm::SmallVector<Dim, 4>;
 
@@ -63,6 +130,16 @@ public:
   bool hasOperand(unsigned i) const;
   /// The integer contents of constant operand `v`, if it is one.
   std::optional<llvm::SmallVector<int64_t>> getIntValues(mlir::Value v) const;
+  /// The contents of integer operand `v` as dims: static where known at
+  /// compile time, symbolic where computed from symbolic shapes (Shape ->
+  /// Gather -> Concat chains), unknown elsewhere; nullopt when not even the
+  /// number of elements is known.
+  std::optional<llvm::SmallVector<Dim>> getDimValues(mlir::Value v) const;
+  std::optional<llvm::SmallVector<Dim>> operandDims(unsigned i) const {
+    if (!hasOperand(i))
+      return std::nullopt;
+    return getDimValues(op->getOperand(i));
+  }
   std::optional<llvm::SmallVector<int64_t>> operandInts(unsigned i) const {
     if (!hasOperand(i))
       return std::nullopt;

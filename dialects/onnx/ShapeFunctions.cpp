@@ -98,13 +98,7 @@ std::optional<Shape> joinShapes(const std::optional<Shape> &a,
 }
 
 /// Text for a dim in a diagnostic: its size, its symbol or "?".
-std::string dimText(const Dim &d) {
-  if (d.isStatic())
-    return std::to_string(d.size);
-  if (d.isSymbolic())
-    return d.symbol.getValue().str();
-  return "?";
-}
+std::string dimText(const Dim &d) { return d.str(); }
 
 /// Text for a shape in a diagnostic, e.g. [batch, 3, ?].
 std::string shapeText(const Shape &s) {
@@ -134,7 +128,7 @@ Dim mulDim(const Dim &a, const Dim &b) {
     return Dim::known(a.size * b.size);
   if ((a.isStatic() && a.size == 0) || (b.isStatic() && b.size == 0))
     return Dim::known(0);
-  return Dim::unknown();
+  return mulDims(a, b);
 }
 
 /// The product of `dims`; 1 for none.
@@ -149,9 +143,9 @@ Dim productOf(ArrayRef<Dim> dims) {
 Dim divDim(const Dim &d, int64_t by) {
   if (by == 1)
     return d;
-  if (!d.isStatic() || by <= 0 || d.size % by != 0)
+  if (by <= 0)
     return Dim::unknown();
-  return Dim::known(d.size / by);
+  return divDimsExact(d, Dim::known(by));
 }
 
 /// Floor division for possibly negative numerators.
@@ -493,14 +487,14 @@ LogicalResult windowShape(ShapeContext &ctx) {
 /// static dim; nullopt when not constant.
 FailureOr<std::optional<Shape>> constantShapeOperand(ShapeContext &ctx, unsigned i,
                                                      StringRef what) {
-  auto values = ctx.operandInts(i);
+  auto values = ctx.operandDims(i);
   if (!values)
     return std::optional<Shape>();
   Shape s;
-  for (int64_t v : *values) {
-    if (v < 0)
-      return ctx.fail(what + " has negative value " + Twine(v));
-    s.push_back(Dim::known(v));
+  for (const Dim &v : *values) {
+    if (v.isStatic() && v.size < 0)
+      return ctx.fail(what + " has negative value " + Twine(v.size));
+    s.push_back(v);
   }
   return std::optional<Shape>(s);
 }
@@ -827,10 +821,7 @@ LogicalResult ConcatOp::inferShapes(ShapeContext &ctx) {
                       ", input #0 has rank " + Twine(out->size()));
     for (size_t d = 0; d < s->size(); ++d) {
       if (static_cast<int64_t>(d) == *axis) {
-        Dim sum = Dim::unknown();
-        if ((*out)[d].isStatic() && (*s)[d].isStatic())
-          sum = Dim::known((*out)[d].size + (*s)[d].size);
-        (*out)[d] = sum;
+        (*out)[d] = addDims((*out)[d], (*s)[d]);
         continue;
       }
       auto u = unifyDim((*out)[d], (*s)[d]);
@@ -1124,7 +1115,7 @@ LogicalResult EinsumOp::inferShapes(ShapeContext &ctx) {
 /// Broadcast of the input with the constant shape operand.
 LogicalResult ExpandOp::inferShapes(ShapeContext &ctx) {
   auto x = ctx.operandShape(0);
-  auto values = ctx.operandInts(1);
+  auto values = ctx.operandDims(1);
   if (!values) {
     auto n = operandLength(ctx, 1);
     if (x && n)
@@ -1134,10 +1125,10 @@ LogicalResult ExpandOp::inferShapes(ShapeContext &ctx) {
   if (!x)
     return success();
   Shape target;
-  for (int64_t v : *values) {
-    if (v < 0)
-      return ctx.fail("shape has negative value " + Twine(v));
-    target.push_back(Dim::known(v));
+  for (const Dim &v : *values) {
+    if (v.isStatic() && v.size < 0)
+      return ctx.fail("shape has negative value " + Twine(v.size));
+    target.push_back(v);
   }
   Shape out = *x;
   if (target.size() > out.size())
@@ -1147,7 +1138,7 @@ LogicalResult ExpandOp::inferShapes(ShapeContext &ctx) {
     auto d = broadcastDim(out[offset + i], target[i]);
     if (failed(d))
       return ctx.fail("input " + shapeText(*x) + " does not broadcast to shape value " +
-                      Twine(target[i].size) + " in dim " + Twine(offset + i));
+                      dimText(target[i]) + " in dim " + Twine(offset + i));
     out[offset + i] = *d;
   }
   ctx.setShape(0, out);
@@ -1648,7 +1639,7 @@ LogicalResult RandomUniformOp::inferShapes(ShapeContext &ctx) {
 /// [0, 2, -1] gives [batch, 2, 3].
 LogicalResult ReshapeOp::inferShapes(ShapeContext &ctx) {
   auto x = ctx.operandShape(0);
-  auto values = ctx.operandInts(1);
+  auto values = ctx.operandDims(1);
   if (!values) {
     if (auto n = operandLength(ctx, 1))
       ctx.setRank(0, *n);
@@ -1657,17 +1648,22 @@ LogicalResult ReshapeOp::inferShapes(ShapeContext &ctx) {
   bool allowZero = getAllowzero() != 0;
   Shape out;
   std::optional<size_t> inferred;
+  bool hasZero = false;
   for (auto [i, v] : llvm::enumerate(*values)) {
-    if (v == -1) {
+    if (!v.isStatic()) {
+      out.push_back(v); // symbolic (a size computed from a shape) or unknown
+      continue;
+    }
+    if (v.size == -1) {
       if (inferred)
         return ctx.fail("shape has more than one -1");
       inferred = i;
       out.push_back(Dim::unknown());
       continue;
     }
-    if (v < -1)
-      return ctx.fail("shape has invalid value " + Twine(v));
-    if (v == 0 && !allowZero) {
+    if (v.size < -1)
+      return ctx.fail("shape has invalid value " + Twine(v.size));
+    if (v.size == 0 && !allowZero) {
       if (!x)
         out.push_back(Dim::unknown());
       else if (i < x->size())
@@ -1678,62 +1674,33 @@ LogicalResult ReshapeOp::inferShapes(ShapeContext &ctx) {
                         " does not have");
       continue;
     }
-    out.push_back(Dim::known(v));
+    hasZero |= v.size == 0;
+    out.push_back(Dim::known(v.size));
   }
-  if (allowZero && inferred && llvm::is_contained(*values, 0))
+  if (allowZero && inferred && hasZero)
     return ctx.fail("shape has both 0 and -1 with allowzero set");
   if (!x) {
     ctx.setShape(0, out);
     return success();
   }
-  // Cancel the dims both sides share, then compare the static products.
-  SmallVector<Dim> in(x->begin(), x->end());
-  SmallVector<Dim> rest;
+  Dim inCount = productOf(*x);
+  Dim restCount = Dim::known(1);
   for (auto [i, d] : llvm::enumerate(out))
     if (!inferred || i != *inferred)
-      rest.push_back(d);
-  for (auto it = rest.begin(); it != rest.end();) {
-    if (it->isStatic()) {
-      ++it;
-      continue;
-    }
-    auto match = llvm::find_if(in, [&](const Dim &d) { return it->isSymbolic() && d == *it; });
-    if (match == in.end()) {
-      ++it;
-      continue;
-    }
-    in.erase(match);
-    it = rest.erase(it);
-  }
-  bool inStatic = llvm::all_of(in, [](const Dim &d) { return d.isStatic(); });
-  bool restStatic = llvm::all_of(rest, [](const Dim &d) { return d.isStatic(); });
-  int64_t inCount = 1, restCount = 1;
-  for (const Dim &d : in)
-    if (d.isStatic())
-      inCount *= d.size;
-  for (const Dim &d : rest)
-    if (d.isStatic())
-      restCount *= d.size;
+      restCount = mulDim(restCount, d);
   if (inferred) {
-    if (inStatic && restStatic) {
-      if (restCount == 0 || inCount % restCount != 0)
+    if (inCount.isStatic() && restCount.isStatic()) {
+      if (restCount.size == 0 || inCount.size % restCount.size != 0)
         return ctx.fail("cannot reshape input " + shapeText(*x) + " to " +
-                        shapeText(out) + ": " + Twine(inCount) +
-                        " elements do not divide into " + Twine(restCount));
-      out[*inferred] = Dim::known(inCount / restCount);
-    } else if (restStatic && in.size() >= 1 && restCount != 0) {
-      // One symbolic input dim left over: -1 is that dim when the static
-      // rest matches.
-      SmallVector<Dim> dynamic;
-      for (const Dim &d : in)
-        if (!d.isStatic())
-          dynamic.push_back(d);
-      if (dynamic.size() == 1 && inCount == restCount)
-        out[*inferred] = dynamic.front();
+                        shapeText(out) + ": " + Twine(inCount.size) +
+                        " elements do not divide into " + Twine(restCount.size));
+      out[*inferred] = Dim::known(inCount.size / restCount.size);
+    } else if (!(restCount.isStatic() && restCount.size == 0)) {
+      out[*inferred] = divDimsExact(inCount, restCount);
     }
-  } else if (inStatic && restStatic && inCount != restCount) {
-    return ctx.fail("cannot reshape input " + shapeText(*x) + " (" + Twine(inCount) +
-                    " elements) to " + shapeText(out) + " (" + Twine(restCount) +
+  } else if (inCount.isStatic() && restCount.isStatic() && inCount.size != restCount.size) {
+    return ctx.fail("cannot reshape input " + shapeText(*x) + " (" + Twine(inCount.size) +
+                    " elements) to " + shapeText(out) + " (" + Twine(restCount.size) +
                     " elements)");
   }
   ctx.setShape(0, out);

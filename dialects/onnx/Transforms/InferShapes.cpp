@@ -29,15 +29,39 @@ void seedArguments(func::FuncOp func, ShapeMap &map) {
 
 struct OnnxInferShapesPass
     : public impl::OnnxInferShapesPassBase<OnnxInferShapesPass> {
+  using OnnxInferShapesPassBase::OnnxInferShapesPassBase;
   void runOnOperation() override {
-    if (failed(inferShapesInFunction(getOperation())))
-      signalPassFailure();
+    ShapeMap map;
+    if (failed(inferShapesInFunction(getOperation(), &map)))
+      return signalPassFailure();
+    if (!annotate)
+      return;
+    Builder b(&getContext());
+    getOperation().walk([&](Operation *op) {
+      if (op->getNumResults() == 0 || !op->getDialect() ||
+          op->getDialect()->getNamespace() != "onnx")
+        return;
+      SmallVector<Attribute> results;
+      bool symbolic = false;
+      for (Value r : op->getResults()) {
+        SmallVector<Attribute> dims;
+        if (auto shape = map.lookup(r))
+          for (const Dim &d : *shape) {
+            dims.push_back(b.getStringAttr(d.str()));
+            symbolic |= d.isSymbolic();
+          }
+        results.push_back(b.getArrayAttr(dims));
+      }
+      if (symbolic)
+        op->setAttr("onnx.symbolic_dims", b.getArrayAttr(results));
+    });
   }
 };
 } // namespace
 
-LogicalResult inferShapesInFunction(func::FuncOp func) {
-  ShapeMap map;
+LogicalResult inferShapesInFunction(func::FuncOp func, ShapeMap *shapes) {
+  ShapeMap local;
+  ShapeMap &map = shapes ? *shapes : local;
   seedArguments(func, map);
   WalkResult r = func.walk<WalkOrder::PostOrder>([&](Operation *op) {
     return failed(inferShapes(op, map)) ? WalkResult::interrupt() : WalkResult::advance();

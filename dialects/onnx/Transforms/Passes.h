@@ -13,9 +13,12 @@ namespace onnxcc::onnx {
 #define GEN_PASS_REGISTRATION
 #include "dialects/onnx/Transforms/Passes.h.inc"
 
-/// Seeds `map` with the symbolic dims of `func`'s arguments (their
-/// `onnx.dim_params` attribute) and runs every op's shape function.
-mlir::LogicalResult inferShapesInFunction(mlir::func::FuncOp func);
+class ShapeMap;
+
+/// Seeds a shape map with the symbolic dims of `func`'s arguments (their
+/// `onnx.dim_params` attribute) and runs every op's shape function, refining
+/// types; the symbolic shapes are left in `shapes` when given.
+mlir::LogicalResult inferShapesInFunction(mlir::func::FuncOp func, ShapeMap *shapes = nullptr);
 
 } // namespace onnxcc::onnx
 

@@ -11,7 +11,16 @@ def OnnxInferShapesPass : Pass<"onnx-infer-shapes", "::mlir::func::FuncOp"> {
     arguments' types and their `onnx.dim_params` names, and refines result
     types where dims become static. An op whose shape function finds its
     operands inconsistent is an error.
+
+    Symbolic dims are polynomials of the dim_params (Flatten of
+    [batch, seq, 4] gives [batch*seq*4]); with `annotate`, each op with a
+    symbolic result records them as `onnx.symbolic_dims` (one string array
+    per result) for tests and debugging.
   }];
+  let options = [
+    Option<"annotate", "annotate", "bool", "false",
+           "Record symbolic result dims as the onnx.symbolic_dims attribute">,
+  ];
 }
 
 def OnnxStackSequencesPass : Pass<"onnx-stack-sequences", "::mlir::func::FuncOp"> {
