@@ -82,8 +82,17 @@ Error applyShapes(func::FuncOp func, const CompileOptions &options) {
     if (!isa<TensorType>(argTypes[i]))
       return makeError("input '" + (n ? n.getValue() : StringRef("?")) +
                        "' is a sequence or optional value, which compile does not support yet");
+    // Named dims (dim_params) become parameters of the generated code.
+    auto params = func.getArgAttrOfType<ArrayAttr>(i, "onnx.dim_params");
+    bool allNamed = t && params && params.size() == static_cast<size_t>(t.getRank());
+    for (int64_t d = 0; allNamed && d < t.getRank(); ++d) {
+      auto name = dyn_cast<StringAttr>(params[d]);
+      allNamed = !t.isDynamicDim(d) || (name && !name.getValue().empty());
+    }
+    if (allNamed)
+      continue;
     return makeError("input '" + (n ? n.getValue() : StringRef("?")) +
-                     "' has symbolic or unknown dims; give them with --shape " +
+                     "' has unknown dims (no dim_param names them); give them with --shape " +
                      (n ? n.getValue() : StringRef("NAME")) + "=D0xD1x...");
   }
   return Error::success();

@@ -26,7 +26,7 @@ def OnnxccProtectInputsPass : Pass<"onnxcc-protect-inputs", "::mlir::func::FuncO
   }];
 }
 
-def OnnxccPlanMemoryPass : Pass<"onnxcc-plan-memory", "::mlir::func::FuncOp"> {
+def OnnxccPlanMemoryPass : Pass<"onnxcc-plan-memory", "::mlir::ModuleOp"> {
   let summary = "Outputs as arguments, every intermediate buffer in one arena";
   let description = [{
     After bufferization: returned buffers become output arguments (written in
@@ -34,6 +34,13 @@ def OnnxccPlanMemoryPass : Pass<"onnxcc-plan-memory", "::mlir::func::FuncOp"> {
     memref.alloc becomes a memref.view of an arena argument at an offset chosen
     by liveness (buffers whose lifetimes do not overlap share bytes). The arena
     size is recorded as the function's `onnxcc.arena_size` attribute.
+
+    With symbolic dims (index arguments marked `onnxcc.symbol`), sizes are
+    polynomials of the symbols: each buffer, in program order, goes at the
+    aligned maximum of the ends of the earlier buffers it is live with,
+    computed at function entry; a second function `<name>_arena_size`
+    (attribute `onnxcc.arena_size_of`) computes the arena size from the
+    symbols. Dynamic output dims are recorded as `onnxcc.dims`.
   }];
   let options = [
     Option<"alignment", "alignment", "int64_t", "64",

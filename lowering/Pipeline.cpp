@@ -22,6 +22,9 @@ void buildCpuLoweringPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxInferShapesPass());
   pm.addPass(createConvertOnnxToLinalgPass());
   pm.addPass(createCanonicalizerPass());
+  // tensor.dim of computed tensors becomes the symbols' expressions.
+  pm.addPass(memref::createResolveRankedShapeTypeResultDimsPass());
+  pm.addPass(createCanonicalizerPass());
   // Each linalg.generic that reads its operands elementwise fuses into its
   // producer's loop nest.
   pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
@@ -32,7 +35,7 @@ void buildCpuLoweringPipeline(OpPassManager &pm) {
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
-  pm.addNestedPass<func::FuncOp>(createOnnxccPlanMemoryPass());
+  pm.addPass(createOnnxccPlanMemoryPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

@@ -1,6 +1,9 @@
 //===- PlanMemory.cpp - Outputs as arguments, intermediates in one arena -===//
 #include "lowering/Passes.h"
 
+#include "dialects/onnx/ShapeContext.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -29,7 +32,112 @@ struct Buffer {
   int64_t size;
   int64_t first, last;
   int64_t offset = 0;
+  onnx::SymExpr bytes; // the size when symbolic
+  Value offsetValue;   // the offset when symbolic
 };
+
+using onnx::SymExpr;
+
+/// The symbol an index argument stands for, or null.
+StringAttr symbolOf(Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (!arg)
+    return {};
+  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  if (!func)
+    return {};
+  return func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "onnxcc.symbol");
+}
+
+/// `v` (an index value computed from the symbols) as a polynomial.
+std::optional<SymExpr> polyOf(Value v, int depth = 0);
+
+/// Dim `d` of memref `m` as a polynomial of the symbols.
+std::optional<SymExpr> dimPoly(Value m, int64_t d, int depth = 0) {
+  auto type = cast<MemRefType>(m.getType());
+  if (!type.isDynamicDim(d))
+    return SymExpr::constant(type.getDimSize(d));
+  if (depth > 64)
+    return std::nullopt;
+  if (auto arg = dyn_cast<BlockArgument>(m)) {
+    auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+    auto dims = func ? func.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), "onnxcc.dims")
+                     : ArrayAttr();
+    if (!dims || d >= static_cast<int64_t>(dims.size()))
+      return std::nullopt;
+    return onnx::dimFromAttr(dims[d]).asExpr();
+  }
+  Operation *def = m.getDefiningOp();
+  if (auto alloc = dyn_cast<memref::AllocOp>(def))
+    return polyOf(alloc.getDynamicSizes()[type.getDynamicDimIndex(d)], depth + 1);
+  if (auto view = dyn_cast<memref::ViewOp>(def))
+    return polyOf(view.getSizes()[type.getDynamicDimIndex(d)], depth + 1);
+  if (auto cast = dyn_cast<memref::CastOp>(def))
+    return dimPoly(cast.getSource(), d, depth + 1);
+  if (auto expand = dyn_cast<memref::ExpandShapeOp>(def)) {
+    OpFoldResult size = expand.getMixedOutputShape()[d];
+    if (auto attr = dyn_cast<Attribute>(size))
+      return SymExpr::constant(cast<IntegerAttr>(attr).getInt());
+    return polyOf(cast<Value>(size), depth + 1);
+  }
+  if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def)) {
+    std::optional<SymExpr> product = SymExpr::constant(1);
+    for (int64_t s : collapse.getReassociationIndices()[d]) {
+      auto part = dimPoly(collapse.getSrc(), s, depth + 1);
+      if (!part || !(product = SymExpr::mul(*product, *part)))
+        return std::nullopt;
+    }
+    return product;
+  }
+  return std::nullopt;
+}
+
+std::optional<SymExpr> polyOf(Value v, int depth) {
+  if (depth > 64)
+    return std::nullopt;
+  if (StringAttr s = symbolOf(v))
+    return SymExpr::symbol(s);
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  if (auto c = dyn_cast<arith::ConstantIndexOp>(def))
+    return SymExpr::constant(c.value());
+  if (auto dim = dyn_cast<memref::DimOp>(def)) {
+    auto index = dim.getConstantIndex();
+    if (!index)
+      return std::nullopt;
+    return dimPoly(dim.getSource(), *index, depth + 1);
+  }
+  if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def)) {
+    auto a = polyOf(def->getOperand(0), depth + 1);
+    auto b = polyOf(def->getOperand(1), depth + 1);
+    if (!a || !b)
+      return std::nullopt;
+    if (isa<arith::AddIOp>(def))
+      return SymExpr::add(*a, *b);
+    if (isa<arith::SubIOp>(def))
+      return SymExpr::sub(*a, *b);
+    return SymExpr::mul(*a, *b);
+  }
+  return std::nullopt;
+}
+
+/// Builds `e` from the symbol values in `symbols`.
+Value buildPoly(OpBuilder &b, Location loc, const SymExpr &e,
+                const llvm::DenseMap<StringAttr, Value> &symbols) {
+  Value sum;
+  for (const SymExpr::Term &t : e.getTerms()) {
+    Value term;
+    for (StringAttr s : t.syms) {
+      Value v = symbols.lookup(s);
+      term = term ? Value(arith::MulIOp::create(b, loc, term, v)) : v;
+    }
+    Value c = arith::ConstantIndexOp::create(b, loc, t.coeff);
+    term = !term ? c : t.coeff == 1 ? term : Value(arith::MulIOp::create(b, loc, term, c));
+    sum = sum ? Value(arith::AddIOp::create(b, loc, sum, term)) : term;
+  }
+  return sum ? sum : Value(arith::ConstantIndexOp::create(b, loc, 0));
+}
 
 struct OnnxccProtectInputsPass
     : public impl::OnnxccProtectInputsPassBase<OnnxccProtectInputsPass> {
@@ -44,17 +152,18 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
   using OnnxccPlanMemoryPassBase::OnnxccPlanMemoryPassBase;
 
   void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    if (func.isExternal())
-      return;
-    if (!func.getBody().hasOneBlock()) {
-      func.emitError("memory planning needs a function with one block");
-      return signalPassFailure();
+    for (auto func : llvm::to_vector(getOperation().getOps<func::FuncOp>())) {
+      if (func.isExternal() || func->hasAttr("onnxcc.arena_size_of"))
+        continue;
+      if (!func.getBody().hasOneBlock()) {
+        func.emitError("memory planning needs a function with one block");
+        return signalPassFailure();
+      }
+      if (failed(resultsToArguments(func)))
+        return signalPassFailure();
+      if (failed(placeInArena(func)))
+        return signalPassFailure();
     }
-    if (failed(resultsToArguments(func)))
-      return signalPassFailure();
-    if (failed(placeInArena(func)))
-      return signalPassFailure();
   }
 
   /// Returned buffers become trailing output arguments (with the result's
@@ -69,13 +178,22 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
       resultAttrs.push_back(func.getResultAttrDict(i));
     OpBuilder b(ret);
     llvm::SmallPtrSet<Operation *, 4> replacedAllocs;
+    SmallVector<ArrayAttr> outputDims;
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
       auto type = dyn_cast<MemRefType>(v.getType());
       if (!type)
         return ret.emitError("function result is not a buffer");
-      if (!type.hasStaticShape())
-        return ret.emitError() << "output buffer " << type
-                               << " has no static shape; the arena needs static shapes";
+      SmallVector<Attribute> dims;
+      if (!type.hasStaticShape()) {
+        for (int64_t d = 0; d < type.getRank(); ++d) {
+          auto poly = dimPoly(v, d);
+          if (!poly)
+            return ret.emitError() << "output buffer " << type << " has dim " << d
+                                   << " that is not a function of the symbolic dims";
+          dims.push_back(onnx::dimToAttr(func.getContext(), onnx::Dim::of(*poly)));
+        }
+      }
+      outputDims.push_back(dims.empty() ? ArrayAttr() : ArrayAttr::get(func.getContext(), dims));
       auto argType = MemRefType::get(type.getShape(), type.getElementType());
       BlockArgument arg = entry.addArgument(argType, ret.getLoc());
       argTypes.push_back(argType);
@@ -95,6 +213,8 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
       if (attrs)
         func.setArgAttrs(numInputs + i, attrs);
       func.setArgAttr(numInputs + i, "onnxcc.output", UnitAttr::get(func.getContext()));
+      if (outputDims[i])
+        func.setArgAttr(numInputs + i, "onnxcc.dims", outputDims[i]);
     }
     return success();
   }
@@ -112,14 +232,28 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
     };
 
     SmallVector<Buffer> buffers;
+    bool symbolic = false;
     WalkResult walk = func.walk([&](memref::AllocOp alloc) {
-      auto size = byteSize(alloc.getType());
-      if (!size || !alloc.getDynamicSizes().empty()) {
-        alloc.emitError() << "buffer " << alloc.getType()
-                          << " has no static size; the arena needs static shapes";
-        return WalkResult::interrupt();
+      MemRefType type = alloc.getType();
+      Buffer buf{alloc, 1, topLevel(alloc), topLevel(alloc)};
+      if (auto size = byteSize(type)) {
+        buf.size = std::max<int64_t>(*size, 1);
+        buf.bytes = SymExpr::constant(buf.size);
+      } else {
+        int64_t bits = type.getElementType().isIndex() ? 64 : type.getElementTypeBitWidth();
+        std::optional<SymExpr> bytes = SymExpr::constant((bits + 7) / 8);
+        for (int64_t d = 0; d < type.getRank() && bytes; ++d) {
+          auto dim = type.getLayout().isIdentity() ? dimPoly(alloc, d) : std::nullopt;
+          bytes = dim ? SymExpr::mul(*bytes, *dim) : std::nullopt;
+        }
+        if (!bytes) {
+          alloc.emitError() << "buffer " << type
+                            << " has a size that is not a function of the symbolic dims";
+          return WalkResult::interrupt();
+        }
+        buf.bytes = *bytes;
+        symbolic = true;
       }
-      Buffer buf{alloc, std::max<int64_t>(*size, 1), topLevel(alloc), topLevel(alloc)};
       // Follow views of the buffer: their uses keep it alive.
       SmallVector<Value> worklist = {alloc.getResult()};
       while (!worklist.empty()) {
@@ -141,6 +275,8 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
     });
     if (walk.wasInterrupted())
       return failure();
+    if (symbolic || llvm::any_of(func.getArguments(), [](Value a) { return symbolOf(a); }))
+      return placeSymbolic(func, buffers);
 
     // Largest first, each at the lowest aligned offset that overlaps no
     // buffer live at the same time. Ties keep program order: deterministic.
@@ -186,6 +322,88 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
     // Deallocations (none are inserted by the pipeline) would now be wrong.
     func.walk([](memref::DeallocOp d) { d.erase(); });
     func->setAttr("onnxcc.arena_size", IntegerAttr::get(IntegerType::get(ctx, 64), arenaSize));
+    func->setAttr("onnxcc.arena_alignment",
+                  IntegerAttr::get(IntegerType::get(ctx, 64), alignment.getValue()));
+    return success();
+  }
+
+  /// Offsets computed from the symbols at run time: in program order, each
+  /// buffer goes at the aligned maximum of the ends of the earlier buffers
+  /// live at the same time. The same computation, returning the arena size,
+  /// becomes the function `<name>_arena_size`.
+  LogicalResult placeSymbolic(func::FuncOp func, MutableArrayRef<Buffer> buffers) {
+    MLIRContext *ctx = func.getContext();
+    Block &entry = func.getBody().front();
+    SmallVector<BlockArgument> symbolArgs;
+    for (BlockArgument arg : entry.getArguments())
+      if (symbolOf(arg))
+        symbolArgs.push_back(arg);
+
+    // Emits the placement with builder `b` over the symbol values `syms`;
+    // returns the arena size.
+    auto place = [&](OpBuilder &b, Location loc, ArrayRef<Value> syms,
+                     SmallVectorImpl<Value> &offsets) -> Value {
+      llvm::DenseMap<StringAttr, Value> symbols;
+      for (auto [arg, v] : llvm::zip(symbolArgs, syms))
+        symbols[symbolOf(arg)] = v;
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      Value mask = arith::ConstantIndexOp::create(b, loc, ~(alignment - 1));
+      Value bump = arith::ConstantIndexOp::create(b, loc, alignment - 1);
+      auto alignUp = [&](Value v) {
+        return arith::AndIOp::create(b, loc, arith::AddIOp::create(b, loc, v, bump), mask);
+      };
+      SmallVector<Value> ends;
+      Value total = zero;
+      for (Buffer &buf : buffers) {
+        Value offset = zero;
+        for (auto [k, prev] : llvm::enumerate(ArrayRef<Buffer>(buffers).take_front(offsets.size())))
+          if (prev.first <= buf.last && buf.first <= prev.last)
+            offset = arith::MaxSIOp::create(b, loc, offset, ends[k]);
+        offset = alignUp(offset);
+        offsets.push_back(offset);
+        Value end = arith::AddIOp::create(b, loc, offset, buildPoly(b, loc, buf.bytes, symbols));
+        ends.push_back(end);
+        total = arith::MaxSIOp::create(b, loc, total, end);
+      }
+      return alignUp(total);
+    };
+
+    auto arenaType = MemRefType::get({ShapedType::kDynamic}, IntegerType::get(ctx, 8));
+    BlockArgument arena = entry.addArgument(arenaType, func.getLoc());
+    SmallVector<Type> argTypes(func.getArgumentTypes());
+    argTypes.push_back(arenaType);
+    func.setType(FunctionType::get(ctx, argTypes, func.getResultTypes()));
+    func.setArgAttr(arena.getArgNumber(), "onnxcc.arena", UnitAttr::get(ctx));
+
+    OpBuilder b = OpBuilder::atBlockBegin(&entry);
+    SmallVector<Value> syms(symbolArgs.begin(), symbolArgs.end());
+    SmallVector<Value> offsets;
+    place(b, func.getLoc(), syms, offsets);
+    for (auto [buf, offset] : llvm::zip(buffers, offsets)) {
+      OpBuilder vb(buf.alloc);
+      Value view = memref::ViewOp::create(vb, buf.alloc.getLoc(), buf.alloc.getType(), arena,
+                                          offset, buf.alloc.getDynamicSizes());
+      buf.alloc.getResult().replaceAllUsesWith(view);
+      buf.alloc.erase();
+    }
+    func.walk([](memref::DeallocOp d) { d.erase(); });
+
+    // <name>_arena_size(symbols...) -> bytes.
+    OpBuilder mb(func);
+    mb.setInsertionPointAfter(func);
+    SmallVector<Type> symbolTypes(symbolArgs.size(), IndexType::get(ctx));
+    auto sizeFn = func::FuncOp::create(mb, func.getLoc(), (func.getName() + "_arena_size").str(),
+                                       FunctionType::get(ctx, symbolTypes, {IndexType::get(ctx)}));
+    Block *body = sizeFn.addEntryBlock();
+    for (auto [k, arg] : llvm::enumerate(symbolArgs))
+      sizeFn.setArgAttrs(k, func.getArgAttrDict(arg.getArgNumber()));
+    OpBuilder fb = OpBuilder::atBlockBegin(body);
+    SmallVector<Value> fnSyms(body->getArguments().begin(), body->getArguments().end());
+    SmallVector<Value> unused;
+    Value total = place(fb, func.getLoc(), fnSyms, unused);
+    func::ReturnOp::create(fb, func.getLoc(), total);
+    sizeFn->setAttr("onnxcc.arena_size_of", FlatSymbolRefAttr::get(func.getSymNameAttr()));
+    func->setAttr("onnxcc.arena_size", IntegerAttr::get(IntegerType::get(ctx, 64), 0));
     func->setAttr("onnxcc.arena_alignment",
                   IntegerAttr::get(IntegerType::get(ctx, 64), alignment.getValue()));
     return success();

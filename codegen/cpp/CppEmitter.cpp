@@ -184,7 +184,10 @@ private:
     return Error::success();
   }
   std::string element(Value memref, ValueRange indices);
-  MemRefView identityView(MemRefType t, std::string base);
+  MemRefView identityView(MemRefType t, std::string base, ArrayRef<std::string> sizes = {});
+  /// A dim attribute (onnxcc.dims) as a C++ expression of the symbols.
+  std::string dimExpr(Attribute a);
+  llvm::StringMap<std::string> symbolIdents;
   /// A fresh local named after the ONNX node or tensor `op` came from.
   std::string localName(Operation *op, StringRef prefix);
 
@@ -229,20 +232,46 @@ std::string Emitter::localName(Operation *op, StringRef prefix) {
   return unique;
 }
 
-MemRefView Emitter::identityView(MemRefType t, std::string base) {
+MemRefView Emitter::identityView(MemRefType t, std::string base, ArrayRef<std::string> sizes) {
   MemRefView v;
   v.base = std::move(base);
   v.offset = "0";
-  int64_t stride = 1;
-  SmallVector<std::string> strides(t.getRank());
-  for (int64_t d = t.getRank() - 1; d >= 0; --d) {
-    strides[d] = std::to_string(stride);
-    stride *= t.getDimSize(d);
-  }
   for (int64_t d = 0; d < t.getRank(); ++d)
-    v.sizes.push_back(std::to_string(t.getDimSize(d)));
+    v.sizes.push_back(t.isDynamicDim(d) ? "(" + sizes[t.getDynamicDimIndex(d)] + ")"
+                                        : std::to_string(t.getDimSize(d)));
+  // Row-major strides; static trailing products stay numbers.
+  SmallVector<std::string> strides(t.getRank());
+  std::string dynamicPart;
+  int64_t staticPart = 1;
+  for (int64_t d = t.getRank() - 1; d >= 0; --d) {
+    strides[d] = dynamicPart.empty() ? std::to_string(staticPart)
+                                     : dynamicPart + " * " + std::to_string(staticPart);
+    if (t.isDynamicDim(d))
+      dynamicPart = dynamicPart.empty() ? v.sizes[d] : dynamicPart + " * " + v.sizes[d];
+    else
+      staticPart *= t.getDimSize(d);
+  }
   v.strides = strides;
   return v;
+}
+
+std::string Emitter::dimExpr(Attribute a) {
+  if (auto i = dyn_cast_or_null<IntegerAttr>(a))
+    return std::to_string(i.getInt());
+  std::string out;
+  for (Attribute t : cast<ArrayAttr>(a)) {
+    auto parts = cast<ArrayAttr>(t);
+    int64_t coeff = cast<IntegerAttr>(parts[0]).getInt();
+    std::string term;
+    for (Attribute sym : parts.getValue().drop_front())
+      term += (term.empty() ? "" : " * ") + symbolIdents.lookup(cast<StringAttr>(sym).getValue());
+    if (term.empty())
+      term = std::to_string(coeff);
+    else if (coeff != 1)
+      term = std::to_string(coeff) + " * " + term;
+    out += (out.empty() ? "" : " + ") + term;
+  }
+  return out.empty() ? "0" : out;
 }
 
 std::string Emitter::element(Value memref, ValueRange indices) {
@@ -344,8 +373,11 @@ Error Emitter::emitOp(Operation &op) {
     return emitFor(f);
   if (auto i = dyn_cast<scf::IfOp>(op))
     return emitIf(i);
-  if (isa<func::ReturnOp>(op)) {
-    line() << "return 0;\n";
+  if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+    if (ret.getNumOperands() == 1)
+      line() << "return static_cast<size_t>(" << value(ret.getOperand(0)) << ");\n";
+    else
+      line() << "return 0;\n";
     return Error::success();
   }
   return errorAt(&op, "no C++ emission for this op");
@@ -570,8 +602,6 @@ Error Emitter::emitMemRef(Operation &op) {
       })
       .Case<memref::ViewOp>([&](memref::ViewOp view) -> Error {
         MemRefType t = view.getType();
-        if (!t.hasStaticShape())
-          return errorAt(view, "dynamic view");
         std::string et = storageType(t.getElementType());
         if (et.empty())
           return errorAt(view, "unsupported element type");
@@ -579,7 +609,10 @@ Error Emitter::emitMemRef(Operation &op) {
         line() << et << " *const " << n << " = reinterpret_cast<" << et << " *>("
                << views[view.getSource()].base << " + " << value(view.getByteShift())
                << ");\n";
-        views[view] = identityView(t, n);
+        SmallVector<std::string> sizes;
+        for (Value s : view.getSizes())
+          sizes.push_back(value(s));
+        views[view] = identityView(t, n, sizes);
         return Error::success();
       })
       .Case<memref::ReinterpretCastOp>([&](memref::ReinterpretCastOp rc) -> Error {
@@ -625,11 +658,12 @@ Error Emitter::emitMemRef(Operation &op) {
       })
       .Case<memref::CopyOp>([&](memref::CopyOp copy) -> Error {
         auto t = cast<MemRefType>(copy.getSource().getType());
-        // One loop per dim over the static shape.
+        // One loop per dim over the source's sizes.
         SmallVector<std::string> ivs;
+        const MemRefView &sv = views[copy.getSource()];
         for (int64_t d = 0; d < t.getRank(); ++d) {
           std::string iv = newName("i");
-          line() << "for (int64_t " << iv << " = 0; " << iv << " < " << t.getDimSize(d) << "; ++"
+          line() << "for (int64_t " << iv << " = 0; " << iv << " < " << sv.sizes[d] << "; ++"
                  << iv << ") {\n";
           ++indent;
           ivs.push_back(iv);
@@ -728,22 +762,35 @@ std::string dtypeOf(func::FuncOp func, unsigned arg) {
 }
 
 Expected<CppModel> Emitter::emit(ModuleOp module) {
-  auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
-  if (funcs.size() != 1)
+  func::FuncOp func, sizeFn;
+  for (auto f : module.getOps<func::FuncOp>()) {
+    if (f->hasAttr("onnxcc.arena_size_of")) {
+      if (sizeFn)
+        return errorAt(f, "more than one arena size function");
+      sizeFn = f;
+    } else if (func) {
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "the lowered module must hold exactly one function");
+    } else {
+      func = f;
+    }
+  }
+  if (!func)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "the lowered module must hold exactly one function");
-  func::FuncOp func = funcs.front();
   if (Error e = collectWeights(module))
     return std::move(e);
 
   const std::string &n = options.name;
-  // Classify arguments: inputs, outputs, the arena.
+  // Classify arguments: symbols, inputs, outputs, the arena.
   struct Port {
     unsigned arg;
     std::string name, dtype, ctype;
     MemRefType type;
+    ArrayAttr dims; // onnxcc.dims when some dim is symbolic
   };
   SmallVector<Port> inputs, outputs;
+  SmallVector<std::pair<unsigned, std::string>> symbols; // arg, symbol name
   int arenaArg = -1;
   for (BlockArgument arg : func.getArguments()) {
     unsigned i = arg.getArgNumber();
@@ -751,12 +798,17 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       arenaArg = i;
       continue;
     }
+    if (auto sym = func.getArgAttrOfType<StringAttr>(i, "onnxcc.symbol")) {
+      symbols.push_back({i, sym.str()});
+      continue;
+    }
     auto type = dyn_cast<MemRefType>(arg.getType());
-    if (!type || !type.hasStaticShape())
-      return errorAt(func, "function arguments must be static buffers");
+    auto dims = func.getArgAttrOfType<ArrayAttr>(i, "onnxcc.dims");
+    if (!type || (!type.hasStaticShape() && (!dims || dims.size() != size_t(type.getRank()))))
+      return errorAt(func, "function arguments must be buffers with static or symbolic dims");
     auto nameAttr = func.getArgAttrOfType<StringAttr>(i, "onnx.name");
     Port p{i, nameAttr ? nameAttr.str() : "arg" + std::to_string(i), dtypeOf(func, i),
-           storageType(type.getElementType()), type};
+           storageType(type.getElementType()), type, type.hasStaticShape() ? ArrayAttr() : dims};
     // The interface uses the ONNX type; inside, integers are signless.
     if (StringRef(p.dtype).starts_with("uint"))
       p.ctype = "u" + p.ctype;
@@ -766,6 +818,9 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
   }
   if (arenaArg < 0)
     return errorAt(func, "the function has no arena argument (run onnxcc-plan-memory)");
+  bool symbolic = !symbols.empty();
+  if (symbolic && !sizeFn)
+    return errorAt(func, "a model with symbolic dims needs its arena size function");
   int64_t arenaSize = 0;
   if (auto a = func->getAttrOfType<IntegerAttr>("onnxcc.arena_size"))
     arenaSize = a.getInt();
@@ -809,15 +864,44 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     return unique;
   };
   used.insert("arena");
+  used.insert("arena_size");
+  used.insert("dims");
+  SmallVector<std::string> symbolNames;
+  for (auto &[arg, name] : symbols) {
+    std::string id = ident(name);
+    symbolIdents[name] = id;
+    names[func.getArgument(arg)] = id;
+    symbolNames.push_back(id);
+  }
+  auto portView = [&](Port &p, const std::string &id) {
+    SmallVector<std::string> sizes;
+    if (p.dims)
+      for (int64_t d = 0; d < p.type.getRank(); ++d)
+        if (p.type.isDynamicDim(d))
+          sizes.push_back(dimExpr(p.dims[d]));
+    return identityView(p.type, id, sizes);
+  };
   for (Port &p : inputs) {
     std::string id = ident(p.name);
-    views[func.getArgument(p.arg)] = identityView(p.type, id);
+    views[func.getArgument(p.arg)] = portView(p, id);
     names[func.getArgument(p.arg)] = id;
   }
   for (Port &p : outputs) {
     std::string id = ident(p.name);
-    views[func.getArgument(p.arg)] = identityView(p.type, id);
+    views[func.getArgument(p.arg)] = portView(p, id);
     names[func.getArgument(p.arg)] = id;
+  }
+  // The arena size function, over the same symbol names.
+  std::string sizeBody;
+  if (sizeFn) {
+    for (auto [k, arg] : llvm::enumerate(sizeFn.getArguments()))
+      names[arg] = k < symbolNames.size() ? symbolNames[k] : "s" + std::to_string(k);
+    if (Error e = emitBlock(sizeFn.getBody().front()))
+      return std::move(e);
+    sizeBody = body;
+    body.clear();
+    lastNode.clear();
+    pendingNode.clear();
   }
   MemRefView arenaView;
   arenaView.base = "arena_";
@@ -827,13 +911,31 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
   if (Error e = emitBlock(func.getBody().front()))
     return std::move(e);
 
-  auto dimsOf = [](MemRefType t) {
+  // Dims as the header shows them: numbers, or the symbols' expressions.
+  auto dimsOf = [&](const Port &p) {
+    std::string s;
+    for (int64_t d = 0; d < p.type.getRank(); ++d)
+      s += (s.empty() ? "" : ", ") +
+           (p.type.isDynamicDim(d) ? dimExpr(p.dims[d]) : std::to_string(p.type.getDimSize(d)));
+    return s;
+  };
+  // The shape table: -1 for a symbolic dim.
+  auto shapeTable = [](MemRefType t) {
     std::string s;
     for (int64_t d : t.getShape())
-      s += (s.empty() ? "" : ", ") + std::to_string(d);
+      s += (s.empty() ? "" : ", ") + std::to_string(ShapedType::isDynamic(d) ? -1 : d);
     return s;
   };
   auto dtypeBytes = [](MemRefType t) { return (t.getElementTypeBitWidth() + 7) / 8; };
+  std::string symbolParams; // ", int64_t batch, int64_t seq"
+  for (const std::string &id : symbolNames)
+    symbolParams += ", int64_t " + id;
+  std::string symbolArgs; // ", batch, seq"
+  for (const std::string &id : symbolNames)
+    symbolArgs += ", " + id;
+  std::string arenaParam = symbolic ? "void *arena, size_t arena_size" : "void *arena";
+  std::string arenaArgs = symbolic ? "arena, arena_size" : "arena";
+  std::string weightsParam = options.embedWeights ? "" : ", const void *weights";
 
   CppModel model;
   {
@@ -844,62 +946,87 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     h << "#ifndef " << guard << "\n#define " << guard << "\n\n";
     h << "#include <stddef.h>\n#include <stdint.h>\n";
     h << "#ifndef __cplusplus\n#include <stdbool.h>\n#endif\n\n";
-    h << "#define " << n << "_ARENA_SIZE " << arenaSize << "u\n";
+    if (!symbolic)
+      h << "#define " << n << "_ARENA_SIZE " << arenaSize << "u\n";
     h << "#define " << n << "_ARENA_ALIGN 64u\n";
     if (!options.embedWeights)
       h << "#define " << n << "_WEIGHTS_SIZE " << weights.size()
         << "u /* bytes of " << n << ".weights, passed to run() */\n";
     h << "#define " << n << "_NUM_INPUTS " << inputs.size() << "\n";
-    h << "#define " << n << "_NUM_OUTPUTS " << outputs.size() << "\n\n";
-    h << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+    h << "#define " << n << "_NUM_OUTPUTS " << outputs.size() << "\n";
+    if (symbolic)
+      h << "#define " << n << "_NUM_SYMBOLS " << symbols.size() << "\n";
+    h << "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
     h << "typedef struct " << n << "_tensor_info {\n  const char *name;\n  const char *dtype;\n"
-      << "  int32_t elem_size;\n  int32_t rank;\n  const int64_t *shape;\n} " << n
+      << "  int32_t elem_size;\n  int32_t rank;\n  const int64_t *shape; /* -1 for a symbolic dim */\n} " << n
       << "_tensor_info;\n\n";
     h << "/* Inputs and outputs in model order. */\n";
     h << "extern const " << n << "_tensor_info " << n << "_inputs[" << std::max<size_t>(inputs.size(), 1) << "];\n";
     h << "extern const " << n << "_tensor_info " << n << "_outputs[" << std::max<size_t>(outputs.size(), 1) << "];\n\n";
-    h << "/* Runs the model. `arena` is " << n << "_ARENA_SIZE bytes aligned to "
-      << n << "_ARENA_ALIGN, owned by the caller; one per concurrent call.\n"
-      << "   Returns 0 on success, 1 for a null pointer, 2 for a misaligned arena. */\n";
-    h << "int " << n << "_run(void *arena";
-    if (!options.embedWeights)
-      h << ", const void *weights";
+    if (symbolic) {
+      h << "/* The symbolic dims (ONNX dim_params), in the order run() takes them. */\n";
+      h << "extern const char *const " << n << "_symbols[" << symbols.size() << "];\n\n";
+      h << "/* Bytes of arena run() needs for these dims (aligned to " << n
+        << "_ARENA_ALIGN). */\n";
+      h << "size_t " << n << "_arena_size(" << StringRef(symbolParams).drop_front(2) << ");\n\n";
+      h << "/* Runs the model for the given symbolic dims. `arena` is at least\n   " << n
+        << "_arena_size(...) bytes (`arena_size` says how many), aligned to " << n
+        << "_ARENA_ALIGN,\n   owned by the caller; one per concurrent call. Returns 0 on "
+           "success, 1 for a null\n   pointer, 2 for a misaligned arena, 3 for a symbolic dim "
+           "outside [0, 2^31), 4 for\n   an arena smaller than "
+        << n << "_arena_size(...). */\n";
+    } else {
+      h << "/* Runs the model. `arena` is " << n << "_ARENA_SIZE bytes aligned to "
+        << n << "_ARENA_ALIGN, owned by the caller; one per concurrent call.\n"
+        << "   Returns 0 on success, 1 for a null pointer, 2 for a misaligned arena. */\n";
+    }
+    h << "int " << n << "_run(" << arenaParam << weightsParam << symbolParams;
     for (Port &p : inputs)
       h << ",\n    const " << p.ctype << " *" << names[func.getArgument(p.arg)] << " /* "
-        << p.name << ": " << p.dtype << "[" << dimsOf(p.type) << "] */";
+        << p.name << ": " << p.dtype << "[" << dimsOf(p) << "] */";
     for (Port &p : outputs)
       h << ",\n    " << p.ctype << " *" << names[func.getArgument(p.arg)] << " /* " << p.name
-        << ": " << p.dtype << "[" << dimsOf(p.type) << "] */";
+        << ": " << p.dtype << "[" << dimsOf(p) << "] */";
     h << ");\n\n";
-    h << "/* The same with arrays of pointers, in model order. */\n";
-    h << "int " << n << "_run_generic(void *arena, "
-      << (options.embedWeights ? "" : "const void *weights, ")
-      << "const void *const *inputs, void *const *outputs);\n\n";
+    h << "/* The same with arrays of pointers, in model order"
+      << (symbolic ? ", and the symbolic dims in `dims`" : "") << ". */\n";
+    h << "int " << n << "_run_generic(" << arenaParam << weightsParam
+      << (symbolic ? ", const int64_t *dims" : "")
+      << ", const void *const *inputs, void *const *outputs);\n\n";
     h << "#ifdef __cplusplus\n} /* extern \"C\" */\n\n";
-    h << "namespace " << n << " {\n/// The model as a C++ object holding its own arena.\n";
-    h << "struct Model {\n  static constexpr size_t kArenaSize = " << n << "_ARENA_SIZE;\n";
-    h << "  alignas(64) unsigned char arena[" << n << "_ARENA_SIZE ? " << n
-      << "_ARENA_SIZE : 1];\n";
-    h << "  int run(";
-    bool first = true;
+    h << "namespace " << n << " {\n";
+    std::string params, args;
     if (!options.embedWeights) {
-      h << "const void *weights";
-      first = false;
+      params = "const void *weights";
+      args = ", weights";
     }
     for (Port &p : inputs) {
-      h << (first ? "" : ", ") << "const " << p.ctype << " *" << names[func.getArgument(p.arg)];
-      first = false;
+      params += (params.empty() ? "" : ", ") + ("const " + p.ctype + " *" + names[func.getArgument(p.arg)]);
+      args += ", " + names[func.getArgument(p.arg)];
     }
     for (Port &p : outputs) {
-      h << (first ? "" : ", ") << p.ctype << " *" << names[func.getArgument(p.arg)];
-      first = false;
+      params += (params.empty() ? "" : ", ") + (p.ctype + " *" + names[func.getArgument(p.arg)]);
+      args += ", " + names[func.getArgument(p.arg)];
     }
-    h << ") {\n    return " << n << "_run(arena" << (options.embedWeights ? "" : ", weights");
-    for (Port &p : inputs)
-      h << ", " << names[func.getArgument(p.arg)];
-    for (Port &p : outputs)
-      h << ", " << names[func.getArgument(p.arg)];
-    h << ");\n  }\n};\n} // namespace " << n << "\n#endif\n\n#endif // " << guard << "\n";
+    if (symbolic) {
+      h << "/// The model over an arena the caller sizes with arenaSize(dims).\n";
+      h << "struct Model {\n  void *arena;\n  size_t arena_size;\n";
+      h << "  static size_t arenaSize(" << StringRef(symbolParams).drop_front(2) << ") {\n    return "
+        << n << "_arena_size(" << StringRef(symbolArgs).drop_front(2) << ");\n  }\n";
+      h << "  int run(" << StringRef(symbolParams).drop_front(2) << (params.empty() ? "" : ", ")
+        << params << ") {\n    return " << n << "_run(arena, arena_size";
+      if (!options.embedWeights)
+        h << ", weights";
+      h << symbolArgs << StringRef(args).drop_front(options.embedWeights ? 0 : 9) << ");\n  }\n};\n";
+    } else {
+      h << "/// The model as a C++ object holding its own arena.\n";
+      h << "struct Model {\n  static constexpr size_t kArenaSize = " << n << "_ARENA_SIZE;\n";
+      h << "  alignas(64) unsigned char arena[" << n << "_ARENA_SIZE ? " << n
+        << "_ARENA_SIZE : 1];\n";
+      h << "  int run(" << params << ") {\n    return " << n << "_run(arena" << args
+        << ");\n  }\n};\n";
+    }
+    h << "} // namespace " << n << "\n#endif\n\n#endif // " << guard << "\n";
   }
   {
     llvm::raw_string_ostream s(model.source);
@@ -919,7 +1046,7 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     auto table = [&](StringRef kind, ArrayRef<Port> ports) {
       for (auto [i, p] : llvm::enumerate(ports))
         s << "static const int64_t " << kind << "_shape_" << i << "[] = {"
-          << (p.type.getRank() ? dimsOf(p.type) : "0") << "};\n";
+          << (p.type.getRank() ? shapeTable(p.type) : "0") << "};\n";
       s << "extern \"C\" const " << n << "_tensor_info " << n << "_" << kind << "["
         << std::max<size_t>(ports.size(), 1) << "] = {\n";
       for (auto [i, p] : llvm::enumerate(ports))
@@ -932,9 +1059,17 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     };
     table("inputs", inputs);
     table("outputs", outputs);
-    s << "extern \"C\" int " << n << "_run(void *arena";
-    if (!options.embedWeights)
-      s << ", const void *weights";
+    if (symbolic) {
+      s << "extern \"C\" const char *const " << n << "_symbols[" << symbols.size() << "] = {";
+      for (auto [k, sym] : llvm::enumerate(symbols))
+        s << (k ? ", " : "") << "\"" << sym.second << "\"";
+      s << "};\n\n";
+      s << "extern \"C\" size_t " << n << "_arena_size(" << StringRef(symbolParams).drop_front(2)
+        << ") {\n";
+      s << sizeBody;
+      s << "}\n\n";
+    }
+    s << "extern \"C\" int " << n << "_run(" << arenaParam << weightsParam << symbolParams;
     for (Port &p : inputs)
       s << ", const " << p.ctype << " *" << names[func.getArgument(p.arg)];
     for (Port &p : outputs)
@@ -947,17 +1082,27 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       s << " || !" << names[func.getArgument(p.arg)];
     s << ")\n    return 1;\n";
     s << "  if (reinterpret_cast<uintptr_t>(arena) % 64 != 0)\n    return 2;\n";
+    if (symbolic) {
+      s << "  if (";
+      for (auto [k, id] : llvm::enumerate(symbolNames))
+        s << (k ? " || " : "") << id << " < 0 || " << id << " > INT32_MAX";
+      s << ")\n    return 3;\n";
+      s << "  if (arena_size < " << n << "_arena_size(" << StringRef(symbolArgs).drop_front(2)
+        << "))\n    return 4;\n";
+    }
     s << "  unsigned char *arena_ = static_cast<unsigned char *>(arena);\n  (void)arena_;\n";
     if (!options.embedWeights)
       s << "  const unsigned char *weights_ = static_cast<const unsigned char *>(weights);\n"
         << "  (void)weights_;\n";
     s << body;
     s << "}\n\n";
-    s << "extern \"C\" int " << n << "_run_generic(void *arena, "
-      << (options.embedWeights ? "" : "const void *weights, ")
-      << "const void *const *inputs, void *const *outputs) {\n";
-    s << "  if (!inputs || !outputs)\n    return 1;\n";
-    s << "  return " << n << "_run(arena" << (options.embedWeights ? "" : ", weights");
+    s << "extern \"C\" int " << n << "_run_generic(" << arenaParam << weightsParam
+      << (symbolic ? ", const int64_t *dims" : "")
+      << ", const void *const *inputs, void *const *outputs) {\n";
+    s << "  if (!inputs || !outputs" << (symbolic ? " || !dims" : "") << ")\n    return 1;\n";
+    s << "  return " << n << "_run(" << arenaArgs << (options.embedWeights ? "" : ", weights");
+    for (size_t k = 0; k < symbols.size(); ++k)
+      s << ", dims[" << k << "]";
     for (auto [i, p] : llvm::enumerate(inputs))
       s << ",\n      static_cast<const " << p.ctype << " *>(inputs[" << i << "])";
     for (auto [i, p] : llvm::enumerate(outputs))

@@ -22,9 +22,10 @@ struct ReshapeLikeLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, this->getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, this->getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType type = typeAndSizes->first;
     Location loc = op.getLoc();
     Value input = adaptor.getOperands()[0];
     auto inputType = cast<RankedTensorType>(input.getType());
@@ -36,8 +37,10 @@ struct ReshapeLikeLowering : OpConversionPattern<OpTy> {
         all[0].push_back(d);
       if (inputType.getRank() == 0)
         all.clear();
+      int64_t count = inputType.hasStaticShape() ? inputType.getNumElements()
+                                                 : ShapedType::kDynamic;
       auto flatType = RankedTensorType::get(
-          inputType.getRank() == 0 ? ArrayRef<int64_t>{} : ArrayRef<int64_t>{inputType.getNumElements()},
+          inputType.getRank() == 0 ? ArrayRef<int64_t>{} : ArrayRef<int64_t>{count},
           inputType.getElementType());
       flat = tensor::CollapseShapeOp::create(rewriter, loc, flatType, input, all);
     }
@@ -47,6 +50,8 @@ struct ReshapeLikeLowering : OpConversionPattern<OpTy> {
       return success();
     }
     if (type.getRank() == 1 && flatType.getRank() == 1) {
+      if (flatType != type)
+        flat = tensor::CastOp::create(rewriter, loc, type, flat);
       rewriter.replaceOp(op, flat);
       return success();
     }
@@ -59,7 +64,17 @@ struct ReshapeLikeLowering : OpConversionPattern<OpTy> {
       rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, type, flat, SmallVector<ReassociationIndices>{});
       return success();
     }
-    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, type, flat, all);
+    if (type.hasStaticShape()) {
+      rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, type, flat, all);
+      return success();
+    }
+    SmallVector<OpFoldResult> outputShape;
+    unsigned next = 0;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      outputShape.push_back(type.isDynamicDim(d) ? OpFoldResult(typeAndSizes->second[next++])
+                                                 : OpFoldResult(rewriter.getIndexAttr(
+                                                       type.getDimSize(d))));
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, type, flat, all, outputShape);
     return success();
   }
 };
@@ -97,9 +112,13 @@ Value emptyOf(OpBuilder &b, Location loc, RankedTensorType type) {
 Value buildTranspose(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> perm) {
   auto inType = cast<RankedTensorType>(input.getType());
   SmallVector<int64_t> shape;
-  for (int64_t p : perm)
+  SmallVector<Value> dynamicSizes;
+  for (int64_t p : perm) {
     shape.push_back(inType.getDimSize(p));
-  Value init = tensor::EmptyOp::create(b, loc, shape, inType.getElementType());
+    if (inType.isDynamicDim(p))
+      dynamicSizes.push_back(tensor::DimOp::create(b, loc, input, p));
+  }
+  Value init = tensor::EmptyOp::create(b, loc, shape, inType.getElementType(), dynamicSizes);
   return linalg::TransposeOp::create(b, loc, input, init, perm)->getResult(0);
 }
 
@@ -130,9 +149,10 @@ struct TransposeLowering : OpConversionPattern<onnx::TransposeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::TransposeOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType type = typeAndSizes->first;
     int64_t rank = type.getRank();
     SmallVector<int64_t> perm;
     if (auto p = op.getPerm())
@@ -682,10 +702,11 @@ struct ShapeLowering : OpConversionPattern<onnx::ShapeOp> {
     auto type = staticResultType(rewriter, getTypeConverter(), op);
     if (!type)
       return failure();
-    auto inType = dyn_cast<RankedTensorType>(op.getData().getType());
-    if (!inType || !inType.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "input shape is not static");
-    int64_t rank = inType.getRank();
+    const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
+    auto inShape = converter.shapeOf(op.getData());
+    if (!inShape)
+      return rewriter.notifyMatchFailure(op, "input rank is not known");
+    int64_t rank = inShape->size();
     auto clampAxis = [&](int64_t a) {
       if (a < 0)
         a += rank;
@@ -693,13 +714,33 @@ struct ShapeLowering : OpConversionPattern<onnx::ShapeOp> {
     };
     int64_t start = clampAxis(op.getStart());
     int64_t end = clampAxis(op.getEnd() ? *op.getEnd() : rank);
-    SmallVector<int64_t> dims;
-    for (int64_t d = start; d < end; ++d)
-      dims.push_back(inType.getDimSize(d));
+    ArrayRef<onnx::Dim> dims = ArrayRef<onnx::Dim>(*inShape).slice(start, std::max<int64_t>(end - start, 0));
     if (type.getRank() != 1 || type.getDimSize(0) != static_cast<int64_t>(dims.size()))
       return rewriter.notifyMatchFailure(op, "result type disagrees with start/end");
-    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
-        op, type, DenseElementsAttr::get(type, ArrayRef<int64_t>(dims)));
+    if (llvm::all_of(dims, [](const onnx::Dim &d) { return d.isStatic(); })) {
+      SmallVector<int64_t> values;
+      for (const onnx::Dim &d : dims)
+        values.push_back(d.size);
+      rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+          op, type, DenseElementsAttr::get(type, ArrayRef<int64_t>(values)));
+      return success();
+    }
+    // Symbolic dims are computed from the symbols at run time.
+    SmallVector<Value> elements;
+    Location loc = op.getLoc();
+    for (const onnx::Dim &d : dims) {
+      if (d.isStatic()) {
+        elements.push_back(arith::ConstantIntOp::create(rewriter, loc, rewriter.getI64Type(), d.size));
+        continue;
+      }
+      if (!d.isSymbolic())
+        return rewriter.notifyMatchFailure(op, "a dim of the input is not known");
+      Value v = converter.materialize(rewriter, loc, op, d.expr);
+      if (!v)
+        return rewriter.notifyMatchFailure(op, "a symbol has no value");
+      elements.push_back(arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), v));
+    }
+    rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, type, elements);
     return success();
   }
 };

@@ -18,8 +18,9 @@ using namespace mlir;
 
 namespace onnxcc::lowering {
 
-Value buildFilled(OpBuilder &b, Location loc, RankedTensorType type, TypedAttr value) {
-  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+Value buildFilled(OpBuilder &b, Location loc, RankedTensorType type, TypedAttr value,
+                  ValueRange dynamicSizes) {
+  Value empty = emptyTensor(b, loc, type, dynamicSizes);
   Value scalar = arith::ConstantOp::create(b, loc, value);
   return linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
 }
@@ -30,6 +31,7 @@ Value buildBroadcastGeneric(
   int64_t rank = resultType.getRank();
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineMap> maps;
+  SmallVector<Value> sizes(rank);
   for (Value v : operands) {
     auto t = cast<RankedTensorType>(v.getType());
     SmallVector<AffineExpr> exprs;
@@ -38,13 +40,18 @@ Value buildBroadcastGeneric(
       bool broadcast = t.getDimSize(d) == 1 && resultType.getDimSize(offset + d) != 1;
       exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx)
                                 : getAffineDimExpr(offset + d, ctx));
+      if (resultType.isDynamicDim(offset + d) && t.isDynamicDim(d) && !sizes[offset + d])
+        sizes[offset + d] = tensor::DimOp::create(b, loc, v, d);
     }
     maps.push_back(AffineMap::get(rank, 0, exprs, ctx));
   }
   maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
   SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  Value init =
-      tensor::EmptyOp::create(b, loc, resultType.getShape(), resultType.getElementType());
+  SmallVector<Value> dynamicSizes;
+  for (int64_t d = 0; d < rank; ++d)
+    if (resultType.isDynamicDim(d))
+      dynamicSizes.push_back(sizes[d]);
+  Value init = emptyTensor(b, loc, resultType, dynamicSizes);
   auto generic = linalg::GenericOp::create(
       b, loc, resultType, operands, init, maps, iterators,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
@@ -478,18 +485,24 @@ struct ElementwiseLowering : ConversionPattern {
 
   LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto resultType = staticResultType(rewriter, getTypeConverter(), op);
-    if (!resultType)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType resultType = typeAndSizes->first;
     SmallVector<Value> inputs;
     for (Value v : operands.take_front(std::min<size_t>(numData, operands.size()))) {
       if (isa<NoneType>(v.getType()))
         continue;
       auto t = dyn_cast<RankedTensorType>(v.getType());
-      if (!t || !t.hasStaticShape())
-        return rewriter.notifyMatchFailure(op, "operand is not a static ranked tensor");
+      if (!t)
+        return rewriter.notifyMatchFailure(op, "operand is not a ranked tensor");
       if (t.getRank() > resultType.getRank())
         return rewriter.notifyMatchFailure(op, "operand has a higher rank than the result");
+      // A symbolic operand dim against a static result dim would need a
+      // run-time broadcast decision.
+      for (int64_t d = 0, off = resultType.getRank() - t.getRank(); d < t.getRank(); ++d)
+        if (t.isDynamicDim(d) && !resultType.isDynamicDim(off + d))
+          return rewriter.notifyMatchFailure(op, "symbolic operand dim meets a static dim");
       inputs.push_back(v);
     }
     if (inputs.empty())

@@ -21,8 +21,9 @@ Value multiplyAdd(OpBuilder &b, Location loc, Value a, Value x, Value acc) {
 /// result[batch..., m?, n?] = sum_k a[batch..., m?, k] * b[batch..., k, n?]
 /// with numpy matmul semantics: batch dims broadcast; a 1-D `a` has no m, a
 /// 1-D `b` has no n. `transA`/`transB` swap the last two dims of 2-D operands.
-Value buildContraction(OpBuilder &b, Location loc, RankedTensorType resultType, Value lhs,
-                       Value rhs, bool transA = false, bool transB = false) {
+Value buildContraction(OpBuilder &b, Location loc, RankedTensorType resultType,
+                       ValueRange resultSizes, Value lhs, Value rhs, bool transA = false,
+                       bool transB = false) {
   MLIRContext *ctx = b.getContext();
   auto at = cast<RankedTensorType>(lhs.getType());
   auto bt = cast<RankedTensorType>(rhs.getType());
@@ -72,7 +73,8 @@ Value buildContraction(OpBuilder &b, Location loc, RankedTensorType resultType, 
                                  AffineMap::get(numDims, 0, cExprs, ctx)};
   SmallVector<utils::IteratorType> iterators(numDims - 1, utils::IteratorType::parallel);
   iterators.push_back(utils::IteratorType::reduction);
-  Value init = buildFilled(b, loc, resultType, b.getZeroAttr(resultType.getElementType()));
+  Value init =
+      buildFilled(b, loc, resultType, b.getZeroAttr(resultType.getElementType()), resultSizes);
   return linalg::GenericOp::create(
              b, loc, resultType, ValueRange{lhs, rhs}, init, maps, iterators,
              [&](OpBuilder &nb, Location nloc, ValueRange args) {
@@ -86,10 +88,11 @@ struct MatMulLowering : OpConversionPattern<onnx::MatMulOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::MatMulOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
-    rewriter.replaceOp(op, buildContraction(rewriter, op.getLoc(), type, adaptor.getA(),
+    rewriter.replaceOp(op, buildContraction(rewriter, op.getLoc(), typeAndSizes->first,
+                                            typeAndSizes->second, adaptor.getA(),
                                             adaptor.getB()));
     return success();
   }
@@ -99,12 +102,13 @@ struct GemmLowering : OpConversionPattern<onnx::GemmOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::GemmOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType type = typeAndSizes->first;
     Location loc = op.getLoc();
-    Value product = buildContraction(rewriter, loc, type, adaptor.getA(), adaptor.getB(),
-                                     op.getTransA() != 0, op.getTransB() != 0);
+    Value product = buildContraction(rewriter, loc, type, typeAndSizes->second, adaptor.getA(),
+                                     adaptor.getB(), op.getTransA() != 0, op.getTransB() != 0);
     double alpha = op.getAlpha().convertToDouble();
     double beta = op.getBeta().convertToDouble();
     Value c = adaptor.getC();

@@ -2,6 +2,8 @@
 #include "lowering/OnnxToLinalg/Patterns.h"
 #include "lowering/Passes.h"
 
+#include "dialects/onnx/Transforms/Passes.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
@@ -26,11 +28,12 @@ OnnxTypeConverter::OnnxTypeConverter() {
     auto ranked = dyn_cast<RankedTensorType>(t);
     if (!ranked)
       return std::nullopt;
-    if (!ranked.hasStaticShape())
-      return std::nullopt;
     Type elem = ranked.getElementType();
     if (auto i = dyn_cast<IntegerType>(elem); i && !i.isSignless())
       elem = IntegerType::get(t.getContext(), i.getWidth());
+    else if (isa<onnx::StringType>(elem))
+      // A string is its `const char *` in the generated code, held as i64.
+      elem = IntegerType::get(t.getContext(), 64);
     else if (!elem.isIntOrFloat())
       return std::nullopt;
     return RankedTensorType::get(ranked.getShape(), elem);
@@ -45,6 +48,79 @@ OnnxTypeConverter::OnnxTypeConverter() {
   };
   addSourceMaterialization(materialize);
   addTargetMaterialization(materialize);
+}
+
+Value OnnxTypeConverter::materialize(OpBuilder &b, Location loc, Operation *inFunc,
+                                     const onnx::SymExpr &e) const {
+  auto func = isa<func::FuncOp>(inFunc) ? cast<func::FuncOp>(inFunc)
+                                        : inFunc->getParentOfType<func::FuncOp>();
+  auto it = symbols.find(func);
+  auto symbolValue = [&](StringAttr s) -> Value {
+    if (it == symbols.end())
+      return {};
+    for (auto &[name, value] : it->second)
+      if (name == s)
+        return value;
+    return {};
+  };
+  Value sum;
+  for (const onnx::SymExpr::Term &t : e.getTerms()) {
+    Value term;
+    for (StringAttr s : t.syms) {
+      Value v = symbolValue(s);
+      if (!v)
+        return {};
+      term = term ? Value(arith::MulIOp::create(b, loc, term, v)) : v;
+    }
+    if (!term)
+      term = indexConst(b, loc, t.coeff);
+    else if (t.coeff != 1)
+      term = arith::MulIOp::create(b, loc, term, indexConst(b, loc, t.coeff));
+    sum = sum ? Value(arith::AddIOp::create(b, loc, sum, term)) : term;
+  }
+  return sum ? sum : indexConst(b, loc, 0);
+}
+
+FailureOr<SmallVector<Value>> OnnxTypeConverter::dynamicSizes(OpBuilder &b, Location loc,
+                                                              Value v,
+                                                              RankedTensorType type) const {
+  SmallVector<Value> out;
+  if (type.hasStaticShape())
+    return out;
+  auto shape = shapes.lookup(v);
+  if (!shape || static_cast<int64_t>(shape->size()) != type.getRank())
+    return failure();
+  Operation *anchor = v.getDefiningOp() ? v.getDefiningOp()
+                                        : cast<BlockArgument>(v).getOwner()->getParentOp();
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d))
+      continue;
+    const onnx::Dim &dim = (*shape)[d];
+    if (!dim.isSymbolic())
+      return failure();
+    Value size = materialize(b, loc, anchor, dim.expr);
+    if (!size)
+      return failure();
+    out.push_back(size);
+  }
+  return out;
+}
+
+Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type, ValueRange dynamicSizes) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(), dynamicSizes);
+}
+
+FailureOr<std::pair<RankedTensorType, SmallVector<Value>>>
+symbolicResultType(ConversionPatternRewriter &rewriter, const TypeConverter *converter,
+                   Operation *op, unsigned i) {
+  auto t = dyn_cast_or_null<RankedTensorType>(
+      converter->convertType(op->getResult(i).getType()));
+  if (!t)
+    return rewriter.notifyMatchFailure(op, "result is not a ranked tensor");
+  auto sizes = onnxConverter(converter).dynamicSizes(rewriter, op->getLoc(), op->getResult(i), t);
+  if (failed(sizes))
+    return rewriter.notifyMatchFailure(op, "a dynamic result dim is not symbolic");
+  return std::make_pair(t, *sizes);
 }
 
 Type onnxElementType(Value v) {
@@ -124,6 +200,58 @@ struct ConstantLowering : OpConversionPattern<onnx::ConstantOp> {
   }
 };
 
+/// Adds one leading index argument per symbol of `func`'s inputs (attribute
+/// `onnxcc.symbol`) and records each input's dims as `onnxcc.dims`.
+void addSymbolArguments(func::FuncOp func, OnnxTypeConverter &converter) {
+  MLIRContext *ctx = func.getContext();
+  SmallVector<StringAttr> names;
+  unsigned numInputs = func.getNumArguments();
+  for (unsigned i = 0; i < numInputs; ++i) {
+    auto shape = converter.shapeOf(func.getArgument(i));
+    if (!shape)
+      continue;
+    SmallVector<Attribute> dims;
+    bool dynamic = false;
+    for (const onnx::Dim &d : *shape) {
+      for (StringAttr s : d.expr.symbols())
+        if (d.isSymbolic() && !llvm::is_contained(names, s))
+          names.push_back(s);
+      Attribute a = onnx::dimToAttr(ctx, d);
+      dynamic |= !d.isStatic();
+      dims.push_back(a ? a : Builder(ctx).getI64IntegerAttr(ShapedType::kDynamic));
+    }
+    if (dynamic)
+      func.setArgAttr(i, "onnxcc.dims", ArrayAttr::get(ctx, dims));
+  }
+  auto &values = converter.symbols[func];
+  for (auto [k, name] : llvm::enumerate(names)) {
+    NamedAttribute attr(StringAttr::get(ctx, "onnxcc.symbol"), name);
+    if (failed(func.insertArgument(k, IndexType::get(ctx), DictionaryAttr::get(ctx, {attr}),
+                                   func.getLoc())))
+      continue;
+    values.push_back({name, func.getArgument(k)});
+  }
+}
+
+bool isSymbolicElementwise(Operation *op) {
+  return isa<onnx::AddOp, onnx::SubOp, onnx::MulOp, onnx::DivOp, onnx::PowOp, onnx::ReluOp,
+             onnx::SigmoidOp, onnx::TanhOp, onnx::ExpOp, onnx::LogOp, onnx::SqrtOp, onnx::ErfOp,
+             onnx::NegOp, onnx::AbsOp, onnx::ReciprocalOp, onnx::LeakyReluOp, onnx::EluOp,
+             onnx::HardSigmoidOp, onnx::HardSwishOp, onnx::ClipOp, onnx::MaxOp, onnx::MinOp,
+             onnx::SumOp, onnx::MeanOp, onnx::EqualOp, onnx::LessOp, onnx::GreaterOp,
+             onnx::WhereOp, onnx::CastOp, onnx::NotOp, onnx::AndOp, onnx::OrOp,
+             onnx::SoftplusOp, onnx::FloorOp, onnx::CeilOp, onnx::IdentityOp>(op);
+}
+
+} // namespace
+
+bool lowersSymbolicDims(Operation *op) {
+  return isSymbolicElementwise(op) ||
+         isa<onnx::MatMulOp, onnx::GemmOp, onnx::ReshapeOp, onnx::FlattenOp, onnx::SqueezeOp,
+             onnx::UnsqueezeOp, onnx::TransposeOp>(op);
+}
+
+namespace {
 struct ConvertOnnxToLinalgPass
     : public impl::ConvertOnnxToLinalgPassBase<ConvertOnnxToLinalgPass> {
   void runOnOperation() override {
@@ -165,26 +293,77 @@ struct ConvertOnnxToLinalgPass
     populateResizePatterns(converter, patterns);
     populateMiscPatterns(converter, patterns);
     populateRecurrentPatterns(converter, patterns);
+    populateStringPatterns(converter, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
 
-    // The first op that stays illegal is the error the user sees.
+    // Symbolic shapes of every value; each function gets its symbols (the
+    // dim_params of its inputs, in order) as leading index arguments.
+    for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
+      if (func.isExternal())
+        continue;
+      {
+        // Shapes the lowering can use; an op whose shape function objects is
+        // reported by the pattern that cannot lower it.
+        ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
+        (void)onnx::inferShapesInFunction(func, &converter.shapes);
+      }
+      // Values nothing uses need no lowering (e.g. the shape computations a
+      // lowered Reshape no longer reads).
+      bool changed = true;
+      while (changed) {
+        changed = false;
+        SmallVector<Operation *> ops;
+        func.walk([&](Operation *op) { ops.push_back(op); });
+        for (Operation *op : llvm::reverse(ops))
+          if (op->getDialect() && op->getDialect()->getNamespace() == "onnx" &&
+              op->getNumRegions() == 0 && op->use_empty() && op->getNumResults() > 0) {
+            op->erase();
+            changed = true;
+          }
+      }
+      addSymbolArguments(func, converter);
+    }
+
+    // The first op that cannot be lowered is the error the user sees.
     Operation *failedOp = nullptr;
     module.walk([&](Operation *op) {
       if (failedOp || !op->getDialect() || op->getDialect()->getNamespace() != "onnx")
         return;
-      for (Type t : op->getResultTypes())
-        if (auto r = dyn_cast<RankedTensorType>(t); !r && !isa<NoneType>(t)) {
+      for (auto [i, t] : llvm::enumerate(op->getResultTypes())) {
+        auto r = dyn_cast<RankedTensorType>(t);
+        if (isa<onnx::SeqType>(t)) {
+          failedOp = op;
+          op->emitError() << "cannot lower '" << op->getName()
+                          << "': sequences are compiled only when their length and one "
+                             "element shape are known at compile time";
+          return;
+        }
+        if (!r && !isa<NoneType>(t)) {
           failedOp = op;
           op->emitError() << "cannot lower '" << op->getName()
                           << "': its result shape is not known at compile time";
           return;
-        } else if (r && !r.hasStaticShape()) {
+        }
+        if (!r || r.hasStaticShape())
+          continue;
+        auto shape = converter.shapeOf(op->getResult(i));
+        for (int64_t d = 0; d < r.getRank(); ++d) {
+          if (!r.isDynamicDim(d) || (shape && (*shape)[d].isSymbolic()))
+            continue;
           failedOp = op;
-          op->emitError() << "cannot lower '" << op->getName() << "': result type " << r
-                          << " is not static (pass --shape for symbolic inputs)";
+          op->emitError() << "cannot lower '" << op->getName() << "': dim " << d
+                          << " of its result is not known at compile time";
           return;
         }
+        if (!lowersSymbolicDims(op)) {
+          failedOp = op;
+          op->emitError() << "cannot lower '" << op->getName() << "' with symbolic dims "
+                          << onnx::toTensorType(*shape, r.getElementType())
+                          << " yet (pass --shape to fix them)";
+          return;
+        }
+      }
     });
     if (failedOp)
       return signalPassFailure();

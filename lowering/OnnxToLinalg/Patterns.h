@@ -3,6 +3,7 @@
 #define ONNXCC_LOWERING_ONNXTOLINALG_PATTERNS_H
 
 #include "dialects/onnx/OnnxOps.h"
+#include "dialects/onnx/ShapeContext.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -12,31 +13,70 @@
 
 namespace onnxcc::lowering {
 
-/// Tensors of the onnx dialect as the lowering sees them: ranked, static,
-/// signless (unsigned integers keep their width; the ops chosen carry the
-/// signedness).
+/// Tensors of the onnx dialect as the lowering sees them: ranked, signless
+/// (unsigned integers keep their width; the ops chosen carry the
+/// signedness), static or with symbolic dims. It also carries what patterns
+/// need to size symbolic results: the symbolic shapes of the onnx values and
+/// the index values of the symbols (the lowered function's leading
+/// arguments).
 class OnnxTypeConverter : public mlir::TypeConverter {
 public:
   OnnxTypeConverter();
+
+  /// The index value of `e`, computed from the symbols of `func`.
+  mlir::Value materialize(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *inFunc,
+                          const onnx::SymExpr &e) const;
+  /// Values for the dynamic dims of onnx value `v` (converted to `type`),
+  /// from its symbolic shape; failure when one of them is not symbolic.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  dynamicSizes(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+               mlir::RankedTensorType type) const;
+  /// The symbolic shape of onnx value `v`.
+  std::optional<onnx::Shape> shapeOf(mlir::Value v) const { return shapes.lookup(v); }
+
+  onnx::ShapeMap shapes;
+  /// Per function: its symbols in argument order with their index values.
+  llvm::DenseMap<mlir::Operation *, llvm::SmallVector<std::pair<mlir::StringAttr, mlir::Value>>>
+      symbols;
 };
+
+inline const OnnxTypeConverter &onnxConverter(const mlir::TypeConverter *c) {
+  return *static_cast<const OnnxTypeConverter *>(c);
+}
+
+/// An empty tensor of `type` whose dynamic dims are `dynamicSizes`.
+mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
+                        mlir::ValueRange dynamicSizes = {});
+
+/// The converted result type of result `i` of `op`, static or with symbolic
+/// dims, and the values of its dynamic dims; failure (a match failure) when
+/// a dynamic dim is not symbolic. For patterns that handle symbolic dims.
+mlir::FailureOr<std::pair<mlir::RankedTensorType, llvm::SmallVector<mlir::Value>>>
+symbolicResultType(mlir::ConversionPatternRewriter &rewriter,
+                   const mlir::TypeConverter *converter, mlir::Operation *op, unsigned i = 0);
+
+/// Ops whose lowering handles symbolic dims (the others need static shapes).
+bool lowersSymbolicDims(mlir::Operation *op);
 
 /// Element type of `v` in the onnx dialect, before conversion (so that
 /// unsigned types are still visible).
 mlir::Type onnxElementType(mlir::Value v);
 inline bool isUnsignedInt(mlir::Type t) { return t.isUnsignedInteger(); }
 
-/// Builds a linalg.generic computing `result` (a static shape) from
-/// `operands` with multidirectional broadcasting: operand dims that are 1
-/// where the result's are not read index 0. `body` gets the scalar operands
-/// (already converted) and returns the scalar result.
+/// Builds a linalg.generic computing `result` from `operands` with
+/// multidirectional broadcasting: operand dims that are 1 where the result's
+/// are not read index 0. A dynamic result dim takes its size from an operand
+/// whose dim there is dynamic too (symbolic dims agree by shape inference).
+/// `body` gets the scalar operands (already converted) and returns the scalar
+/// result.
 mlir::Value buildBroadcastGeneric(
     mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType resultType,
     mlir::ValueRange operands,
     llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::ValueRange)> body);
 
-/// A zero-filled (or `value`-filled) tensor of `type`.
+/// A tensor of `type` filled with `value` (its dynamic dims `dynamicSizes`).
 mlir::Value buildFilled(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
-                        mlir::TypedAttr value);
+                        mlir::TypedAttr value, mlir::ValueRange dynamicSizes = {});
 
 /// Converts `v` (a scalar of `from`, an onnx element type) to `to`, with
 /// ONNX Cast semantics (float to int truncates toward zero; to bool is != 0).
@@ -80,6 +120,7 @@ void populateLossPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet 
 void populateResizePatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateMiscPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateRecurrentPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateStringPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 
 } // namespace onnxcc::lowering
 

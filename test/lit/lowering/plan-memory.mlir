@@ -61,9 +61,10 @@ func.func @views(%x: memref<2x8xf32>) -> memref<16xf32> {
 
 // -----
 
-/// Intermediate buffers need static sizes.
+/// Intermediate buffers need static sizes or sizes computed from symbols
+/// (index arguments marked onnxcc.symbol); %n is neither.
 func.func @negative_dynamic_intermediate(%n: index, %x: memref<4xf32>) -> memref<4xf32> {
-  // expected-error @+1 {{buffer 'memref<?xf32>' has no static size; the arena needs static shapes}}
+  // expected-error @+1 {{buffer 'memref<?xf32>' has a size that is not a function of the symbolic dims}}
   %a = memref.alloc(%n) : memref<?xf32>
   %r = memref.alloc() : memref<4xf32>
   memref.copy %x, %r : memref<4xf32> to memref<4xf32>
@@ -75,6 +76,38 @@ func.func @negative_dynamic_intermediate(%n: index, %x: memref<4xf32>) -> memref
 /// So do outputs.
 func.func @negative_dynamic_output(%n: index) -> memref<?xf32> {
   %a = memref.alloc(%n) : memref<?xf32>
-  // expected-error @+1 {{output buffer 'memref<?xf32>' has no static shape; the arena needs static shapes}}
+  // expected-error @+1 {{output buffer 'memref<?xf32>' has dim 0 that is not a function of the symbolic dims}}
   return %a : memref<?xf32>
+}
+
+// -----
+
+/// Sizes computed from symbols: offsets are computed at entry, in program
+/// order, each buffer after the aligned ends of the live ones before it; the
+/// arena size becomes a function of the symbols; dynamic output dims are
+/// recorded.
+// CHECK-LABEL: func.func @symbolic
+// CHECK-SAME: (%[[N:.*]]: index {onnxcc.symbol = "n"}, %{{.*}}: memref<?xf32> {onnxcc.dims = {{\[}}{{\[}}[2, "n"]]], onnxcc.output}, %[[ARENA:.*]]: memref<?xi8> {onnxcc.arena})
+// CHECK: %[[ZERO:.*]] = arith.andi
+// CHECK: %[[BYTES:.*]] = arith.muli %[[N]], %c4
+// CHECK: %[[AEND:.*]] = arith.addi %[[ZERO]], %[[BYTES]]
+// CHECK: arith.maxsi %c0, %[[AEND]]
+// CHECK: %[[MAX:.*]] = arith.maxsi %c0, %[[AEND]]
+// CHECK: %[[UP:.*]] = arith.addi %[[MAX]], %c63
+// CHECK: %[[OFF:.*]] = arith.andi %[[UP]], %c-64
+// CHECK: memref.view %[[ARENA]][%[[ZERO]]][%[[N]]] : memref<?xi8> to memref<?xf32>
+// CHECK: memref.view %[[ARENA]][%[[OFF]]][%[[N]]] : memref<?xi8> to memref<?xf32>
+// CHECK-LABEL: func.func @symbolic_arena_size
+// CHECK-SAME: (%{{.*}}: index {onnxcc.symbol = "n"}) -> index attributes {onnxcc.arena_size_of = @symbolic}
+// CHECK: return
+func.func @symbolic(%n: index {onnxcc.symbol = "n"}) -> memref<?xf32> {
+  %c2 = arith.constant 2 : index
+  %m = arith.muli %n, %c2 : index
+  %a = memref.alloc(%n) : memref<?xf32>
+  %b = memref.alloc(%n) : memref<?xf32>
+  memref.copy %a, %b : memref<?xf32> to memref<?xf32>
+  %r = memref.alloc(%m) : memref<?xf32>
+  %sa = memref.subview %r[0] [%n] [1] : memref<?xf32> to memref<?xf32, strided<[1]>>
+  memref.copy %b, %sa : memref<?xf32> to memref<?xf32, strided<[1]>>
+  return %r : memref<?xf32>
 }
