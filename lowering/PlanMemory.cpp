@@ -163,6 +163,50 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
         return signalPassFailure();
       if (failed(placeInArena(func)))
         return signalPassFailure();
+      expandShapesToCasts(func);
+    }
+  }
+
+  /// A memref.expand_shape that splits one dim into several symbolic dims
+  /// becomes a reinterpret_cast with the strides computed here (MLIR 22's
+  /// expand-strided-metadata cannot compute them and crashes). Only sources
+  /// with the identity layout, whose elements are contiguous from offset 0.
+  void expandShapesToCasts(func::FuncOp func) {
+    SmallVector<memref::ExpandShapeOp> candidates;
+    func.walk([&](memref::ExpandShapeOp e) {
+      MemRefType result = e.getResultType();
+      for (const ReassociationIndices &g : e.getReassociationIndices())
+        if (llvm::count_if(g, [&](int64_t d) { return result.isDynamicDim(d); }) > 1 &&
+            e.getSrcType().getLayout().isIdentity()) {
+          candidates.push_back(e);
+          return;
+        }
+    });
+    for (memref::ExpandShapeOp e : candidates) {
+      OpBuilder b(e);
+      Location loc = e.getLoc();
+      SmallVector<OpFoldResult> sizes = e.getMixedOutputShape();
+      MemRefType result = e.getResultType();
+      SmallVector<OpFoldResult> strides(result.getRank());
+      Value stride = arith::ConstantIndexOp::create(b, loc, 1);
+      for (int64_t d = result.getRank() - 1; d >= 0; --d) {
+        strides[d] = stride;
+        Value size = isa<Value>(sizes[d])
+                         ? cast<Value>(sizes[d])
+                         : Value(arith::ConstantIndexOp::create(
+                               b, loc, cast<IntegerAttr>(cast<Attribute>(sizes[d])).getInt()));
+        stride = arith::MulIOp::create(b, loc, stride, size);
+      }
+      auto castType = MemRefType::get(
+          result.getShape(), result.getElementType(),
+          StridedLayoutAttr::get(b.getContext(), 0,
+                                 SmallVector<int64_t>(result.getRank(), ShapedType::kDynamic)));
+      Value view = memref::ReinterpretCastOp::create(b, loc, castType, e.getSrc(),
+                                                     b.getIndexAttr(0), sizes, strides);
+      // Users expect the identity layout: the cast back is a no-op view.
+      Value same = memref::CastOp::create(b, loc, result, view);
+      e.getResult().replaceAllUsesWith(same);
+      e.erase();
     }
   }
 

@@ -29,6 +29,8 @@ struct ReshapeLikeLowering : OpConversionPattern<OpTy> {
     Location loc = op.getLoc();
     Value input = adaptor.getOperands()[0];
     auto inputType = cast<RankedTensorType>(input.getType());
+    if (!type.hasStaticShape() || !inputType.hasStaticShape())
+      return lowerSymbolic(op, input, type, typeAndSizes->second, rewriter);
     // Collapse to 1-D, expand to the result: both are views after bufferization.
     Value flat = input;
     if (inputType.getRank() != 1) {
@@ -75,6 +77,88 @@ struct ReshapeLikeLowering : OpConversionPattern<OpTy> {
                                                  : OpFoldResult(rewriter.getIndexAttr(
                                                        type.getDimSize(d))));
     rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, type, flat, all, outputShape);
+    return success();
+  }
+
+  /// With symbolic dims, input and result dims are matched in groups of
+  /// equal products (exact polynomials of the symbols); each group collapses
+  /// to one dim and expands to the result's.
+  LogicalResult lowerSymbolic(OpTy op, Value input, RankedTensorType type,
+                              ValueRange resultSizes,
+                              ConversionPatternRewriter &rewriter) const {
+    const OnnxTypeConverter &converter = onnxConverter(this->getTypeConverter());
+    auto inShape = converter.shapeOf(op->getOperand(0));
+    auto outShape = converter.shapeOf(op->getResult(0));
+    if (!inShape || !outShape)
+      return rewriter.notifyMatchFailure(op, "symbolic shapes are not known");
+    SmallVector<ReassociationIndices> inGroups, outGroups;
+    size_t i = 0, o = 0;
+    while (i < inShape->size() || o < outShape->size()) {
+      ReassociationIndices ig, og;
+      onnx::Dim inProduct = onnx::Dim::known(1), outProduct = onnx::Dim::known(1);
+      auto take = [&](const onnx::Shape &shape, size_t &k, ReassociationIndices &g,
+                      onnx::Dim &product) {
+        product = onnx::mulDims(product, shape[k]);
+        g.push_back(k++);
+      };
+      if (i < inShape->size())
+        take(*inShape, i, ig, inProduct);
+      if (o < outShape->size())
+        take(*outShape, o, og, outProduct);
+      while (inProduct != outProduct) {
+        if (inProduct.isStatic() && inProduct.size == 0)
+          return rewriter.notifyMatchFailure(op, "empty symbolic reshape");
+        // Grow the side whose product divides the other's.
+        bool growIn = onnx::divDimsExact(outProduct, inProduct).isStatic() ||
+                      onnx::divDimsExact(outProduct, inProduct).isSymbolic();
+        if (growIn && i < inShape->size())
+          take(*inShape, i, ig, inProduct);
+        else if (o < outShape->size())
+          take(*outShape, o, og, outProduct);
+        else if (i < inShape->size())
+          take(*inShape, i, ig, inProduct);
+        else
+          return rewriter.notifyMatchFailure(op, "dims do not match up in groups");
+        if (inProduct.asExpr() == std::nullopt || outProduct.asExpr() == std::nullopt)
+          return rewriter.notifyMatchFailure(op, "a dim is not known");
+      }
+      // Trailing 1s join the last group.
+      while (i < inShape->size() && (*inShape)[i] == onnx::Dim::known(1) &&
+             (o == outShape->size() || (*outShape)[o] != onnx::Dim::known(1)))
+        ig.push_back(i++);
+      while (o < outShape->size() && (*outShape)[o] == onnx::Dim::known(1) &&
+             (i == inShape->size() || (*inShape)[i] != onnx::Dim::known(1)))
+        og.push_back(o++);
+      if (ig.empty() || og.empty())
+        return rewriter.notifyMatchFailure(op, "rank-0 side in a symbolic reshape");
+      inGroups.push_back(ig);
+      outGroups.push_back(og);
+    }
+    Location loc = op.getLoc();
+    auto inputType = cast<RankedTensorType>(input.getType());
+    SmallVector<int64_t> midShape;
+    for (const ReassociationIndices &g : inGroups) {
+      int64_t n = 1;
+      for (int64_t d : g)
+        n = inputType.isDynamicDim(d) || n == ShapedType::kDynamic ? ShapedType::kDynamic
+                                                                   : n * inputType.getDimSize(d);
+      midShape.push_back(n);
+    }
+    auto midType = RankedTensorType::get(midShape, inputType.getElementType());
+    Value mid = input;
+    if (midType != inputType)
+      mid = tensor::CollapseShapeOp::create(rewriter, loc, midType, input, inGroups);
+    if (midType == type) {
+      rewriter.replaceOp(op, mid);
+      return success();
+    }
+    SmallVector<OpFoldResult> outputShape;
+    unsigned next = 0;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      outputShape.push_back(type.isDynamicDim(d)
+                                ? OpFoldResult(resultSizes[next++])
+                                : OpFoldResult(rewriter.getIndexAttr(type.getDimSize(d))));
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, type, mid, outGroups, outputShape);
     return success();
   }
 };
@@ -252,9 +336,12 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::SliceOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    if (!typeAndSizes->first.hasStaticShape())
+      return lowerSymbolic(op, adaptor, typeAndSizes->first, rewriter);
+    RankedTensorType type = typeAndSizes->first;
     Value input = adaptor.getData();
     auto inType = cast<RankedTensorType>(input.getType());
     int64_t rank = inType.getRank();
@@ -339,6 +426,58 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
           return tensor::ExtractOp::create(b, l, input, at);
         });
     rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  /// Symbolic dims are kept whole; the sliced axes must be static, with
+  /// starts/ends/axes/steps known at compile time and positive steps.
+  LogicalResult lowerSymbolic(onnx::SliceOp op, OpAdaptor adaptor, RankedTensorType type,
+                              ConversionPatternRewriter &rewriter) const {
+    Value input = adaptor.getData();
+    auto inType = cast<RankedTensorType>(input.getType());
+    int64_t rank = inType.getRank();
+    onnx::ShapeContext ctx(op, onnxConverter(getTypeConverter()).shapes);
+    auto starts = ctx.operandInts(1), ends = ctx.operandInts(2);
+    std::optional<SmallVector<int64_t>> axes = ctx.operandInts(3), steps = ctx.operandInts(4);
+    if (!starts || !ends || (ctx.hasOperand(3) && !axes) || (ctx.hasOperand(4) && !steps))
+      return rewriter.notifyMatchFailure(op, "symbolic slice needs constant parameters");
+    if (!axes) {
+      axes.emplace();
+      for (int64_t i = 0, e = starts->size(); i < e; ++i)
+        axes->push_back(i);
+    }
+    if (!steps)
+      steps = SmallVector<int64_t>(starts->size(), 1);
+    if (ends->size() != starts->size() || axes->size() != starts->size() ||
+        steps->size() != starts->size())
+      return rewriter.notifyMatchFailure(op, "starts, ends, axes and steps differ in length");
+    Location loc = op.getLoc();
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d = 0; d < rank; ++d)
+      sizes.push_back(inType.isDynamicDim(d)
+                          ? OpFoldResult(tensor::DimOp::create(rewriter, loc, input, d).getResult())
+                          : OpFoldResult(rewriter.getIndexAttr(inType.getDimSize(d))));
+    for (size_t i = 0; i < axes->size(); ++i) {
+      auto axis = normalizeAxis((*axes)[i], rank);
+      int64_t step = (*steps)[i];
+      if (!axis || inType.isDynamicDim(*axis) || step <= 0)
+        return rewriter.notifyMatchFailure(op, "symbolic slice of a symbolic dim or backwards");
+      int64_t dim = inType.getDimSize(*axis);
+      int64_t start = std::clamp<int64_t>((*starts)[i], -dim - 1, dim + 1);
+      int64_t end = std::clamp<int64_t>((*ends)[i], -dim - 1, dim + 1);
+      start = std::clamp<int64_t>(start < 0 ? start + dim : start, 0, dim);
+      end = std::clamp<int64_t>(end < 0 ? end + dim : end, 0, dim);
+      int64_t size = end > start ? (end - start + step - 1) / step : 0;
+      if (type.getDimSize(*axis) != size)
+        return rewriter.notifyMatchFailure(op, "slice sizes disagree with the result type");
+      offsets[*axis] = rewriter.getIndexAttr(start);
+      strides[*axis] = rewriter.getIndexAttr(step);
+      sizes[*axis] = rewriter.getIndexAttr(size);
+    }
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, type, input, offsets, sizes,
+                                                        strides);
     return success();
   }
 

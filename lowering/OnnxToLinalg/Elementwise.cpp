@@ -485,6 +485,10 @@ struct ElementwiseLowering : ConversionPattern {
 
   LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                                 ConversionPatternRewriter &rewriter) const override {
+    // Strings are pointers after conversion: no arithmetic or casts on them.
+    auto isString = [](Value v) { return isa<onnx::StringType>(onnxElementType(v)); };
+    if (llvm::any_of(op->getOperands(), isString) || llvm::any_of(op->getResults(), isString))
+      return rewriter.notifyMatchFailure(op, "string operands are not lowered elementwise");
     auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
     if (failed(typeAndSizes))
       return failure();

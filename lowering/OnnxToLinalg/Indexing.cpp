@@ -28,7 +28,8 @@ using BodyFn = function_ref<Value(OpBuilder &, Location, ArrayRef<Value> ivs, Va
 /// rest are reductions. `body` gets the loop indices and the block arguments
 /// (inputs, then the current output element).
 Value buildGeneric(OpBuilder &b, Location loc, RankedTensorType type, unsigned numLoops,
-                   ValueRange inputs, ArrayRef<AffineMap> inputMaps, BodyFn body) {
+                   ValueRange inputs, ArrayRef<AffineMap> inputMaps, BodyFn body,
+                   ValueRange dynamicSizes = {}) {
   MLIRContext *ctx = b.getContext();
   int64_t rank = type.getRank();
   SmallVector<AffineMap> maps(inputMaps);
@@ -38,7 +39,7 @@ Value buildGeneric(OpBuilder &b, Location loc, RankedTensorType type, unsigned n
   maps.push_back(AffineMap::get(numLoops, 0, outExprs, ctx));
   SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
   iterators.resize(numLoops, utils::IteratorType::reduction);
-  Value init = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  Value init = emptyTensor(b, loc, type, dynamicSizes);
   auto generic = linalg::GenericOp::create(
       b, loc, type, inputs, init, maps, iterators,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
@@ -100,7 +101,7 @@ AffineMap dimsMap(MLIRContext *ctx, unsigned numLoops, ArrayRef<AffineExpr> expr
 RankedTensorType rankedOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
 /// True when every dim of `t` is nonzero.
-bool nonEmpty(RankedTensorType t) { return t.getNumElements() != 0; }
+bool nonEmpty(RankedTensorType t) { return !t.hasStaticShape() || t.getNumElements() != 0; }
 
 //===----------------------------------------------------------------------===//
 // Gather family
@@ -111,9 +112,10 @@ struct GatherLowering : OpConversionPattern<onnx::GatherOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::GatherOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType type = typeAndSizes->first;
     Value data = adaptor.getData(), indices = adaptor.getIndices();
     auto dataType = rankedOf(data);
     auto indType = rankedOf(indices);
@@ -131,6 +133,8 @@ struct GatherLowering : OpConversionPattern<onnx::GatherOp> {
     }
     if (dataType.getDimSize(*axis) == 0)
       return rewriter.notifyMatchFailure(op, "gathers from an empty axis");
+    if (dataType.isDynamicDim(*axis))
+      return rewriter.notifyMatchFailure(op, "gathers along a symbolic dim");
     MLIRContext *ctx = getContext();
     unsigned loops = type.getRank();
     SmallVector<AffineExpr> indExprs;
@@ -145,7 +149,8 @@ struct GatherLowering : OpConversionPattern<onnx::GatherOp> {
           at.push_back(wrapIndex(b, l, toIndex(b, l, args[0], indElem), axisDim));
           llvm::append_range(at, ivs.drop_front(*axis + q));
           return tensor::ExtractOp::create(b, l, data, at);
-        });
+        },
+        typeAndSizes->second);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -179,6 +184,8 @@ struct GatherElementsLowering : OpConversionPattern<onnx::GatherElementsOp> {
     }
     if (dataType.getDimSize(*axis) == 0)
       return rewriter.notifyMatchFailure(op, "gathers from an empty axis");
+    if (dataType.isDynamicDim(*axis))
+      return rewriter.notifyMatchFailure(op, "gathers along a symbolic dim");
     MLIRContext *ctx = getContext();
     Type indElem = onnxElementType(op.getIndices());
     int64_t axisDim = dataType.getDimSize(*axis);

@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/BuiltinDialect.h"
@@ -233,6 +234,139 @@ void addSymbolArguments(func::FuncOp func, OnnxTypeConverter &converter) {
   }
 }
 
+/// How many leading dims of operand 0 and result 0 `op` treats
+/// independently (result[i, ...] depends only on operand 0[i, ...] along
+/// them), or 0.
+int64_t independentLeadingDims(Operation *op) {
+  auto x = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  if (!x)
+    return 0;
+  int64_t rank = x.getRank();
+  auto axisAttr = [&](int64_t dflt) {
+    int64_t a = dflt;
+    if (auto attr = op->getAttrOfType<IntegerAttr>("axis"))
+      a = attr.getInt();
+    return a < 0 ? a + rank : a;
+  };
+  if (isa<onnx::ConvOp, onnx::ConvTransposeOp, onnx::AveragePoolOp, onnx::LpPoolOp,
+          onnx::GlobalAveragePoolOp, onnx::GlobalMaxPoolOp, onnx::GlobalLpPoolOp,
+          onnx::BatchNormalizationOp, onnx::InstanceNormalizationOp, onnx::LRNOp,
+          onnx::DepthToSpaceOp, onnx::SpaceToDepthOp, onnx::MaxPoolOp>(op))
+    return 1;
+  if (isa<onnx::SoftmaxOp, onnx::LogSoftmaxOp, onnx::HardmaxOp, onnx::LayerNormalizationOp>(op))
+    return std::clamp<int64_t>(axisAttr(-1), 0, rank);
+  if (isa<onnx::ArgMaxOp, onnx::ArgMinOp>(op))
+    return std::clamp<int64_t>(axisAttr(0), 0, rank);
+  if (op->getName().getStringRef().starts_with("onnx.Reduce") && op->getNumOperands() == 2) {
+    Value axes = op->getOperand(1);
+    if (isa<NoneType>(axes.getType())) {
+      auto noop = op->getAttrOfType<IntegerAttr>("noop_with_empty_axes");
+      return noop && noop.getInt() ? rank : 0;
+    }
+    auto c = axes.getDefiningOp<onnx::ConstantOp>();
+    auto values = c ? dyn_cast_or_null<DenseIntElementsAttr>(c.getValueAttr()) : nullptr;
+    if (!values)
+      return 0;
+    int64_t first = rank;
+    for (const APInt &a : values.getValues<APInt>()) {
+      int64_t v = a.getSExtValue();
+      first = std::min(first, v < 0 ? v + rank : v);
+    }
+    return std::clamp<int64_t>(first, 0, rank);
+  }
+  return 0;
+}
+
+/// Ops whose symbolic dims are all leading dims they treat independently
+/// (a dynamic batch for Conv, rows for Softmax) run in a loop nest over
+/// those dims on static slices: the op itself lowers statically.
+/// Returns true when `op` was replaced.
+bool splitIndependentDims(Operation *op, OnnxTypeConverter &converter) {
+  if (op->getNumOperands() == 0 || op->getNumResults() == 0)
+    return false;
+  auto x = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto y = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!x || !y || y.hasStaticShape() || converter.convertType(x) != x ||
+      converter.convertType(y) != y)
+    return false;
+  int64_t k = independentLeadingDims(op);
+  SmallVector<int64_t> dims;
+  for (int64_t d = 0; d < x.getRank(); ++d)
+    if (x.isDynamicDim(d)) {
+      if (d >= k)
+        return false;
+      dims.push_back(d);
+    }
+  for (int64_t d = 0; d < y.getRank(); ++d)
+    if (y.isDynamicDim(d) && (d >= k || !x.isDynamicDim(d)))
+      return false;
+  for (Value v : op->getOperands().drop_front())
+    if (auto t = dyn_cast<RankedTensorType>(v.getType()); !isa<NoneType>(v.getType()) &&
+                                                           (!t || !t.hasStaticShape()))
+      return false;
+  for (Value r : op->getResults().drop_front())
+    if (!isa<NoneType>(r.getType()) && !r.use_empty())
+      return false;
+  for (Value r : op->getResults().drop_front())
+    if (!isa<NoneType>(r.getType()))
+      return false;
+
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  Value input = op->getOperand(0);
+  SmallVector<Value> lbs, ubs, steps, dynamicSizes;
+  for (int64_t d : dims) {
+    lbs.push_back(indexConst(b, loc, 0));
+    Value size = tensor::DimOp::create(b, loc, input, d);
+    ubs.push_back(size);
+    steps.push_back(indexConst(b, loc, 1));
+    if (y.isDynamicDim(d))
+      dynamicSizes.push_back(size);
+  }
+  Value init = emptyTensor(b, loc, y, dynamicSizes);
+  SmallVector<int64_t> xInner(x.getShape()), yInner(y.getShape());
+  for (int64_t d : dims) {
+    xInner[d] = 1;
+    yInner[d] = 1;
+  }
+  auto xInnerType = RankedTensorType::get(xInner, x.getElementType());
+  auto yInnerType = RankedTensorType::get(yInner, y.getElementType());
+  scf::LoopNest nest = scf::buildLoopNest(
+      b, loc, lbs, ubs, steps, ValueRange{init},
+      [&](OpBuilder &nb, Location nloc, ValueRange ivs, ValueRange acc) -> scf::ValueVector {
+        auto position = [&](RankedTensorType full, ArrayRef<int64_t> inner,
+                            SmallVectorImpl<OpFoldResult> &offsets,
+                            SmallVectorImpl<OpFoldResult> &sizes) {
+          for (int64_t d = 0; d < full.getRank(); ++d) {
+            auto it = llvm::find(dims, d);
+            offsets.push_back(it != dims.end() ? OpFoldResult(ivs[it - dims.begin()])
+                                               : OpFoldResult(nb.getIndexAttr(0)));
+            sizes.push_back(nb.getIndexAttr(inner[d]));
+          }
+        };
+        SmallVector<OpFoldResult> xOffsets, xSizes, yOffsets, ySizes;
+        position(x, xInner, xOffsets, xSizes);
+        position(y, yInner, yOffsets, ySizes);
+        SmallVector<OpFoldResult> xStrides(x.getRank(), nb.getIndexAttr(1));
+        SmallVector<OpFoldResult> yStrides(y.getRank(), nb.getIndexAttr(1));
+        Value slice = tensor::ExtractSliceOp::create(nb, nloc, xInnerType, input, xOffsets,
+                                                     xSizes, xStrides);
+        IRMapping mapping;
+        mapping.map(input, slice);
+        Operation *inner = nb.clone(*op, mapping);
+        inner->getResult(0).setType(yInnerType);
+        Value updated = tensor::InsertSliceOp::create(nb, nloc, inner->getResult(0), acc[0],
+                                                      yOffsets, ySizes, yStrides);
+        return {updated};
+      });
+  Value result = nest.results.front();
+  if (auto shape = converter.shapes.lookup(op->getResult(0)))
+    converter.shapes.set(result, *shape);
+  op->getResult(0).replaceAllUsesWith(result);
+  op->erase();
+  return true;
+}
+
 bool isSymbolicElementwise(Operation *op) {
   return isa<onnx::AddOp, onnx::SubOp, onnx::MulOp, onnx::DivOp, onnx::PowOp, onnx::ReluOp,
              onnx::SigmoidOp, onnx::TanhOp, onnx::ExpOp, onnx::LogOp, onnx::SqrtOp, onnx::ErfOp,
@@ -248,7 +382,10 @@ bool isSymbolicElementwise(Operation *op) {
 bool lowersSymbolicDims(Operation *op) {
   return isSymbolicElementwise(op) ||
          isa<onnx::MatMulOp, onnx::GemmOp, onnx::ReshapeOp, onnx::FlattenOp, onnx::SqueezeOp,
-             onnx::UnsqueezeOp, onnx::TransposeOp>(op);
+             onnx::UnsqueezeOp, onnx::TransposeOp, onnx::GatherOp, onnx::SliceOp, onnx::SoftmaxOp,
+             onnx::LogSoftmaxOp, onnx::ReduceSumOp, onnx::ReduceMeanOp, onnx::ReduceMaxOp,
+             onnx::ReduceMinOp, onnx::ReduceProdOp, onnx::ReduceL1Op, onnx::ReduceL2Op,
+             onnx::ReduceLogSumOp, onnx::ReduceLogSumExpOp, onnx::ReduceSumSquareOp>(op);
 }
 
 namespace {
@@ -325,6 +462,18 @@ struct ConvertOnnxToLinalgPass
       addSymbolArguments(func, converter);
     }
 
+    // Ops whose symbolic dims they treat independently run on static slices.
+    SmallVector<Operation *> candidates;
+    module.walk([&](Operation *op) {
+      if (op->getDialect() && op->getDialect()->getNamespace() == "onnx" &&
+          !lowersSymbolicDims(op) && op->getNumResults() > 0)
+        if (auto t = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+            t && !t.hasStaticShape())
+          candidates.push_back(op);
+    });
+    for (Operation *op : candidates)
+      splitIndependentDims(op, converter);
+
     // The first op that cannot be lowered is the error the user sees.
     Operation *failedOp = nullptr;
     module.walk([&](Operation *op) {
@@ -358,9 +507,11 @@ struct ConvertOnnxToLinalgPass
         }
         if (!lowersSymbolicDims(op)) {
           failedOp = op;
-          op->emitError() << "cannot lower '" << op->getName() << "' with symbolic dims "
-                          << onnx::toTensorType(*shape, r.getElementType())
-                          << " yet (pass --shape to fix them)";
+          std::string dims;
+          for (const onnx::Dim &d : *shape)
+            dims += (dims.empty() ? "" : ", ") + d.str();
+          op->emitError() << "cannot lower '" << op->getName() << "' with symbolic dims ["
+                          << dims << "] yet (pass --shape to fix them)";
           return;
         }
       }

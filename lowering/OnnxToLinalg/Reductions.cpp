@@ -75,7 +75,13 @@ Value buildReduction(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                      TypedAttr init, AccumulateBody body) {
   MLIRContext *ctx = b.getContext();
   auto resultType = RankedTensorType::get(keptShape(shape, reduced), init.getType());
-  Value out = buildFilled(b, loc, resultType, init);
+  // Symbolic kept dims take their size from the first input (read through
+  // the identity map by every caller that has them).
+  SmallVector<Value> dynamicSizes;
+  for (auto [d, size] : llvm::enumerate(shape))
+    if (!reduced[d] && ShapedType::isDynamic(size))
+      dynamicSizes.push_back(tensor::DimOp::create(b, loc, inputs[0], d));
+  Value out = buildFilled(b, loc, resultType, init, dynamicSizes);
   SmallVector<AffineMap> allMaps(maps);
   allMaps.push_back(keptDimsMap(reduced, ctx));
   SmallVector<utils::IteratorType> iterators;
@@ -93,14 +99,26 @@ Value buildReduction(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
 /// An elementwise linalg.generic producing `resultType`, reading `inputs`
 /// through `maps` (from the result's dims).
 Value buildParallel(OpBuilder &b, Location loc, RankedTensorType resultType, ValueRange inputs,
-                    ArrayRef<AffineMap> maps, ScalarBody body) {
+                    ArrayRef<AffineMap> maps, ScalarBody body,
+                    ValueRange resultSizes = {}) {
   MLIRContext *ctx = b.getContext();
   int64_t rank = resultType.getRank();
   SmallVector<AffineMap> allMaps(maps);
   allMaps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
   SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  Value init =
-      tensor::EmptyOp::create(b, loc, resultType.getShape(), resultType.getElementType());
+  // Symbolic dims take their size from the first input of the result's rank
+  // read through the identity map.
+  SmallVector<Value> dynamicSizes(resultSizes);
+  if (!resultType.hasStaticShape() && dynamicSizes.empty()) {
+    auto source = llvm::find_if(llvm::zip(inputs, maps), [&](auto pair) {
+      return std::get<1>(pair).isIdentity() && std::get<1>(pair).getNumResults() == rank;
+    });
+    if (source != llvm::zip(inputs, maps).end())
+      for (int64_t d = 0; d < rank; ++d)
+        if (resultType.isDynamicDim(d))
+          dynamicSizes.push_back(tensor::DimOp::create(b, loc, std::get<0>(*source), d));
+  }
+  Value init = emptyTensor(b, loc, resultType, dynamicSizes);
   return linalg::GenericOp::create(
              b, loc, TypeRange{resultType}, inputs, ValueRange{init}, allMaps, iterators,
              [&](OpBuilder &nb, Location nloc, ValueRange args) {
@@ -112,13 +130,14 @@ Value buildParallel(OpBuilder &b, Location loc, RankedTensorType resultType, Val
 /// Reads tensors of the kept dims (reductions' results) into `resultType`:
 /// the keepdims form when its rank is that of `reduced`, else the kept dims.
 Value buildEpilogue(OpBuilder &b, Location loc, RankedTensorType resultType,
-                    ArrayRef<bool> reduced, ValueRange inputs, ScalarBody body) {
+                    ArrayRef<bool> reduced, ValueRange inputs, ScalarBody body,
+                    ValueRange resultSizes = {}) {
   MLIRContext *ctx = b.getContext();
   AffineMap map = resultType.getRank() == static_cast<int64_t>(reduced.size())
                       ? keptDimsMap(reduced, ctx)
                       : AffineMap::getMultiDimIdentityMap(resultType.getRank(), ctx);
   SmallVector<AffineMap> maps(inputs.size(), map);
-  return buildParallel(b, loc, resultType, inputs, maps, body);
+  return buildParallel(b, loc, resultType, inputs, maps, body, resultSizes);
 }
 
 /// The largest or smallest value of `t` (signless, with `isUnsigned` saying
@@ -289,13 +308,14 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
 
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, this->getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, this->getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType type = typeAndSizes->first;
     Value data = adaptor.getData();
-    auto inType = staticInputType(rewriter, op, data);
+    auto inType = dyn_cast<RankedTensorType>(data.getType());
     if (!inType)
-      return failure();
+      return rewriter.notifyMatchFailure(op, "input is not ranked");
     Type elem = inType.getElementType();
     bool isFloat = isa<FloatType>(elem);
     bool isUnsigned = isUnsignedInt(onnxElementType(op.getData()));
@@ -328,7 +348,23 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     int64_t count = reducedCount(shape, reduced);
-    bool empty = count == 0;
+    bool symbolicCount = false;
+    for (auto [d, size] : llvm::enumerate(shape))
+      symbolicCount |= reduced[d] && ShapedType::isDynamic(size);
+    bool empty = count == 0 && !symbolicCount;
+    // The number of reduced elements, at run time when a reduced dim is
+    // symbolic.
+    auto countValue = [&](OpBuilder &b, Location l) -> Value {
+      Value n = indexConst(b, l, 1);
+      for (auto [d, size] : llvm::enumerate(shape))
+        if (reduced[d])
+          n = arith::MulIOp::create(b, l, n,
+                                    ShapedType::isDynamic(size)
+                                        ? Value(tensor::DimOp::create(b, l, data, d))
+                                        : indexConst(b, l, size));
+      return n;
+    };
+    Value runtimeCount = symbolicCount ? countValue(rewriter, loc) : Value();
     AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
     auto reduce = [&](TypedAttr init, AccumulateBody body) {
       return buildReduction(rewriter, loc, shape, reduced, data, identity, init, body);
@@ -404,6 +440,16 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
     switch (kind) {
     case ReduceKind::Mean:
       epilogue = [&](OpBuilder &b, Location l, ValueRange v) -> Value {
+        if (runtimeCount) {
+          Value n = arith::IndexCastOp::create(b, l, b.getI64Type(), runtimeCount);
+          if (isFloat)
+            return arith::DivFOp::create(b, l, v[0], arith::SIToFPOp::create(b, l, elem, n));
+          if (elem.getIntOrFloatBitWidth() != 64)
+            n = arith::TruncIOp::create(b, l, elem, n);
+          if (isUnsigned)
+            return arith::DivUIOp::create(b, l, v[0], n);
+          return arith::DivSIOp::create(b, l, v[0], n);
+        }
         if (isFloat)
           return arith::DivFOp::create(b, l, v[0],
                                        floatConst(b, l, elem, static_cast<double>(count)));
@@ -433,7 +479,8 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
     }
     if (!epilogue)
       epilogue = [](OpBuilder &, Location, ValueRange v) { return v[0]; };
-    rewriter.replaceOp(op, buildEpilogue(rewriter, loc, type, reduced, epilogueInputs, epilogue));
+    rewriter.replaceOp(op, buildEpilogue(rewriter, loc, type, reduced, epilogueInputs, epilogue,
+                                         typeAndSizes->second));
     return success();
   }
 };
@@ -581,11 +628,14 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
 
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, this->getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, this->getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType type = typeAndSizes->first;
     Value input = adaptor.getInput();
-    auto inType = sameShapeInput(rewriter, op, input, type);
+    auto inType = dyn_cast<RankedTensorType>(input.getType());
+    if (inType && inType.getShape() != type.getShape())
+      return rewriter.notifyMatchFailure(op, "result shape differs from the input's");
     if (!inType || inType.getRank() == 0)
       return rewriter.notifyMatchFailure(op, "input must have rank 1 or more");
     FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), inType.getRank());

@@ -3,13 +3,171 @@
 // A string tensor is lowered as a tensor of i64: each element is the
 // `const char *` of a NUL-terminated string in the generated code.
 //
+// String ops become calls to runtime-support functions over buffers: the
+// operands go through bufferization.to_buffer, the call writes the result
+// buffer, and bufferization.to_tensor makes it a tensor again. The callee is
+// a private declaration carrying
+//   onnxcc.runtime = "<C++ function>"  what the emitter calls,
+//   onnxcc.string_pool                  the function takes the model's string
+//                                       pool as an extra last argument,
+// and its i32 result is marked onnxcc.status: the generated run() returns
+// it when it is not 0.
+//
 //===----------------------------------------------------------------------===//
 #include "lowering/OnnxToLinalg/Patterns.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
 
 using namespace mlir;
 
 namespace onnxcc::lowering {
+namespace {
 
-void populateStringPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {}
+/// Declares (once per module) the runtime-support function `cName` as
+/// `symbol` of type `type`; see the file comment for the attributes.
+func::FuncOp declareRuntimeFunction(ConversionPatternRewriter &rewriter, Operation *at,
+                                    StringRef symbol, StringRef cName, FunctionType type,
+                                    bool usesStringPool) {
+  auto module = at->getParentOfType<ModuleOp>();
+  if (auto existing = module.lookupSymbol<func::FuncOp>(symbol))
+    return existing;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(module.getBody());
+  auto func = func::FuncOp::create(rewriter, module.getLoc(), symbol, type);
+  func.setPrivate();
+  func->setAttr("onnxcc.runtime", rewriter.getStringAttr(cName));
+  if (usesStringPool)
+    func->setAttr("onnxcc.string_pool", rewriter.getUnitAttr());
+  func.setResultAttr(0, "onnxcc.status", rewriter.getUnitAttr());
+  return func;
+}
+
+/// `tensor` (a static tensor) as a 1-D buffer of dynamic size.
+Value flatBuffer(OpBuilder &b, Location loc, Value tensor, bool readOnly) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  if (type.getRank() != 1) {
+    SmallVector<ReassociationIndices> all(1);
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      all[0].push_back(d);
+    tensor = tensor::CollapseShapeOp::create(b, loc, tensor, all);
+  }
+  auto dynamic = RankedTensorType::get({ShapedType::kDynamic}, type.getElementType());
+  tensor = tensor::CastOp::create(b, loc, dynamic, tensor);
+  auto buffer = MemRefType::get({ShapedType::kDynamic}, type.getElementType());
+  return bufferization::ToBufferOp::create(b, loc, buffer, tensor, readOnly);
+}
+
+/// Locales whose case mapping is the one runtime-support implements (the
+/// Unicode simple mapping, as in en_US): none given, C/POSIX and English.
+bool isSupportedLocale(StringRef locale) {
+  StringRef language = locale.split('.').first;
+  return language.empty() || language == "C" || language == "POSIX" || language == "en" ||
+         language.starts_with("en_") || language.starts_with("en-");
+}
+
+/// StringNormalizer: onnxcc_rt::string_normalizer(in, n, out, capacity,
+/// stopwords, stopword_bytes, case_action, case_sensitive[, pool]). The result
+/// size is the declared (static) one; run() fails with a status when the
+/// number of strings kept differs.
+struct StringNormalizerLowering : OpConversionPattern<onnx::StringNormalizerOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::StringNormalizerOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    auto xType = dyn_cast<RankedTensorType>(adaptor.getX().getType());
+    auto yType = dyn_cast_or_null<RankedTensorType>(
+        getTypeConverter()->convertType(op.getType()));
+    if (!xType || !yType)
+      return rewriter.notifyMatchFailure(op, "input or result is not a ranked tensor");
+    if (!yType.hasStaticShape())
+      return op.emitError("cannot lower 'onnx.StringNormalizer': the number of strings it "
+                          "keeps depends on the data; declare the output's dims in the model");
+    int64_t rank = xType.getRank();
+    if ((rank != 1 && rank != 2) || yType.getRank() != rank ||
+        (rank == 2 && (xType.getDimSize(0) != 1 || yType.getDimSize(0) != 1)))
+      return op.emitError("cannot lower 'onnx.StringNormalizer': input ")
+             << xType << " and output " << yType << " are not [C] or [1, C]";
+    if (!xType.hasStaticShape())
+      return op.emitError("cannot lower 'onnx.StringNormalizer' with symbolic dims yet (pass "
+                          "--shape to fix them)");
+
+    int32_t action;
+    StringRef caseAction = op.getCaseChangeAction();
+    if (caseAction == "NONE")
+      action = 0;
+    else if (caseAction == "LOWER")
+      action = 1;
+    else if (caseAction == "UPPER")
+      action = 2;
+    else
+      return op.emitError("cannot lower 'onnx.StringNormalizer': case_change_action '")
+             << caseAction << "' is not NONE, LOWER or UPPER";
+    if (auto locale = op.getLocale(); locale && !isSupportedLocale(*locale))
+      return op.emitError("cannot lower 'onnx.StringNormalizer': locale '")
+             << *locale << "' is not supported (only en_US-like case mapping)";
+
+    // The stopwords, NUL-terminated one after the other (a weight).
+    std::string words;
+    if (auto stopwords = op.getStopwords())
+      for (Attribute w : *stopwords) {
+        StringRef word = cast<StringAttr>(w).getValue();
+        if (word.contains('\0'))
+          return op.emitError("cannot lower 'onnx.StringNormalizer': a stopword holds a NUL "
+                              "character");
+        words += word.str() + '\0';
+      }
+    int64_t wordBytes = words.size();
+    if (words.empty())
+      words.push_back('\0'); // A buffer of one byte, never read.
+    Type i8 = IntegerType::get(ctx, 8);
+    auto wordsType = RankedTensorType::get({static_cast<int64_t>(words.size())}, i8);
+    SmallVector<int8_t> wordBytesData(words.begin(), words.end());
+    Value wordsTensor = arith::ConstantOp::create(
+        rewriter, loc, DenseElementsAttr::get(wordsType, ArrayRef<int8_t>(wordBytesData)));
+
+    Value in = flatBuffer(rewriter, loc, adaptor.getX(), /*readOnly=*/true);
+    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType), /*readOnly=*/false);
+    Value stopwords = flatBuffer(rewriter, loc, wordsTensor, /*readOnly=*/true);
+    Value operands[] = {
+        in,
+        indexConst(rewriter, loc, xType.getNumElements()),
+        out,
+        indexConst(rewriter, loc, yType.getNumElements()),
+        stopwords,
+        indexConst(rewriter, loc, wordBytes),
+        arith::ConstantOp::create(rewriter, loc, rewriter.getI32IntegerAttr(action)),
+        arith::ConstantOp::create(rewriter, loc,
+                                  rewriter.getBoolAttr(op.getIsCaseSensitive() != 0)),
+    };
+    auto type = FunctionType::get(ctx, ValueRange(operands).getTypes(),
+                                  {IntegerType::get(ctx, 32)});
+    // Only a case change writes new strings.
+    bool writes = action != 0;
+    func::FuncOp callee = declareRuntimeFunction(
+        rewriter, op, writes ? "onnxcc_rt_string_normalizer_pool" : "onnxcc_rt_string_normalizer",
+        "onnxcc_rt::string_normalizer", type, /*usesStringPool=*/writes);
+    func::CallOp::create(rewriter, loc, callee, operands);
+
+    auto flatType = RankedTensorType::get({ShapedType::kDynamic}, yType.getElementType());
+    Value result = bufferization::ToTensorOp::create(rewriter, loc, flatType, out,
+                                                     /*restrict=*/true, /*writable=*/true);
+    auto staticFlat = RankedTensorType::get({yType.getNumElements()}, yType.getElementType());
+    result = tensor::CastOp::create(rewriter, loc, staticFlat, result);
+    if (rank == 2)
+      result = tensor::ExpandShapeOp::create(rewriter, loc, yType, result,
+                                             SmallVector<ReassociationIndices>{{0, 1}});
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateStringPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<StringNormalizerLowering>(converter, patterns.getContext());
+}
 
 } // namespace onnxcc::lowering
