@@ -131,7 +131,7 @@ std::optional<SymExpr> SymExpr::divExact(const SymExpr &a, const SymExpr &b) {
   const Term &d = b.terms[0];
   SymExpr out;
   for (const Term &t : a.terms) {
-    if (t.coeff % d.coeff != 0)
+    if ((t.coeff == INT64_MIN && d.coeff == -1) || t.coeff % d.coeff != 0)
       return std::nullopt;
     Term q{t.coeff / d.coeff, t.syms};
     for (StringAttr s : d.syms) {
