@@ -119,6 +119,282 @@ inline uint16_t f32_to_bf16(float f) {
 
 inline float round_bf16(float f) { return bf16_to_f32(f32_to_bf16(f)); }
 
+//===----------------------------------------------------------------------===//
+// Strings
+//
+// A string tensor is an array of `const char *` (NUL-terminated UTF-8). New
+// strings go into the model's string pool, a fixed part of the arena; the
+// pool is never reused within a run, so output strings stay valid until the
+// arena is used again.
+//===----------------------------------------------------------------------===//
+
+/// Statuses of the string functions (see ABI.md).
+enum : int {
+  status_null_string = 1,       ///< a null pointer in a string tensor
+  status_string_pool_full = 5,  ///< the new strings do not fit in the pool
+  status_string_count = 6,      ///< a data-dependent dim differs from the declared one
+};
+
+/// Bump allocation in the pool: `used` of `size` bytes at `data` are taken.
+struct string_pool {
+  char *data;
+  int64_t size;
+  int64_t used;
+};
+
+namespace strings {
+
+/// Element `i` of an array of string pointers (read bytewise: the array may
+/// be the caller's `const char *[]` or an int64 buffer of the model).
+inline const char *get(const void *array, int64_t i) {
+  const char *s;
+  std::memcpy(&s, static_cast<const char *>(array) + i * sizeof(s), sizeof(s));
+  return s;
+}
+
+inline void set(void *array, int64_t i, const char *s) {
+  std::memcpy(static_cast<char *>(array) + i * sizeof(s), &s, sizeof(s));
+}
+
+/// A code point read from UTF-8 at `s`, or the byte itself when `s` does not
+/// start a valid sequence (`raw`); `length` bytes are consumed.
+struct code_point {
+  uint32_t value;
+  int length;
+  bool raw;
+};
+
+inline code_point decode(const char *s) {
+  const unsigned char *u = reinterpret_cast<const unsigned char *>(s);
+  unsigned char b = u[0];
+  auto cont = [&](int k) { return (u[k] & 0xc0u) == 0x80u; };
+  if (b < 0x80)
+    return {b, 1, false};
+  if (b >= 0xc2 && b < 0xe0 && cont(1))
+    return {(uint32_t(b & 0x1fu) << 6) | (u[1] & 0x3fu), 2, false};
+  if (b >= 0xe0 && b < 0xf0 && cont(1) && cont(2)) {
+    uint32_t v = (uint32_t(b & 0x0fu) << 12) | (uint32_t(u[1] & 0x3fu) << 6) | (u[2] & 0x3fu);
+    if (v >= 0x800 && (v < 0xd800 || v > 0xdfff))
+      return {v, 3, false};
+  } else if (b >= 0xf0 && b < 0xf5 && cont(1) && cont(2) && cont(3)) {
+    uint32_t v = (uint32_t(b & 0x07u) << 18) | (uint32_t(u[1] & 0x3fu) << 12) |
+                 (uint32_t(u[2] & 0x3fu) << 6) | (u[3] & 0x3fu);
+    if (v >= 0x10000 && v <= 0x10ffff)
+      return {v, 4, false};
+  }
+  return {b, 1, true};
+}
+
+/// Writes `c` as UTF-8 to `out` (when not null); returns its length.
+inline int encode(code_point c, char *out) {
+  uint32_t v = c.value;
+  unsigned char bytes[4];
+  int n;
+  if (c.raw || v < 0x80) {
+    bytes[0] = static_cast<unsigned char>(v);
+    n = 1;
+  } else if (v < 0x800) {
+    bytes[0] = static_cast<unsigned char>(0xc0u | (v >> 6));
+    bytes[1] = static_cast<unsigned char>(0x80u | (v & 0x3fu));
+    n = 2;
+  } else if (v < 0x10000) {
+    bytes[0] = static_cast<unsigned char>(0xe0u | (v >> 12));
+    bytes[1] = static_cast<unsigned char>(0x80u | ((v >> 6) & 0x3fu));
+    bytes[2] = static_cast<unsigned char>(0x80u | (v & 0x3fu));
+    n = 3;
+  } else {
+    bytes[0] = static_cast<unsigned char>(0xf0u | (v >> 18));
+    bytes[1] = static_cast<unsigned char>(0x80u | ((v >> 12) & 0x3fu));
+    bytes[2] = static_cast<unsigned char>(0x80u | ((v >> 6) & 0x3fu));
+    bytes[3] = static_cast<unsigned char>(0x80u | (v & 0x3fu));
+    n = 4;
+  }
+  if (out)
+    std::memcpy(out, bytes, n);
+  return n;
+}
+
+/// Latin Extended-A letters come in pairs; in these ranges the upper case
+/// letter is the even one (else the odd one).
+inline bool upper_is_even(uint32_t c) {
+  return (c >= 0x100 && c <= 0x12f) || (c >= 0x132 && c <= 0x137) ||
+         (c >= 0x14a && c <= 0x177);
+}
+inline bool upper_is_odd(uint32_t c) {
+  return (c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17e);
+}
+
+/// Unicode simple case mapping of ASCII, Latin-1, Latin Extended-A, Greek and
+/// basic Cyrillic letters (what en_US does for them); other characters are
+/// their own case.
+inline uint32_t to_lower(uint32_t c) {
+  if (c < 0x80)
+    return c >= 'A' && c <= 'Z' ? c + 32 : c;
+  if (c >= 0xc0 && c <= 0xde && c != 0xd7)
+    return c + 32;
+  if (c == 0x130)
+    return 'i';
+  if (c == 0x178)
+    return 0xff;
+  if (upper_is_even(c))
+    return c | 1u;
+  if (upper_is_odd(c))
+    return c & 1u ? c + 1 : c;
+  if (c >= 0x391 && c <= 0x3ab && c != 0x3a2)
+    return c + 32;
+  if (c == 0x386)
+    return 0x3ac;
+  if (c >= 0x388 && c <= 0x38a)
+    return c + 37;
+  if (c == 0x38c)
+    return 0x3cc;
+  if (c == 0x38e || c == 0x38f)
+    return c + 63;
+  if (c >= 0x410 && c <= 0x42f)
+    return c + 32;
+  if (c >= 0x400 && c <= 0x40f)
+    return c + 80;
+  return c;
+}
+
+inline uint32_t to_upper(uint32_t c) {
+  if (c < 0x80)
+    return c >= 'a' && c <= 'z' ? c - 32 : c;
+  if (c >= 0xe0 && c <= 0xfe && c != 0xf7)
+    return c - 32;
+  if (c == 0xb5)
+    return 0x39c;
+  if (c == 0xff)
+    return 0x178;
+  if (c == 0x131)
+    return 'I';
+  if (c == 0x17f)
+    return 'S';
+  if (upper_is_even(c))
+    return c & ~1u;
+  if (upper_is_odd(c))
+    return c & 1u ? c : c - 1;
+  if (c >= 0x3b1 && c <= 0x3cb && c != 0x3c2)
+    return c - 32;
+  if (c == 0x3c2)
+    return 0x3a3;
+  if (c == 0x3ac)
+    return 0x386;
+  if (c >= 0x3ad && c <= 0x3af)
+    return c - 37;
+  if (c == 0x3cc)
+    return 0x38c;
+  if (c == 0x3cd || c == 0x3ce)
+    return c - 63;
+  if (c >= 0x430 && c <= 0x44f)
+    return c - 32;
+  if (c >= 0x450 && c <= 0x45f)
+    return c - 80;
+  return c;
+}
+
+/// `c` in case `action` (0 unchanged, 1 lower, 2 upper).
+inline code_point change_case(code_point c, int32_t action) {
+  if (c.raw || action == 0)
+    return c;
+  c.value = action == 1 ? to_lower(c.value) : to_upper(c.value);
+  return c;
+}
+
+/// Whether `a` and `b` are equal, ignoring case when `fold`.
+inline bool equal(const char *a, const char *b, bool fold) {
+  if (!fold)
+    return std::strcmp(a, b) == 0;
+  while (*a && *b) {
+    code_point x = decode(a), y = decode(b);
+    code_point lx = change_case(x, 1), ly = change_case(y, 1);
+    if (lx.raw != ly.raw || lx.value != ly.value)
+      return false;
+    a += x.length;
+    b += y.length;
+  }
+  return *a == *b;
+}
+
+/// Writes `s` in case `action` to `out` (when not null, NUL included);
+/// returns its length without the NUL and whether it differs from `s`.
+inline int64_t convert(const char *s, int32_t action, char *out, bool &changed) {
+  int64_t n = 0;
+  changed = false;
+  while (*s) {
+    code_point c = decode(s);
+    code_point d = change_case(c, action);
+    changed |= d.value != c.value;
+    n += encode(d, out ? out + n : nullptr);
+    s += c.length;
+  }
+  if (out)
+    out[n] = '\0';
+  return n;
+}
+
+/// Whether `s` is one of the NUL-terminated words in the `bytes` bytes at
+/// `words`.
+inline bool is_stopword(const char *s, const char *words, int64_t bytes, bool fold) {
+  for (int64_t at = 0; at < bytes; at += static_cast<int64_t>(std::strlen(words + at)) + 1)
+    if (equal(s, words + at, fold))
+      return true;
+  return false;
+}
+
+} // namespace strings
+
+/// ONNX StringNormalizer over the `n` strings at `in`: drops the stopwords
+/// (`stopwords_bytes` bytes of NUL-terminated words; compared ignoring case
+/// unless `case_sensitive`), changes the case of the rest (`case_action` 0
+/// NONE, 1 LOWER, 2 UPPER) and writes them to the `capacity` slots at `out`;
+/// when every string is dropped, the result is one empty string. A result
+/// string equal to its input is the input pointer; a changed one is written
+/// to `pool` (only needed with a case change). Returns 0,
+/// status_null_string, status_string_count when the number of results is
+/// not `capacity` (nothing is written then) or status_string_pool_full.
+inline int string_normalizer(const void *in, int64_t n, void *out, int64_t capacity,
+                             const void *stopwords, int64_t stopwords_bytes,
+                             int32_t case_action, bool case_sensitive,
+                             string_pool *pool = nullptr) {
+  const char *words = static_cast<const char *>(stopwords);
+  auto dropped = [&](const char *s) {
+    return stopwords_bytes > 0 && strings::is_stopword(s, words, stopwords_bytes, !case_sensitive);
+  };
+  int64_t kept = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const char *s = strings::get(in, i);
+    if (!s)
+      return status_null_string;
+    kept += dropped(s) ? 0 : 1;
+  }
+  if ((kept ? kept : 1) != capacity)
+    return status_string_count;
+  if (kept == 0) {
+    static const char empty[] = "";
+    strings::set(out, 0, empty);
+    return 0;
+  }
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const char *s = strings::get(in, i);
+    if (dropped(s))
+      continue;
+    bool changed = false;
+    int64_t length = case_action ? strings::convert(s, case_action, nullptr, changed) : 0;
+    if (changed) {
+      if (!pool || length + 1 > pool->size - pool->used)
+        return status_string_pool_full;
+      char *copy = pool->data + pool->used;
+      strings::convert(s, case_action, copy, changed);
+      pool->used += length + 1;
+      s = copy;
+    }
+    strings::set(out, k++, s);
+  }
+  return 0;
+}
+
 } // namespace onnxcc_rt
 
 #endif // ONNXCC_RT_H
