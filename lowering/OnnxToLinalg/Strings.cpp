@@ -85,11 +85,15 @@ struct StringNormalizerLowering : OpConversionPattern<onnx::StringNormalizerOp> 
     if (!yType.hasStaticShape())
       return op.emitError("cannot lower 'onnx.StringNormalizer': the number of strings it "
                           "keeps depends on the data; declare the output's dims in the model");
+    if (!ctx->getLoadedDialect<bufferization::BufferizationDialect>())
+      return op.emitError("cannot lower 'onnx.StringNormalizer': the bufferization dialect is "
+                          "not loaded");
     int64_t rank = xType.getRank();
     if ((rank != 1 && rank != 2) || yType.getRank() != rank ||
         (rank == 2 && (xType.getDimSize(0) != 1 || yType.getDimSize(0) != 1)))
       return op.emitError("cannot lower 'onnx.StringNormalizer': input ")
-             << xType << " and output " << yType << " are not [C] or [1, C]";
+             << op.getX().getType() << " and output " << op.getType()
+             << " are not [C] or [1, C]";
     if (!xType.hasStaticShape())
       return op.emitError("cannot lower 'onnx.StringNormalizer' with symbolic dims yet (pass "
                           "--shape to fix them)");
@@ -142,8 +146,10 @@ struct StringNormalizerLowering : OpConversionPattern<onnx::StringNormalizerOp> 
         arith::ConstantOp::create(rewriter, loc,
                                   rewriter.getBoolAttr(op.getIsCaseSensitive() != 0)),
     };
-    auto type = FunctionType::get(ctx, ValueRange(operands).getTypes(),
-                                  {IntegerType::get(ctx, 32)});
+    SmallVector<Type> types;
+    for (Value v : operands)
+      types.push_back(v.getType());
+    auto type = FunctionType::get(ctx, types, {IntegerType::get(ctx, 32)});
     // Only a case change writes new strings.
     bool writes = action != 0;
     func::FuncOp callee = declareRuntimeFunction(
