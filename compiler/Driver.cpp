@@ -5,6 +5,7 @@
 #include "compiler/Importer.h"
 #include "compiler/ModelLoader.h"
 #include "compiler/Registration.h"
+#include "dialects/onnx/OnnxDialect.h"
 #include "lowering/Passes.h"
 #include "dialects/onnx/Transforms/Passes.h"
 
@@ -43,6 +44,7 @@ std::string dtypeName(Type t) {
   if (t.isF16()) return "float16";
   if (t.isBF16()) return "bfloat16";
   if (t.isInteger(1)) return "bool";
+  if (isa<onnx::StringType>(t)) return "string";
   if (auto i = dyn_cast<IntegerType>(t))
     return (i.isUnsigned() ? "uint" : "int") + std::to_string(i.getWidth());
   return "unknown";
@@ -176,6 +178,9 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
     return Error::success();
   }
 
+  // The emitter sizes the string pool from this (see codegen/cpp/ABI.md).
+  (**module)->setAttr("onnxcc.string_pool_size",
+                      IntegerAttr::get(IntegerType::get(&context, 64), options.stringPoolSize));
   codegen::CppEmitOptions emitOptions;
   emitOptions.name = options.name;
   emitOptions.modelPath = llvm::sys::path::filename(modelPath).str();

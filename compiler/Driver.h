@@ -31,6 +31,9 @@ struct CompileOptions {
   /// Embed the weights in the object; when false they go to NAME.weights and
   /// run() takes a pointer to them.
   bool embedWeights = true;
+  /// Bytes of the arena for the strings the model writes (--string-pool);
+  /// counted only in models that write strings.
+  int64_t stringPoolSize = 65536;
 };
 
 /// Compiles the model at `modelPath`. For EmitStage::Onnx and ::Lowered the

@@ -5,6 +5,10 @@
 // memref.global constants. Each memref value is tracked as a base pointer
 // expression with an offset and strides; each scalar becomes a local. Ops
 // are printed by a dispatch over their type; anything else is an error.
+// func.call reaches runtime-support functions: private declarations naming
+// their C++ function (onnxcc.runtime); an onnxcc.status result is returned
+// by run() when not 0; onnxcc.string_pool functions also get the model's
+// string pool, a fixed part of the arena after the planned buffers.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/cpp/CppEmitter.h"
@@ -16,6 +20,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -151,6 +156,7 @@ private:
   Error emitMemRef(Operation &op);
   Error emitFor(scf::ForOp op);
   Error emitIf(scf::IfOp op);
+  Error emitCall(func::CallOp op);
   void emitNodeComment(Operation &op);
 
   std::string value(Value v) { return names.lookup(v); }
@@ -205,6 +211,8 @@ private:
   std::string weights;
   std::string lastNode;
   std::string pendingNode;
+  /// Bytes the string pool takes at the end of the arena (0: no pool).
+  int64_t stringPoolBytes = 0;
 };
 
 std::string Emitter::localName(Operation *op, StringRef prefix) {
@@ -373,9 +381,12 @@ Error Emitter::emitOp(Operation &op) {
     return emitFor(f);
   if (auto i = dyn_cast<scf::IfOp>(op))
     return emitIf(i);
+  if (auto call = dyn_cast<func::CallOp>(op))
+    return emitCall(call);
   if (auto ret = dyn_cast<func::ReturnOp>(op)) {
     if (ret.getNumOperands() == 1)
-      line() << "return static_cast<size_t>(" << value(ret.getOperand(0)) << ");\n";
+      line() << "return static_cast<size_t>(" << value(ret.getOperand(0)) << ")"
+             << (stringPoolBytes ? " + " + std::to_string(stringPoolBytes) + "u" : "") << ";\n";
     else
       line() << "return 0;\n";
     return Error::success();
@@ -754,6 +765,55 @@ Error Emitter::emitIf(scf::IfOp op) {
   return Error::success();
 }
 
+/// The runtime-support function a call reaches (a declaration with
+/// onnxcc.runtime), or null.
+func::FuncOp runtimeCallee(func::CallOp call) {
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+  if (!callee || !callee.isExternal() || !callee->getAttrOfType<StringAttr>("onnxcc.runtime"))
+    return {};
+  return callee;
+}
+
+Error Emitter::emitCall(func::CallOp op) {
+  func::FuncOp callee = runtimeCallee(op);
+  if (!callee)
+    return errorAt(op, "calls reach only runtime-support functions (declarations with "
+                       "onnxcc.runtime)");
+  std::string args;
+  for (Value v : op.getOperands()) {
+    std::string arg;
+    if (auto type = dyn_cast<MemRefType>(v.getType())) {
+      // The first element: runtime functions take dense buffers.
+      if (!type.getLayout().isIdentity())
+        return errorAt(op, "a runtime-support call takes dense buffers");
+      const MemRefView &view = views[v];
+      arg = view.offset == "0" ? view.base : "(" + view.base + " + " + view.offset + ")";
+    } else {
+      arg = value(v);
+    }
+    args += (args.empty() ? "" : ", ") + arg;
+  }
+  if (callee->hasAttr("onnxcc.string_pool"))
+    args += (args.empty() ? "" : ", ") + std::string("&string_pool_");
+  std::string call =
+      callee->getAttrOfType<StringAttr>("onnxcc.runtime").str() + "(" + args + ")";
+  if (op.getNumResults() == 0) {
+    line() << call << ";\n";
+    return Error::success();
+  }
+  if (op.getNumResults() != 1)
+    return errorAt(op, "a runtime-support call with more than one result");
+  if (callee.getResultAttr(0, "onnxcc.status")) {
+    if (!op.getResult(0).getType().isInteger(32))
+      return errorAt(op, "a status is an i32");
+    std::string n = newName();
+    line() << "if (const int " << n << " = " << call << ")\n";
+    line() << "  return " << n << ";\n";
+    return Error::success();
+  }
+  return define(op.getResult(0), call);
+}
+
 /// dtype names as `onnxcc inspect` prints them.
 std::string dtypeOf(func::FuncOp func, unsigned arg) {
   if (auto d = func.getArgAttrOfType<StringAttr>(arg, "onnx.dtype"))
@@ -764,6 +824,8 @@ std::string dtypeOf(func::FuncOp func, unsigned arg) {
 Expected<CppModel> Emitter::emit(ModuleOp module) {
   func::FuncOp func, sizeFn;
   for (auto f : module.getOps<func::FuncOp>()) {
+    if (f.isExternal())
+      continue; // A runtime-support function (see emitCall).
     if (f->hasAttr("onnxcc.arena_size_of")) {
       if (sizeFn)
         return errorAt(f, "more than one arena size function");
@@ -788,6 +850,14 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     std::string name, dtype, ctype;
     MemRefType type;
     ArrayAttr dims; // onnxcc.dims when some dim is symbolic
+    /// A string tensor: `const char *` elements, i64 inside.
+    bool isString() const { return dtype == "string"; }
+    /// The pointer type of the port in the interface.
+    std::string paramType(bool input) const {
+      if (isString())
+        return input ? "const char *const *" : "const char **";
+      return input ? "const " + ctype + " *" : ctype + " *";
+    }
   };
   SmallVector<Port> inputs, outputs;
   SmallVector<std::pair<unsigned, std::string>> symbols; // arg, symbol name
@@ -814,8 +884,12 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       p.ctype = "u" + p.ctype;
     if (p.ctype.empty())
       return errorAt(func, "unsupported element type of '" + p.name + "'");
+    if (p.isString() && !type.getElementType().isInteger(64))
+      return errorAt(func, "string tensor '" + p.name + "' is not held as i64");
     (func.getArgAttr(i, "onnxcc.output") ? outputs : inputs).push_back(p);
   }
+  bool hasStrings = llvm::any_of(inputs, [](const Port &p) { return p.isString(); }) ||
+                    llvm::any_of(outputs, [](const Port &p) { return p.isString(); });
   if (arenaArg < 0)
     return errorAt(func, "the function has no arena argument (run onnxcc-plan-memory)");
   bool symbolic = !symbols.empty();
@@ -824,6 +898,23 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
   int64_t arenaSize = 0;
   if (auto a = func->getAttrOfType<IntegerAttr>("onnxcc.arena_size"))
     arenaSize = a.getInt();
+  // The string pool follows the planned buffers when some runtime function
+  // writes strings; its size is the module's onnxcc.string_pool_size.
+  int64_t stringPoolSize = 0;
+  bool usesStringPool = false;
+  func.walk([&](func::CallOp call) {
+    if (func::FuncOp callee = runtimeCallee(call))
+      usesStringPool |= callee->hasAttr("onnxcc.string_pool");
+  });
+  if (usesStringPool) {
+    stringPoolSize = 65536;
+    if (auto a = module->getAttrOfType<IntegerAttr>("onnxcc.string_pool_size"))
+      stringPoolSize = a.getInt();
+    if (stringPoolSize < 0)
+      return errorAt(module, "negative string pool size");
+    stringPoolBytes = (stringPoolSize + 63) / 64 * 64;
+    arenaSize += stringPoolBytes;
+  }
 
   // C identifiers for the ports: the ONNX name, made unique.
   llvm::StringSet<> &used = usedNames;
@@ -849,7 +940,8 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
         "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
         "wchar_t", "while", "xor", "xor_eq", "int8_t", "int16_t", "int32_t", "int64_t",
         "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t", "uintptr_t", "std",
-        "onnxcc_rt", "weights", "weights_", "arena_", "inputs", "outputs", "main"};
+        "onnxcc_rt", "weights", "weights_", "arena_", "inputs", "outputs", "main",
+        "string_pool_"};
     bool clash = llvm::is_contained(reserved, StringRef(id)) || StringRef(id).starts_with("_");
     for (StringRef prefix : {"v", "i", "acc", "next", "sel", "t_"}) {
       StringRef rest = StringRef(id);
@@ -881,14 +973,18 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
           sizes.push_back(dimExpr(p.dims[d]));
     return identityView(p.type, id, sizes);
   };
+  // Inside, a string tensor is its pointers as int64_t (see the
+  // static_assert in the source).
   for (Port &p : inputs) {
     std::string id = ident(p.name);
-    views[func.getArgument(p.arg)] = portView(p, id);
+    views[func.getArgument(p.arg)] =
+        portView(p, p.isString() ? "reinterpret_cast<const int64_t *>(" + id + ")" : id);
     names[func.getArgument(p.arg)] = id;
   }
   for (Port &p : outputs) {
     std::string id = ident(p.name);
-    views[func.getArgument(p.arg)] = portView(p, id);
+    views[func.getArgument(p.arg)] =
+        portView(p, p.isString() ? "reinterpret_cast<int64_t *>(" + id + ")" : id);
     names[func.getArgument(p.arg)] = id;
   }
   // The arena size function, over the same symbol names.
@@ -980,12 +1076,24 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
         << n << "_ARENA_ALIGN, owned by the caller; one per concurrent call.\n"
         << "   Returns 0 on success, 1 for a null pointer, 2 for a misaligned arena. */\n";
     }
+    if (hasStrings && usesStringPool)
+      h << "/* String tensors are arrays of `const char *` (NUL-terminated UTF-8). Output\n"
+        << "   strings point to input strings, to constants or into the arena's "
+        << stringPoolSize << "-byte\n"
+        << "   string pool: they stay valid until the arena is used again. run() also\n"
+        << "   returns 1 for a null string, 5 when the string pool is full, and 6 when the\n"
+        << "   number of strings of a data-dependent output differs from its declared dims. */\n";
+    else if (hasStrings)
+      h << "/* String tensors are arrays of `const char *` (NUL-terminated UTF-8). Output\n"
+        << "   strings point to input strings or to constants: they live as long as those.\n"
+        << "   run() also returns 1 for a null string and 6 when the number of strings of\n"
+        << "   a data-dependent output differs from its declared dims. */\n";
     h << "int " << n << "_run(" << arenaParam << weightsParam << symbolParams;
     for (Port &p : inputs)
-      h << ",\n    const " << p.ctype << " *" << names[func.getArgument(p.arg)] << " /* "
+      h << ",\n    " << p.paramType(true) << names[func.getArgument(p.arg)] << " /* "
         << p.name << ": " << p.dtype << "[" << dimsOf(p) << "] */";
     for (Port &p : outputs)
-      h << ",\n    " << p.ctype << " *" << names[func.getArgument(p.arg)] << " /* " << p.name
+      h << ",\n    " << p.paramType(false) << names[func.getArgument(p.arg)] << " /* " << p.name
         << ": " << p.dtype << "[" << dimsOf(p) << "] */";
     h << ");\n\n";
     h << "/* The same with arrays of pointers, in model order"
@@ -1001,11 +1109,12 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       args = ", weights";
     }
     for (Port &p : inputs) {
-      params += (params.empty() ? "" : ", ") + ("const " + p.ctype + " *" + names[func.getArgument(p.arg)]);
+      params += (params.empty() ? "" : ", ") + p.paramType(true) + names[func.getArgument(p.arg)];
       args += ", " + names[func.getArgument(p.arg)];
     }
     for (Port &p : outputs) {
-      params += (params.empty() ? "" : ", ") + (p.ctype + " *" + names[func.getArgument(p.arg)]);
+      params +=
+          (params.empty() ? "" : ", ") + p.paramType(false) + names[func.getArgument(p.arg)];
       args += ", " + names[func.getArgument(p.arg)];
     }
     if (symbolic) {
@@ -1051,12 +1160,15 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
         << std::max<size_t>(ports.size(), 1) << "] = {\n";
       for (auto [i, p] : llvm::enumerate(ports))
         s << "  {\"" << llvm::StringRef(p.name) << "\", \"" << p.dtype << "\", "
-          << dtypeBytes(p.type) << ", " << p.type.getRank() << ", " << kind << "_shape_" << i
-          << "},\n";
+          << (p.isString() ? "sizeof(const char *)" : std::to_string(dtypeBytes(p.type)))
+          << ", " << p.type.getRank() << ", " << kind << "_shape_" << i << "},\n";
       if (ports.empty())
         s << "  {nullptr, nullptr, 0, 0, nullptr},\n";
       s << "};\n\n";
     };
+    if (hasStrings)
+      s << "static_assert(sizeof(const char *) == sizeof(int64_t),\n"
+        << "              \"the model holds string pointers as int64_t\");\n\n";
     table("inputs", inputs);
     table("outputs", outputs);
     if (symbolic) {
@@ -1071,9 +1183,9 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     }
     s << "extern \"C\" int " << n << "_run(" << arenaParam << weightsParam << symbolParams;
     for (Port &p : inputs)
-      s << ", const " << p.ctype << " *" << names[func.getArgument(p.arg)];
+      s << ", " << p.paramType(true) << names[func.getArgument(p.arg)];
     for (Port &p : outputs)
-      s << ", " << p.ctype << " *" << names[func.getArgument(p.arg)];
+      s << ", " << p.paramType(false) << names[func.getArgument(p.arg)];
     s << ") {\n";
     s << "  if (!arena" << (options.embedWeights ? "" : " || !weights");
     for (Port &p : inputs)
@@ -1094,6 +1206,15 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     if (!options.embedWeights)
       s << "  const unsigned char *weights_ = static_cast<const unsigned char *>(weights);\n"
         << "  (void)weights_;\n";
+    if (usesStringPool) {
+      std::string start = symbolic ? "(" + n + "_arena_size(" +
+                                         StringRef(symbolArgs).drop_front(2).str() + ") - " +
+                                         std::to_string(stringPoolBytes) + "u)"
+                                   : std::to_string(arenaSize - stringPoolBytes);
+      s << "  // New strings go to the string pool after the planned buffers.\n";
+      s << "  onnxcc_rt::string_pool string_pool_ = {reinterpret_cast<char *>(arena_ + " << start
+        << "), " << stringPoolSize << ", 0};\n";
+    }
     s << body;
     s << "}\n\n";
     s << "extern \"C\" int " << n << "_run_generic(" << arenaParam << weightsParam
@@ -1104,9 +1225,9 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     for (size_t k = 0; k < symbols.size(); ++k)
       s << ", dims[" << k << "]";
     for (auto [i, p] : llvm::enumerate(inputs))
-      s << ",\n      static_cast<const " << p.ctype << " *>(inputs[" << i << "])";
+      s << ",\n      static_cast<" << p.paramType(true) << ">(inputs[" << i << "])";
     for (auto [i, p] : llvm::enumerate(outputs))
-      s << ",\n      static_cast<" << p.ctype << " *>(outputs[" << i << "])";
+      s << ",\n      static_cast<" << p.paramType(false) << ">(outputs[" << i << "])";
     s << ");\n}\n";
   }
   model.weights = std::move(weights);

@@ -41,6 +41,11 @@ cl::opt<std::string> compileWeights(
     "weights",
     cl::desc("embed: weights inside the object (default); file: NAME.weights, passed to run()"),
     cl::init("embed"), cl::sub(compileCmd));
+cl::opt<int64_t> compileStringPool(
+    "string-pool",
+    cl::desc("Bytes of the arena for the strings the model writes (default 65536; counted "
+             "only when it writes strings)"),
+    cl::value_desc("bytes"), cl::init(65536), cl::sub(compileCmd));
 cl::opt<onnxcc::EmitStage> compileEmit(
     "emit", cl::desc("Where to stop"), cl::init(onnxcc::EmitStage::Cpp),
     cl::values(clEnumValN(onnxcc::EmitStage::Onnx, "onnx", "the onnx dialect after shape inference"),
@@ -175,6 +180,10 @@ int runCompile() {
   if (compileWeights != "embed" && compileWeights != "file")
     return reportError("--weights must be embed or file, not '" + compileWeights + "'");
   options.embedWeights = compileWeights == "embed";
+  if (compileStringPool < 0 || compileStringPool > (int64_t(1) << 40))
+    return reportError("--string-pool must be between 0 and 2^40 bytes, not " +
+                       Twine(compileStringPool.getValue()));
+  options.stringPoolSize = compileStringPool;
   options.name = compileName.empty()
                      ? onnxcc::sanitizeIdentifier(sys::path::stem(compileModelPath))
                      : std::string(compileName);
