@@ -5,7 +5,9 @@
 // table with --describe, and otherwise reads raw input files, calls
 // NAME_run_generic and writes raw output files. Everything that needs
 // protobuf (reading input_K.pb / output_K.pb, checking dtypes and shapes,
-// comparing) happens here, so the harness stays dependency-free.
+// comparing) happens here, so the harness stays dependency-free. A string
+// tensor travels as its strings one after the other, each ended by a NUL;
+// the harness passes and takes arrays of `const char *`.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Verify.h"
@@ -74,17 +76,19 @@ Error makeError(VerifyStage stage, const Twine &message) {
 struct DType {
   const char *name; ///< as in NAME_tensor_info::dtype and `onnxcc inspect`
   int32_t elemSize;
-  enum Kind { Float, Signed, Unsigned, Bool, Half, BFloat, Complex, Unsupported } kind;
+  enum Kind { Float, Signed, Unsigned, Bool, Half, BFloat, Complex, String, Unsupported } kind;
 };
 
-/// Indexed by TensorProto::DataType; strings and the float8/int4 types of
-/// later ONNX releases have no dense layout the harness could take.
+/// Indexed by TensorProto::DataType; the float8/int4 types of later ONNX
+/// releases have no dense layout the harness could take. A string element is
+/// a `const char *` in the generated code.
 constexpr DType dtypes[] = {
     {"undefined", 0, DType::Unsupported}, {"float32", 4, DType::Float},
     {"uint8", 1, DType::Unsigned},        {"int8", 1, DType::Signed},
     {"uint16", 2, DType::Unsigned},       {"int16", 2, DType::Signed},
     {"int32", 4, DType::Signed},          {"int64", 8, DType::Signed},
-    {"string", 0, DType::Unsupported},    {"bool", 1, DType::Bool},
+    {"string", static_cast<int32_t>(sizeof(const char *)), DType::String},
+    {"bool", 1, DType::Bool},
     {"float16", 2, DType::Half},          {"float64", 8, DType::Float},
     {"uint32", 4, DType::Unsigned},       {"uint64", 8, DType::Unsigned},
     {"complex64", 8, DType::Complex},     {"complex128", 16, DType::Complex},
@@ -162,6 +166,7 @@ double loadElement(const DType &dtype, const char *data, size_t index) {
     default:
       return static_cast<double>(load(int64_t(), index));
     }
+  case DType::String:
   case DType::Unsupported:
     break;
   }
@@ -172,11 +177,13 @@ double loadElement(const DType &dtype, const char *data, size_t index) {
 // TensorProto files
 //===----------------------------------------------------------------------===//
 
-/// A tensor of a dataset, densely laid out as the harness takes it.
+/// A tensor of a dataset, densely laid out as the harness takes it (strings:
+/// each followed by a NUL).
 struct Tensor {
   const DType *dtype = nullptr;
   SmallVector<int64_t> shape;
   std::string bytes;
+  std::vector<std::string> strings; ///< the elements of a string tensor
 };
 
 std::string formatShape(ArrayRef<int64_t> shape) {
@@ -226,6 +233,25 @@ Expected<Tensor> readTensor(StringRef path) {
   const DType &dtype = *tensor.dtype;
   uint64_t numBytes = numElements * dtype.elemSize;
 
+  if (dtype.kind == DType::String) {
+    if (proto.has_raw_data())
+      return makeError(VerifyStage::Dataset, path + ": a string tensor with raw_data");
+    for (const std::string &value : proto.string_data()) {
+      if (value.find('\0') != std::string::npos)
+        return makeError(VerifyStage::Dataset,
+                         path + ": a string with a NUL byte, which the generated code's "
+                                "NUL-terminated strings cannot hold");
+      tensor.strings.push_back(value);
+      tensor.bytes += value;
+      tensor.bytes.push_back('\0');
+    }
+    if (tensor.strings.size() != numElements)
+      return makeError(VerifyStage::Dataset, path + ": " + Twine(tensor.strings.size()) +
+                                                 " values for shape " +
+                                                 formatShape(tensor.shape));
+    return tensor;
+  }
+
   if (proto.has_raw_data()) {
     if (proto.raw_data().size() != numBytes)
       return makeError(VerifyStage::Dataset,
@@ -271,6 +297,7 @@ Expected<Tensor> readTensor(StringRef path) {
     count = proto.int32_data_size();
     appendNarrowed(bytes, proto.int32_data(), dtype.elemSize);
     break;
+  case DType::String:
   case DType::Unsupported:
     break;
   }
@@ -379,6 +406,7 @@ constexpr const char *harnessTemplate = R"(// Generic harness written by onnxcc 
 //   run --describe            prints the tensor table, one line per tensor:
 //                             in|out DTYPE ELEM_SIZE RANK DIMS... NAME
 //   run IN... -- OUT...       reads dense inputs, runs, writes dense outputs
+//                             (strings: each followed by a NUL)
 #include "@NAME@.h"
 
 #include <stdint.h>
@@ -392,6 +420,8 @@ static size_t numBytes(const @NAME@_tensor_info *t) {
     n *= (size_t)t->shape[i];
   return n;
 }
+
+static int isString(const @NAME@_tensor_info *t) { return strcmp(t->dtype, "string") == 0; }
 
 static void describe(const char *kind, const @NAME@_tensor_info *t) {
   printf("%s %s %d %d", kind, t->dtype, (int)t->elem_size, (int)t->rank);
@@ -407,6 +437,38 @@ static void *allocate(size_t bytes, size_t align) {
   if (p)
     memset(p, 0, size ? size : align);
   return p;
+}
+
+/// A string input file holds `count` strings, each ended by a NUL: returns
+/// them as an array of pointers into the file's bytes (kept), or null.
+static const char **readStrings(const char *path, size_t count, size_t align) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  size_t size = 4096, length = 0, got;
+  char *text = (char *)malloc(size);
+  while (text && (got = fread(text + length, 1, size - length, f)) > 0) {
+    length += got;
+    if (length == size) {
+      char *bigger = (char *)realloc(text, size *= 2);
+      if (!bigger)
+        free(text);
+      text = bigger;
+    }
+  }
+  fclose(f);
+  const char **strings = (const char **)allocate(count * sizeof(const char *), align);
+  if (!text || !strings)
+    return NULL;
+  size_t at = 0;
+  for (size_t k = 0; k < count; ++k) {
+    const char *end = at < length ? (const char *)memchr(text + at, 0, length - at) : NULL;
+    if (!end)
+      return NULL;
+    strings[k] = text + at;
+    at = (size_t)(end - text) + 1;
+  }
+  return at == length ? strings : NULL;
 }
 
 int main(int argc, char **argv) {
@@ -427,6 +489,16 @@ int main(int argc, char **argv) {
   const void *inputs[@NAME@_NUM_INPUTS + 1];
   void *outputs[@NAME@_NUM_OUTPUTS + 1];
   for (int i = 0; i < numInputs; ++i) {
+    if (isString(&@NAME@_inputs[i])) {
+      size_t count = numBytes(&@NAME@_inputs[i]) / sizeof(const char *);
+      inputs[i] = readStrings(argv[1 + i], count, align);
+      if (!inputs[i]) {
+        fprintf(stderr, "%s: input '%s' needs exactly %zu NUL-terminated strings\n",
+                argv[1 + i], @NAME@_inputs[i].name, count);
+        return 2;
+      }
+      continue;
+    }
     size_t bytes = numBytes(&@NAME@_inputs[i]);
     void *data = allocate(bytes, align);
     FILE *f = fopen(argv[1 + i], "rb");
@@ -465,6 +537,22 @@ int main(int argc, char **argv) {
     const char *path = argv[numInputs + 2 + i];
     size_t bytes = numBytes(&@NAME@_outputs[i]);
     FILE *f = fopen(path, "wb");
+    if (f && isString(&@NAME@_outputs[i])) {
+      const char *const *strings = (const char *const *)outputs[i];
+      int ok = 1;
+      for (size_t k = 0; ok && k < bytes / sizeof(const char *); ++k) {
+        if (!strings[k]) {
+          fprintf(stderr, "output '%s' has a null string at element %zu\n",
+                  @NAME@_outputs[i].name, k);
+          return 2;
+        }
+        size_t length = strlen(strings[k]) + 1;
+        ok = fwrite(strings[k], 1, length, f) == length;
+      }
+      if (ok && fclose(f) == 0)
+        continue;
+      f = NULL;
+    }
     if (!f || fwrite(outputs[i], 1, bytes, f) != bytes || fclose(f) != 0) {
       fprintf(stderr, "cannot write %s\n", path);
       return 2;
@@ -896,6 +984,35 @@ Expected<bool> verifyDataset(const Dataset &dataset, const TensorTable &table,
                                         /*IsText=*/false, /*RequiresNullTerminator=*/false);
     if (!actual)
       return makeError(VerifyStage::Run, "the harness wrote no output '" + info.name + "'");
+    if (expected->dtype->kind == DType::String) {
+      StringRef text = (*actual)->getBuffer();
+      SmallVector<StringRef> got;
+      while (!text.empty()) {
+        auto [value, rest] = text.split('\0');
+        got.push_back(value);
+        text = rest;
+      }
+      if (got.size() != expected->strings.size())
+        return makeError(VerifyStage::Run, "the harness wrote " + Twine(got.size()) +
+                                               " strings for output '" + info.name +
+                                               "', expected " + Twine(expected->strings.size()));
+      uint64_t mismatches = 0, first = 0;
+      for (auto [k, value] : llvm::enumerate(got))
+        if (value != expected->strings[k] && mismatches++ == 0)
+          first = k;
+      if (!mismatches) {
+        os << "all " << got.size() << " strings equal, PASS\n";
+        continue;
+      }
+      allPassed = false;
+      os << "FAIL (" << mismatches << " of " << got.size()
+         << " strings differ; first at element " << first << ": got \"";
+      printEscapedString(got[first], os);
+      os << "\", expected \"";
+      printEscapedString(expected->strings[first], os);
+      os << "\")\n";
+      continue;
+    }
     if ((*actual)->getBufferSize() != expected->bytes.size())
       return makeError(VerifyStage::Run, "the harness wrote " +
                                              Twine((*actual)->getBufferSize()) +
