@@ -15,7 +15,8 @@ def ConvertOnnxToLinalgPass : Pass<"convert-onnx-to-linalg", "::mlir::ModuleOp">
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
-                           "::mlir::func::FuncDialect", "::mlir::scf::SCFDialect"];
+                           "::mlir::func::FuncDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::bufferization::BufferizationDialect"];
 }
 
 def OnnxccProtectInputsPass : Pass<"onnxcc-protect-inputs", "::mlir::func::FuncOp"> {

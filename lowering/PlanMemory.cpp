@@ -143,6 +143,8 @@ struct OnnxccProtectInputsPass
     : public impl::OnnxccProtectInputsPassBase<OnnxccProtectInputsPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
       func.setArgAttr(i, "bufferization.writable", BoolAttr::get(func.getContext(), false));
   }

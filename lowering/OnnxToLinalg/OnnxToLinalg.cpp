@@ -4,6 +4,7 @@
 
 #include "dialects/onnx/Transforms/Passes.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
@@ -411,9 +412,13 @@ struct ConvertOnnxToLinalgPass
     target.addLegalOp<ModuleOp>();
     // Absent optional operands stay until their users are gone (below).
     target.addLegalOp<onnx::NoValueOp>();
+    // Calls into runtime-support over buffers (string ops).
+    target.addLegalOp<func::CallOp>();
+    target.addLegalDialect<bufferization::BufferizationDialect>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp f) {
-      return converter.isSignatureLegal(f.getFunctionType()) &&
-             converter.isLegal(&f.getBody());
+      // Declarations of runtime-support functions take buffers.
+      return f.isExternal() || (converter.isSignatureLegal(f.getFunctionType()) &&
+                                converter.isLegal(&f.getBody()));
     });
     target.addDynamicallyLegalOp<func::ReturnOp>(
         [&](func::ReturnOp r) { return converter.isLegal(r.getOperandTypes()); });
