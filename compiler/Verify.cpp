@@ -407,6 +407,9 @@ constexpr const char *harnessTemplate = R"(// Generic harness written by onnxcc 
 //                             in|out DTYPE ELEM_SIZE RANK DIMS... NAME
 //   run IN... -- OUT...       reads dense inputs, runs, writes dense outputs
 //                             (strings: each followed by a NUL)
+// With symbolic dims, --describe also prints `sym NAME` lines, and a run is
+//   run --dims=D0,D1,... SHAPE:IN... -- SHAPE:OUT...
+// with each tensor's actual shape (dims joined by 'x', empty for a scalar).
 #include "@NAME@.h"
 
 #include <stdint.h>
@@ -414,11 +417,46 @@ constexpr const char *harnessTemplate = R"(// Generic harness written by onnxcc 
 #include <stdlib.h>
 #include <string.h>
 
-static size_t numBytes(const @NAME@_tensor_info *t) {
+#ifdef @NAME@_NUM_SYMBOLS
+#define NUM_SYMBOLS @NAME@_NUM_SYMBOLS
+#else
+#define NUM_SYMBOLS 0
+#endif
+
+/// The actual shapes of the tensors, from SHAPE:PATH arguments (symbolic
+/// models); null entries use the table's static shapes.
+static int64_t *actualShape[@NAME@_NUM_INPUTS + @NAME@_NUM_OUTPUTS + 1];
+
+static size_t numBytesOf(const @NAME@_tensor_info *t, const int64_t *shape) {
   size_t n = (size_t)t->elem_size;
   for (int32_t i = 0; i < t->rank; ++i)
-    n *= (size_t)t->shape[i];
+    n *= (size_t)(shape ? shape[i] : t->shape[i]);
   return n;
+}
+
+/// Splits "2x3:path" into the shape (rank dims) and the path; the path alone
+/// when there is no shape prefix (static models).
+static const char *splitShape(char *arg, int32_t rank, int64_t **shape) {
+  *shape = NULL;
+  if (NUM_SYMBOLS == 0)
+    return arg;
+  char *colon = strchr(arg, ':');
+  if (!colon)
+    return NULL;
+  *colon = 0;
+  int64_t *dims = (int64_t *)calloc(rank ? (size_t)rank : 1, sizeof(int64_t));
+  char *at = arg;
+  for (int32_t i = 0; i < rank; ++i) {
+    char *end;
+    dims[i] = strtoll(at, &end, 10);
+    if (end == at || (i + 1 < rank ? *end != 'x' : *end != 0))
+      return NULL;
+    at = end + 1;
+  }
+  if (rank == 0 && *arg != 0)
+    return NULL;
+  *shape = dims;
+  return colon + 1;
 }
 
 static int isString(const @NAME@_tensor_info *t) { return strcmp(t->dtype, "string") == 0; }
@@ -478,19 +516,53 @@ int main(int argc, char **argv) {
       describe("in", &@NAME@_inputs[i]);
     for (int i = 0; i < numOutputs; ++i)
       describe("out", &@NAME@_outputs[i]);
+#ifdef @NAME@_NUM_SYMBOLS
+    for (int k = 0; k < NUM_SYMBOLS; ++k)
+      printf("sym %s\n", @NAME@_symbols[k]);
+#endif
     return 0;
+  }
+  int64_t symbolDims[NUM_SYMBOLS + 1];
+  if (NUM_SYMBOLS > 0) {
+    if (argc < 2 || strncmp(argv[1], "--dims=", 7) != 0) {
+      fprintf(stderr, "usage: %s --dims=D0,... SHAPE:IN... -- SHAPE:OUT...\n", argv[0]);
+      return 2;
+    }
+    char *at = argv[1] + 7;
+    for (int k = 0; k < NUM_SYMBOLS; ++k) {
+      char *end;
+      symbolDims[k] = strtoll(at, &end, 10);
+      if (end == at || (k + 1 < NUM_SYMBOLS ? *end != ',' : *end != 0)) {
+        fprintf(stderr, "bad --dims: %s\n", argv[1]);
+        return 2;
+      }
+      at = end + 1;
+    }
+    ++argv;
+    --argc;
   }
   if (argc != numInputs + numOutputs + 2 || strcmp(argv[numInputs + 1], "--") != 0) {
     fprintf(stderr, "usage: %s IN... -- OUT... (%d inputs, %d outputs)\n", argv[0],
             numInputs, numOutputs);
     return 2;
   }
+  for (int i = 0; i < numInputs + numOutputs; ++i) {
+    int isInput = i < numInputs;
+    int slot = isInput ? 1 + i : numInputs + 2 + (i - numInputs);
+    const @NAME@_tensor_info *t = isInput ? &@NAME@_inputs[i] : &@NAME@_outputs[i - numInputs];
+    const char *path = splitShape(argv[slot], t->rank, &actualShape[i]);
+    if (!path) {
+      fprintf(stderr, "bad SHAPE:PATH argument %s\n", argv[slot]);
+      return 2;
+    }
+    argv[slot] = (char *)path;
+  }
   const size_t align = @NAME@_ARENA_ALIGN < 64 ? 64 : @NAME@_ARENA_ALIGN;
   const void *inputs[@NAME@_NUM_INPUTS + 1];
   void *outputs[@NAME@_NUM_OUTPUTS + 1];
   for (int i = 0; i < numInputs; ++i) {
     if (isString(&@NAME@_inputs[i])) {
-      size_t count = numBytes(&@NAME@_inputs[i]) / sizeof(const char *);
+      size_t count = numBytesOf(&@NAME@_inputs[i], actualShape[i]) / sizeof(const char *);
       inputs[i] = readStrings(argv[1 + i], count, align);
       if (!inputs[i]) {
         fprintf(stderr, "%s: input '%s' needs exactly %zu NUL-terminated strings\n",
@@ -499,7 +571,7 @@ int main(int argc, char **argv) {
       }
       continue;
     }
-    size_t bytes = numBytes(&@NAME@_inputs[i]);
+    size_t bytes = numBytesOf(&@NAME@_inputs[i], actualShape[i]);
     void *data = allocate(bytes, align);
     FILE *f = fopen(argv[1 + i], "rb");
     if (!data || !f) {
@@ -517,25 +589,34 @@ int main(int argc, char **argv) {
     inputs[i] = data;
   }
   for (int i = 0; i < numOutputs; ++i) {
-    outputs[i] = allocate(numBytes(&@NAME@_outputs[i]), align);
+    outputs[i] = allocate(numBytesOf(&@NAME@_outputs[i], actualShape[numInputs + i]), align);
     if (!outputs[i]) {
       fprintf(stderr, "out of memory\n");
       return 2;
     }
   }
-  void *arena = allocate(@NAME@_ARENA_SIZE, @NAME@_ARENA_ALIGN);
+#ifdef @NAME@_NUM_SYMBOLS
+  const size_t arenaSize = @NAME@_arena_size_generic(symbolDims);
+#else
+  const size_t arenaSize = @NAME@_ARENA_SIZE;
+#endif
+  void *arena = allocate(arenaSize, @NAME@_ARENA_ALIGN);
   if (!arena) {
-    fprintf(stderr, "cannot allocate the %zu-byte arena\n", (size_t)@NAME@_ARENA_SIZE);
+    fprintf(stderr, "cannot allocate the %zu-byte arena\n", arenaSize);
     return 2;
   }
+#ifdef @NAME@_NUM_SYMBOLS
+  int status = @NAME@_run_generic(arena, arenaSize, symbolDims, inputs, outputs);
+#else
   int status = @NAME@_run_generic(arena, inputs, outputs);
+#endif
   if (status != 0) {
     fprintf(stderr, "@NAME@_run_generic returned status %d\n", status);
     return 3;
   }
   for (int i = 0; i < numOutputs; ++i) {
     const char *path = argv[numInputs + 2 + i];
-    size_t bytes = numBytes(&@NAME@_outputs[i]);
+    size_t bytes = numBytesOf(&@NAME@_outputs[i], actualShape[numInputs + i]);
     FILE *f = fopen(path, "wb");
     if (f && isString(&@NAME@_outputs[i])) {
       const char *const *strings = (const char *const *)outputs[i];
@@ -587,6 +668,11 @@ struct TensorInfo {
 
 struct TensorTable {
   SmallVector<TensorInfo> inputs, outputs;
+  /// The model's symbolic dims, in the order the generated code takes them.
+  SmallVector<std::string> symbols;
+  /// Per input, the dim_param of each dim ("" when none): which symbol a
+  /// symbolic dim is.
+  SmallVector<SmallVector<std::string>> dimParams;
 };
 
 /// The first non-empty line of a file (a child's stderr), trimmed.
@@ -645,6 +731,10 @@ Expected<TensorTable> describeHarness(StringRef workDir, StringRef runPath) {
     };
     TensorInfo info;
     auto [kind, rest] = line.split(' ');
+    if (kind == "sym") {
+      table.symbols.push_back(rest.str());
+      continue;
+    }
     auto [dtypeName, rest1] = rest.split(' ');
     auto [elemSize, rest2] = rest1.split(' ');
     auto [rankText, rest3] = rest2.split(' ');
@@ -771,6 +861,29 @@ shapesFromDataset(StringRef modelPath, const Dataset &dataset) {
     shapes.push_back({input.name(), {tensor->shape.begin(), tensor->shape.end()}});
   }
   return shapes;
+}
+
+/// The dim_params of the model's (non-initializer) inputs, "" where a dim
+/// has none.
+Expected<SmallVector<SmallVector<std::string>>> inputDimParams(StringRef modelPath) {
+  auto model = loadModel(modelPath);
+  if (!model)
+    return makeError(VerifyStage::Compile, toString(model.takeError()));
+  const ::onnx::GraphProto &graph = model->proto->graph();
+  StringSet<> initializers;
+  for (const auto &init : graph.initializer())
+    initializers.insert(init.name());
+  SmallVector<SmallVector<std::string>> params;
+  for (const auto &input : graph.input()) {
+    if (initializers.contains(input.name()))
+      continue;
+    SmallVector<std::string> dims;
+    if (input.type().has_tensor_type() && input.type().tensor_type().has_shape())
+      for (const auto &dim : input.type().tensor_type().shape().dim())
+        dims.push_back(dim.has_dim_param() ? dim.dim_param() : "");
+    params.push_back(std::move(dims));
+  }
+  return params;
 }
 
 Error writeFile(StringRef path, StringRef contents, VerifyStage stage) {
@@ -927,6 +1040,25 @@ Expected<bool> verifyDataset(const Dataset &dataset, const TensorTable &table,
                      dataset.name + " has " + Twine(dataset.outputs.size()) +
                          " outputs, the model " + Twine(table.outputs.size()));
 
+  bool symbolic = !table.symbols.empty();
+  // Symbolic models take the dims of this dataset and every tensor's shape.
+  SmallVector<std::optional<int64_t>> symbolValues(table.symbols.size());
+  auto shapeArg = [](ArrayRef<int64_t> shape, StringRef path) {
+    std::string text;
+    for (auto [k, dim] : llvm::enumerate(shape))
+      text += (k ? "x" : "") + std::to_string(dim);
+    return text + ":" + path.str();
+  };
+  /// Whether `actual` fits `declared` (-1 matches any dim).
+  auto fits = [](ArrayRef<int64_t> actual, ArrayRef<int64_t> declared) {
+    if (actual.size() != declared.size())
+      return false;
+    for (auto [a, d] : llvm::zip(actual, declared))
+      if (d >= 0 && a != d)
+        return false;
+    return true;
+  };
+
   SmallVector<std::string> command = {runPath.str()};
   for (auto [i, path] : llvm::enumerate(dataset.inputs)) {
     const TensorInfo &info = table.inputs[i];
@@ -941,20 +1073,62 @@ Expected<bool> verifyDataset(const Dataset &dataset, const TensorTable &table,
       return makeError(VerifyStage::Dataset,
                        dataset.name + "/" + file + ": " + tensor->dtype->name +
                            ", but input '" + info.name + "' is " + info.dtypeName);
-    if (ArrayRef<int64_t>(tensor->shape) != ArrayRef<int64_t>(info.shape))
+    if (!fits(tensor->shape, info.shape))
       return makeError(VerifyStage::Dataset,
                        dataset.name + "/" + file + ": shape " + formatShape(tensor->shape) +
                            ", but input '" + info.name + "' is " + formatShape(info.shape));
+    for (auto [d, dim] : llvm::enumerate(info.shape)) {
+      if (dim >= 0)
+        continue;
+      StringRef param = i < table.dimParams.size() && d < table.dimParams[i].size()
+                            ? StringRef(table.dimParams[i][d])
+                            : StringRef();
+      auto it = llvm::find(table.symbols, param);
+      if (param.empty() || it == table.symbols.end())
+        return makeError(VerifyStage::Dataset, "input '" + info.name + "' dim " + Twine(d) +
+                                                   " is symbolic but names no symbol");
+      std::optional<int64_t> &value = symbolValues[it - table.symbols.begin()];
+      if (value && *value != tensor->shape[d])
+        return makeError(VerifyStage::Dataset,
+                         dataset.name + "/" + file + ": dim '" + param + "' is " +
+                             Twine(tensor->shape[d]) + " here and " + Twine(*value) +
+                             " in an earlier input");
+      value = tensor->shape[d];
+    }
     std::string rawPath = inDir("in" + Twine(i) + ".bin");
     if (auto err = writeFile(rawPath, tensor->bytes, VerifyStage::Run))
       return std::move(err);
-    command.push_back(rawPath);
+    command.push_back(symbolic ? shapeArg(tensor->shape, rawPath) : rawPath);
   }
   command.push_back("--");
   for (size_t i = 0; i < table.outputs.size(); ++i) {
     std::string rawPath = inDir("out" + Twine(i) + ".bin");
     sys::fs::remove(rawPath);
-    command.push_back(rawPath);
+    if (!symbolic) {
+      command.push_back(rawPath);
+      continue;
+    }
+    // The output buffers get the reference's shape where it fits the
+    // declared one; the comparison below reports a mismatch.
+    auto expected = readTensor(dataset.outputs[i]);
+    if (!expected)
+      return expected.takeError();
+    if (!fits(expected->shape, table.outputs[i].shape))
+      return makeError(VerifyStage::Dataset,
+                       dataset.name + ": expected output '" + table.outputs[i].name +
+                           "' has shape " + formatShape(expected->shape) +
+                           ", the model declares " + formatShape(table.outputs[i].shape));
+    command.push_back(shapeArg(expected->shape, rawPath));
+  }
+  if (symbolic) {
+    std::string dims = "--dims=";
+    for (auto [k, value] : llvm::enumerate(symbolValues)) {
+      if (!value)
+        return makeError(VerifyStage::Dataset, "no input gives the symbolic dim '" +
+                                                   table.symbols[k] + "'");
+      dims += (k ? "," : "") + std::to_string(*value);
+    }
+    command.insert(command.begin() + 1, dims);
   }
   std::string stdoutPath = inDir("run.out"), stderrPath = inDir("run.err");
   if (auto err = runProgram(VerifyStage::Run, "the harness (" + dataset.name + ")",
@@ -974,13 +1148,13 @@ Expected<bool> verifyDataset(const Dataset &dataset, const TensorTable &table,
       allPassed = false;
       continue;
     }
-    if (ArrayRef<int64_t>(expected->shape) != ArrayRef<int64_t>(info.shape)) {
+    if (!fits(expected->shape, info.shape)) {
       os << "FAIL: shape " << formatShape(info.shape) << " differs from expected "
          << formatShape(expected->shape) << "\n";
       allPassed = false;
       continue;
     }
-    auto actual = MemoryBuffer::getFile(command[table.inputs.size() + 2 + i],
+    auto actual = MemoryBuffer::getFile(inDir("out" + Twine(i) + ".bin"),
                                         /*IsText=*/false, /*RequiresNullTerminator=*/false);
     if (!actual)
       return makeError(VerifyStage::Run, "the harness wrote no output '" + info.name + "'");
@@ -1075,16 +1249,26 @@ Expected<bool> verifyModel(StringRef modelPath, StringRef datasetDir,
       return found.takeError();
     name = *found;
   } else {
-    auto shapes = shapesFromDataset(modelPath, datasets->front());
-    if (!shapes)
-      return shapes.takeError();
+    // Symbolic dims stay symbolic, so that one build serves datasets of
+    // different sizes; when the model cannot be compiled that way, its
+    // symbolic dims are fixed from the first dataset instead.
     CompileOptions compileOptions;
     compileOptions.name = sanitizeIdentifier(sys::path::stem(modelPath));
     compileOptions.outDir = std::string(workDir);
-    compileOptions.shapes = std::move(*shapes);
     compileOptions.emit = EmitStage::Cpp;
-    if (auto err = compileModel(modelPath, compileOptions, nulls()))
-      return makeError(VerifyStage::Compile, toString(std::move(err)));
+    if (auto err = compileModel(modelPath, compileOptions, nulls())) {
+      auto shapes = shapesFromDataset(modelPath, datasets->front());
+      if (!shapes) {
+        consumeError(std::move(err));
+        return shapes.takeError();
+      }
+      if (shapes->empty())
+        return makeError(VerifyStage::Compile, toString(std::move(err)));
+      consumeError(std::move(err));
+      compileOptions.shapes = std::move(*shapes);
+      if (auto err2 = compileModel(modelPath, compileOptions, nulls()))
+        return makeError(VerifyStage::Compile, toString(std::move(err2)));
+    }
     name = compileOptions.name;
   }
 
@@ -1102,10 +1286,17 @@ Expected<bool> verifyModel(StringRef modelPath, StringRef datasetDir,
                                                info.dtypeName + "' of " +
                                                Twine(info.elemSize) +
                                                " bytes, which verify cannot handle");
-      if (llvm::any_of(info.shape, [](int64_t dim) { return dim < 0; }))
+      if (table->symbols.empty() && llvm::any_of(info.shape, [](int64_t dim) { return dim < 0; }))
         return makeError(VerifyStage::Run, "tensor '" + info.name + "' has the dynamic shape " +
                                                formatShape(info.shape));
     }
+  if (!table->symbols.empty()) {
+    auto params = inputDimParams(modelPath);
+    if (!params)
+      return params.takeError();
+    table->dimParams = std::move(*params);
+    os << "symbolic dims: " << llvm::join(table->symbols, ", ") << "\n";
+  }
 
   bool allPassed = true;
   unsigned numOutputs = 0;

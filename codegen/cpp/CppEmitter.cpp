@@ -1064,7 +1064,9 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       h << "extern const char *const " << n << "_symbols[" << symbols.size() << "];\n\n";
       h << "/* Bytes of arena run() needs for these dims (aligned to " << n
         << "_ARENA_ALIGN). */\n";
-      h << "size_t " << n << "_arena_size(" << StringRef(symbolParams).drop_front(2) << ");\n\n";
+      h << "size_t " << n << "_arena_size(" << StringRef(symbolParams).drop_front(2) << ");\n";
+      h << "/* The same with the dims in an array, in " << n << "_symbols order. */\n";
+      h << "size_t " << n << "_arena_size_generic(const int64_t *dims);\n\n";
       h << "/* Runs the model for the given symbolic dims. `arena` is at least\n   " << n
         << "_arena_size(...) bytes (`arena_size` says how many), aligned to " << n
         << "_ARENA_ALIGN,\n   owned by the caller; one per concurrent call. Returns 0 on "
@@ -1178,8 +1180,15 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       s << "};\n\n";
       s << "extern \"C\" size_t " << n << "_arena_size(" << StringRef(symbolParams).drop_front(2)
         << ") {\n";
+      for (const std::string &id : symbolNames)
+        s << "  (void)" << id << ";\n";
       s << sizeBody;
       s << "}\n\n";
+      s << "extern \"C\" size_t " << n << "_arena_size_generic(const int64_t *dims) {\n";
+      s << "  return dims ? " << n << "_arena_size(";
+      for (size_t k = 0; k < symbols.size(); ++k)
+        s << (k ? ", " : "") << "dims[" << k << "]";
+      s << ") : 0;\n}\n\n";
     }
     s << "extern \"C\" int " << n << "_run(" << arenaParam << weightsParam << symbolParams;
     for (Port &p : inputs)
