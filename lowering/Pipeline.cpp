@@ -20,6 +20,9 @@ void buildCpuLoweringPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxInferShapesPass());
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxStackSequencesPass());
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxInferShapesPass());
+  // Graph optimizations.
+  pm.addNestedPass<func::FuncOp>(onnx::createOnnxSimplifyPass());
+  pm.addNestedPass<func::FuncOp>(onnx::createOnnxFoldBatchNormPass());
   pm.addPass(createConvertOnnxToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   // tensor.dim of computed tensors becomes the symbols' expressions.

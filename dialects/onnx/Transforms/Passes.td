@@ -34,4 +34,22 @@ def OnnxStackSequencesPass : Pass<"onnx-stack-sequences", "::mlir::func::FuncOp"
   }];
 }
 
+def OnnxSimplifyPass : Pass<"onnx-simplify", "::mlir::func::FuncOp"> {
+  let summary = "Remove no-op nodes and fold redundant node pairs";
+  let description = [{
+    Removes Identity, inference Dropout and no-op Cast/Reshape/Transpose/Pad/
+    Slice; merges Transpose pairs, Reshape chains and Unsqueeze/Squeeze pairs;
+    erases dead nodes and merges identical ones (common subexpressions).
+  }];
+}
+
+def OnnxFoldBatchNormPass : Pass<"onnx-fold-batchnorm", "::mlir::func::FuncOp"> {
+  let summary = "Fold inference BatchNormalization into the preceding Conv/ConvTranspose/Gemm";
+  let description = [{
+    A BatchNormalization with constant statistics whose input is the only use
+    of a Conv, ConvTranspose or Gemm with constant weights becomes new
+    constant weights and bias of that node.
+  }];
+}
+
 #endif // ONNXCC_ONNX_TRANSFORMS_PASSES_TD
