@@ -8,6 +8,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 namespace onnxcc {
@@ -373,6 +375,41 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
     return success();
   }
 
+  /// The largest power of two M <= 2^31 such that, with every symbol at
+  /// most M, no size the generated code computes (the arena's offsets and
+  /// total, the bytes of every tensor) can overflow int64: the sum over all
+  /// buffers and ports of |coefficient| * M^degree per term stays below 2^62.
+  /// run() refuses larger dims (status 3).
+  int64_t largestSafeDim(func::FuncOp func, ArrayRef<Buffer> buffers) {
+    SmallVector<SymExpr> sizes;
+    for (const Buffer &buf : buffers)
+      sizes.push_back(buf.bytes);
+    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+      auto dims = func.getArgAttrOfType<ArrayAttr>(i, "onnxcc.dims");
+      auto type = dyn_cast<MemRefType>(func.getArgument(i).getType());
+      if (!dims || !type)
+        continue;
+      std::optional<SymExpr> bytes = SymExpr::constant(8);
+      for (Attribute d : dims)
+        if (auto e = onnx::dimFromAttr(d).asExpr(); e && bytes)
+          bytes = SymExpr::mul(*bytes, *e);
+      if (bytes)
+        sizes.push_back(*bytes);
+    }
+    const double limit = 4611686018427387904.0; // 2^62
+    for (int k = 31; k > 0; --k) {
+      double m = std::ldexp(1.0, k), total = 0;
+      for (const SymExpr &e : sizes)
+        for (const SymExpr::Term &t : e.getTerms())
+          total += std::fabs(static_cast<double>(t.coeff)) *
+                       std::pow(m, static_cast<double>(t.syms.size())) +
+                   static_cast<double>(alignment);
+      if (total < limit)
+        return int64_t(1) << k;
+    }
+    return 1;
+  }
+
   /// Offsets computed from the symbols at run time: in program order, each
   /// buffer goes at the aligned maximum of the ends of the earlier buffers
   /// live at the same time. The same computation, returning the arena size,
@@ -384,6 +421,8 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
     for (BlockArgument arg : entry.getArguments())
       if (symbolOf(arg))
         symbolArgs.push_back(arg);
+    func->setAttr("onnxcc.max_dim",
+                  IntegerAttr::get(IntegerType::get(ctx, 64), largestSafeDim(func, buffers)));
 
     // Emits the placement with builder `b` over the symbol values `syms`;
     // returns the arena size.

@@ -893,6 +893,11 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
   if (arenaArg < 0)
     return errorAt(func, "the function has no arena argument (run onnxcc-plan-memory)");
   bool symbolic = !symbols.empty();
+  // The largest dim run() accepts: sizes computed from larger ones could
+  // overflow (onnxcc-plan-memory's bound).
+  int64_t maxDim = 2147483647;
+  if (auto a = func->getAttrOfType<IntegerAttr>("onnxcc.max_dim"))
+    maxDim = std::min<int64_t>(maxDim, a.getInt());
   if (symbolic && !sizeFn)
     return errorAt(func, "a model with symbolic dims needs its arena size function");
   int64_t arenaSize = 0;
@@ -1050,8 +1055,11 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
         << "u /* bytes of " << n << ".weights, passed to run() */\n";
     h << "#define " << n << "_NUM_INPUTS " << inputs.size() << "\n";
     h << "#define " << n << "_NUM_OUTPUTS " << outputs.size() << "\n";
-    if (symbolic)
+    if (symbolic) {
       h << "#define " << n << "_NUM_SYMBOLS " << symbols.size() << "\n";
+      h << "#define " << n << "_MAX_DIM " << maxDim
+        << " /* the largest symbolic dim run() accepts */\n";
+    }
     h << "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
     h << "typedef struct " << n << "_tensor_info {\n  const char *name;\n  const char *dtype;\n"
       << "  int32_t elem_size;\n  int32_t rank;\n  const int64_t *shape; /* -1 for a symbolic dim */\n} " << n
@@ -1071,7 +1079,7 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
         << "_arena_size(...) bytes (`arena_size` says how many), aligned to " << n
         << "_ARENA_ALIGN,\n   owned by the caller; one per concurrent call. Returns 0 on "
            "success, 1 for a null\n   pointer, 2 for a misaligned arena, 3 for a symbolic dim "
-           "outside [0, 2^31), 4 for\n   an arena smaller than "
+           "outside [0, " + n + "_MAX_DIM], 4 for\n   an arena smaller than "
         << n << "_arena_size(...). */\n";
     } else {
       h << "/* Runs the model. `arena` is " << n << "_ARENA_SIZE bytes aligned to "
@@ -1206,7 +1214,7 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     if (symbolic) {
       s << "  if (";
       for (auto [k, id] : llvm::enumerate(symbolNames))
-        s << (k ? " || " : "") << id << " < 0 || " << id << " > INT32_MAX";
+        s << (k ? " || " : "") << id << " < 0 || " << id << " > " << maxDim;
       s << ")\n    return 3;\n";
       s << "  if (arena_size < " << n << "_arena_size(" << StringRef(symbolArgs).drop_front(2)
         << "))\n    return 4;\n";

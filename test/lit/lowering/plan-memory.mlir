@@ -111,3 +111,19 @@ func.func @symbolic(%n: index {onnxcc.symbol = "n"}) -> memref<?xf32> {
   memref.copy %b, %sa : memref<?xf32> to memref<?xf32, strided<[1]>>
   return %r : memref<?xf32>
 }
+
+// -----
+
+/// The largest dim run() accepts keeps every size below 2^62: a buffer of
+/// 4*n^4 bytes allows n up to 2^14 (4 * 2^56 = 2^58, while 2^15 would reach
+/// 2^62).
+// CHECK-LABEL: func.func @symbolic_bound
+// CHECK-SAME: onnxcc.max_dim = 16384
+func.func @symbolic_bound(%n: index {onnxcc.symbol = "n"}, %x: memref<4xf32>) -> memref<4xf32> {
+  %n2 = arith.muli %n, %n : index
+  %n4 = arith.muli %n2, %n2 : index
+  %a = memref.alloc(%n4) : memref<?xf32>
+  %r = memref.alloc() : memref<4xf32>
+  memref.copy %x, %r : memref<4xf32> to memref<4xf32>
+  return %r : memref<4xf32>
+}
