@@ -1,6 +1,36 @@
 //===- Simplify.cpp - The onnx-simplify pass ----------------------------===//
+//
+// Graph simplifications on the onnx dialect, as rewrite patterns applied to a
+// fixpoint, followed by common subexpression elimination:
+//
+//   Identity, inference Dropout          their input
+//   Cast to the same element type        its input
+//   Reshape to the input's static shape  its input
+//   Transpose with the identity perm     its input
+//   Pad with all-zero constant pads      its input
+//   Slice keeping the whole input        its input
+//   Squeeze/Unsqueeze keeping the rank   its input
+//   Transpose(Transpose(x))              one Transpose of x, or x
+//   Reshape(Reshape(x))                  one Reshape of x
+//   Squeeze(Unsqueeze(x)), and the other way round, with the same axes: x
+//
+// A value is only replaced by one of the same type, so the function's
+// signature and its returned values stay as they are. Shapes are only trusted
+// where the types give them statically: a dynamic dim equals nothing.
+// The greedy driver erases the nodes left dead.
+//
+//===----------------------------------------------------------------------===//
 #include "dialects/onnx/OnnxOps.h"
 #include "dialects/onnx/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/CSE.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <optional>
 
 using namespace mlir;
 
@@ -10,9 +40,339 @@ namespace onnxcc::onnx {
 #include "dialects/onnx/Transforms/Passes.h.inc"
 
 namespace {
-struct OnnxSimplifyPass : public impl::OnnxSimplifyPassBase<OnnxSimplifyPass> {
-  void runOnOperation() override {}
+
+/// The integer contents of `v` when it is an onnx.Constant.
+std::optional<SmallVector<int64_t>> constantInts(Value v) {
+  auto c = v.getDefiningOp<ConstantOp>();
+  if (!c)
+    return std::nullopt;
+  auto attr = dyn_cast_or_null<DenseIntElementsAttr>(c.getValueAttr());
+  if (!attr)
+    return std::nullopt;
+  SmallVector<int64_t> values;
+  for (const APInt &x : attr.getValues<APInt>())
+    values.push_back(x.getBitWidth() == 1 ? static_cast<int64_t>(!x.isZero())
+                                          : x.getSExtValue());
+  return values;
+}
+
+bool isNone(Value v) { return !v || isa<NoneType>(v.getType()); }
+
+RankedTensorType staticType(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  return type && type.hasStaticShape() ? type : RankedTensorType();
+}
+
+/// Replaces `op`'s single result by `input` when both have one type.
+LogicalResult forwardInput(PatternRewriter &rewriter, Operation *op, Value input) {
+  if (op->getResult(0).getType() != input.getType())
+    return rewriter.notifyMatchFailure(op, "result and input types differ");
+  rewriter.replaceOp(op, input);
+  return success();
+}
+
+/// Axes normalized into [0, rank) and sorted; nullopt when out of range or
+/// repeated.
+std::optional<SmallVector<int64_t>> normalizeAxes(ArrayRef<int64_t> axes, int64_t rank) {
+  SmallVector<int64_t> out;
+  for (int64_t a : axes) {
+    int64_t n = a < 0 ? a + rank : a;
+    if (n < 0 || n >= rank)
+      return std::nullopt;
+    out.push_back(n);
+  }
+  llvm::sort(out);
+  if (std::adjacent_find(out.begin(), out.end()) != out.end())
+    return std::nullopt;
+  return out;
+}
+
+/// The permutation of a Transpose: its perm, else the reversed dims.
+std::optional<SmallVector<int64_t>> permutation(TransposeOp op) {
+  if (auto perm = op.getPerm())
+    return SmallVector<int64_t>(perm->begin(), perm->end());
+  auto type = dyn_cast<RankedTensorType>(op.getData().getType());
+  if (!type)
+    return std::nullopt;
+  SmallVector<int64_t> perm;
+  for (int64_t i = type.getRank() - 1; i >= 0; --i)
+    perm.push_back(i);
+  return perm;
+}
+
+bool isIdentityPermutation(ArrayRef<int64_t> perm) {
+  for (auto [i, p] : llvm::enumerate(perm))
+    if (p != static_cast<int64_t>(i))
+      return false;
+  return true;
+}
+
+struct RemoveIdentity : OpRewritePattern<IdentityOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(IdentityOp op, PatternRewriter &rewriter) const override {
+    return forwardInput(rewriter, op, op.getInput());
+  }
 };
+
+/// Dropout outside training passes its data through; its mask, when used, is
+/// all true.
+struct RemoveInferenceDropout : OpRewritePattern<DropoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DropoutOp op, PatternRewriter &rewriter) const override {
+    Value training = op.getTrainingMode();
+    if (!isNone(training)) {
+      auto flag = constantInts(training);
+      if (!flag || flag->size() != 1 || (*flag)[0] != 0)
+        return rewriter.notifyMatchFailure(op, "training mode is not constant false");
+    }
+    if (op.getOutput().getType() != op.getData().getType())
+      return rewriter.notifyMatchFailure(op, "result and input types differ");
+    Value mask = op.getMask();
+    Value ones;
+    if (!isNone(mask) && !mask.use_empty()) {
+      auto maskType = staticType(mask);
+      auto dataType = staticType(op.getData());
+      if (!maskType || !dataType || maskType.getShape() != dataType.getShape())
+        return rewriter.notifyMatchFailure(op, "mask shape is not static");
+      auto attr = DenseElementsAttr::get(maskType, true);
+      ones = ConstantOp::create(rewriter, op.getLoc(), TypeRange{maskType}, ValueRange{},
+                                {rewriter.getNamedAttr("value", attr)})
+                 ->getResult(0);
+    }
+    rewriter.replaceAllUsesWith(op.getOutput(), op.getData());
+    if (ones)
+      rewriter.replaceAllUsesWith(mask, ones);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct RemoveNoOpCast : OpRewritePattern<CastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CastOp op, PatternRewriter &rewriter) const override {
+    auto in = dyn_cast<ShapedType>(op.getInput().getType());
+    auto out = dyn_cast<ShapedType>(op.getOutput().getType());
+    if (!in || !out || in.getElementType() != out.getElementType())
+      return rewriter.notifyMatchFailure(op, "element types differ");
+    return forwardInput(rewriter, op, op.getInput());
+  }
+};
+
+struct RemoveNoOpReshape : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op, PatternRewriter &rewriter) const override {
+    if (!staticType(op.getData()))
+      return rewriter.notifyMatchFailure(op, "input shape is not static");
+    return forwardInput(rewriter, op, op.getData());
+  }
+};
+
+/// Reshape(Reshape(x, s1), s2) is Reshape(x, s2) unless s2 copies dims of the
+/// intermediate value (0 entries without allowzero).
+struct MergeReshapes : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op, PatternRewriter &rewriter) const override {
+    auto inner = op.getData().getDefiningOp<ReshapeOp>();
+    if (!inner)
+      return failure();
+    if (op.getAllowzero() == 0) {
+      auto shape = constantInts(op.getShape());
+      if (!shape || llvm::is_contained(*shape, 0))
+        return rewriter.notifyMatchFailure(op, "outer shape may copy intermediate dims");
+    }
+    rewriter.modifyOpInPlace(op, [&] { op.getDataMutable().assign(inner.getData()); });
+    return success();
+  }
+};
+
+struct SimplifyTranspose : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op, PatternRewriter &rewriter) const override {
+    auto perm = permutation(op);
+    if (!perm)
+      return rewriter.notifyMatchFailure(op, "unknown rank");
+    if (isIdentityPermutation(*perm))
+      return forwardInput(rewriter, op, op.getData());
+    auto inner = op.getData().getDefiningOp<TransposeOp>();
+    if (!inner)
+      return failure();
+    auto innerPerm = permutation(inner);
+    if (!innerPerm || innerPerm->size() != perm->size())
+      return failure();
+    // Result dim k is intermediate dim perm[k], which is input dim
+    // innerPerm[perm[k]].
+    SmallVector<int64_t> composed;
+    for (int64_t p : *perm) {
+      if (p < 0 || p >= static_cast<int64_t>(innerPerm->size()))
+        return failure();
+      composed.push_back((*innerPerm)[p]);
+    }
+    if (isIdentityPermutation(composed))
+      return forwardInput(rewriter, op, inner.getData());
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getDataMutable().assign(inner.getData());
+      op.setPermAttr(rewriter.getDenseI64ArrayAttr(composed));
+    });
+    return success();
+  }
+};
+
+struct RemoveNoOpPad : OpRewritePattern<PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PadOp op, PatternRewriter &rewriter) const override {
+    auto pads = constantInts(op.getPads());
+    if (!pads || llvm::any_of(*pads, [](int64_t p) { return p != 0; }))
+      return rewriter.notifyMatchFailure(op, "pads are not constant zeros");
+    return forwardInput(rewriter, op, op.getData());
+  }
+};
+
+/// Slice whose every sliced axis runs from 0 to its end with step 1.
+struct RemoveNoOpSlice : OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op, PatternRewriter &rewriter) const override {
+    auto type = staticType(op.getData());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "input shape is not static");
+    int64_t rank = type.getRank();
+    auto starts = constantInts(op.getStarts());
+    auto ends = constantInts(op.getEnds());
+    if (!starts || !ends || starts->size() != ends->size())
+      return rewriter.notifyMatchFailure(op, "starts/ends are not constant");
+    SmallVector<int64_t> axes, steps(starts->size(), 1);
+    if (isNone(op.getAxes())) {
+      for (int64_t i = 0; i < static_cast<int64_t>(starts->size()); ++i)
+        axes.push_back(i);
+    } else {
+      auto values = constantInts(op.getAxes());
+      if (!values)
+        return rewriter.notifyMatchFailure(op, "axes are not constant");
+      axes = *values;
+    }
+    if (!isNone(op.getSteps())) {
+      auto values = constantInts(op.getSteps());
+      if (!values)
+        return rewriter.notifyMatchFailure(op, "steps are not constant");
+      steps = *values;
+    }
+    if (axes.size() != starts->size() || steps.size() != starts->size() ||
+        !normalizeAxes(axes, rank))
+      return failure();
+    for (size_t i = 0; i < axes.size(); ++i) {
+      int64_t axis = axes[i] < 0 ? axes[i] + rank : axes[i];
+      int64_t dim = type.getDimSize(axis);
+      if (dim == 0)
+        continue;
+      if (steps[i] != 1)
+        return rewriter.notifyMatchFailure(op, "a step is not 1");
+      int64_t start = (*starts)[i], end = (*ends)[i];
+      if (start < 0)
+        start += dim;
+      if (end < 0)
+        end += dim;
+      start = std::clamp<int64_t>(start, 0, dim);
+      end = std::clamp<int64_t>(end, 0, dim);
+      if (start != 0 || end != dim)
+        return rewriter.notifyMatchFailure(op, "an axis is not kept whole");
+    }
+    return forwardInput(rewriter, op, op.getData());
+  }
+};
+
+/// Squeeze/Unsqueeze whose result has the rank of its input did nothing.
+template <typename OpTy>
+struct RemoveNoOpRankChange : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
+    Value data = op->getOperand(0);
+    auto in = dyn_cast<RankedTensorType>(data.getType());
+    auto out = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!in || !out || in.getRank() != out.getRank())
+      return failure();
+    if (!in.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "input shape is not static");
+    return forwardInput(rewriter, op, data);
+  }
+};
+
+/// The normalized constant axes of a Squeeze or Unsqueeze, where `rank` is the
+/// rank with the unit dims present.
+std::optional<SmallVector<int64_t>> unitAxes(Value axes, int64_t rank) {
+  if (isNone(axes))
+    return std::nullopt;
+  auto values = constantInts(axes);
+  if (!values || values->empty())
+    return std::nullopt;
+  return normalizeAxes(*values, rank);
+}
+
+/// Squeeze(Unsqueeze(x, a), a) is x.
+struct SqueezeOfUnsqueeze : OpRewritePattern<SqueezeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SqueezeOp op, PatternRewriter &rewriter) const override {
+    auto inner = op.getData().getDefiningOp<UnsqueezeOp>();
+    if (!inner)
+      return failure();
+    auto mid = dyn_cast<RankedTensorType>(inner.getExpanded().getType());
+    if (!mid)
+      return failure();
+    auto a = unitAxes(op.getAxes(), mid.getRank());
+    auto b = unitAxes(inner.getAxes(), mid.getRank());
+    if (!a || !b || *a != *b)
+      return rewriter.notifyMatchFailure(op, "axes differ");
+    return forwardInput(rewriter, op, inner.getData());
+  }
+};
+
+/// Unsqueeze(Squeeze(x, a), a) is x.
+struct UnsqueezeOfSqueeze : OpRewritePattern<UnsqueezeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(UnsqueezeOp op, PatternRewriter &rewriter) const override {
+    auto inner = op.getData().getDefiningOp<SqueezeOp>();
+    if (!inner)
+      return failure();
+    auto outer = dyn_cast<RankedTensorType>(op.getExpanded().getType());
+    if (!outer)
+      return failure();
+    auto a = unitAxes(op.getAxes(), outer.getRank());
+    auto b = unitAxes(inner.getAxes(), outer.getRank());
+    if (!a || !b || *a != *b)
+      return rewriter.notifyMatchFailure(op, "axes differ");
+    return forwardInput(rewriter, op, inner.getData());
+  }
+};
+
+struct OnnxSimplifyPass : public impl::OnnxSimplifyPassBase<OnnxSimplifyPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    MLIRContext *ctx = &getContext();
+    RewritePatternSet patterns(ctx);
+    patterns.add<RemoveIdentity, RemoveInferenceDropout, RemoveNoOpCast, RemoveNoOpReshape,
+                 MergeReshapes, SimplifyTranspose, RemoveNoOpPad, RemoveNoOpSlice,
+                 RemoveNoOpRankChange<SqueezeOp>, RemoveNoOpRankChange<UnsqueezeOp>,
+                 SqueezeOfUnsqueeze, UnsqueezeOfSqueeze>(ctx);
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    // Only these rewrites and dead-node erasure: no folding, no constant
+    // hoisting, and regions (subgraph bodies) keep their blocks and arguments.
+    GreedyRewriteConfig config;
+    config.enableFolding(false);
+    config.enableConstantCSE(false);
+    config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+
+    IRRewriter rewriter(ctx);
+    // Merging identical nodes can make more rewrites apply and vice versa. The
+    // IR stays valid when a round stops short of a fixpoint.
+    for (int round = 0; round < 8; ++round) {
+      (void)applyPatternsGreedily(func, frozen, config);
+      bool merged = false;
+      DominanceInfo dom(func);
+      eliminateCommonSubExpressions(rewriter, dom, func, &merged);
+      if (!merged)
+        break;
+    }
+  }
+};
+
 } // namespace
 
 } // namespace onnxcc::onnx
