@@ -144,6 +144,29 @@ func.func @gemm_no_c(%a: tensor<5x3xf32>) -> tensor<5x2xf32> {
 
 // -----
 
+/// Gemm with a per-row C [M=2, 1] (beta 1): C' becomes [M, N].
+/// s = [2, 0.5] and B - mean * s = [-2, 1] as above;
+/// C'[r][n] = C[r] * s[n] + (B - mean * s)[n]:
+///   r=0 (C=1): [1*2 - 2, 1*0.5 + 1] = [0, 1.5]; r=1 (C=2): [2*2 - 2, 2*0.5 + 1] = [2, 2].
+// CHECK-LABEL: func.func @gemm_row_c(
+// CHECK: %[[W:.*]] = "onnx.Constant"() <{value = dense<{{\[\[}}2.000000e+00, 2.000000e+00], [4.000000e+00, 2.500000e+00], [6.000000e+00, 3.000000e+00]]> : tensor<3x2xf32>}>
+// CHECK: %[[C:.*]] = "onnx.Constant"() <{value = dense<{{\[\[}}0.000000e+00, 1.500000e+00], [2.000000e+00, 2.000000e+00]]> : tensor<2x2xf32>}>
+// CHECK: %[[Y:.*]] = "onnx.Gemm"(%{{.*}}, %[[W]], %[[C]]) {{.*}} : (tensor<2x3xf32>, tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+// CHECK-NEXT: return %[[Y]]
+func.func @gemm_row_c(%a: tensor<2x3xf32>) -> tensor<2x2xf32> {
+  %w = "onnx.Constant"() {value = dense<[[1.0, 4.0], [2.0, 5.0], [3.0, 6.0]]> : tensor<3x2xf32>} : () -> tensor<3x2xf32>
+  %c0 = "onnx.Constant"() {value = dense<[[1.0], [2.0]]> : tensor<2x1xf32>} : () -> tensor<2x1xf32>
+  %scale = "onnx.Constant"() {value = dense<[2.0, 1.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %bias = "onnx.Constant"() {value = dense<[0.0, 1.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %mean = "onnx.Constant"() {value = dense<[1.0, 0.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %var = "onnx.Constant"() {value = dense<[0.0, 3.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %g = "onnx.Gemm"(%a, %w, %c0) : (tensor<2x3xf32>, tensor<3x2xf32>, tensor<2x1xf32>) -> tensor<2x2xf32>
+  %y, %m, %v = "onnx.BatchNormalization"(%g, %scale, %bias, %mean, %var) {epsilon = 1.0 : f32} : (tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<2x2xf32>, none, none)
+  return %y : tensor<2x2xf32>
+}
+
+// -----
+
 /// float16: s = [0.5, 2] as in @conv_bias; W' = [1, 6], b' = [0.5, -8]
 /// (all exact in f16).
 // CHECK-LABEL: func.func @conv_f16(
