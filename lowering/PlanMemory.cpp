@@ -267,6 +267,18 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
     return success();
   }
 
+  /// Appends the arena argument (memref<?xi8>, attribute onnxcc.arena).
+  static BlockArgument addArenaArgument(func::FuncOp func) {
+    MLIRContext *ctx = func.getContext();
+    auto arenaType = MemRefType::get({ShapedType::kDynamic}, IntegerType::get(ctx, 8));
+    BlockArgument arena = func.getBody().front().addArgument(arenaType, func.getLoc());
+    SmallVector<Type> argTypes(func.getArgumentTypes());
+    argTypes.push_back(arenaType);
+    func.setType(FunctionType::get(ctx, argTypes, func.getResultTypes()));
+    func.setArgAttr(arena.getArgNumber(), "onnxcc.arena", UnitAttr::get(ctx));
+    return arena;
+  }
+
   LogicalResult placeInArena(func::FuncOp func) {
     Block &entry = func.getBody().front();
     DenseMap<Operation *, int64_t> position;
@@ -283,7 +295,7 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
     bool symbolic = false;
     WalkResult walk = func.walk([&](memref::AllocOp alloc) {
       MemRefType type = alloc.getType();
-      Buffer buf{alloc, 1, topLevel(alloc), topLevel(alloc)};
+      Buffer buf{alloc, 1, topLevel(alloc), topLevel(alloc), 0, {}, {}};
       if (auto size = byteSize(type)) {
         buf.size = std::max<int64_t>(*size, 1);
         buf.bytes = SymExpr::constant(buf.size);
@@ -353,12 +365,7 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
     }
 
     MLIRContext *ctx = func.getContext();
-    auto arenaType = MemRefType::get({ShapedType::kDynamic}, IntegerType::get(ctx, 8));
-    BlockArgument arena = entry.addArgument(arenaType, func.getLoc());
-    SmallVector<Type> argTypes(func.getArgumentTypes());
-    argTypes.push_back(arenaType);
-    func.setType(FunctionType::get(ctx, argTypes, func.getResultTypes()));
-    func.setArgAttr(arena.getArgNumber(), "onnxcc.arena", UnitAttr::get(ctx));
+    BlockArgument arena = addArenaArgument(func);
     for (Buffer &buf : buffers) {
       OpBuilder b(buf.alloc);
       Value offset = arith::ConstantIndexOp::create(b, buf.alloc.getLoc(), buf.offset);
@@ -453,12 +460,7 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
       return alignUp(total);
     };
 
-    auto arenaType = MemRefType::get({ShapedType::kDynamic}, IntegerType::get(ctx, 8));
-    BlockArgument arena = entry.addArgument(arenaType, func.getLoc());
-    SmallVector<Type> argTypes(func.getArgumentTypes());
-    argTypes.push_back(arenaType);
-    func.setType(FunctionType::get(ctx, argTypes, func.getResultTypes()));
-    func.setArgAttr(arena.getArgNumber(), "onnxcc.arena", UnitAttr::get(ctx));
+    BlockArgument arena = addArenaArgument(func);
 
     OpBuilder b = OpBuilder::atBlockBegin(&entry);
     SmallVector<Value> syms(symbolArgs.begin(), symbolArgs.end());

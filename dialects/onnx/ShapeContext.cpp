@@ -65,7 +65,7 @@ SymExpr SymExpr::symbol(StringAttr s) {
 void SymExpr::normalize() {
   for (Term &t : terms)
     llvm::sort(t.syms, [](StringAttr a, StringAttr b) { return a.getValue() < b.getValue(); });
-  llvm::stable_sort(terms, [](const Term &a, const Term &b) { return symsLess(a.syms, b.syms); });
+  llvm::sort(terms, [](const Term &a, const Term &b) { return symsLess(a.syms, b.syms); });
   SmallVector<Term, 2> merged;
   for (Term &t : terms) {
     if (!merged.empty() && merged.back().syms == t.syms)
@@ -245,6 +245,19 @@ Dim divDimsExact(const Dim &a, const Dim &b) { return combine(a, b, SymExpr::div
 
 namespace {
 using Dims = SmallVector<Dim>;
+
+/// The sizes of `dims` when every one is static.
+std::optional<SmallVector<int64_t>> staticValues(const std::optional<Dims> &dims) {
+  if (!dims)
+    return std::nullopt;
+  SmallVector<int64_t> out;
+  for (const Dim &d : *dims) {
+    if (!d.isStatic())
+      return std::nullopt;
+    out.push_back(d.size);
+  }
+  return out;
+}
 
 /// Integer tensors computed from shapes are evaluated at compile time: the
 /// Shape -> Gather/Slice -> Concat -> Reshape/ConstantOfShape subgraphs that
@@ -468,16 +481,7 @@ private:
   }
 
   std::optional<SmallVector<int64_t>> staticInts(Value v, int depth) {
-    auto dims = eval(v, depth + 1);
-    if (!dims)
-      return std::nullopt;
-    SmallVector<int64_t> out;
-    for (const Dim &d : *dims) {
-      if (!d.isStatic())
-        return std::nullopt;
-      out.push_back(d.size);
-    }
-    return out;
+    return staticValues(eval(v, depth + 1));
   }
 
   const ShapeContext &ctx;
@@ -489,16 +493,7 @@ std::optional<SmallVector<Dim>> ShapeContext::getDimValues(Value v) const {
 }
 
 std::optional<SmallVector<int64_t>> ShapeContext::getIntValues(Value v) const {
-  auto dims = getDimValues(v);
-  if (!dims)
-    return std::nullopt;
-  SmallVector<int64_t> out;
-  for (const Dim &d : *dims) {
-    if (!d.isStatic())
-      return std::nullopt;
-    out.push_back(d.size);
-  }
-  return out;
+  return staticValues(getDimValues(v));
 }
 
 std::optional<SmallVector<double>> ShapeContext::getFloatValues(Value v) const {
