@@ -13,6 +13,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -166,11 +167,30 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
   });
 
   PassManager pm(&context);
-  if (options.emit == EmitStage::Onnx) {
-    pm.addNestedPass<func::FuncOp>(onnx::createOnnxInferShapesPass());
+  if (!options.passPipeline.empty()) {
+    std::string message;
+    llvm::raw_string_ostream errs(message);
+    FailureOr<OpPassManager> parsed = parsePassPipeline(options.passPipeline, errs);
+    if (failed(parsed))
+      return makeError("--pass-pipeline: " + StringRef(message).trim().split('\n').first);
+    if (parsed->getOpAnchorName() != ModuleOp::getOperationName())
+      return makeError("--pass-pipeline: the pipeline must be anchored on builtin.module, "
+                       "e.g. 'builtin.module(onnxcc-optimize-graph)'");
+    static_cast<OpPassManager &>(pm) = *parsed;
+  } else if (options.emit == EmitStage::Onnx) {
+    buildGraphPipeline(pm);
   } else {
     buildCpuLoweringPipeline(pm);
   }
+  if (options.printIrAfterAll) {
+    context.disableMultithreading();
+    pm.enableIRPrinting([](Pass *, Operation *) { return false; },
+                        [](Pass *, Operation *) { return true; },
+                        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false,
+                        /*printAfterOnlyOnFailure=*/false, llvm::errs());
+  }
+  if (options.timePasses)
+    pm.enableTiming();
   if (failed(pm.run(**module)))
     return makeError(modelPath + ": " + (diagnostic.empty() ? "lowering failed" : diagnostic));
   if (options.emit != EmitStage::Cpp) {

@@ -34,6 +34,12 @@ struct CompileOptions {
   /// Bytes of the arena for the strings the model writes (--string-pool);
   /// counted only in models that write strings.
   int64_t stringPoolSize = 65536;
+  /// A textual pass pipeline replacing the default one (--pass-pipeline).
+  std::string passPipeline;
+  /// Print the IR after every pass to stderr (--print-ir-after-all).
+  bool printIrAfterAll = false;
+  /// Report the time of every pass on stderr (--time-passes).
+  bool timePasses = false;
 };
 
 /// Compiles the model at `modelPath`. For EmitStage::Onnx and ::Lowered the

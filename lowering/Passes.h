@@ -20,8 +20,13 @@ namespace onnxcc {
 #define GEN_PASS_REGISTRATION
 #include "lowering/Passes.h.inc"
 
+/// Adds shape inference and the graph passes over the onnx dialect
+/// (registered as the pipeline onnxcc-optimize-graph).
+void buildGraphPipeline(mlir::OpPassManager &pm);
+
 /// Adds the passes from the onnx dialect (after import) to loops over
-/// buffers in one arena, the input of the C++ emitter.
+/// buffers in one arena, the input of the C++ emitter: the graph pipeline,
+/// then the lowering (registered as onnxcc-lower-cpu).
 void buildCpuLoweringPipeline(mlir::OpPassManager &pm);
 
 /// Registers the pipeline as `onnxcc-lower-cpu` for onnxcc-opt.

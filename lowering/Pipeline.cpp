@@ -16,13 +16,17 @@ using namespace mlir;
 
 namespace onnxcc {
 
-void buildCpuLoweringPipeline(OpPassManager &pm) {
+void buildGraphPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxInferShapesPass());
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxStackSequencesPass());
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxInferShapesPass());
   // Graph optimizations.
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxSimplifyPass());
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxFoldBatchNormPass());
+}
+
+void buildCpuLoweringPipeline(OpPassManager &pm) {
+  buildGraphPipeline(pm);
   pm.addPass(createConvertOnnxToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   // tensor.dim of computed tensors becomes the symbols' expressions.
@@ -48,6 +52,9 @@ void buildCpuLoweringPipeline(OpPassManager &pm) {
 
 void registerLoweringPipelines() {
   registerOnnxccLoweringPasses();
+  PassPipelineRegistration<>("onnxcc-optimize-graph",
+                             "Shape inference and the graph passes over the onnx dialect",
+                             buildGraphPipeline);
   PassPipelineRegistration<>("onnxcc-lower-cpu",
                              "Lower the onnx dialect to loops over buffers in one arena",
                              buildCpuLoweringPipeline);

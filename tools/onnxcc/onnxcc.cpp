@@ -48,10 +48,22 @@ cl::opt<int64_t> compileStringPool(
     cl::value_desc("bytes"), cl::init(65536), cl::sub(compileCmd));
 cl::opt<onnxcc::EmitStage> compileEmit(
     "emit", cl::desc("Where to stop"), cl::init(onnxcc::EmitStage::Cpp),
-    cl::values(clEnumValN(onnxcc::EmitStage::Onnx, "onnx", "the onnx dialect after shape inference"),
+    cl::values(clEnumValN(onnxcc::EmitStage::Onnx, "onnx",
+                          "the onnx dialect after shape inference and the graph passes"),
                clEnumValN(onnxcc::EmitStage::Lowered, "lowered", "loops over buffers in one arena"),
                clEnumValN(onnxcc::EmitStage::Cpp, "cpp", "the C++ files")),
     cl::sub(compileCmd));
+
+cl::opt<std::string> compilePassPipeline(
+    "pass-pipeline",
+    cl::desc("Run this textual pass pipeline instead of the default one, e.g. "
+             "'builtin.module(onnxcc-optimize-graph)'"),
+    cl::sub(compileCmd));
+cl::opt<bool> compilePrintIr("print-ir-after-all",
+                             cl::desc("Print the IR after every pass to stderr"),
+                             cl::sub(compileCmd));
+cl::opt<bool> compileTimePasses("time-passes", cl::desc("Report the time of every pass"),
+                                cl::sub(compileCmd));
 
 cl::SubCommand importCmd("import", "Print a model as onnx-dialect MLIR");
 cl::opt<std::string> importModelPath(cl::Positional, cl::desc("<model.onnx|.onnxtxt>"),
@@ -177,6 +189,9 @@ int runCompile() {
     return reportError("--target " + compileTarget + " is not available yet (only cpp)");
   onnxcc::CompileOptions options;
   options.emit = compileEmit;
+  options.passPipeline = compilePassPipeline;
+  options.printIrAfterAll = compilePrintIr;
+  options.timePasses = compileTimePasses;
   if (compileWeights != "embed" && compileWeights != "file")
     return reportError("--weights must be embed or file, not '" + compileWeights + "'");
   options.embedWeights = compileWeights == "embed";
@@ -224,6 +239,8 @@ int runCompile() {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  // For --pass-pipeline: the project's passes and pipelines by name.
+  onnxcc::registerAllPasses();
   cl::ParseCommandLineOptions(argc, argv, "onnxcc: an ahead-of-time compiler for ONNX models\n");
   if (compileCmd)
     return runCompile();
