@@ -27,9 +27,9 @@ using llvm::Twine;
 
 namespace onnxcc {
 
-#ifndef ONNXCC_RUNTIME_SUPPORT_DIR
-#error "ONNXCC_RUNTIME_SUPPORT_DIR must name the runtime-support folder"
-#endif
+// kRuntimeSupportHeader: runtime-support/onnxcc_rt.h, embedded at build time
+// (compiler/EmbedText.cmake), so that onnxcc works wherever it is installed.
+#include "onnxcc_rt.inc"
 
 namespace {
 Error makeError(const Twine &message) {
@@ -210,10 +210,6 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
     return makeError(modelPath + ": " + toString(cpp.takeError()));
   if (std::error_code ec = llvm::sys::fs::create_directories(options.outDir))
     return makeError("cannot create " + options.outDir + ": " + ec.message());
-  auto runtime = llvm::MemoryBuffer::getFile(ONNXCC_RUNTIME_SUPPORT_DIR "/onnxcc_rt.h");
-  if (!runtime)
-    return makeError("cannot read the runtime support header " ONNXCC_RUNTIME_SUPPORT_DIR
-                     "/onnxcc_rt.h");
   if (Error e = writeFile(options.outDir, options.name + ".h", cpp->header))
     return e;
   if (Error e = writeFile(options.outDir, options.name + ".cpp", cpp->source))
@@ -221,7 +217,8 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
   StringRef weightsFile = options.embedWeights ? ".cpp.weights" : ".weights";
   if (Error e = writeFile(options.outDir, options.name + weightsFile.str(), cpp->weights))
     return e;
-  return writeFile(options.outDir, "onnxcc_rt.h", (*runtime)->getBuffer());
+  return writeFile(options.outDir, "onnxcc_rt.h",
+                   StringRef(kRuntimeSupportHeader, sizeof(kRuntimeSupportHeader) - 1));
 }
 
 } // namespace onnxcc
