@@ -829,10 +829,9 @@ Expected<std::string> copyGenerated(StringRef fromDir, StringRef workDir) {
   return name;
 }
 
-/// Shapes for inputs with symbolic or unknown dims, taken from the first
-/// dataset: the generated code has static shapes.
-Expected<std::vector<std::pair<std::string, std::vector<int64_t>>>>
-shapesFromDataset(StringRef modelPath, const Dataset &dataset) {
+/// The model's inputs that are not initializers, in order: what the
+/// generated code takes and the datasets' input_K.pb files give.
+Expected<std::vector<::onnx::ValueInfoProto>> modelInputs(StringRef modelPath) {
   auto model = loadModel(modelPath);
   if (!model)
     return makeError(VerifyStage::Compile, toString(model.takeError()));
@@ -840,12 +839,22 @@ shapesFromDataset(StringRef modelPath, const Dataset &dataset) {
   StringSet<> initializers;
   for (const auto &init : graph.initializer())
     initializers.insert(init.name());
+  std::vector<::onnx::ValueInfoProto> inputs;
+  for (const auto &input : graph.input())
+    if (!initializers.contains(input.name()))
+      inputs.push_back(input);
+  return inputs;
+}
+
+/// Shapes for inputs with symbolic or unknown dims, taken from the first
+/// dataset: the generated code has static shapes.
+Expected<std::vector<std::pair<std::string, std::vector<int64_t>>>>
+shapesFromDataset(StringRef modelPath, const Dataset &dataset) {
+  auto inputs = modelInputs(modelPath);
+  if (!inputs)
+    return inputs.takeError();
   std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
-  unsigned position = 0;
-  for (const auto &input : graph.input()) {
-    if (initializers.contains(input.name()))
-      continue;
-    unsigned index = position++;
+  for (auto [index, input] : llvm::enumerate(*inputs)) {
     if (!input.type().has_tensor_type())
       continue;
     const auto &tensorType = input.type().tensor_type();
@@ -866,17 +875,11 @@ shapesFromDataset(StringRef modelPath, const Dataset &dataset) {
 /// The dim_params of the model's (non-initializer) inputs, "" where a dim
 /// has none.
 Expected<SmallVector<SmallVector<std::string>>> inputDimParams(StringRef modelPath) {
-  auto model = loadModel(modelPath);
-  if (!model)
-    return makeError(VerifyStage::Compile, toString(model.takeError()));
-  const ::onnx::GraphProto &graph = model->proto->graph();
-  StringSet<> initializers;
-  for (const auto &init : graph.initializer())
-    initializers.insert(init.name());
+  auto inputs = modelInputs(modelPath);
+  if (!inputs)
+    return inputs.takeError();
   SmallVector<SmallVector<std::string>> params;
-  for (const auto &input : graph.input()) {
-    if (initializers.contains(input.name()))
-      continue;
+  for (const ::onnx::ValueInfoProto &input : *inputs) {
     SmallVector<std::string> dims;
     if (input.type().has_tensor_type() && input.type().tensor_type().has_shape())
       for (const auto &dim : input.type().tensor_type().shape().dim())

@@ -1113,19 +1113,21 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       << ", const void *const *inputs, void *const *outputs);\n\n";
     h << "#ifdef __cplusplus\n} /* extern \"C\" */\n\n";
     h << "namespace " << n << " {\n";
-    std::string params, args;
+    // The wrapper's tensor parameters, and the arguments it passes on (the
+    // weights first, then the tensors).
+    std::string params, weightsArg, tensorArgs;
     if (!options.embedWeights) {
       params = "const void *weights";
-      args = ", weights";
+      weightsArg = ", weights";
     }
     for (Port &p : inputs) {
       params += (params.empty() ? "" : ", ") + p.paramType(true) + names[func.getArgument(p.arg)];
-      args += ", " + names[func.getArgument(p.arg)];
+      tensorArgs += ", " + names[func.getArgument(p.arg)];
     }
     for (Port &p : outputs) {
       params +=
           (params.empty() ? "" : ", ") + p.paramType(false) + names[func.getArgument(p.arg)];
-      args += ", " + names[func.getArgument(p.arg)];
+      tensorArgs += ", " + names[func.getArgument(p.arg)];
     }
     if (symbolic) {
       h << "/// The model over an arena the caller sizes with arenaSize(dims).\n";
@@ -1133,17 +1135,15 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       h << "  static size_t arenaSize(" << StringRef(symbolParams).drop_front(2) << ") {\n    return "
         << n << "_arena_size(" << StringRef(symbolArgs).drop_front(2) << ");\n  }\n";
       h << "  int run(" << StringRef(symbolParams).drop_front(2) << (params.empty() ? "" : ", ")
-        << params << ") {\n    return " << n << "_run(arena, arena_size";
-      if (!options.embedWeights)
-        h << ", weights";
-      h << symbolArgs << StringRef(args).drop_front(options.embedWeights ? 0 : 9) << ");\n  }\n};\n";
+        << params << ") {\n    return " << n << "_run(arena, arena_size" << weightsArg
+        << symbolArgs << tensorArgs << ");\n  }\n};\n";
     } else {
       h << "/// The model as a C++ object holding its own arena.\n";
       h << "struct Model {\n  static constexpr size_t kArenaSize = " << n << "_ARENA_SIZE;\n";
       h << "  alignas(64) unsigned char arena[" << n << "_ARENA_SIZE ? " << n
         << "_ARENA_SIZE : 1];\n";
-      h << "  int run(" << params << ") {\n    return " << n << "_run(arena" << args
-        << ");\n  }\n};\n";
+      h << "  int run(" << params << ") {\n    return " << n << "_run(arena" << weightsArg
+        << tensorArgs << ");\n  }\n};\n";
     }
     h << "} // namespace " << n << "\n#endif\n\n#endif // " << guard << "\n";
   }

@@ -109,8 +109,7 @@ struct ReshapeLikeLowering : OpConversionPattern<OpTy> {
         if (inProduct.isStatic() && inProduct.size == 0)
           return rewriter.notifyMatchFailure(op, "empty symbolic reshape");
         // Grow the side whose product divides the other's.
-        bool growIn = onnx::divDimsExact(outProduct, inProduct).isStatic() ||
-                      onnx::divDimsExact(outProduct, inProduct).isSymbolic();
+        bool growIn = onnx::divDimsExact(outProduct, inProduct).asExpr().has_value();
         if (growIn && i < inShape->size())
           take(*inShape, i, ig, inProduct);
         else if (o < outShape->size())

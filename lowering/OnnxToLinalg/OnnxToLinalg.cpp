@@ -305,9 +305,7 @@ bool splitIndependentDims(Operation *op, OnnxTypeConverter &converter) {
     if (auto t = dyn_cast<RankedTensorType>(v.getType()); !isa<NoneType>(v.getType()) &&
                                                            (!t || !t.hasStaticShape()))
       return false;
-  for (Value r : op->getResults().drop_front())
-    if (!isa<NoneType>(r.getType()) && !r.use_empty())
-      return false;
+  // Only ops whose other results are absent (none).
   for (Value r : op->getResults().drop_front())
     if (!isa<NoneType>(r.getType()))
       return false;
