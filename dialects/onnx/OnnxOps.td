@@ -27,4 +27,105 @@ def Onnx_YieldOp : Onnx_Op<"Yield", [Pure, Terminator, ReturnLike,
   let assemblyFormat = "attr-dict ($operands_^ `:` type($operands_))?";
 }
 
+// Ops the graph passes create. They are not ONNX operators; `onnxcc optimize`
+// writes each back as the standard nodes it stands for.
+
+class Onnx_InternalOp<string mnemonic, list<Trait> traits = []>
+    : Onnx_Op<mnemonic, !listconcat([Pure,
+        DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>], traits)>;
+
+defvar Onnx_FloatTensor = TensorOf<[F32, F64, F16]>;
+defvar Onnx_OptFloatTensor = AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>;
+
+// The epilogue of a fused node: Y = activation(anchor + bias + Z).
+// `activation` is one of "" (none), Relu, Clip (params min, max), LeakyRelu
+// (alpha), Sigmoid, HardSigmoid (alpha, beta), HardSwish, SiLU, Gelu,
+// GeluTanh, Tanh.
+defvar Onnx_EpilogueAttrs = (ins
+    DefaultValuedStrAttr<StrAttr, "">:$activation,
+    OptionalAttr<DenseF32ArrayAttr>:$activation_params);
+
+def Onnx_FusedConvOp : Onnx_InternalOp<"FusedConv"> {
+  let summary = "Conv with bias, residual add and activation in its epilogue (onnxcc)";
+  let description = [{
+    Y = activation(Conv(X, W, B) + Z). Z, when present, has Y's shape.
+  }];
+  let arguments = !con((ins
+    Onnx_FloatTensor:$X,
+    Onnx_FloatTensor:$W,
+    Onnx_OptFloatTensor:$B,
+    Onnx_OptFloatTensor:$Z,
+    DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
+    OptionalAttr<DenseI64ArrayAttr>:$dilations,
+    DefaultValuedAttr<I64Attr, "1">:$group,
+    OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
+    OptionalAttr<DenseI64ArrayAttr>:$pads,
+    OptionalAttr<DenseI64ArrayAttr>:$strides), Onnx_EpilogueAttrs);
+  let results = (outs Onnx_FloatTensor:$Y);
+}
+
+def Onnx_FusedGemmOp : Onnx_InternalOp<"FusedGemm"> {
+  let summary = "Gemm with residual add and activation in its epilogue (onnxcc)";
+  let description = [{
+    Y = activation(Gemm(A, B, C) + Z). Z, when present, has Y's shape.
+  }];
+  let arguments = !con((ins
+    Onnx_FloatTensor:$A,
+    Onnx_FloatTensor:$B,
+    Onnx_OptFloatTensor:$C,
+    Onnx_OptFloatTensor:$Z,
+    DefaultValuedAttr<F32Attr, "::llvm::APFloat(1.0f)">:$alpha,
+    DefaultValuedAttr<F32Attr, "::llvm::APFloat(1.0f)">:$beta,
+    DefaultValuedAttr<I64Attr, "0">:$transA,
+    DefaultValuedAttr<I64Attr, "0">:$transB), Onnx_EpilogueAttrs);
+  let results = (outs Onnx_FloatTensor:$Y);
+}
+
+def Onnx_FusedMatMulOp : Onnx_InternalOp<"FusedMatMul"> {
+  let summary = "MatMul with bias, residual add and activation in its epilogue (onnxcc)";
+  let description = [{
+    Y = activation(MatMul(A, B) + Bias + Z). Bias broadcasts to Y's shape
+    without changing it; Z, when present, has Y's shape.
+  }];
+  let arguments = !con((ins
+    Onnx_FloatTensor:$A,
+    Onnx_FloatTensor:$B,
+    Onnx_OptFloatTensor:$Bias,
+    Onnx_OptFloatTensor:$Z), Onnx_EpilogueAttrs);
+  let results = (outs Onnx_FloatTensor:$Y);
+}
+
+def Onnx_GeluOp : Onnx_InternalOp<"Gelu"> {
+  let summary = "Gaussian error linear unit (onnxcc; ONNX's Gelu of opset 20)";
+  let description = [{
+    x * 0.5 * (1 + erf(x / sqrt(2))), or with approximate = "tanh"
+    x * 0.5 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))).
+  }];
+  let arguments = (ins Onnx_FloatTensor:$X,
+                       DefaultValuedStrAttr<StrAttr, "none">:$approximate);
+  let results = (outs Onnx_FloatTensor:$Y);
+}
+
+def Onnx_SiLUOp : Onnx_InternalOp<"SiLU"> {
+  let summary = "x * Sigmoid(x) (onnxcc)";
+  let arguments = (ins Onnx_FloatTensor:$X);
+  let results = (outs Onnx_FloatTensor:$Y);
+}
+
+def Onnx_ScaledDotProductAttentionOp : Onnx_InternalOp<"ScaledDotProductAttention"> {
+  let summary = "Softmax(Q K^T * scale + Mask) V (onnxcc)";
+  let description = [{
+    Q [..., Sq, D], K [..., Sk, D], V [..., Sk, Dv] with equal (or
+    broadcast) leading dims give Y [..., Sq, Dv]. Mask, when present, is
+    added to the scores and broadcasts to [..., Sq, Sk].
+  }];
+  let arguments = (ins
+    Onnx_FloatTensor:$Q,
+    Onnx_FloatTensor:$K,
+    Onnx_FloatTensor:$V,
+    Onnx_OptFloatTensor:$Mask,
+    F32Attr:$scale);
+  let results = (outs Onnx_FloatTensor:$Y);
+}
+
 #endif // ONNXCC_ONNX_OPS_TD

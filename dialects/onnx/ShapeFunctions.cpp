@@ -1234,14 +1234,14 @@ LogicalResult GatherNDOp::inferShapes(ShapeContext &ctx) {
 }
 
 /// [M, N] from op(A) [M, K] and op(B) [K, N].
-LogicalResult GemmOp::inferShapes(ShapeContext &ctx) {
+/// Shape of Gemm and FusedGemm: operands A, B, C at 0, 1, 2.
+static LogicalResult gemmShape(ShapeContext &ctx, bool ta, bool tb) {
   auto a = ctx.operandShape(0);
   auto b = ctx.operandShape(1);
   if (!a || !b)
     return success();
   if (a->size() != 2 || b->size() != 2)
     return ctx.fail("A " + shapeText(*a) + " and B " + shapeText(*b) + " must have rank 2");
-  bool ta = getTransA() != 0, tb = getTransB() != 0;
   Dim m = (*a)[ta ? 1 : 0], ka = (*a)[ta ? 0 : 1];
   Dim kb = (*b)[tb ? 1 : 0], n = (*b)[tb ? 0 : 1];
   if (failed(unifyDim(ka, kb)))
@@ -1264,6 +1264,10 @@ LogicalResult GemmOp::inferShapes(ShapeContext &ctx) {
   }
   ctx.setShape(0, out);
   return success();
+}
+
+LogicalResult GemmOp::inferShapes(ShapeContext &ctx) {
+  return gemmShape(ctx, getTransA() != 0, getTransB() != 0);
 }
 
 LogicalResult MatMulOp::inferShapes(ShapeContext &ctx) { return matmulShape(ctx, 0, 1); }
@@ -2178,5 +2182,82 @@ LogicalResult UniqueOp::inferShapes(ShapeContext &ctx) {
   ctx.setShape(1, Shape{Dim::unknown()});
   ctx.setShape(2, Shape{inverse});
   ctx.setShape(3, Shape{Dim::unknown()});
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Ops of the graph passes (not ONNX operators)
+//===----------------------------------------------------------------------===//
+
+/// The residual operand `zIdx` of a fused op, when present, has the shape of
+/// its result (fusion never changes a result's shape).
+static LogicalResult residualMatches(ShapeContext &ctx, unsigned zIdx) {
+  if (!ctx.hasOperand(zIdx))
+    return success();
+  auto z = ctx.operandShape(zIdx);
+  auto y = ctx.resultShape(0);
+  if (!z || !y)
+    return success();
+  if (z->size() != y->size())
+    return ctx.fail("residual Z " + shapeText(*z) + " does not have the result's shape " +
+                    shapeText(*y));
+  for (auto [zd, yd] : llvm::zip(*z, *y))
+    if (zd.isStatic() && yd.isStatic() && zd.size != yd.size)
+      return ctx.fail("residual Z " + shapeText(*z) + " does not have the result's shape " +
+                      shapeText(*y));
+  return success();
+}
+
+LogicalResult FusedConvOp::inferShapes(ShapeContext &ctx) {
+  Window w;
+  w.autoPad = getAutoPad();
+  w.kernel = getKernelShape();
+  w.strides = getStrides();
+  w.dilations = getDilations();
+  w.pads = getPads();
+  if (failed(convShape(ctx, 0, 1, w, static_cast<int64_t>(getGroup()))))
+    return failure();
+  return residualMatches(ctx, 3);
+}
+
+LogicalResult FusedGemmOp::inferShapes(ShapeContext &ctx) {
+  if (failed(gemmShape(ctx, getTransA() != 0, getTransB() != 0)))
+    return failure();
+  return residualMatches(ctx, 3);
+}
+
+LogicalResult FusedMatMulOp::inferShapes(ShapeContext &ctx) {
+  if (failed(matmulShape(ctx, 0, 1)))
+    return failure();
+  return residualMatches(ctx, 3);
+}
+
+LogicalResult GeluOp::inferShapes(ShapeContext &ctx) {
+  StringRef a = getApproximate();
+  if (a != "none" && a != "tanh")
+    return ctx.fail("approximate is '" + a + "', expected 'none' or 'tanh'");
+  return sameAsFirstOperand(ctx);
+}
+
+LogicalResult SiLUOp::inferShapes(ShapeContext &ctx) { return sameAsFirstOperand(ctx); }
+
+LogicalResult ScaledDotProductAttentionOp::inferShapes(ShapeContext &ctx) {
+  auto q = ctx.operandShape(0), k = ctx.operandShape(1), v = ctx.operandShape(2);
+  if (!q || !k || !v)
+    return success();
+  if (q->size() < 2 || k->size() != q->size() || v->size() != q->size())
+    return ctx.fail("Q " + shapeText(*q) + ", K " + shapeText(*k) + " and V " +
+                    shapeText(*v) + " must have one rank >= 2");
+  Dim d = q->back(), dk = k->back();
+  if (failed(unifyDim(d, dk)))
+    return ctx.fail("Q " + shapeText(*q) + " and K " + shapeText(*k) +
+                    " differ in their last dim");
+  Dim sk = (*k)[k->size() - 2], sv = (*v)[v->size() - 2];
+  if (failed(unifyDim(sk, sv)))
+    return ctx.fail("K " + shapeText(*k) + " and V " + shapeText(*v) +
+                    " differ in their sequence dim");
+  Shape out(q->begin(), q->end());
+  out.back() = v->back();
+  ctx.setShape(0, out);
   return success();
 }

@@ -974,6 +974,12 @@ struct MaxUnpoolLowering : OpConversionPattern<onnx::MaxUnpoolOp> {
 
 } // namespace
 
+FailureOr<Value> buildFusedConvAnchor(ConversionPatternRewriter &rewriter, onnx::FusedConvOp op,
+                                      const TypeConverter *converter, Value x, Value w,
+                                      Value bias) {
+  return buildConv(rewriter, op, converter, x, w, bias);
+}
+
 void populateConvolutionPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   // Global pools are lowered with the reductions (Reductions.cpp).

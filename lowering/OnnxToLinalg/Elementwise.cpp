@@ -248,13 +248,16 @@ Value relu(OpBuilder &b, Location loc, Operation *, ValueRange args, Type elem) 
   return arith::MaxSIOp::create(b, loc, args[0], zero);
 }
 
-Value leakyRelu(OpBuilder &b, Location loc, Operation *op, ValueRange args, Type elem) {
-  Value x = args[0];
+Value leakyReluOf(OpBuilder &b, Location loc, Value x, double alphaV, Type elem) {
   Type t = x.getType();
-  Value alpha = constantLike(b, loc, t, floatAttr(op, "alpha", 0.01f));
+  Value alpha = constantLike(b, loc, t, alphaV);
   Value scaled = arith::MulFOp::create(b, loc, alpha, x);
   return pick(b, loc, compare(b, loc, Cmp::lt, x, constantLike(b, loc, t, 0), elem), scaled,
                 x);
+}
+
+Value leakyRelu(OpBuilder &b, Location loc, Operation *op, ValueRange args, Type elem) {
+  return leakyReluOf(b, loc, args[0], floatAttr(op, "alpha", 0.01f), elem);
 }
 
 /// x where slope's broadcast operand is not negative, slope * x elsewhere.
@@ -352,6 +355,38 @@ Value sigmoid(OpBuilder &b, Location loc, Operation *, ValueRange args, Type) {
   Value e = math::ExpOp::create(b, loc, neg);
   Value den = arith::AddFOp::create(b, loc, one, e);
   return arith::DivFOp::create(b, loc, one, den);
+}
+
+/// x * Sigmoid(x).
+Value silu(OpBuilder &b, Location loc, Operation *op, ValueRange args, Type elem) {
+  return arith::MulFOp::create(b, loc, args[0], sigmoid(b, loc, op, args, elem));
+}
+
+/// x * 0.5 * (1 + erf(x / sqrt(2))), or with `tanhApprox`
+/// x * 0.5 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))).
+Value geluOf(OpBuilder &b, Location loc, Value x, bool tanhApprox) {
+  Type t = x.getType();
+  Value inner;
+  if (tanhApprox) {
+    Value x3 = arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, x, x), x);
+    Value poly = arith::AddFOp::create(
+        b, loc, x, arith::MulFOp::create(b, loc, constantLike(b, loc, t, 0.044715), x3));
+    Value scaled = arith::MulFOp::create(
+        b, loc, constantLike(b, loc, t, 0.7978845608028654 /* sqrt(2/pi) */), poly);
+    inner = math::TanhOp::create(b, loc, scaled);
+  } else {
+    Value scaled = arith::MulFOp::create(
+        b, loc, x, constantLike(b, loc, t, 0.7071067811865476 /* 1/sqrt(2) */));
+    inner = math::ErfOp::create(b, loc, scaled);
+  }
+  Value onePlus = arith::AddFOp::create(b, loc, constantLike(b, loc, t, 1), inner);
+  Value half = arith::MulFOp::create(b, loc, x, constantLike(b, loc, t, 0.5));
+  return arith::MulFOp::create(b, loc, half, onePlus);
+}
+
+Value gelu(OpBuilder &b, Location loc, Operation *op, ValueRange args, Type) {
+  auto a = op->getAttrOfType<StringAttr>("approximate");
+  return geluOf(b, loc, args[0], a && a.getValue() == "tanh");
 }
 
 /// x + bias below -lambd, x - bias above lambd, 0 between. Integer inputs
@@ -574,81 +609,152 @@ struct DropoutLowering : OpConversionPattern<onnx::DropoutOp> {
   }
 };
 
+struct ElementwiseEntry {
+  ScalarFn fn;
+  unsigned numData; // operands past this one only give a type (CastLike)
+};
+
+/// Every elementwise op and its scalar computation: the lowering and the
+/// constant folder build the same body, so folded and computed values agree.
+const llvm::StringMap<ElementwiseEntry> &elementwiseTable() {
+  static const llvm::StringMap<ElementwiseEntry> table = {
+      // Arithmetic.
+      {"onnx.Add", {binary<arith::AddFOp, arith::AddIOp>, ~0u}},
+      {"onnx.Sub", {binary<arith::SubFOp, arith::SubIOp>, ~0u}},
+      {"onnx.Mul", {binary<arith::MulFOp, arith::MulIOp>, ~0u}},
+      {"onnx.Div", {binary<arith::DivFOp, arith::DivSIOp, arith::DivUIOp>, ~0u}},
+      {"onnx.Mod", {mod, ~0u}},
+      {"onnx.Pow", {power, ~0u}},
+      {"onnx.Sum", {variadic<arith::AddFOp, arith::AddIOp>, ~0u}},
+      {"onnx.Mean", {mean, ~0u}},
+      {"onnx.Max", {variadic<arith::MaximumFOp, arith::MaxSIOp, arith::MaxUIOp>, ~0u}},
+      {"onnx.Min", {variadic<arith::MinimumFOp, arith::MinSIOp, arith::MinUIOp>, ~0u}},
+      {"onnx.Abs", {absolute, ~0u}},
+      {"onnx.Neg", {neg, ~0u}},
+      {"onnx.Sign", {sign, ~0u}},
+      {"onnx.Reciprocal", {reciprocal, ~0u}},
+      {"onnx.Clip", {clip, ~0u}},
+      // Float functions.
+      {"onnx.Sqrt", {unaryFloat<math::SqrtOp>, ~0u}},
+      {"onnx.Exp", {unaryFloat<math::ExpOp>, ~0u}},
+      {"onnx.Log", {unaryFloat<math::LogOp>, ~0u}},
+      {"onnx.Tanh", {unaryFloat<math::TanhOp>, ~0u}},
+      {"onnx.Sin", {unaryFloat<math::SinOp>, ~0u}},
+      {"onnx.Cos", {unaryFloat<math::CosOp>, ~0u}},
+      {"onnx.Tan", {unaryFloat<math::TanOp>, ~0u}},
+      {"onnx.Asin", {unaryFloat<math::AsinOp>, ~0u}},
+      {"onnx.Acos", {unaryFloat<math::AcosOp>, ~0u}},
+      {"onnx.Atan", {unaryFloat<math::AtanOp>, ~0u}},
+      {"onnx.Sinh", {unaryFloat<math::SinhOp>, ~0u}},
+      {"onnx.Cosh", {unaryFloat<math::CoshOp>, ~0u}},
+      {"onnx.Asinh", {unaryFloat<math::AsinhOp>, ~0u}},
+      {"onnx.Acosh", {unaryFloat<math::AcoshOp>, ~0u}},
+      {"onnx.Atanh", {unaryFloat<math::AtanhOp>, ~0u}},
+      {"onnx.Erf", {unaryFloatAnyType<math::ErfOp>, ~0u}},
+      {"onnx.Ceil", {unaryFloat<math::CeilOp>, ~0u}},
+      {"onnx.Floor", {unaryFloat<math::FloorOp>, ~0u}},
+      {"onnx.Round", {unaryFloat<math::RoundEvenOp>, ~0u}},
+      // Activations.
+      {"onnx.Relu", {relu, ~0u}},
+      {"onnx.LeakyRelu", {leakyRelu, ~0u}},
+      {"onnx.PRelu", {prelu, ~0u}},
+      {"onnx.Elu", {elu, ~0u}},
+      {"onnx.Selu", {selu, ~0u}},
+      {"onnx.Celu", {celu, ~0u}},
+      {"onnx.ThresholdedRelu", {thresholdedRelu, ~0u}},
+      {"onnx.HardSigmoid", {hardSigmoid, ~0u}},
+      {"onnx.HardSwish", {hardSwish, ~0u}},
+      {"onnx.Softplus", {softplus, ~0u}},
+      {"onnx.Softsign", {softsign, ~0u}},
+      {"onnx.Sigmoid", {sigmoid, ~0u}},
+      {"onnx.Shrink", {shrink, ~0u}},
+      // Bits and logic.
+      {"onnx.BitShift", {bitShift, ~0u}},
+      {"onnx.And", {logical<arith::AndIOp>, ~0u}},
+      {"onnx.Or", {logical<arith::OrIOp>, ~0u}},
+      {"onnx.Xor", {logical<arith::XOrIOp>, ~0u}},
+      {"onnx.Not", {logicalNot, ~0u}},
+      {"onnx.Equal", {comparison<Cmp::eq>, ~0u}},
+      {"onnx.Greater", {comparison<Cmp::gt>, ~0u}},
+      {"onnx.GreaterOrEqual", {comparison<Cmp::ge>, ~0u}},
+      {"onnx.Less", {comparison<Cmp::lt>, ~0u}},
+      {"onnx.LessOrEqual", {comparison<Cmp::le>, ~0u}},
+      {"onnx.Where", {where, ~0u}},
+      // Types and tests.
+      {"onnx.Cast", {convert, ~0u}},
+      {"onnx.CastLike", {convert, 1}},
+      {"onnx.IsNaN", {isNaN, ~0u}},
+      {"onnx.IsInf", {isInf, ~0u}},
+      {"onnx.Identity", {identity, ~0u}},
+      // Made by the graph passes.
+      {"onnx.Gelu", {gelu, ~0u}},
+      {"onnx.SiLU", {silu, ~0u}},
+  };
+  return table;
+}
+
 } // namespace
+
+bool isElementwiseOp(Operation *op) {
+  return elementwiseTable().count(op->getName().getStringRef()) != 0;
+}
+
+unsigned numElementwiseDataOperands(Operation *op) {
+  auto it = elementwiseTable().find(op->getName().getStringRef());
+  if (it == elementwiseTable().end())
+    return 0;
+  return std::min<unsigned>(it->second.numData, op->getNumOperands());
+}
+
+Value buildElementwiseScalar(OpBuilder &b, Location loc, Operation *op, ValueRange args,
+                             Type elem) {
+  auto it = elementwiseTable().find(op->getName().getStringRef());
+  if (it == elementwiseTable().end())
+    return {};
+  return it->second.fn(b, loc, op, args, elem);
+}
+
+FailureOr<Value> buildActivation(OpBuilder &b, Location loc, StringRef kind,
+                                 ArrayRef<float> params, Value x, Type elem) {
+  auto param = [&](size_t i, double fallback) {
+    return i < params.size() ? static_cast<double>(params[i]) : fallback;
+  };
+  if (kind.empty())
+    return x;
+  if (kind == "Relu")
+    return relu(b, loc, nullptr, x, elem);
+  if (kind == "Clip") {
+    if (params.size() != 2)
+      return failure();
+    Type t = x.getType();
+    Value lo = constantLike(b, loc, t, params[0]), hi = constantLike(b, loc, t, params[1]);
+    Value r = pick(b, loc, compare(b, loc, Cmp::lt, x, lo, elem), lo, x);
+    return pick(b, loc, compare(b, loc, Cmp::gt, r, hi, elem), hi, r);
+  }
+  if (kind == "LeakyRelu")
+    return leakyReluOf(b, loc, x, param(0, 0.01f), elem);
+  if (kind == "Sigmoid")
+    return sigmoid(b, loc, nullptr, x, elem);
+  if (kind == "HardSigmoid")
+    return hardSigmoidOf(b, loc, x, param(0, 0.2f), param(1, 0.5));
+  if (kind == "HardSwish")
+    return hardSwish(b, loc, nullptr, x, elem);
+  if (kind == "SiLU")
+    return silu(b, loc, nullptr, x, elem);
+  if (kind == "Gelu")
+    return geluOf(b, loc, x, /*tanhApprox=*/false);
+  if (kind == "GeluTanh")
+    return geluOf(b, loc, x, /*tanhApprox=*/true);
+  if (kind == "Tanh")
+    return Value(math::TanhOp::create(b, loc, x));
+  return failure();
+}
 
 void populateElementwisePatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  auto add = [&](StringRef name, ScalarFn fn, unsigned numData = ~0u) {
-    patterns.add<ElementwiseLowering>(converter, ctx, name, fn, numData);
-  };
-  // Arithmetic.
-  add("onnx.Add", binary<arith::AddFOp, arith::AddIOp>);
-  add("onnx.Sub", binary<arith::SubFOp, arith::SubIOp>);
-  add("onnx.Mul", binary<arith::MulFOp, arith::MulIOp>);
-  add("onnx.Div", binary<arith::DivFOp, arith::DivSIOp, arith::DivUIOp>);
-  add("onnx.Mod", mod);
-  add("onnx.Pow", power);
-  add("onnx.Sum", variadic<arith::AddFOp, arith::AddIOp>);
-  add("onnx.Mean", mean);
-  add("onnx.Max", variadic<arith::MaximumFOp, arith::MaxSIOp, arith::MaxUIOp>);
-  add("onnx.Min", variadic<arith::MinimumFOp, arith::MinSIOp, arith::MinUIOp>);
-  add("onnx.Abs", absolute);
-  add("onnx.Neg", neg);
-  add("onnx.Sign", sign);
-  add("onnx.Reciprocal", reciprocal);
-  add("onnx.Clip", clip);
-  // Float functions.
-  add("onnx.Sqrt", unaryFloat<math::SqrtOp>);
-  add("onnx.Exp", unaryFloat<math::ExpOp>);
-  add("onnx.Log", unaryFloat<math::LogOp>);
-  add("onnx.Tanh", unaryFloat<math::TanhOp>);
-  add("onnx.Sin", unaryFloat<math::SinOp>);
-  add("onnx.Cos", unaryFloat<math::CosOp>);
-  add("onnx.Tan", unaryFloat<math::TanOp>);
-  add("onnx.Asin", unaryFloat<math::AsinOp>);
-  add("onnx.Acos", unaryFloat<math::AcosOp>);
-  add("onnx.Atan", unaryFloat<math::AtanOp>);
-  add("onnx.Sinh", unaryFloat<math::SinhOp>);
-  add("onnx.Cosh", unaryFloat<math::CoshOp>);
-  add("onnx.Asinh", unaryFloat<math::AsinhOp>);
-  add("onnx.Acosh", unaryFloat<math::AcoshOp>);
-  add("onnx.Atanh", unaryFloat<math::AtanhOp>);
-  add("onnx.Erf", unaryFloatAnyType<math::ErfOp>);
-  add("onnx.Ceil", unaryFloat<math::CeilOp>);
-  add("onnx.Floor", unaryFloat<math::FloorOp>);
-  add("onnx.Round", unaryFloat<math::RoundEvenOp>);
-  // Activations.
-  add("onnx.Relu", relu);
-  add("onnx.LeakyRelu", leakyRelu);
-  add("onnx.PRelu", prelu);
-  add("onnx.Elu", elu);
-  add("onnx.Selu", selu);
-  add("onnx.Celu", celu);
-  add("onnx.ThresholdedRelu", thresholdedRelu);
-  add("onnx.HardSigmoid", hardSigmoid);
-  add("onnx.HardSwish", hardSwish);
-  add("onnx.Softplus", softplus);
-  add("onnx.Softsign", softsign);
-  add("onnx.Sigmoid", sigmoid);
-  add("onnx.Shrink", shrink);
-  // Bits and logic.
-  add("onnx.BitShift", bitShift);
-  add("onnx.And", logical<arith::AndIOp>);
-  add("onnx.Or", logical<arith::OrIOp>);
-  add("onnx.Xor", logical<arith::XOrIOp>);
-  add("onnx.Not", logicalNot);
-  add("onnx.Equal", comparison<Cmp::eq>);
-  add("onnx.Greater", comparison<Cmp::gt>);
-  add("onnx.GreaterOrEqual", comparison<Cmp::ge>);
-  add("onnx.Less", comparison<Cmp::lt>);
-  add("onnx.LessOrEqual", comparison<Cmp::le>);
-  add("onnx.Where", where);
-  // Types and tests.
-  add("onnx.Cast", convert);
-  add("onnx.CastLike", convert, /*numData=*/1);
-  add("onnx.IsNaN", isNaN);
-  add("onnx.IsInf", isInf);
-  add("onnx.Identity", identity);
+  for (const auto &entry : elementwiseTable())
+    patterns.add<ElementwiseLowering>(converter, ctx, entry.getKey(), entry.getValue().fn,
+                                      entry.getValue().numData);
   patterns.add<DropoutLowering>(converter, ctx);
 }
 

@@ -484,6 +484,21 @@ Value scalarOf(OpBuilder &b, Location loc, Value t) {
   return tensor::ExtractOp::create(b, loc, t, zeros);
 }
 
+} // namespace
+
+Value buildRangeElement(OpBuilder &b, Location loc, Value i, Value start, Value delta,
+                        Type elem) {
+  if (isa<FloatType>(elem)) {
+    i = arith::SIToFPOp::create(b, loc, elem, i);
+    return arith::AddFOp::create(b, loc, start, arith::MulFOp::create(b, loc, i, delta));
+  }
+  if (elem.getIntOrFloatBitWidth() < 64)
+    i = arith::TruncIOp::create(b, loc, elem, i);
+  return arith::AddIOp::create(b, loc, start, arith::MulIOp::create(b, loc, i, delta));
+}
+
+namespace {
+
 /// Range: out[i] = start + i * delta; its length was fixed by shape
 /// inference, start and delta are read at run time.
 struct RangeLowering : OpConversionPattern<onnx::RangeOp> {
@@ -511,15 +526,7 @@ struct RangeLowering : OpConversionPattern<onnx::RangeOp> {
         rewriter, loc, type, 1, {}, {},
         [&](OpBuilder &b, Location l, ArrayRef<Value> ivs, ValueRange) -> Value {
           Value i = arith::IndexCastOp::create(b, l, b.getI64Type(), ivs[0]);
-          if (isa<FloatType>(elem)) {
-            i = arith::SIToFPOp::create(b, l, elem, i);
-            Value step = arith::MulFOp::create(b, l, i, delta);
-            return arith::AddFOp::create(b, l, start, step);
-          }
-          if (elem.getIntOrFloatBitWidth() < 64)
-            i = arith::TruncIOp::create(b, l, elem, i);
-          Value step = arith::MulIOp::create(b, l, i, delta);
-          return arith::AddIOp::create(b, l, start, step);
+          return buildRangeElement(b, l, i, start, delta, elem);
         });
     rewriter.replaceOp(op, result);
     return success();

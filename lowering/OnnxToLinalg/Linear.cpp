@@ -149,6 +149,12 @@ struct GemmLowering : OpConversionPattern<onnx::GemmOp> {
 
 } // namespace
 
+Value buildMatMulContraction(OpBuilder &b, Location loc, RankedTensorType resultType,
+                             ValueRange resultSizes, Value lhs, Value rhs, bool transA,
+                             bool transB) {
+  return buildContraction(b, loc, resultType, resultSizes, lhs, rhs, transA, transB);
+}
+
 void populateLinearPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<MatMulLowering, GemmLowering>(converter, patterns.getContext());
 }

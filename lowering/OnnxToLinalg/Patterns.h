@@ -108,6 +108,53 @@ mlir::RankedTensorType staticResultType(mlir::ConversionPatternRewriter &rewrite
                                         const mlir::TypeConverter *converter,
                                         mlir::Operation *op, unsigned i = 0);
 
+/// Whether `op` is an elementwise op of the lowering's table.
+bool isElementwiseOp(mlir::Operation *op);
+
+/// How many leading operands of elementwise `op` carry data (CastLike's
+/// second only gives a type); absent optional ones still count.
+unsigned numElementwiseDataOperands(mlir::Operation *op);
+
+/// The scalar computation of elementwise `op` on `args` (its present data
+/// operands, converted), `elem` the onnx element type of operand 0; null
+/// when `op` is not elementwise. Code generation and the constant folder
+/// both build this body, so folded and computed values agree.
+mlir::Value buildElementwiseScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+                                   mlir::ValueRange args, mlir::Type elem);
+
+/// The activation of a fused epilogue applied to scalar `x` ("" is none;
+/// see onnx.FusedConv for the kinds and their parameters); failure for an
+/// unknown kind or wrong parameters.
+mlir::FailureOr<mlir::Value> buildActivation(mlir::OpBuilder &b, mlir::Location loc,
+                                             llvm::StringRef kind, llvm::ArrayRef<float> params,
+                                             mlir::Value x, mlir::Type elem);
+
+/// Softmax (LogSoftmax when `isLog`) of `input` along `axis`, max-subtracted,
+/// as the Softmax lowering builds it; symbolic dims allowed.
+mlir::Value buildSoftmax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input, int64_t axis,
+                         bool isLog = false);
+
+/// The contraction of MatMul (numpy semantics: batch dims broadcast, 1-D
+/// operands lose their m or n) and of Gemm (`transA`/`transB` swap the last
+/// two dims), with zero as the start value; Linear.cpp. For the fused ops.
+mlir::Value buildMatMulContraction(mlir::OpBuilder &b, mlir::Location loc,
+                                   mlir::RankedTensorType resultType,
+                                   mlir::ValueRange resultSizes, mlir::Value lhs,
+                                   mlir::Value rhs, bool transA = false, bool transB = false);
+
+/// The Conv lowering applied to `op`'s convolution (its bias included);
+/// Convolution.cpp. A match failure when it does not apply.
+mlir::FailureOr<mlir::Value> buildFusedConvAnchor(mlir::ConversionPatternRewriter &rewriter,
+                                                  onnx::FusedConvOp op,
+                                                  const mlir::TypeConverter *converter,
+                                                  mlir::Value x, mlir::Value w,
+                                                  mlir::Value bias);
+
+/// Element `i` (an i64 scalar) of Range: start + i * delta in `elem`. The
+/// lowering and the constant folder both build it.
+mlir::Value buildRangeElement(mlir::OpBuilder &b, mlir::Location loc, mlir::Value i,
+                              mlir::Value start, mlir::Value delta, mlir::Type elem);
+
 void populateElementwisePatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateLinearPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateDataMovementPatterns(OnnxTypeConverter &converter,
@@ -121,6 +168,8 @@ void populateResizePatterns(OnnxTypeConverter &converter, mlir::RewritePatternSe
 void populateMiscPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateRecurrentPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateStringPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateFusedPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateAttentionPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 
 } // namespace onnxcc::lowering
 

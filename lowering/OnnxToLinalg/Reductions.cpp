@@ -641,37 +641,7 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
     FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), inType.getRank());
     if (failed(axis))
       return rewriter.notifyMatchFailure(op, "axis out of range");
-    Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
-    int64_t rank = inType.getRank();
-    Type elem = inType.getElementType();
-    SmallVector<bool> reduced(rank, false);
-    reduced[*axis] = true;
-    ArrayRef<int64_t> shape = inType.getShape();
-    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
-    AffineMap keptMap = keptDimsMap(reduced, ctx);
-
-    // Subtracting the max keeps exp from overflowing.
-    Value max = buildReduction(rewriter, loc, shape, reduced, input, identity,
-                               extremeAttr(elem, false, /*largest=*/false, /*infinite=*/true),
-                               [](OpBuilder &b, Location l, ValueRange x, Value a) {
-                                 return arith::MaximumFOp::create(b, l, a, x[0]);
-                               });
-    Value sum = buildReduction(
-        rewriter, loc, shape, reduced, ValueRange{input, max}, {identity, keptMap},
-        rewriter.getZeroAttr(elem), [](OpBuilder &b, Location l, ValueRange x, Value a) -> Value {
-          Value d = arith::SubFOp::create(b, l, x[0], x[1]);
-          return arith::AddFOp::create(b, l, a, math::ExpOp::create(b, l, d));
-        });
-    Value result = buildParallel(
-        rewriter, loc, type, ValueRange{input, max, sum}, {identity, keptMap, keptMap},
-        [](OpBuilder &b, Location l, ValueRange v) -> Value {
-          Value d = arith::SubFOp::create(b, l, v[0], v[1]);
-          if (isLog)
-            return arith::SubFOp::create(b, l, d, math::LogOp::create(b, l, v[2]));
-          return arith::DivFOp::create(b, l, math::ExpOp::create(b, l, d), v[2]);
-        });
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, buildSoftmax(rewriter, op.getLoc(), input, *axis, isLog));
     return success();
   }
 };
@@ -1134,6 +1104,38 @@ struct CumSumLowering : OpConversionPattern<onnx::CumSumOp> {
 };
 
 } // namespace
+
+/// Softmax (or LogSoftmax) of `input` along `axis`: exp(x - max) / sum, the
+/// max subtracted so that exp cannot overflow.
+Value buildSoftmax(OpBuilder &b, Location loc, Value input, int64_t axis, bool isLog) {
+  MLIRContext *ctx = b.getContext();
+  auto inType = cast<RankedTensorType>(input.getType());
+  int64_t rank = inType.getRank();
+  Type elem = inType.getElementType();
+  SmallVector<bool> reduced(rank, false);
+  reduced[axis] = true;
+  ArrayRef<int64_t> shape = inType.getShape();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  AffineMap keptMap = keptDimsMap(reduced, ctx);
+  Value max = buildReduction(b, loc, shape, reduced, input, identity,
+                             extremeAttr(elem, false, /*largest=*/false, /*infinite=*/true),
+                             [](OpBuilder &nb, Location l, ValueRange x, Value a) {
+                               return arith::MaximumFOp::create(nb, l, a, x[0]);
+                             });
+  Value sum = buildReduction(
+      b, loc, shape, reduced, ValueRange{input, max}, {identity, keptMap}, b.getZeroAttr(elem),
+      [](OpBuilder &nb, Location l, ValueRange x, Value a) -> Value {
+        Value d = arith::SubFOp::create(nb, l, x[0], x[1]);
+        return arith::AddFOp::create(nb, l, a, math::ExpOp::create(nb, l, d));
+      });
+  return buildParallel(b, loc, inType, ValueRange{input, max, sum}, {identity, keptMap, keptMap},
+                       [isLog](OpBuilder &nb, Location l, ValueRange v) -> Value {
+                         Value d = arith::SubFOp::create(nb, l, v[0], v[1]);
+                         if (isLog)
+                           return arith::SubFOp::create(nb, l, d, math::LogOp::create(nb, l, v[2]));
+                         return arith::DivFOp::create(nb, l, math::ExpOp::create(nb, l, d), v[2]);
+                       });
+}
 
 void populateReductionPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
