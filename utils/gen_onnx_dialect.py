@@ -237,7 +237,6 @@ def gen_op(s, lines):
     traits = []
     if regions:
         traits.append("RecursiveMemoryEffects")
-        traits.append("OpAsmOpInterface")
     elif name not in RANDOM_OPS:
         traits.append("Pure")
     traits.append("DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>")
@@ -248,9 +247,6 @@ def gen_op(s, lines):
     lines.append("  let results = (outs" + ("" if not outs else "\n    " + ",\n    ".join(outs)) + ");")
     if regions:
         lines.append("  let regions = (region " + ", ".join(regions) + ");")
-        lines.append("  let extraClassDeclaration = [{\n"
-                     "    static ::llvm::StringRef getDefaultDialect() { return \"onnx\"; }\n"
-                     "  }];")
     if name in VERIFIED:
         lines.append("  let hasVerifier = 1;")
     lines.append("}")

@@ -685,16 +685,13 @@ def Onnx_IdentityOp : Onnx_Op<"Identity", [Pure, DeclareOpInterfaceMethods<OnnxS
     AnyTypeOf<[TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>, Onnx_OptType, Onnx_SeqType]>:$output);
 }
 
-def Onnx_IfOp : Onnx_Op<"If", [RecursiveMemoryEffects, OpAsmOpInterface, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
+def Onnx_IfOp : Onnx_Op<"If", [RecursiveMemoryEffects, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX If (ai.onnx, since opset 16)";
   let arguments = (ins
     TensorOf<[I1]>:$cond);
   let results = (outs
     Variadic<AnyTypeOf<[TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>, Onnx_OptType, Onnx_SeqType]>>:$outputs);
   let regions = (region SizedRegion<1>:$then_branch, SizedRegion<1>:$else_branch);
-  let extraClassDeclaration = [{
-    static ::llvm::StringRef getDefaultDialect() { return "onnx"; }
-  }];
   let hasVerifier = 1;
 }
 
@@ -827,7 +824,7 @@ def Onnx_LogSoftmaxOp : Onnx_Op<"LogSoftmax", [Pure, DeclareOpInterfaceMethods<O
   let hasVerifier = 1;
 }
 
-def Onnx_LoopOp : Onnx_Op<"Loop", [RecursiveMemoryEffects, OpAsmOpInterface, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
+def Onnx_LoopOp : Onnx_Op<"Loop", [RecursiveMemoryEffects, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Loop (ai.onnx, since opset 16)";
   let arguments = (ins
     AnyTypeOf<[TensorOf<[I64]>, NoneType]>:$M,
@@ -836,9 +833,6 @@ def Onnx_LoopOp : Onnx_Op<"Loop", [RecursiveMemoryEffects, OpAsmOpInterface, Dec
   let results = (outs
     Variadic<AnyTypeOf<[TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>, Onnx_OptType, Onnx_SeqType]>>:$v_final_and_scan_outputs);
   let regions = (region SizedRegion<1>:$body);
-  let extraClassDeclaration = [{
-    static ::llvm::StringRef getDefaultDialect() { return "onnx"; }
-  }];
   let hasVerifier = 1;
 }
 
@@ -1461,7 +1455,7 @@ def Onnx_STFTOp : Onnx_Op<"STFT", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfe
     TensorOf<[F32, F64, F16, BF16]>:$output);
 }
 
-def Onnx_ScanOp : Onnx_Op<"Scan", [RecursiveMemoryEffects, OpAsmOpInterface, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
+def Onnx_ScanOp : Onnx_Op<"Scan", [RecursiveMemoryEffects, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Scan (ai.onnx, since opset 16)";
   let arguments = (ins
     Variadic<TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>>:$initial_state_and_scan_inputs,
@@ -1473,9 +1467,6 @@ def Onnx_ScanOp : Onnx_Op<"Scan", [RecursiveMemoryEffects, OpAsmOpInterface, Dec
   let results = (outs
     Variadic<TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>>:$final_state_and_scan_outputs);
   let regions = (region SizedRegion<1>:$body);
-  let extraClassDeclaration = [{
-    static ::llvm::StringRef getDefaultDialect() { return "onnx"; }
-  }];
   let hasVerifier = 1;
 }
 
@@ -1566,7 +1557,7 @@ def Onnx_SequenceLengthOp : Onnx_Op<"SequenceLength", [Pure, DeclareOpInterfaceM
     TensorOf<[I64]>:$length);
 }
 
-def Onnx_SequenceMapOp : Onnx_Op<"SequenceMap", [RecursiveMemoryEffects, OpAsmOpInterface, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
+def Onnx_SequenceMapOp : Onnx_Op<"SequenceMap", [RecursiveMemoryEffects, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX SequenceMap (ai.onnx, since opset 17)";
   let arguments = (ins
     Onnx_SeqType:$input_sequence,
@@ -1574,9 +1565,6 @@ def Onnx_SequenceMapOp : Onnx_Op<"SequenceMap", [RecursiveMemoryEffects, OpAsmOp
   let results = (outs
     Variadic<Onnx_SeqType>:$out_sequence);
   let regions = (region SizedRegion<1>:$body);
-  let extraClassDeclaration = [{
-    static ::llvm::StringRef getDefaultDialect() { return "onnx"; }
-  }];
 }
 
 def Onnx_ShapeOp : Onnx_Op<"Shape", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
