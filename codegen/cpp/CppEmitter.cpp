@@ -644,7 +644,8 @@ Error Emitter::emitMemRef(Operation &op) {
         return Error::success();
       })
       .Case<memref::ExtractStridedMetadataOp>([&](memref::ExtractStridedMetadataOp md) -> Error {
-        const MemRefView &src = views[md.getSource()];
+        // A copy: inserting into `views` below may move its entries.
+        MemRefView src = views[md.getSource()];
         MemRefView base;
         base.base = src.base;
         base.offset = "0";
