@@ -50,4 +50,23 @@ def OnnxccPlanMemoryPass : Pass<"onnxcc-plan-memory", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"];
 }
 
+def OnnxFoldConstantsPass : Pass<"onnx-fold-constants", "::mlir::func::FuncOp"> {
+  let summary = "Evaluate onnx ops whose inputs are all constant";
+  let description = [{
+    Replaces an op whose operands are constants (or whose result depends only
+    on static shapes, like Shape and Size) by an onnx.Constant. Elementwise
+    ops are evaluated through the same scalar bodies the lowering generates,
+    folded by the arith and math folders, so folded and computed values
+    agree. A result larger than `size-limit` bytes (and larger than the
+    constants it replaces) is left to run time, so folding never bloats the
+    weights.
+  }];
+  let options = [
+    Option<"sizeLimit", "size-limit", "int64_t", "65536",
+           "Largest result in bytes folded when it grows the constants">,
+  ];
+  // The scalar bodies of elementwise ops are built from arith and math ops.
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
+}
+
 #endif // ONNXCC_LOWERING_PASSES_TD

@@ -22,6 +22,8 @@ void buildGraphPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxInferShapesPass());
   // Graph optimizations.
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxSimplifyPass());
+  pm.addNestedPass<func::FuncOp>(createOnnxFoldConstantsPass());
+  pm.addNestedPass<func::FuncOp>(onnx::createOnnxSimplifyPass());
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxFoldBatchNormPass());
 }
 
