@@ -25,6 +25,8 @@ void buildGraphPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createOnnxFoldConstantsPass());
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxSimplifyPass());
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxFoldBatchNormPass());
+  pm.addNestedPass<func::FuncOp>(onnx::createOnnxRecognizePass());
+  pm.addNestedPass<func::FuncOp>(onnx::createOnnxSimplifyPass());
 }
 
 void buildCpuLoweringPipeline(OpPassManager &pm) {

@@ -373,7 +373,8 @@ bool isSymbolicElementwise(Operation *op) {
              onnx::HardSigmoidOp, onnx::HardSwishOp, onnx::ClipOp, onnx::MaxOp, onnx::MinOp,
              onnx::SumOp, onnx::MeanOp, onnx::EqualOp, onnx::LessOp, onnx::GreaterOp,
              onnx::WhereOp, onnx::CastOp, onnx::NotOp, onnx::AndOp, onnx::OrOp,
-             onnx::SoftplusOp, onnx::FloorOp, onnx::CeilOp, onnx::IdentityOp>(op);
+             onnx::SoftplusOp, onnx::FloorOp, onnx::CeilOp, onnx::IdentityOp,
+             onnx::GeluOp, onnx::SiLUOp>(op);
 }
 
 } // namespace
@@ -384,7 +385,8 @@ bool lowersSymbolicDims(Operation *op) {
              onnx::UnsqueezeOp, onnx::TransposeOp, onnx::GatherOp, onnx::SliceOp, onnx::SoftmaxOp,
              onnx::LogSoftmaxOp, onnx::ReduceSumOp, onnx::ReduceMeanOp, onnx::ReduceMaxOp,
              onnx::ReduceMinOp, onnx::ReduceProdOp, onnx::ReduceL1Op, onnx::ReduceL2Op,
-             onnx::ReduceLogSumOp, onnx::ReduceLogSumExpOp, onnx::ReduceSumSquareOp>(op);
+             onnx::ReduceLogSumOp, onnx::ReduceLogSumExpOp, onnx::ReduceSumSquareOp,
+             onnx::ScaledDotProductAttentionOp>(op);
 }
 
 namespace {
@@ -434,6 +436,7 @@ struct ConvertOnnxToLinalgPass
     populateMiscPatterns(converter, patterns);
     populateRecurrentPatterns(converter, patterns);
     populateStringPatterns(converter, patterns);
+    populateAttentionPatterns(converter, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
 

@@ -52,4 +52,14 @@ def OnnxFoldBatchNormPass : Pass<"onnx-fold-batchnorm", "::mlir::func::FuncOp"> 
   }];
 }
 
+def OnnxRecognizePass : Pass<"onnx-recognize", "::mlir::func::FuncOp"> {
+  let summary = "Recognize LayerNormalization, GELU, SiLU and attention in decomposed form";
+  let description = [{
+    Older opsets and exporters write these as chains of elementwise and
+    reduction nodes; each chain that computes exactly the op becomes one
+    onnx.LayerNormalization, onnx.Gelu, onnx.SiLU or
+    onnx.ScaledDotProductAttention.
+  }];
+}
+
 #endif // ONNXCC_ONNX_TRANSFORMS_PASSES_TD
