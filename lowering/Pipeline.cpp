@@ -26,6 +26,7 @@ void buildGraphPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxSimplifyPass());
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxFoldBatchNormPass());
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxRecognizePass());
+  pm.addNestedPass<func::FuncOp>(onnx::createOnnxFusePass());
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxSimplifyPass());
 }
 

@@ -237,7 +237,7 @@ void addSymbolArguments(func::FuncOp func, OnnxTypeConverter &converter) {
 
 /// How many leading dims of operand 0 and result 0 `op` treats
 /// independently (result[i, ...] depends only on operand 0[i, ...] along
-/// them), or 0.
+/// them, and on a fused Conv's residual Z[i, ...]), or 0.
 int64_t independentLeadingDims(Operation *op) {
   auto x = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
   if (!x)
@@ -249,8 +249,8 @@ int64_t independentLeadingDims(Operation *op) {
       a = attr.getInt();
     return a < 0 ? a + rank : a;
   };
-  if (isa<onnx::ConvOp, onnx::ConvTransposeOp, onnx::AveragePoolOp, onnx::LpPoolOp,
-          onnx::GlobalAveragePoolOp, onnx::GlobalMaxPoolOp, onnx::GlobalLpPoolOp,
+  if (isa<onnx::ConvOp, onnx::FusedConvOp, onnx::ConvTransposeOp, onnx::AveragePoolOp,
+          onnx::LpPoolOp, onnx::GlobalAveragePoolOp, onnx::GlobalMaxPoolOp, onnx::GlobalLpPoolOp,
           onnx::BatchNormalizationOp, onnx::InstanceNormalizationOp, onnx::LRNOp,
           onnx::DepthToSpaceOp, onnx::SpaceToDepthOp, onnx::MaxPoolOp>(op))
     return 1;
@@ -280,7 +280,8 @@ int64_t independentLeadingDims(Operation *op) {
 
 /// Ops whose symbolic dims are all leading dims they treat independently
 /// (a dynamic batch for Conv, rows for Softmax) run in a loop nest over
-/// those dims on static slices: the op itself lowers statically.
+/// those dims on static slices: the op itself lowers statically. A fused
+/// Conv's residual Z, which has the result's shape, is sliced as the result.
 /// Returns true when `op` was replaced.
 bool splitIndependentDims(Operation *op, OnnxTypeConverter &converter) {
   if (op->getNumOperands() == 0 || op->getNumResults() == 0)
@@ -301,9 +302,21 @@ bool splitIndependentDims(Operation *op, OnnxTypeConverter &converter) {
   for (int64_t d = 0; d < y.getRank(); ++d)
     if (y.isDynamicDim(d) && (d >= k || !x.isDynamicDim(d)))
       return false;
+  Value residual;
+  if (auto fused = dyn_cast<onnx::FusedConvOp>(op); fused && !isa<NoneType>(fused.getZ().getType()))
+    residual = fused.getZ();
+  if (residual) {
+    // Z has the result's shape: dynamic only along the split dims.
+    auto z = dyn_cast<RankedTensorType>(residual.getType());
+    if (!z || z.getRank() != y.getRank() || converter.convertType(z) != z)
+      return false;
+    for (int64_t d = 0; d < z.getRank(); ++d)
+      if (!llvm::is_contained(dims, d) && z.getDimSize(d) != y.getDimSize(d))
+        return false;
+  }
   for (Value v : op->getOperands().drop_front())
-    if (auto t = dyn_cast<RankedTensorType>(v.getType()); !isa<NoneType>(v.getType()) &&
-                                                           (!t || !t.hasStaticShape()))
+    if (auto t = dyn_cast<RankedTensorType>(v.getType());
+        v != residual && !isa<NoneType>(v.getType()) && (!t || !t.hasStaticShape()))
       return false;
   // Only ops whose other results are absent (none).
   for (Value r : op->getResults().drop_front())
@@ -352,6 +365,14 @@ bool splitIndependentDims(Operation *op, OnnxTypeConverter &converter) {
                                                      xSizes, xStrides);
         IRMapping mapping;
         mapping.map(input, slice);
+        // Z (when it is not X itself) in the slice of the result.
+        if (residual && residual != input) {
+          auto zInnerType =
+              RankedTensorType::get(yInner, cast<RankedTensorType>(residual.getType())
+                                                .getElementType());
+          mapping.map(residual, tensor::ExtractSliceOp::create(nb, nloc, zInnerType, residual,
+                                                               yOffsets, ySizes, yStrides));
+        }
         Operation *inner = nb.clone(*op, mapping);
         inner->getResult(0).setType(yInnerType);
         Value updated = tensor::InsertSliceOp::create(nb, nloc, inner->getResult(0), acc[0],
@@ -386,7 +407,7 @@ bool lowersSymbolicDims(Operation *op) {
              onnx::LogSoftmaxOp, onnx::ReduceSumOp, onnx::ReduceMeanOp, onnx::ReduceMaxOp,
              onnx::ReduceMinOp, onnx::ReduceProdOp, onnx::ReduceL1Op, onnx::ReduceL2Op,
              onnx::ReduceLogSumOp, onnx::ReduceLogSumExpOp, onnx::ReduceSumSquareOp,
-             onnx::ScaledDotProductAttentionOp>(op);
+             onnx::FusedGemmOp, onnx::FusedMatMulOp, onnx::ScaledDotProductAttentionOp>(op);
 }
 
 namespace {
@@ -436,6 +457,7 @@ struct ConvertOnnxToLinalgPass
     populateMiscPatterns(converter, patterns);
     populateRecurrentPatterns(converter, patterns);
     populateStringPatterns(converter, patterns);
+    populateFusedPatterns(converter, patterns);
     populateAttentionPatterns(converter, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);

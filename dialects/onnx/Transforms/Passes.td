@@ -62,4 +62,15 @@ def OnnxRecognizePass : Pass<"onnx-recognize", "::mlir::func::FuncOp"> {
   }];
 }
 
+def OnnxFusePass : Pass<"onnx-fuse", "::mlir::func::FuncOp"> {
+  let summary = "MatMul+Add into Gemm; bias, activation and residual add into epilogues";
+  let description = [{
+    A rank-2 MatMul whose only use adds a bias that broadcasts to its result
+    becomes Gemm. Conv, Gemm and MatMul absorb a following bias add,
+    residual add and activation (Relu, Clip, LeakyRelu, Sigmoid, HardSigmoid,
+    HardSwish, SiLU, Gelu, Tanh) into onnx.FusedConv, onnx.FusedGemm and
+    onnx.FusedMatMul.
+  }];
+}
+
 #endif // ONNXCC_ONNX_TRANSFORMS_PASSES_TD
