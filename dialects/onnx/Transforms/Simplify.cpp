@@ -13,6 +13,11 @@
 //   Transpose(Transpose(x))              one Transpose of x, or x
 //   Reshape(Reshape(x))                  one Reshape of x
 //   Squeeze(Unsqueeze(x)), and the other way round, with the same axes: x
+//   Reshape to a shape computed at run time whose dims shape inference knows
+//                                        Reshape to a constant shape, with 0
+//                                        (copy the input's dim) and -1 for
+//                                        the symbolic dims (as PyTorch's
+//                                        Shape -> Gather -> Concat chains are)
 //
 // A value is only replaced by one of the same type, so the function's
 // signature and its returned values stay as they are. Shapes are only trusted
@@ -21,6 +26,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/onnx/OnnxOps.h"
+#include "dialects/onnx/ShapeContext.h"
 #include "dialects/onnx/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -342,10 +348,68 @@ struct UnsqueezeOfSqueeze : OpRewritePattern<UnsqueezeOp> {
   }
 };
 
+/// The constant target shape of a Reshape from `in` to `out` (symbolic
+/// shapes): static dims as they are, a symbolic dim equal to the input's dim
+/// at the same position as 0, one other symbolic dim as -1. nullopt when the
+/// shapes cannot be written so.
+std::optional<SmallVector<int64_t>> constantReshapeTarget(const Shape &in, const Shape &out) {
+  SmallVector<int64_t> target;
+  bool inferred = false;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const Dim &d = out[i];
+    if (d.isStatic()) {
+      if (d.size == 0) // 0 would mean "copy the input's dim"
+        return std::nullopt;
+      target.push_back(d.size);
+    } else if (!d.isSymbolic()) {
+      return std::nullopt;
+    } else if (i < in.size() && in[i] == d) {
+      target.push_back(0);
+    } else if (!inferred) {
+      inferred = true;
+      target.push_back(-1);
+    } else {
+      return std::nullopt;
+    }
+  }
+  for (const Dim &d : in)
+    if (!d.isStatic() && !d.isSymbolic())
+      return std::nullopt;
+  return target;
+}
+
+/// Replaces the run-time shape operand of each Reshape whose target shape
+/// inference knows by a constant; the Shape/Gather/Concat nodes computing it
+/// are then dead.
+void constantReshapeTargets(func::FuncOp func) {
+  ShapeMap shapes;
+  if (failed(inferShapesInFunction(func, &shapes)))
+    return;
+  func.walk([&](ReshapeOp op) {
+    if (op.getShape().getDefiningOp<ConstantOp>() || op.getAllowzero() != 0)
+      return;
+    auto in = shapes.lookup(op.getData());
+    auto out = shapes.lookup(op.getReshaped());
+    if (!in || !out)
+      return;
+    auto target = constantReshapeTarget(*in, *out);
+    if (!target)
+      return;
+    OpBuilder b(op);
+    auto type = RankedTensorType::get({static_cast<int64_t>(target->size())}, b.getI64Type());
+    auto value = DenseIntElementsAttr::get(type, ArrayRef<int64_t>(*target));
+    Value c = ConstantOp::create(b, op.getLoc(), TypeRange{type}, ValueRange{},
+                                 ArrayRef<NamedAttribute>{b.getNamedAttr("value", value)})
+                  .getResult();
+    op.getShapeMutable().assign(c);
+  });
+}
+
 struct OnnxSimplifyPass : public impl::OnnxSimplifyPassBase<OnnxSimplifyPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     MLIRContext *ctx = &getContext();
+    constantReshapeTargets(func);
     RewritePatternSet patterns(ctx);
     patterns.add<RemoveIdentity, RemoveInferenceDropout, RemoveNoOpCast, RemoveNoOpReshape,
                  MergeReshapes, SimplifyTranspose, RemoveNoOpPad, RemoveNoOpSlice,

@@ -368,3 +368,46 @@ func.func @cse_after_rewrite(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %3 = "onnx.Sub"(%1, %2) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   return %3 : tensor<2x3xf32>
 }
+
+// -----
+
+// PyTorch computes a Reshape's target from the input's Shape: [seq, batch*4, 8]
+// from x [seq, batch, 32]. Shape inference knows it symbolically, so the
+// target becomes the constant [0, -1, 8] (0 copies seq) and the Shape,
+// Gather, Mul, Unsqueeze and Concat nodes computing it die.
+// CHECK-LABEL: func.func @reshape_symbolic_target
+// CHECK-SAME: (%[[X:.*]]: tensor<?x?x32xf32>
+// CHECK-NEXT: %[[S:.*]] = "onnx.Constant"() <{value = dense<[0, -1, 8]> : tensor<3xi64>}>
+// CHECK-NEXT: %[[R:.*]] = "onnx.Reshape"(%[[X]], %[[S]])
+// CHECK-NEXT: return %[[R]]
+func.func @reshape_symbolic_target(%x: tensor<?x?x32xf32> {onnx.dim_params = ["seq", "batch", ""]}) -> tensor<?x?x8xf32> {
+  %shape = "onnx.Shape"(%x) : (tensor<?x?x32xf32>) -> tensor<3xi64>
+  %i0 = "onnx.Constant"() {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %i1 = "onnx.Constant"() {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %four = "onnx.Constant"() {value = dense<4> : tensor<i64>} : () -> tensor<i64>
+  %ax = "onnx.Constant"() {value = dense<0> : tensor<1xi64>} : () -> tensor<1xi64>
+  %eight = "onnx.Constant"() {value = dense<8> : tensor<1xi64>} : () -> tensor<1xi64>
+  %seq = "onnx.Gather"(%shape, %i0) : (tensor<3xi64>, tensor<i64>) -> tensor<i64>
+  %batch = "onnx.Gather"(%shape, %i1) : (tensor<3xi64>, tensor<i64>) -> tensor<i64>
+  %heads = "onnx.Mul"(%batch, %four) : (tensor<i64>, tensor<i64>) -> tensor<i64>
+  %u0 = "onnx.Unsqueeze"(%seq, %ax) : (tensor<i64>, tensor<1xi64>) -> tensor<1xi64>
+  %u1 = "onnx.Unsqueeze"(%heads, %ax) : (tensor<i64>, tensor<1xi64>) -> tensor<1xi64>
+  %target = "onnx.Concat"(%u0, %u1, %eight) {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3xi64>
+  %r = "onnx.Reshape"(%x, %target) : (tensor<?x?x32xf32>, tensor<3xi64>) -> tensor<?x?x8xf32>
+  return %r : tensor<?x?x8xf32>
+}
+
+// -----
+
+// [seq*batch, 32] to [seq, batch, 32]: two symbolic dims that are not the
+// input's at the same position cannot both be written with 0 and -1.
+// CHECK-LABEL: func.func @negative_reshape_symbolic_target
+// CHECK: %[[S:.*]] = "onnx.Shape"
+// CHECK-NEXT: "onnx.Reshape"(%{{.*}}, %[[S]])
+func.func @negative_reshape_symbolic_target(%x: tensor<?x?x32xf32> {onnx.dim_params = ["seq", "batch", ""]}) -> tensor<?x?x32xf32> {
+  %flat = "onnx.Constant"() {value = dense<[-1, 32]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %y = "onnx.Reshape"(%x, %flat) : (tensor<?x?x32xf32>, tensor<2xi64>) -> tensor<?x32xf32>
+  %shape = "onnx.Shape"(%x) : (tensor<?x?x32xf32>) -> tensor<3xi64>
+  %r = "onnx.Reshape"(%y, %shape) : (tensor<?x32xf32>, tensor<3xi64>) -> tensor<?x?x32xf32>
+  return %r : tensor<?x?x32xf32>
+}
