@@ -2,6 +2,7 @@
 #include "compiler/Driver.h"
 
 #include "codegen/cpp/CppEmitter.h"
+#include "compiler/Exporter.h"
 #include "compiler/Importer.h"
 #include "compiler/ModelLoader.h"
 #include "compiler/Registration.h"
@@ -52,9 +53,9 @@ std::string dtypeName(Type t) {
 }
 
 /// Applies --shape: inputs with symbolic dims get the given static dims.
-Error applyShapes(func::FuncOp func, const CompileOptions &options) {
+Error setShapes(func::FuncOp func, const std::vector<std::pair<std::string, std::vector<int64_t>>> &shapes) {
   SmallVector<Type> argTypes(func.getArgumentTypes());
-  for (const auto &[name, dims] : options.shapes) {
+  for (const auto &[name, dims] : shapes) {
     bool found = false;
     for (unsigned i = 0; i < func.getNumArguments(); ++i) {
       auto n = func.getArgAttrOfType<StringAttr>(i, "onnx.name");
@@ -77,6 +78,15 @@ Error applyShapes(func::FuncOp func, const CompileOptions &options) {
       return makeError("--shape names '" + name + "', which is not an input of the model");
   }
   func.setType(FunctionType::get(func.getContext(), argTypes, func.getResultTypes()));
+  return Error::success();
+}
+
+/// Applies --shape, then checks that every dim left is a named parameter (the
+/// generated code takes those at call time).
+Error applyShapes(func::FuncOp func, const CompileOptions &options) {
+  if (Error e = setShapes(func, options.shapes))
+    return e;
+  SmallVector<Type> argTypes(func.getArgumentTypes());
   for (unsigned i = 0; i < func.getNumArguments(); ++i) {
     auto t = dyn_cast<RankedTensorType>(argTypes[i]);
     if (t && t.hasStaticShape())
@@ -114,7 +124,65 @@ Error writeFile(StringRef dir, StringRef name, StringRef contents) {
     return makeError("cannot write " + path);
   return Error::success();
 }
+/// A diagnostic handler keeping the first error in `diagnostic`, prefixed
+/// with the ONNX node it is about.
+std::function<LogicalResult(Diagnostic &)> firstErrorCollector(std::string &diagnostic) {
+  return [&diagnostic](Diagnostic &d) {
+    if (diagnostic.empty() && d.getSeverity() == DiagnosticSeverity::Error) {
+      llvm::raw_string_ostream os(diagnostic);
+      // A fused node's location lists the nodes it replaced, its anchor
+      // first: that one names it.
+      bool named = false;
+      std::function<void(Location)> findName = [&](Location loc) {
+        if (named)
+          return;
+        if (auto name = dyn_cast<NameLoc>(loc)) {
+          os << "node '" << name.getName().getValue() << "': ";
+          named = true;
+          return;
+        }
+        if (auto fused = dyn_cast<FusedLoc>(loc))
+          for (Location l : fused.getLocations())
+            findName(l);
+      };
+      findName(d.getLocation());
+      os << d.str();
+    }
+    return success();
+  };
+}
 } // namespace
+
+Error optimizeModel(StringRef modelPath, const OptimizeOptions &options,
+                    ::onnx::ModelProto &out) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  context.printOpOnDiagnostic(false);
+
+  auto model = loadModel(modelPath);
+  if (!model)
+    return model.takeError();
+  auto module = importModel(context, *model);
+  if (!module)
+    return module.takeError();
+  auto func = *(*module)->getOps<func::FuncOp>().begin();
+  if (Error e = setShapes(func, options.shapes))
+    return makeError(modelPath + ": " + toString(std::move(e)));
+
+  std::string diagnostic;
+  ScopedDiagnosticHandler handler(&context, firstErrorCollector(diagnostic));
+  PassManager pm(&context);
+  buildGraphPipeline(pm);
+  if (failed(pm.run(**module)))
+    return makeError(modelPath + ": " + (diagnostic.empty() ? "optimization failed" : diagnostic));
+  ExportOptions exportOptions;
+  exportOptions.expandInternalOps = !options.keepFused;
+  if (Error e = exportModel(**module, out, exportOptions))
+    return makeError(modelPath + ": " + toString(std::move(e)));
+  return Error::success();
+}
 
 std::string sanitizeIdentifier(StringRef s) {
   std::string id;
@@ -147,24 +215,7 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
     func.setResultAttr(i, "onnx.dtype", StringAttr::get(&context, dtypeName(func.getResultTypes()[i])));
 
   std::string diagnostic;
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
-    if (diagnostic.empty() && d.getSeverity() == DiagnosticSeverity::Error) {
-      llvm::raw_string_ostream os(diagnostic);
-      // Name the ONNX node the diagnostic is about.
-      std::function<void(Location)> findName = [&](Location loc) {
-        if (auto name = dyn_cast<NameLoc>(loc)) {
-          os << "node '" << name.getName().getValue() << "': ";
-          return;
-        }
-        if (auto fused = dyn_cast<FusedLoc>(loc))
-          for (Location l : fused.getLocations())
-            findName(l);
-      };
-      findName(d.getLocation());
-      os << d.str();
-    }
-    return success();
-  });
+  ScopedDiagnosticHandler handler(&context, firstErrorCollector(diagnostic));
 
   PassManager pm(&context);
   if (!options.passPipeline.empty()) {

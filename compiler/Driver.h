@@ -11,6 +11,10 @@
 #include <utility>
 #include <vector>
 
+namespace onnx {
+class ModelProto;
+} // namespace onnx
+
 namespace onnxcc {
 
 /// Where `onnxcc compile` stops.
@@ -47,6 +51,19 @@ struct CompileOptions {
 /// `options.outDir`. Errors are one line.
 llvm::Error compileModel(llvm::StringRef modelPath, const CompileOptions &options,
                          llvm::raw_ostream &irOut);
+
+struct OptimizeOptions {
+  /// Shapes for inputs with symbolic dims: input name -> dims.
+  std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
+  /// Keep onnxcc's fused ops as nodes of domain ai.onnxcc instead of
+  /// expanding them to standard ONNX.
+  bool keepFused = false;
+};
+
+/// Imports the model at `modelPath`, runs the graph passes (the pipeline
+/// onnxcc-optimize-graph) and writes the result into `out` as an ONNX model.
+llvm::Error optimizeModel(llvm::StringRef modelPath, const OptimizeOptions &options,
+                          ::onnx::ModelProto &out);
 
 /// A C identifier made from `s` (the default model name from a file name).
 std::string sanitizeIdentifier(llvm::StringRef s);

@@ -3,6 +3,7 @@
 // onnxcc import MODEL          print the model as onnx-dialect MLIR
 // onnxcc inspect MODEL [--json] print facts about the model
 // onnxcc verify MODEL DATASET   compile, build, run and compare with a dataset
+// onnxcc optimize MODEL -o OUT   the model after the graph passes, as ONNX
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Driver.h"
@@ -12,10 +13,14 @@
 #include "compiler/Registration.h"
 #include "compiler/Verify.h"
 
+#include "onnx.pb.h"
+
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "google/protobuf/text_format.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
@@ -86,6 +91,31 @@ cl::opt<std::string> inspectModelPath(cl::Positional, cl::desc("<model.onnx|.onn
 cl::opt<bool> inspectJson("json", cl::desc("Print the facts as one JSON object"),
                           cl::sub(inspectCmd));
 
+cl::opt<bool> inspectOptimized(
+    "optimized",
+    cl::desc("Describe the model after the graph passes (fused ops count as nodes of "
+             "domain ai.onnxcc)"),
+    cl::sub(inspectCmd));
+cl::list<std::string> inspectShapes("shape",
+                                    cl::desc("With --optimized: static dims of an input, "
+                                             "NAME=D0xD1x... (repeatable)"),
+                                    cl::sub(inspectCmd));
+
+cl::SubCommand optimizeCmd("optimize", "Run the graph passes and write the result as an "
+                                       "ONNX model of standard operators (opset 17)");
+cl::opt<std::string> optimizeModelPath(cl::Positional, cl::desc("<model.onnx|.onnxtxt>"),
+                                       cl::Required, cl::sub(optimizeCmd));
+cl::opt<std::string> optimizeOut("o", cl::desc("Output model (.onnx, or .onnxtxt for text)"),
+                                 cl::value_desc("file"), cl::Required, cl::sub(optimizeCmd));
+cl::list<std::string> optimizeShapes("shape",
+                                     cl::desc("Static dims of an input: NAME=D0xD1x... "
+                                              "(repeatable)"),
+                                     cl::sub(optimizeCmd));
+cl::opt<bool> optimizeKeepFused(
+    "keep-fused",
+    cl::desc("Keep onnxcc's fused ops as nodes of domain ai.onnxcc (only onnxcc reads those)"),
+    cl::sub(optimizeCmd));
+
 cl::opt<bool> importDebugInfo("mlir-print-debuginfo",
                                cl::desc("Print locations (ONNX node names)"),
                                cl::sub(importCmd));
@@ -151,12 +181,50 @@ int runImport() {
   return 0;
 }
 
+/// Parses --shape NAME=D0xD1x... values.
+Expected<std::vector<std::pair<std::string, std::vector<int64_t>>>>
+parseShapes(ArrayRef<std::string> specs) {
+  std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
+  for (const std::string &spec : specs) {
+    auto [name, dims] = StringRef(spec).rsplit('=');
+    if (name.empty() || dims.empty())
+      return createStringError(inconvertibleErrorCode(),
+                               "--shape '" + spec + "' is not NAME=D0xD1x...");
+    std::vector<int64_t> values;
+    SmallVector<StringRef> parts;
+    dims.split(parts, 'x');
+    for (StringRef p : parts) {
+      int64_t v;
+      if (p.getAsInteger(10, v) || v < 0)
+        return createStringError(inconvertibleErrorCode(),
+                                 "--shape '" + spec + "': '" + p + "' is not a dimension");
+      values.push_back(v);
+    }
+    shapes.push_back({name.str(), values});
+  }
+  return shapes;
+}
+
 /// Inspect needs no MLIR context: it reads the protobuf and nothing else, so
-/// it works on models the importer cannot handle yet.
+/// it works on models the importer cannot handle yet. With --optimized it
+/// describes the model `onnxcc optimize --keep-fused` would write.
 int runInspect() {
   auto model = onnxcc::loadModel(inspectModelPath);
   if (!model)
     return reportError(toString(model.takeError()));
+  if (inspectOptimized) {
+    onnxcc::OptimizeOptions options;
+    auto shapes = parseShapes(inspectShapes);
+    if (!shapes)
+      return reportError(toString(shapes.takeError()));
+    options.shapes = std::move(*shapes);
+    options.keepFused = true;
+    model->proto->Clear();
+    if (Error e = onnxcc::optimizeModel(inspectModelPath, options, *model->proto))
+      return reportError(toString(std::move(e)));
+  } else if (!inspectShapes.empty()) {
+    return reportError("--shape needs --optimized");
+  }
   auto summary = onnxcc::summarizeModel(*model->proto);
   if (!summary)
     return reportError(inspectModelPath + ": " + toString(summary.takeError()));
@@ -184,6 +252,35 @@ int runVerify() {
 } // namespace
 
 namespace {
+int runOptimize() {
+  onnxcc::OptimizeOptions options;
+  auto shapes = parseShapes(optimizeShapes);
+  if (!shapes)
+    return reportError(toString(shapes.takeError()));
+  options.shapes = std::move(*shapes);
+  options.keepFused = optimizeKeepFused;
+  ::onnx::ModelProto model;
+  if (Error e = onnxcc::optimizeModel(optimizeModelPath, options, model))
+    return reportError(toString(std::move(e)));
+  std::string bytes;
+  if (StringRef(optimizeOut).ends_with(".onnxtxt")) {
+    if (!google::protobuf::TextFormat::PrintToString(model, &bytes))
+      return reportError("cannot write the model as text");
+  } else if (model.ByteSizeLong() > static_cast<size_t>(INT32_MAX) ||
+             !model.SerializeToString(&bytes)) {
+    return reportError("the optimized model is larger than protobuf's 2 GiB limit");
+  }
+  std::error_code ec;
+  raw_fd_ostream os(optimizeOut, ec, sys::fs::OF_None);
+  if (ec)
+    return reportError("cannot write " + optimizeOut + ": " + ec.message());
+  os << bytes;
+  os.close();
+  if (os.has_error())
+    return reportError("cannot write " + optimizeOut);
+  return 0;
+}
+
 int runCompile() {
   if (compileTarget != "cpp")
     return reportError("--target " + compileTarget + " is not available yet (only cpp)");
@@ -204,21 +301,10 @@ int runCompile() {
                      : std::string(compileName);
   if (options.name != onnxcc::sanitizeIdentifier(options.name))
     return reportError("--name '" + options.name + "' is not a C identifier");
-  for (const std::string &spec : compileShapes) {
-    auto [name, dims] = StringRef(spec).rsplit('=');
-    if (name.empty() || dims.empty())
-      return reportError("--shape '" + spec + "' is not NAME=D0xD1x...");
-    std::vector<int64_t> values;
-    SmallVector<StringRef> parts;
-    dims.split(parts, 'x');
-    for (StringRef p : parts) {
-      int64_t v;
-      if (p.getAsInteger(10, v) || v < 0)
-        return reportError("--shape '" + spec + "': '" + p + "' is not a dimension");
-      values.push_back(v);
-    }
-    options.shapes.push_back({name.str(), values});
-  }
+  auto shapes = parseShapes(compileShapes);
+  if (!shapes)
+    return reportError(toString(shapes.takeError()));
+  options.shapes = std::move(*shapes);
   if (options.emit == onnxcc::EmitStage::Cpp) {
     if (compileOutDir.empty())
       return reportError("compile needs -o DIR");
@@ -250,6 +336,8 @@ int main(int argc, char **argv) {
     return runInspect();
   if (verifyCmd)
     return runVerify();
+  if (optimizeCmd)
+    return runOptimize();
   errs() << "onnxcc: no command given; see 'onnxcc --help'\n";
   return 1;
 }
