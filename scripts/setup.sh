@@ -35,31 +35,52 @@ has_candidate() {
 
 command -v dpkg-query >/dev/null || die "this script needs Debian 12 (dpkg/apt not found)"
 
+# Node.js runs ONNX Runtime (the peer the tests compare optimized models
+# with); machines that already have node and npm keep theirs.
+command -v node >/dev/null && command -v npm >/dev/null || PACKAGES+=(nodejs npm)
+
 missing=()
 for package in "${PACKAGES[@]}"; do
   is_installed "$package" || missing+=("$package")
 done
 if [[ ${#missing[@]} -eq 0 ]]; then
   log "all ${#PACKAGES[@]} packages are installed"
-  exit 0
+else
+  log "missing: ${missing[*]}"
+
+  SUDO=()
+  if [[ "$(id -u)" -ne 0 ]]; then
+    command -v sudo >/dev/null || die "not root and sudo is not installed; run as root"
+    SUDO=(sudo)
+  fi
+  apt() { "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "$@"; }
+
+  apt update
+
+  unavailable=()
+  for package in "${missing[@]}"; do
+    has_candidate "$package" || unavailable+=("$package")
+  done
+  [[ ${#unavailable[@]} -eq 0 ]] ||
+    die "no apt source provides: ${unavailable[*]}; see README.md (Dependencies)"
+
+  apt install -y --no-install-recommends "${missing[@]}"
+  log "installed ${#missing[@]} packages"
 fi
-log "missing: ${missing[*]}"
 
-SUDO=()
-if [[ "$(id -u)" -ne 0 ]]; then
-  command -v sudo >/dev/null || die "not root and sudo is not installed; run as root"
-  SUDO=(sudo)
+# ONNX Runtime from the npm registry, into .deps/ of the checkout (its CPU
+# library ships in the package; --ignore-scripts skips the optional CUDA
+# download).
+ORT_VERSION=1.30.0
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ort_dir=${ONNXCC_ORT_DIR:-$root/.deps/onnxruntime-node}
+ort_package=$ort_dir/node_modules/onnxruntime-node/package.json
+if [[ -f "$ort_package" ]] && grep -q "\"version\": \"$ORT_VERSION\"" "$ort_package"; then
+  log "onnxruntime-node $ORT_VERSION is installed in $ort_dir"
+else
+  mkdir -p "$ort_dir"
+  npm install --prefix "$ort_dir" --ignore-scripts --no-audit --no-fund \
+    "onnxruntime-node@$ORT_VERSION" >/dev/null ||
+    die "npm could not install onnxruntime-node@$ORT_VERSION into $ort_dir"
+  log "installed onnxruntime-node $ORT_VERSION into $ort_dir"
 fi
-apt() { "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "$@"; }
-
-apt update
-
-unavailable=()
-for package in "${missing[@]}"; do
-  has_candidate "$package" || unavailable+=("$package")
-done
-[[ ${#unavailable[@]} -eq 0 ]] ||
-  die "no apt source provides: ${unavailable[*]}; see README.md (Dependencies)"
-
-apt install -y --no-install-recommends "${missing[@]}"
-log "installed ${#missing[@]} packages"

@@ -44,3 +44,13 @@ try:
         config.available_features.add("python-onnx")
 except Exception:
     pass
+
+# ONNX Runtime (npm onnxruntime-node, installed by scripts/setup.sh) runs the
+# models `onnxcc optimize` writes.
+if shutil.which("node") and os.path.isdir(
+        os.path.join(config.ort_dir, "node_modules", "onnxruntime-node")):
+    config.available_features.add("ort")
+    config.substitutions.append(("%ort_dir", config.ort_dir))
+    config.substitutions.append(
+        ("%ort_compare", "env ONNXCC_ORT_DIR=%s node %s" % (
+            config.ort_dir, os.path.join(config.onnxcc_src_root, "test/models/ort_compare.js"))))

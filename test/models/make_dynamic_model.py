@@ -7,7 +7,9 @@ NAME is
   cnn      a small CNN (Conv+BatchNorm, grouped Conv, MaxPool, Relu6, global
            average pool, Linear, Softmax) with input "x" float32[batch, 3, 16, 16];
   encoder  a 2-layer nn.TransformerEncoder text classifier (Embedding, d=32,
-           4 heads) with input "ids" int64[batch, seq].
+           4 heads) with input "ids" int64[batch, seq];
+  text-encoder  the same with 4 layers, d=256, 4 heads, feed-forward 1024
+           and a vocabulary of 1000 (sequence 64 in its datasets).
 Writes OUTDIR/model.onnx (dim_params "batch"/"seq" from dynamic_axes) and
 OUTDIR/test_data_set_K/{input_0,output_0}.pb for several sizes, the outputs
 computed by PyTorch: the references `onnxcc verify` compares with, all
@@ -38,20 +40,20 @@ class SmallCnn(torch.nn.Module):
 
 
 class Encoder(torch.nn.Module):
-    def __init__(self):
+    def __init__(self, vocab=50, d=32, heads=4, ff=64, layers=2):
         super().__init__()
-        self.embed = torch.nn.Embedding(50, 32)
-        layer = torch.nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True)
-        self.encoder = torch.nn.TransformerEncoder(layer, 2)
-        self.head = torch.nn.Linear(32, 3)
+        self.embed = torch.nn.Embedding(vocab, d)
+        layer = torch.nn.TransformerEncoderLayer(d, heads, ff, dropout=0.0, batch_first=True)
+        self.encoder = torch.nn.TransformerEncoder(layer, layers)
+        self.head = torch.nn.Linear(d, 3)
 
     def forward(self, ids):
         return self.head(self.encoder(self.embed(ids)).mean(1))
 
 
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("cnn", "encoder"):
-        sys.exit("usage: make_dynamic_model.py {cnn|encoder} OUTDIR")
+    if len(sys.argv) != 3 or sys.argv[1] not in ("cnn", "encoder", "text-encoder"):
+        sys.exit("usage: make_dynamic_model.py {cnn|encoder|text-encoder} OUTDIR")
     name, outdir = sys.argv[1], sys.argv[2]
     os.makedirs(outdir, exist_ok=True)
     torch.manual_seed(0)
@@ -62,9 +64,13 @@ def main():
             model.bn.running_var.uniform_(0.5, 2)
         inputs = [torch.randn(b, 3, 16, 16) for b in (1, 3, 2)]
         names, axes = ["x"], {"x": {0: "batch"}, "y": {0: "batch"}}
-    else:
+    elif name == "encoder":
         model = Encoder().eval()
         inputs = [torch.randint(0, 50, shape) for shape in ((1, 5), (2, 9), (3, 1))]
+        names, axes = ["ids"], {"ids": {0: "batch", 1: "seq"}, "y": {0: "batch"}}
+    else:
+        model = Encoder(vocab=1000, d=256, heads=4, ff=1024, layers=4).eval()
+        inputs = [torch.randint(0, 1000, shape) for shape in ((1, 64), (2, 16))]
         names, axes = ["ids"], {"ids": {0: "batch", 1: "seq"}, "y": {0: "batch"}}
     torch.onnx.export(model, inputs[0], os.path.join(outdir, "model.onnx"), input_names=names,
                       output_names=["y"], dynamic_axes=axes, opset_version=14)
