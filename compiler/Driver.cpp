@@ -151,20 +151,31 @@ std::function<LogicalResult(Diagnostic &)> firstErrorCollector(std::string &diag
     return success();
   };
 }
+
+/// A context with every dialect onnxcc uses loaded; diagnostics are turned
+/// into the tools' own one-line errors.
+std::unique_ptr<MLIRContext> makeContext() {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  auto context = std::make_unique<MLIRContext>(registry);
+  context->loadAllAvailableDialects();
+  context->printOpOnDiagnostic(false);
+  return context;
+}
+
+/// The model at `modelPath` imported into `context`.
+llvm::Expected<OwningOpRef<ModuleOp>> loadAndImport(MLIRContext &context, StringRef modelPath) {
+  auto model = loadModel(modelPath);
+  if (!model)
+    return model.takeError();
+  return importModel(context, *model);
+}
 } // namespace
 
 Error optimizeModel(StringRef modelPath, const OptimizeOptions &options,
                     ::onnx::ModelProto &out) {
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  context.printOpOnDiagnostic(false);
-
-  auto model = loadModel(modelPath);
-  if (!model)
-    return model.takeError();
-  auto module = importModel(context, *model);
+  std::unique_ptr<MLIRContext> context = makeContext();
+  auto module = loadAndImport(*context, modelPath);
   if (!module)
     return module.takeError();
   auto func = *(*module)->getOps<func::FuncOp>().begin();
@@ -172,8 +183,8 @@ Error optimizeModel(StringRef modelPath, const OptimizeOptions &options,
     return makeError(modelPath + ": " + toString(std::move(e)));
 
   std::string diagnostic;
-  ScopedDiagnosticHandler handler(&context, firstErrorCollector(diagnostic));
-  PassManager pm(&context);
+  ScopedDiagnosticHandler handler(context.get(), firstErrorCollector(diagnostic));
+  PassManager pm(context.get());
   buildGraphPipeline(pm);
   if (failed(pm.run(**module)))
     return makeError(modelPath + ": " + (diagnostic.empty() ? "optimization failed" : diagnostic));
@@ -194,16 +205,9 @@ std::string sanitizeIdentifier(StringRef s) {
 }
 
 Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw_ostream &irOut) {
-  DialectRegistry registry;
-  registerAllDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  context.printOpOnDiagnostic(false);
-
-  auto model = loadModel(modelPath);
-  if (!model)
-    return model.takeError();
-  auto module = importModel(context, *model);
+  std::unique_ptr<MLIRContext> ownedContext = makeContext();
+  MLIRContext &context = *ownedContext;
+  auto module = loadAndImport(context, modelPath);
   if (!module)
     return module.takeError();
   auto func = *(*module)->getOps<func::FuncOp>().begin();

@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/onnx/OnnxOps.h"
+#include "dialects/onnx/Transforms/Constants.h"
 #include "dialects/onnx/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -60,42 +61,9 @@ ElementsAttr constantValue(Value v) {
 
 /// The elements of a floating-point constant as doubles, in row-major order.
 std::optional<SmallVector<double>> readDoubles(ElementsAttr attr) {
-  auto type = dyn_cast<ShapedType>(attr.getType());
-  if (!type || !type.hasStaticShape() || !isFoldableFloat(type.getElementType()))
+  if (!isFoldableFloat(attr.getElementType()))
     return std::nullopt;
-  auto floatType = cast<FloatType>(type.getElementType());
-  int64_t n = type.getNumElements();
-  SmallVector<double> out;
-  out.reserve(n);
-  auto push = [&](APFloat v) {
-    bool lossy = false;
-    v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lossy);
-    out.push_back(v.convertToDouble());
-  };
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
-    for (APFloat v : dense.getValues<APFloat>())
-      push(v);
-    return out;
-  }
-  if (auto res = dyn_cast<DenseResourceElementsAttr>(attr)) {
-    AsmResourceBlob *blob = res.getRawHandle().getBlob();
-    if (!blob)
-      return std::nullopt;
-    ArrayRef<char> raw = blob->getData();
-    unsigned width = floatType.getWidth();
-    size_t bytes = width / 8;
-    if (raw.size() != static_cast<size_t>(n) * bytes)
-      return std::nullopt;
-    const llvm::fltSemantics &sem = floatType.getFloatSemantics();
-    for (int64_t i = 0; i < n; ++i) {
-      uint64_t bits = 0;
-      // Blobs hold little-endian host data, like the importer writes them.
-      std::memcpy(&bits, raw.data() + i * bytes, bytes);
-      push(APFloat(sem, APInt(width, bits)));
-    }
-    return out;
-  }
-  return std::nullopt;
+  return readFloatElements(attr);
 }
 
 /// The doubles of the constant that defines `v`, when it has `expected`

@@ -32,6 +32,7 @@
 //===----------------------------------------------------------------------===//
 #include "dialects/onnx/OnnxOps.h"
 #include "dialects/onnx/ShapeContext.h"
+#include "dialects/onnx/Transforms/Constants.h"
 #include "dialects/onnx/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -41,7 +42,6 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
-#include <cstring>
 #include <limits>
 #include <optional>
 
@@ -71,55 +71,6 @@ bool provablyEqual(const Dim &a, const Dim &b) {
   if (a.isStatic() || b.isStatic())
     return a.isStatic() && b.isStatic() && a.size == b.size;
   return a.isSymbolic() && b.isSymbolic() && a.expr == b.expr;
-}
-
-/// The `value` of the onnx.Constant defining `v`, with a static shape.
-ElementsAttr constantValue(Value v) {
-  auto cst = v.getDefiningOp<ConstantOp>();
-  if (!cst)
-    return {};
-  ElementsAttr attr = cst.getValueAttr();
-  if (!attr || !isa<DenseElementsAttr, DenseResourceElementsAttr>(attr))
-    return {};
-  auto type = dyn_cast<RankedTensorType>(attr.getType());
-  return type && type.hasStaticShape() ? attr : ElementsAttr();
-}
-
-/// The elements of float constant `attr` as doubles, in row-major order
-/// (inline or a resource blob of little-endian host data).
-std::optional<SmallVector<double>> readDoubles(ElementsAttr attr) {
-  auto type = cast<ShapedType>(attr.getType());
-  auto floatType = dyn_cast<FloatType>(type.getElementType());
-  if (!floatType)
-    return std::nullopt;
-  int64_t n = type.getNumElements();
-  SmallVector<double> out;
-  out.reserve(n);
-  auto push = [&](APFloat v) {
-    bool lossy = false;
-    v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lossy);
-    out.push_back(v.convertToDouble());
-  };
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
-    for (APFloat v : dense.getValues<APFloat>())
-      push(v);
-    return out;
-  }
-  auto res = cast<DenseResourceElementsAttr>(attr);
-  AsmResourceBlob *blob = res.getRawHandle().getBlob();
-  if (!blob)
-    return std::nullopt;
-  ArrayRef<char> raw = blob->getData();
-  unsigned width = floatType.getWidth();
-  size_t bytes = width / 8;
-  if (raw.size() != static_cast<size_t>(n) * bytes)
-    return std::nullopt;
-  for (int64_t i = 0; i < n; ++i) {
-    uint64_t bits = 0;
-    std::memcpy(&bits, raw.data() + i * bytes, bytes);
-    push(APFloat(floatType.getFloatSemantics(), APInt(width, bits)));
-  }
-  return out;
 }
 
 /// An inline constant of `type` holding `values`, each rounded once to the
@@ -283,10 +234,10 @@ struct Epilogue {
 
 /// A single float from constant `v`, or nullopt.
 std::optional<double> scalarConstant(Value v) {
-  ElementsAttr attr = constantValue(v);
+  ElementsAttr attr = staticConstantValue(v);
   if (!attr || attr.getNumElements() != 1)
     return std::nullopt;
-  auto values = readDoubles(attr);
+  auto values = readFloatElements(attr);
   if (!values)
     return std::nullopt;
   return values->front();
@@ -380,7 +331,7 @@ Epilogue collectEpilogue(Operation *anchor, const ShapeTracker &shapes, BiasChec
   Operation *op = next();
   if (auto add = dyn_cast_or_null<AddOp>(op); add && isBias) {
     Value other = otherOperand(add, cur);
-    if (other != cur && constantValue(other) && isBias(other)) {
+    if (other != cur && staticConstantValue(other) && isBias(other)) {
       e.bias = other;
       absorb(add);
       op = next();
@@ -469,7 +420,7 @@ struct FuseConv : OpRewritePattern<ConvOp> {
     int64_t channels = y.getDimSize(1);
     // A bias folds into B when B is absent or a constant of M values.
     Value b = conv.getB();
-    ElementsAttr oldBias = isNone(b) ? ElementsAttr() : constantValue(b);
+    ElementsAttr oldBias = isNone(b) ? ElementsAttr() : staticConstantValue(b);
     bool biasFoldable = isNone(b) || (oldBias && oldBias.getElementType() == elem &&
                                       oldBias.getNumElements() == channels);
     auto isBias = [&](Value c) {
@@ -490,13 +441,13 @@ struct FuseConv : OpRewritePattern<ConvOp> {
     Value newBias = b;
     if (e.bias) {
       auto biasType = RankedTensorType::get({channels}, elem);
-      ElementsAttr added = constantValue(e.bias);
+      ElementsAttr added = staticConstantValue(e.bias);
       ElementsAttr value;
       if (!oldBias && added.getNumElements() == channels) {
         value = reshapeConstant(added, biasType);
       } else {
-        auto addedValues = readDoubles(added);
-        auto oldValues = oldBias ? readDoubles(oldBias) : SmallVector<double>(channels, 0.0);
+        auto addedValues = readFloatElements(added);
+        auto oldValues = oldBias ? readFloatElements(oldBias) : SmallVector<double>(channels, 0.0);
         if (!addedValues || !oldValues)
           return rewriter.notifyMatchFailure(conv, "unreadable bias constant");
         SmallVector<double> sum(*oldValues);
