@@ -706,27 +706,10 @@ private:
         return std::nullopt;
       seen[*axis] = true;
       int64_t dim = data->shape()[*axis], s = steps[i];
-      int64_t b = (*starts)[i], e = (*ends)[i];
-      if (b < 0)
-        b += dim;
-      if (e < 0)
-        e += dim;
-      int64_t count;
-      if (dim == 0) {
-        b = 0;
-        count = 0;
-      } else if (s > 0) {
-        b = std::clamp<int64_t>(b, 0, dim);
-        e = std::clamp<int64_t>(e, 0, dim);
-        count = e > b ? (e - b + s - 1) / s : 0;
-      } else {
-        b = std::clamp<int64_t>(b, 0, dim - 1);
-        e = std::clamp<int64_t>(e, -1, dim - 1);
-        count = b > e ? (b - e - s - 1) / -s : 0;
-      }
-      begin[*axis] = b;
+      onnx::SliceAxis slice = onnx::normalizeSliceAxis((*starts)[i], (*ends)[i], s, dim);
+      begin[*axis] = slice.start;
       step[*axis] = s;
-      shape[*axis] = count;
+      shape[*axis] = slice.count;
     }
     if (ArrayRef<int64_t>(shape) != type.getShape())
       return std::nullopt;

@@ -560,4 +560,27 @@ LogicalResult inferShapes(Operation *op, ShapeMap &map) {
   return success();
 }
 
+SliceAxis normalizeSliceAxis(int64_t start, int64_t end, int64_t step, int64_t dim) {
+  assert(step != 0 && dim >= 0 && "a slice needs a non-zero step");
+  if (dim == 0)
+    return {0, 0};
+  // Sentinels such as INT64_MIN/MAX would overflow below; clamping first
+  // changes no result (a step longer than the dim takes one element at most).
+  start = std::clamp<int64_t>(start, -dim - 1, dim + 1);
+  end = std::clamp<int64_t>(end, -dim - 1, dim + 1);
+  step = std::clamp<int64_t>(step, -dim - 1, dim + 1);
+  if (start < 0)
+    start += dim;
+  if (end < 0)
+    end += dim;
+  if (step > 0) {
+    start = std::clamp<int64_t>(start, 0, dim);
+    end = std::clamp<int64_t>(end, 0, dim);
+    return {start, end > start ? (end - start + step - 1) / step : 0};
+  }
+  start = std::clamp<int64_t>(start, 0, dim - 1);
+  end = std::clamp<int64_t>(end, -1, dim - 1);
+  return {start, start > end ? (start - end - step - 1) / -step : 0};
+}
+
 } // namespace onnxcc::onnx

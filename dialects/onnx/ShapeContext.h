@@ -175,6 +175,17 @@ mlir::LogicalResult inferShapes(mlir::Operation *op, ShapeMap &map);
 /// unknown dims are dynamic.
 mlir::RankedTensorType toTensorType(const Shape &shape, mlir::Type elementType);
 
+/// One axis of a Slice of a dim of size `dim` after ONNX's rules: a negative
+/// start or end counts from the end, then both clamp to [0, dim] for a
+/// positive step and to [-1, dim - 1] for a negative one. `count` elements
+/// are taken from `start` by the step. Shape inference, the lowering and the
+/// constant folder all slice through this.
+struct SliceAxis {
+  int64_t start;
+  int64_t count;
+};
+SliceAxis normalizeSliceAxis(int64_t start, int64_t end, int64_t step, int64_t dim);
+
 } // namespace onnxcc::onnx
 
 #endif // ONNXCC_DIALECTS_ONNX_SHAPECONTEXT_H

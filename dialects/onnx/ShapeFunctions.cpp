@@ -626,33 +626,30 @@ LogicalResult LpPoolOp::inferShapes(ShapeContext &ctx) {
   return poolShape(ctx, w);
 }
 
-LogicalResult ConvOp::inferShapes(ShapeContext &ctx) {
+/// The window of a Conv-like op (Conv, ConvInteger, QLinearConv, FusedConv).
+template <typename ConvLikeOp>
+static Window convWindow(ConvLikeOp op) {
   Window w;
-  w.autoPad = getAutoPad();
-  w.kernel = getKernelShape();
-  w.strides = getStrides();
-  w.dilations = getDilations();
-  w.pads = getPads();
+  w.autoPad = op.getAutoPad();
+  w.kernel = op.getKernelShape();
+  w.strides = op.getStrides();
+  w.dilations = op.getDilations();
+  w.pads = op.getPads();
+  return w;
+}
+
+LogicalResult ConvOp::inferShapes(ShapeContext &ctx) {
+  Window w = convWindow(*this);
   return convShape(ctx, 0, 1, w, static_cast<int64_t>(getGroup()));
 }
 
 LogicalResult ConvIntegerOp::inferShapes(ShapeContext &ctx) {
-  Window w;
-  w.autoPad = getAutoPad();
-  w.kernel = getKernelShape();
-  w.strides = getStrides();
-  w.dilations = getDilations();
-  w.pads = getPads();
+  Window w = convWindow(*this);
   return convShape(ctx, 0, 1, w, static_cast<int64_t>(getGroup()));
 }
 
 LogicalResult QLinearConvOp::inferShapes(ShapeContext &ctx) {
-  Window w;
-  w.autoPad = getAutoPad();
-  w.kernel = getKernelShape();
-  w.strides = getStrides();
-  w.dilations = getDilations();
-  w.pads = getPads();
+  Window w = convWindow(*this);
   return convShape(ctx, 0, 3, w, static_cast<int64_t>(getGroup()));
 }
 
@@ -1912,20 +1909,7 @@ LogicalResult SliceOp::inferShapes(ShapeContext &ctx) {
       out[axis] = full ? d : Dim::unknown();
       continue;
     }
-    int64_t size = d.size;
-    if (start < 0)
-      start += size;
-    if (end < 0)
-      end += size;
-    if (step > 0) {
-      start = std::clamp<int64_t>(start, 0, size);
-      end = std::clamp<int64_t>(end, 0, size);
-      out[axis] = Dim::known(end > start ? ceilDiv(end - start, step) : 0);
-    } else {
-      start = std::clamp<int64_t>(start, 0, size - 1);
-      end = std::clamp<int64_t>(end, -1, size - 1);
-      out[axis] = Dim::known(start > end ? ceilDiv(start - end, -step) : 0);
-    }
+    out[axis] = Dim::known(normalizeSliceAxis(start, end, step, d.size).count);
   }
   ctx.setShape(0, out);
   return success();
@@ -2209,12 +2193,7 @@ static LogicalResult residualMatches(ShapeContext &ctx, unsigned zIdx) {
 }
 
 LogicalResult FusedConvOp::inferShapes(ShapeContext &ctx) {
-  Window w;
-  w.autoPad = getAutoPad();
-  w.kernel = getKernelShape();
-  w.strides = getStrides();
-  w.dilations = getDilations();
-  w.pads = getPads();
+  Window w = convWindow(*this);
   if (failed(convShape(ctx, 0, 1, w, static_cast<int64_t>(getGroup()))))
     return failure();
   return residualMatches(ctx, 3);

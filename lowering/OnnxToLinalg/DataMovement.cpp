@@ -380,27 +380,11 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
       int64_t dim = inType.getDimSize(*axis), step = steps[i];
       if (step == 0)
         return rewriter.notifyMatchFailure(op, "step must not be 0");
-      // Avoid overflow on INT64_MIN/MAX sentinels before clamping.
-      int64_t start = std::clamp<int64_t>((*starts)[i], -dim - 1, dim + 1);
-      int64_t end = std::clamp<int64_t>((*ends)[i], -dim - 1, dim + 1);
-      if (start < 0)
-        start += dim;
-      if (end < 0)
-        end += dim;
-      int64_t size;
-      if (step > 0) {
-        start = std::clamp<int64_t>(start, 0, dim);
-        end = std::clamp<int64_t>(end, 0, dim);
-        size = end > start ? (end - start + step - 1) / step : 0;
-      } else {
-        start = std::clamp<int64_t>(start, 0, dim - 1);
-        end = std::clamp<int64_t>(end, -1, dim - 1);
-        size = start > end ? (start - end - step - 1) / -step : 0;
-        anyNegative = true;
-      }
-      offsets[*axis] = start;
+      onnx::SliceAxis slice = onnx::normalizeSliceAxis((*starts)[i], (*ends)[i], step, dim);
+      anyNegative |= step < 0;
+      offsets[*axis] = slice.start;
       strides[*axis] = step;
-      sizes[*axis] = size;
+      sizes[*axis] = slice.count;
     }
     if (ArrayRef<int64_t>(sizes) != type.getShape())
       return rewriter.notifyMatchFailure(op, "slice sizes disagree with the result type");

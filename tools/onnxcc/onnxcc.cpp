@@ -209,9 +209,10 @@ parseShapes(ArrayRef<std::string> specs) {
 /// it works on models the importer cannot handle yet. With --optimized it
 /// describes the model `onnxcc optimize --keep-fused` would write.
 int runInspect() {
-  auto model = onnxcc::loadModel(inspectModelPath);
-  if (!model)
-    return reportError(toString(model.takeError()));
+  if (!inspectOptimized && !inspectShapes.empty())
+    return reportError("--shape needs --optimized");
+  ::onnx::ModelProto optimized;
+  std::optional<onnxcc::LoadedModel> model;
   if (inspectOptimized) {
     onnxcc::OptimizeOptions options;
     auto shapes = parseShapes(inspectShapes);
@@ -219,13 +220,15 @@ int runInspect() {
       return reportError(toString(shapes.takeError()));
     options.shapes = std::move(*shapes);
     options.keepFused = true;
-    model->proto->Clear();
-    if (Error e = onnxcc::optimizeModel(inspectModelPath, options, *model->proto))
+    if (Error e = onnxcc::optimizeModel(inspectModelPath, options, optimized))
       return reportError(toString(std::move(e)));
-  } else if (!inspectShapes.empty()) {
-    return reportError("--shape needs --optimized");
+  } else {
+    auto loaded = onnxcc::loadModel(inspectModelPath);
+    if (!loaded)
+      return reportError(toString(loaded.takeError()));
+    model.emplace(std::move(*loaded));
   }
-  auto summary = onnxcc::summarizeModel(*model->proto);
+  auto summary = onnxcc::summarizeModel(model ? *model->proto : optimized);
   if (!summary)
     return reportError(inspectModelPath + ": " + toString(summary.takeError()));
   if (inspectJson)

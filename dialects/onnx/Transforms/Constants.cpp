@@ -24,6 +24,20 @@ ElementsAttr staticConstantValue(Value v) {
   return type && type.hasStaticShape() ? attr : ElementsAttr();
 }
 
+std::optional<SmallVector<int64_t>> constantInts(Value v) {
+  auto c = v.getDefiningOp<ConstantOp>();
+  if (!c)
+    return std::nullopt;
+  auto attr = dyn_cast_or_null<DenseIntElementsAttr>(c.getValueAttr());
+  if (!attr)
+    return std::nullopt;
+  SmallVector<int64_t> values;
+  for (const APInt &x : attr.getValues<APInt>())
+    values.push_back(x.getBitWidth() == 1 ? static_cast<int64_t>(!x.isZero())
+                                          : x.getSExtValue());
+  return values;
+}
+
 std::optional<SmallVector<double>> readFloatElements(ElementsAttr attr) {
   auto type = dyn_cast<ShapedType>(attr.getType());
   if (!type || !type.hasStaticShape())

@@ -14,6 +14,10 @@ namespace onnxcc::onnx {
 /// and inline (dense) or resource-blob data; null otherwise.
 mlir::ElementsAttr staticConstantValue(mlir::Value v);
 
+/// The elements of the integer or bool onnx.Constant that defines `v` (inline
+/// data) as int64, bools as 0/1; nullopt otherwise.
+std::optional<llvm::SmallVector<int64_t>> constantInts(mlir::Value v);
+
 /// The elements of float constant `attr` (static shape, inline or a resource
 /// blob of little-endian host data) as doubles in row-major order; nullopt
 /// for other element types or unreadable data.

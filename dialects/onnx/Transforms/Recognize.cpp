@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/onnx/OnnxOps.h"
+#include "dialects/onnx/Transforms/Constants.h"
 #include "dialects/onnx/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -74,20 +75,6 @@ std::optional<double> scalarConstant(Value v) {
       attr.getElementType().getIntOrFloatBitWidth() > 1)
     return static_cast<double>((*attr.getValues<APInt>().begin()).getSExtValue());
   return std::nullopt;
-}
-
-/// The integer contents of the onnx.Constant that defines `v`.
-std::optional<SmallVector<int64_t>> constantInts(Value v) {
-  auto cst = v.getDefiningOp<ConstantOp>();
-  if (!cst)
-    return std::nullopt;
-  auto attr = dyn_cast_or_null<DenseIntElementsAttr>(cst.getValueAttr());
-  if (!attr)
-    return std::nullopt;
-  SmallVector<int64_t> values;
-  for (const APInt &x : attr.getValues<APInt>())
-    values.push_back(x.getSExtValue());
-  return values;
 }
 
 /// `v` is defined by an op of type OpTy and has no other use.

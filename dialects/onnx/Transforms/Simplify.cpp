@@ -27,6 +27,7 @@
 //===----------------------------------------------------------------------===//
 #include "dialects/onnx/OnnxOps.h"
 #include "dialects/onnx/ShapeContext.h"
+#include "dialects/onnx/Transforms/Constants.h"
 #include "dialects/onnx/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -46,21 +47,6 @@ namespace onnxcc::onnx {
 #include "dialects/onnx/Transforms/Passes.h.inc"
 
 namespace {
-
-/// The integer contents of `v` when it is an onnx.Constant.
-std::optional<SmallVector<int64_t>> constantInts(Value v) {
-  auto c = v.getDefiningOp<ConstantOp>();
-  if (!c)
-    return std::nullopt;
-  auto attr = dyn_cast_or_null<DenseIntElementsAttr>(c.getValueAttr());
-  if (!attr)
-    return std::nullopt;
-  SmallVector<int64_t> values;
-  for (const APInt &x : attr.getValues<APInt>())
-    values.push_back(x.getBitWidth() == 1 ? static_cast<int64_t>(!x.isZero())
-                                          : x.getSExtValue());
-  return values;
-}
 
 bool isNone(Value v) { return !v || isa<NoneType>(v.getType()); }
 
