@@ -33,6 +33,17 @@ if cxx:
     config.available_features.add("onnxcc-compile")
     config.substitutions.append(("%cxx", cxx))
 
+# x86 vector extensions of the host, for tests that run the SIMD kernels.
+try:
+    with open("/proc/cpuinfo") as f:
+        flags = next((l.split(":", 1)[1].split() for l in f if l.startswith("flags")), [])
+    if {"avx2", "fma"} <= set(flags):
+        config.available_features.add("avx2")
+    if {"avx512f", "avx512vl", "avx512bw", "avx512dq", "fma"} <= set(flags):
+        config.available_features.add("avx512")
+except OSError:
+    pass
+
 # Tests that need the ONNX backend test data or PyTorch declare these features.
 if os.path.isdir(config.onnx_testdata_dir):
     config.available_features.add("onnx-testdata")

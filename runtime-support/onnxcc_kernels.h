@@ -1,0 +1,1299 @@
+// onnxcc_kernels.h - float32 compute kernels of the onnxcc runtime support:
+// convolution (im2col + register-blocked GEMM), GEMM with a packed constant B
+// operand, depthwise convolution and vectorized activations.
+//
+// Header-only, C++17, standard library plus <immintrin.h> on x86. Generated
+// code defines ONNXCC_KERNELS_ISA before including this header; the SIMD
+// code enables its instruction set itself (target pragmas), so the generated
+// source builds with a plain `c++ -std=c++17 -O2`. The packing and sizing
+// functions are plain portable C++: the onnxcc compiler includes this header
+// to pack constant weights at compile time.
+//
+// Matrix products use one scheme everywhere: an MR x NR tile of the output
+// lives in vector registers; per step k the kernel loads NR values of the "B"
+// operand (NV vectors) and broadcasts MR values of the "A" operand.
+//  - conv2d: A = packed weights (MR output channels per panel), B = im2col of
+//    the input (output pixels are the vector dimension), packed per block of
+//    pixels into scratch, blocked over K so the block stays in L2.
+//  - gemm_packed_b: A = activation rows, B = packed weights (NR columns per
+//    panel).
+// Tiles: AVX-512 8 x 48 (24 zmm accumulators), AVX2 4 x 24 (12 ymm),
+// generic 8 x 8 (gemm 4 x 8) in plain loops. Column tails use masked loads
+// and stores; nothing is read or written outside the buffers.
+//
+// Aliasing: the output may be the z (residual) operand itself; it must not
+// overlap x, the weights, bias or scratch. Work split: a call computes part
+// `part` of `parts` (a fixed slice of the work units); every output element
+// is computed by the same sequence of operations whatever the split, so the
+// results are bitwise identical for any `parts`.
+#ifndef ONNXCC_KERNELS_H
+#define ONNXCC_KERNELS_H
+
+#define ONNXCC_ISA_GENERIC 0
+#define ONNXCC_ISA_AVX2 1
+#define ONNXCC_ISA_AVX512 2
+
+#ifndef ONNXCC_KERNELS_ISA
+#define ONNXCC_KERNELS_ISA ONNXCC_ISA_GENERIC
+#endif
+
+#if ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX512 || ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX2
+#if !(defined(__x86_64__) || defined(_M_X64))
+#if ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX512
+#error "onnxcc: generated for x86 AVX-512; recompile the model with --target-cpu generic"
+#else
+#error "onnxcc: generated for x86 AVX2; recompile the model with --target-cpu generic"
+#endif
+#endif
+#if !defined(__GNUC__)
+#error "onnxcc: the x86 kernels need GCC or clang; recompile the model with --target-cpu generic"
+#endif
+#include <immintrin.h>
+#elif ONNXCC_KERNELS_ISA != ONNXCC_ISA_GENERIC
+#error "onnxcc: unknown ONNXCC_KERNELS_ISA"
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+namespace onnxcc_rt {
+namespace kernels {
+
+//===----------------------------------------------------------------------===//
+// Layout constants and packing (portable, any host).
+//===----------------------------------------------------------------------===//
+
+/// Output channels per packed conv-weight panel (rows of the register tile).
+constexpr int conv_mr(int isa) { return isa == ONNXCC_ISA_AVX2 ? 4 : 8; }
+/// Output pixels per conv register tile (columns of the tile).
+constexpr int conv_nr(int isa) {
+  return isa == ONNXCC_ISA_AVX512 ? 48 : isa == ONNXCC_ISA_AVX2 ? 24 : 8;
+}
+/// Columns per packed GEMM-B panel.
+constexpr int gemm_nr(int isa) { return conv_nr(isa); }
+
+namespace detail {
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
+
+/// Cache blocking of a convolution: K (= Cg*KH*KW) is cut into blocks of
+/// `kc` and the OH*OW output pixels into blocks of `nb` (a multiple of the
+/// tile width). One packed im2col block (kc x nb floats, ~256 KB) stays in
+/// L2 while every weight panel streams over it; the kc x MR slice of a
+/// weight panel stays in L1 across the tiles of the block.
+struct ConvPlan {
+  int64_t kc, nb;
+};
+inline ConvPlan conv_plan(int isa, int64_t K, int64_t P) {
+  const int64_t nr = conv_nr(isa);
+  const int64_t kcMax = 256;
+  int64_t nk = ceil_div(K, kcMax);
+  int64_t kc = ceil_div(K, nk);
+  int64_t nbMax = std::max<int64_t>(nr, (int64_t(64) * 1024 / kc) / nr * nr);
+  int64_t npb = ceil_div(P, nbMax);
+  int64_t nb = round_up(ceil_div(P, npb), nr);
+  return {kc, nb};
+}
+
+/// GEMM: K is cut into blocks of this many steps (C is re-read per block).
+constexpr int64_t kGemmKc = 512;
+} // namespace detail
+
+inline int64_t packed_conv_weights_floats(int isa, int64_t M, int64_t K, int64_t G) {
+  int64_t mr = conv_mr(isa);
+  return G * detail::round_up(M / G, mr) * K;
+}
+
+/// Packs conv weights W[M][K] (K = Cg*KH*KW, group g owns rows g*Mg ..
+/// (g+1)*Mg-1). Layout: per group, ceil(Mg/MR) panels; panel p holds K steps
+/// of MR values, out[k*MR + r] = W[g*Mg + p*MR + r][k]; rows past the
+/// group's last are zero.
+inline void pack_conv_weights(int isa, const float *w, int64_t M, int64_t K, int64_t G,
+                              float *out) {
+  const int64_t mr = conv_mr(isa), mg = M / G, panels = detail::ceil_div(mg, mr);
+  for (int64_t g = 0; g < G; ++g)
+    for (int64_t p = 0; p < panels; ++p) {
+      float *dst = out + (g * panels + p) * mr * K;
+      for (int64_t k = 0; k < K; ++k)
+        for (int64_t r = 0; r < mr; ++r) {
+          int64_t m = p * mr + r;
+          dst[k * mr + r] = m < mg ? w[(g * mg + m) * K + k] : 0.0f;
+        }
+    }
+}
+
+inline int64_t packed_gemm_b_floats(int isa, int64_t K, int64_t N) {
+  return detail::round_up(N, gemm_nr(isa)) * K;
+}
+
+/// Packs B[K][N] (or B stored [N][K] when `transposed`) times `scale`.
+/// Layout: panels of NR columns; panel j holds K rows of NR values,
+/// out[(j*K + k)*NR + n] = scale * B[k][j*NR + n]; columns past N are zero.
+inline void pack_gemm_b(int isa, const float *b, int64_t K, int64_t N, bool transposed, float scale,
+                        float *out) {
+  const int64_t nr = gemm_nr(isa), panels = detail::ceil_div(N, nr);
+  for (int64_t j = 0; j < panels; ++j)
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t n = 0; n < nr; ++n) {
+        int64_t col = j * nr + n;
+        float v = 0.0f;
+        if (col < N)
+          v = scale * (transposed ? b[col * K + k] : b[k * N + col]);
+        out[(j * K + k) * nr + n] = v;
+      }
+}
+
+/// Scratch floats per part of conv2d: one packed im2col block, or 0 for a
+/// 1x1 stride-1 unpadded convolution (it reads the input directly).
+inline int64_t conv2d_scratch_floats(int isa, int64_t C, int64_t KH, int64_t KW, int64_t G,
+                                     int64_t OH, int64_t OW, int64_t SH, int64_t SW, int64_t PT,
+                                     int64_t PL, int64_t PB, int64_t PR, int64_t DH, int64_t DW) {
+  (void)DH;
+  (void)DW;
+  if (KH == 1 && KW == 1 && SH == 1 && SW == 1 && PT == 0 && PL == 0 && PB == 0 && PR == 0)
+    return 0;
+  detail::ConvPlan plan = detail::conv_plan(isa, (C / G) * KH * KW, OH * OW);
+  return plan.kc * plan.nb;
+}
+
+namespace detail {
+/// Depthwise scratch. The padded input plane of one channel is split into
+/// SH*SW polyphase planes: plane (a,b) holds padded rows a, a+SH, ... and
+/// columns b, b+SW, ..., `rq` floats per row. Output pixel (oh, ow) reads
+/// tap (kh, kw) at plane ((kh*DH)%SH, (kw*DW)%SW), row oh + kh*DH/SH,
+/// column ow + kw*DW/SW: with outputs indexed j = oh*rq + ow (a "flattened"
+/// row pitch of rq, the columns ow >= OW being junk) every tap is one
+/// contiguous run, so small images fill whole vectors. Sums go to `tmp`
+/// (OH*rq floats), the epilogue copies the valid columns out. The sums are
+/// done kDwVecs vectors at a time, so they may run up to 128 floats past J:
+/// one extra zero row plus 128 floats per plane and 128 floats of tmp absorb
+/// that.
+constexpr int kDwVecs = 8;
+struct DwPlan {
+  int64_t hq, rq, plane, tmp;
+};
+inline DwPlan dw_plan(int64_t H, int64_t W, int64_t SH, int64_t SW, int64_t PT, int64_t PL,
+                      int64_t PB, int64_t PR, int64_t OH) {
+  int64_t hq = ceil_div(H + PT + PB, SH), rq = ceil_div(W + PL + PR, SW);
+  return {hq, rq, (hq + 1) * rq + 128, OH * rq + 128};
+}
+} // namespace detail
+
+/// Scratch floats per part of attention(): K of one head transposed
+/// ([D][Sk]) and one row of scores.
+inline int64_t attention_scratch_floats(int isa, int64_t sk, int64_t d) {
+  (void)isa;
+  return detail::round_up(d * sk, 16) + detail::round_up(sk, 16);
+}
+
+inline int64_t depthwise_conv2d_scratch_floats(int isa, int64_t H, int64_t W, int64_t KH,
+                                               int64_t KW, int64_t SH, int64_t SW, int64_t PT,
+                                               int64_t PL, int64_t PB, int64_t PR, int64_t DH,
+                                               int64_t DW, int64_t OH, int64_t OW) {
+  (void)isa, (void)KH, (void)KW, (void)DH, (void)DW, (void)OW;
+  detail::DwPlan plan = detail::dw_plan(H, W, SH, SW, PT, PL, PB, PR, OH);
+  return SH * SW * plan.plane + plan.tmp;
+}
+
+/// Activation codes of the fused epilogues and of activate().
+enum Act : int32_t {
+  kActNone = 0,
+  kActRelu = 1,
+  kActClip = 2,
+  kActLeakyRelu = 3,
+  kActSigmoid = 4,
+  kActHardSigmoid = 5,
+  kActHardSwish = 6,
+  kActSilu = 7,
+  kActGeluErf = 8,
+  kActGeluTanh = 9,
+  kActTanh = 10,
+};
+
+//===----------------------------------------------------------------------===//
+// Vector abstraction. Exactly one of these is compiled per translation unit;
+// the SIMD ones sit inside a target pragma region.
+//===----------------------------------------------------------------------===//
+
+#if ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX512
+// (GCC's `#pragma GCC target` does not expand macros: the strings are
+// repeated there.)
+#define ONNXCC_KERNELS_TARGET "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi,bmi2,f16c"
+#elif ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX2
+#define ONNXCC_KERNELS_TARGET "avx2,fma,bmi,bmi2,f16c"
+#endif
+
+#ifdef ONNXCC_KERNELS_TARGET
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target(ONNXCC_KERNELS_TARGET))), apply_to = function)
+#else
+#pragma GCC push_options
+#if ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX512
+#pragma GCC target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi,bmi2,f16c")
+#else
+#pragma GCC target("avx2,fma,bmi,bmi2,f16c")
+#endif
+#endif
+#endif
+
+namespace detail {
+
+#if ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX512
+/// 16 lanes of AVX-512; tails through lane masks.
+struct Vec {
+  using T = __m512;
+  static constexpr int W = 16;
+  static constexpr int MR = conv_mr(ONNXCC_ISA_AVX512); // conv tile rows
+  static constexpr int NV = 3;                          // tile columns in vectors
+  static constexpr int GemmMR = 8;
+  static __mmask16 mask(int n) { return static_cast<__mmask16>((1u << n) - 1u); }
+  static T zero() { return _mm512_setzero_ps(); }
+  static T set1(float f) { return _mm512_set1_ps(f); }
+  static T load(const float *p) { return _mm512_loadu_ps(p); }
+  static T load_n(const float *p, int n) { return _mm512_maskz_loadu_ps(mask(n), p); }
+  static void store(float *p, T v) { _mm512_storeu_ps(p, v); }
+  static void store_n(float *p, T v, int n) { _mm512_mask_storeu_ps(p, mask(n), v); }
+  static T fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
+  static T fnma(T a, T b, T c) { return _mm512_fnmadd_ps(a, b, c); }
+  static T fms(T a, T b, T c) { return _mm512_fmsub_ps(a, b, c); }
+  static T add(T a, T b) { return _mm512_add_ps(a, b); }
+  static T sub(T a, T b) { return _mm512_sub_ps(a, b); }
+  static T mul(T a, T b) { return _mm512_mul_ps(a, b); }
+  static T div(T a, T b) { return _mm512_div_ps(a, b); }
+  // (The maskz forms avoid GCC 12's -Wmaybe-uninitialized on the plain
+  // intrinsics, which pass _mm512_undefined_* as the merge source.)
+  /// x86 semantics: returns b when either operand is NaN.
+  static T max(T a, T b) { return _mm512_maskz_max_ps(0xffff, a, b); }
+  static T min(T a, T b) { return _mm512_maskz_min_ps(0xffff, a, b); }
+  static T abs(T a) { return _mm512_abs_ps(a); }
+  /// a < b ? x : y (false for NaN).
+  static T sel_lt(T a, T b, T x, T y) {
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_LT_OQ), y, x);
+  }
+  /// a is NaN ? x : y.
+  static T sel_nan(T a, T x, T y) {
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q), y, x);
+  }
+  /// Magnitude of `mag` with the sign of `sgn`.
+  static T copysign(T mag, T sgn) {
+    __m512i m = _mm512_set1_epi32(0x7fffffff);
+    return _mm512_castsi512_ps(
+        _mm512_ternarylogic_epi32(_mm512_castps_si512(mag), _mm512_castps_si512(sgn), m, 0xe4));
+  }
+  /// p[0], p[2], ..., p[2W-2] (reads p[0 .. 2W-1]).
+  static T load_even(const float *p) {
+    const __m512i idx =
+        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    return _mm512_permutex2var_ps(_mm512_loadu_ps(p), idx, _mm512_loadu_ps(p + 16));
+  }
+  /// 2^n for integral n in [-126, 127].
+  static T pow2i(T n) {
+    __m512i i = _mm512_maskz_cvtps_epi32(0xffff, n);
+    i = _mm512_add_epi32(i, _mm512_set1_epi32(127));
+    return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, i, 23));
+  }
+};
+#elif ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX2
+/// 8 lanes of AVX2; tails through vmaskmov.
+struct Vec {
+  using T = __m256;
+  static constexpr int W = 8;
+  static constexpr int MR = conv_mr(ONNXCC_ISA_AVX2);
+  static constexpr int NV = 3;
+  static constexpr int GemmMR = 4;
+  static __m256i mask(int n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+  static T zero() { return _mm256_setzero_ps(); }
+  static T set1(float f) { return _mm256_set1_ps(f); }
+  static T load(const float *p) { return _mm256_loadu_ps(p); }
+  static T load_n(const float *p, int n) { return _mm256_maskload_ps(p, mask(n)); }
+  static void store(float *p, T v) { _mm256_storeu_ps(p, v); }
+  static void store_n(float *p, T v, int n) { _mm256_maskstore_ps(p, mask(n), v); }
+  static T fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
+  static T fnma(T a, T b, T c) { return _mm256_fnmadd_ps(a, b, c); }
+  static T fms(T a, T b, T c) { return _mm256_fmsub_ps(a, b, c); }
+  static T add(T a, T b) { return _mm256_add_ps(a, b); }
+  static T sub(T a, T b) { return _mm256_sub_ps(a, b); }
+  static T mul(T a, T b) { return _mm256_mul_ps(a, b); }
+  static T div(T a, T b) { return _mm256_div_ps(a, b); }
+  static T max(T a, T b) { return _mm256_max_ps(a, b); }
+  static T min(T a, T b) { return _mm256_min_ps(a, b); }
+  static T abs(T a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
+  static T sel_lt(T a, T b, T x, T y) {
+    return _mm256_blendv_ps(y, x, _mm256_cmp_ps(a, b, _CMP_LT_OQ));
+  }
+  static T sel_nan(T a, T x, T y) {
+    return _mm256_blendv_ps(y, x, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+  }
+  static T copysign(T mag, T sgn) {
+    __m256 s = _mm256_set1_ps(-0.0f);
+    return _mm256_or_ps(_mm256_andnot_ps(s, mag), _mm256_and_ps(s, sgn));
+  }
+  static T load_even(const float *p) {
+    __m256 even = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), 0x88);
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(even), 0xd8));
+  }
+  static T pow2i(T n) {
+    __m256i i = _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(i, 23));
+  }
+};
+#else
+/// Portable 4-lane "vector" of plain floats (one SSE / NEON register: the
+/// compiler vectorizes the lane loops; an 8 x 8 tile keeps 16 of them).
+struct Vec {
+  struct T {
+    float v[4];
+  };
+  static constexpr int W = 4;
+  static constexpr int MR = conv_mr(ONNXCC_ISA_GENERIC);
+  static constexpr int NV = 2;
+  static constexpr int GemmMR = 4;
+  static T zero() { return set1(0.0f); }
+  static T set1(float f) {
+    T r;
+    for (int i = 0; i < W; ++i)
+      r.v[i] = f;
+    return r;
+  }
+  static T load(const float *p) {
+    T r;
+    std::memcpy(r.v, p, sizeof(r.v));
+    return r;
+  }
+  static T load_n(const float *p, int n) {
+    T r = zero();
+    for (int i = 0; i < n; ++i)
+      r.v[i] = p[i];
+    return r;
+  }
+  static void store(float *p, T v) { std::memcpy(p, v.v, sizeof(v.v)); }
+  static void store_n(float *p, T v, int n) {
+    for (int i = 0; i < n; ++i)
+      p[i] = v.v[i];
+  }
+#define ONNXCC_LANEWISE(name, expr)                                                                \
+  static T name(T a, T b) {                                                                        \
+    T r;                                                                                           \
+    for (int i = 0; i < W; ++i) {                                                                  \
+      float x = a.v[i], y = b.v[i];                                                                \
+      r.v[i] = (expr);                                                                             \
+    }                                                                                              \
+    return r;                                                                                      \
+  }
+  ONNXCC_LANEWISE(add, x + y)
+  ONNXCC_LANEWISE(sub, x - y)
+  ONNXCC_LANEWISE(mul, x *y)
+  ONNXCC_LANEWISE(div, x / y)
+  ONNXCC_LANEWISE(max, x > y ? x : y)
+  ONNXCC_LANEWISE(min, x < y ? x : y)
+  ONNXCC_LANEWISE(copysign, std::copysign(x, y))
+#undef ONNXCC_LANEWISE
+  static T fma(T a, T b, T c) {
+    T r;
+    for (int i = 0; i < W; ++i)
+      r.v[i] = a.v[i] * b.v[i] + c.v[i];
+    return r;
+  }
+  static T fnma(T a, T b, T c) {
+    T r;
+    for (int i = 0; i < W; ++i)
+      r.v[i] = c.v[i] - a.v[i] * b.v[i];
+    return r;
+  }
+  /// a*b - c with the product exact (used to split x*x); std::fma is exact
+  /// everywhere, if slow without hardware FMA.
+  static T fms(T a, T b, T c) {
+    T r;
+    for (int i = 0; i < W; ++i)
+      r.v[i] = std::fma(a.v[i], b.v[i], -c.v[i]);
+    return r;
+  }
+  static T abs(T a) {
+    T r;
+    for (int i = 0; i < W; ++i)
+      r.v[i] = std::fabs(a.v[i]);
+    return r;
+  }
+  static T sel_lt(T a, T b, T x, T y) {
+    T r;
+    for (int i = 0; i < W; ++i)
+      r.v[i] = a.v[i] < b.v[i] ? x.v[i] : y.v[i];
+    return r;
+  }
+  static T sel_nan(T a, T x, T y) {
+    T r;
+    for (int i = 0; i < W; ++i)
+      r.v[i] = a.v[i] != a.v[i] ? x.v[i] : y.v[i];
+    return r;
+  }
+  static T load_even(const float *p) {
+    T r;
+    for (int i = 0; i < W; ++i)
+      r.v[i] = p[2 * i];
+    return r;
+  }
+  static T pow2i(T n) {
+    T r;
+    for (int i = 0; i < W; ++i) {
+      // (NaN lanes, from NaN inputs, are replaced by the caller.)
+      int32_t e = n.v[i] == n.v[i] ? static_cast<int32_t>(n.v[i]) : 0;
+      uint32_t bits = static_cast<uint32_t>(e + 127) << 23;
+      std::memcpy(&r.v[i], &bits, 4);
+    }
+    return r;
+  }
+};
+#endif
+
+using VT = Vec::T;
+
+//===----------------------------------------------------------------------===//
+// Elementary functions.
+//===----------------------------------------------------------------------===//
+
+/// e^x: range reduction x = n*ln2 + r, |r| <= ln2/2, degree-7 Taylor
+/// polynomial for e^r (relative error < 2e-8 before rounding), times 2^n.
+/// Results below FLT_MIN flush to 0, overflow gives +inf, NaN propagates.
+inline VT vexp(VT x) {
+  const VT lo = Vec::set1(-87.3365447f), hi = Vec::set1(88.3762626f);
+  VT xc = Vec::min(hi, Vec::max(lo, x));
+  // Round to nearest integer with the 1.5*2^23 trick (|x*log2e| < 2^22).
+  const VT magic = Vec::set1(12582912.0f);
+  VT n = Vec::sub(Vec::fma(xc, Vec::set1(1.44269504f), magic), magic);
+  VT r = Vec::fnma(n, Vec::set1(0.693359375f), xc);
+  r = Vec::fnma(n, Vec::set1(-2.12194440e-4f), r);
+  VT p = Vec::set1(1.0f / 5040);
+  p = Vec::fma(p, r, Vec::set1(1.0f / 720));
+  p = Vec::fma(p, r, Vec::set1(1.0f / 120));
+  p = Vec::fma(p, r, Vec::set1(1.0f / 24));
+  p = Vec::fma(p, r, Vec::set1(1.0f / 6));
+  p = Vec::fma(p, r, Vec::set1(0.5f));
+  p = Vec::fma(p, r, Vec::set1(1.0f));
+  p = Vec::fma(p, r, Vec::set1(1.0f));
+  VT y = Vec::mul(p, Vec::pow2i(n));
+  y = Vec::sel_lt(x, lo, Vec::zero(), y);
+  y = Vec::sel_lt(hi, x, Vec::set1(std::numeric_limits<float>::infinity()), y);
+  return Vec::sel_nan(x, x, y);
+}
+
+/// 1 / (1 + e^-x); exact 0/1 limits, NaN propagates.
+inline VT vsigmoid(VT x) {
+  VT one = Vec::set1(1.0f);
+  return Vec::div(one, Vec::add(one, vexp(Vec::sub(Vec::zero(), x))));
+}
+
+/// tanh(x) = sign(x) * e/(e+2) with e = expm1(2|x|); expm1 uses a Taylor
+/// polynomial below ln2/2 (no cancellation) and exp(y)-1 above. |x| is
+/// clamped at 10 where tanh rounds to 1.
+inline VT vtanh(VT x) {
+  VT y = Vec::mul(Vec::min(Vec::abs(x), Vec::set1(10.0f)), Vec::set1(2.0f));
+  VT p = Vec::set1(1.0f / 40320);
+  p = Vec::fma(p, y, Vec::set1(1.0f / 5040));
+  p = Vec::fma(p, y, Vec::set1(1.0f / 720));
+  p = Vec::fma(p, y, Vec::set1(1.0f / 120));
+  p = Vec::fma(p, y, Vec::set1(1.0f / 24));
+  p = Vec::fma(p, y, Vec::set1(1.0f / 6));
+  p = Vec::fma(p, y, Vec::set1(0.5f));
+  VT small = Vec::fma(Vec::mul(p, y), y, y);
+  VT big = Vec::sub(vexp(y), Vec::set1(1.0f));
+  VT e = Vec::sel_lt(y, Vec::set1(0.34657359f), small, big);
+  VT t = Vec::div(e, Vec::add(e, Vec::set1(2.0f)));
+  return Vec::sel_nan(x, x, Vec::copysign(t, x));
+}
+
+/// Gelu(x) = 0.5 x erfc(-x/sqrt2). erfc(z), z >= 0, is t*exp(-z^2 + P(t)),
+/// t = 1/(1+z/2), with the classic 10-term Chebyshev fit P (relative error
+/// < 1.2e-7 for all z). -z^2 = -x^2/2 is carried as an exact hi+lo pair so
+/// large |x| keeps its relative accuracy.
+inline VT vgelu_erf(VT x) {
+  VT z = Vec::mul(Vec::abs(x), Vec::set1(0.70710678f));
+  VT t = Vec::div(Vec::set1(1.0f), Vec::fma(z, Vec::set1(0.5f), Vec::set1(1.0f)));
+  VT p = Vec::set1(0.17087277f);
+  p = Vec::fma(p, t, Vec::set1(-0.82215223f));
+  p = Vec::fma(p, t, Vec::set1(1.48851587f));
+  p = Vec::fma(p, t, Vec::set1(-1.13520398f));
+  p = Vec::fma(p, t, Vec::set1(0.27886807f));
+  p = Vec::fma(p, t, Vec::set1(-0.18628806f));
+  p = Vec::fma(p, t, Vec::set1(0.09678418f));
+  p = Vec::fma(p, t, Vec::set1(0.37409196f));
+  p = Vec::fma(p, t, Vec::set1(1.00002368f));
+  p = Vec::fma(p, t, Vec::set1(-1.26551223f));
+  VT half = Vec::set1(0.5f);
+  VT xx = Vec::mul(x, x);
+  VT xxLo = Vec::fms(x, x, xx);  // x*x == xx + xxLo exactly
+  VT s = Vec::fnma(half, xx, p); // p - x^2/2 (hi part)
+  // Rounding error of s = -xx/2 + p (TwoSum) plus the low part of -x^2/2.
+  VT a = Vec::mul(Vec::set1(-0.5f), xx);
+  VT bv = Vec::sub(s, a);
+  VT err = Vec::add(Vec::sub(a, Vec::sub(s, bv)), Vec::sub(p, bv));
+  err = Vec::fnma(half, xxLo, err);
+  VT erfc = Vec::mul(t, vexp(s));
+  erfc = Vec::fma(erfc, err, erfc);
+  // x >= 0: x * (1 - erfc/2); x < 0: x * erfc/2.
+  VT hc = Vec::mul(half, erfc);
+  VT g = Vec::sel_lt(x, Vec::zero(), Vec::mul(x, hc), Vec::fnma(x, hc, x));
+  return Vec::sel_nan(x, x, g);
+}
+
+/// Gelu (tanh form) = 0.5x(1+tanh(u)) = x / (1 + e^-2u), no cancellation.
+/// For negative x the result is e^-2u scaled, so 2u = k(x + c x^3) is
+/// carried as a hi+lo pair (exact products via FMA, TwoSum for the add) to
+/// keep the relative error near 1e-7 where |2u| reaches ~80.
+inline VT vgelu_tanh(VT x) {
+  const VT ch = Vec::set1(0.044715f), cl = Vec::set1(1.5461444e-09f);
+  const VT kh = Vec::set1(1.5957692f), kl = Vec::set1(-4.534068e-08f);
+  VT a = Vec::mul(x, x);
+  VT al = Vec::fms(x, x, a); // x^2 = a + al
+  VT b = Vec::mul(a, x);
+  VT bl = Vec::fma(al, x, Vec::fms(a, x, b)); // x^3 ~ b + bl
+  VT p = Vec::mul(ch, b);
+  VT pl = Vec::fma(ch, bl, Vec::fma(cl, b, Vec::fms(ch, b, p))); // c x^3 ~ p + pl
+  VT s = Vec::add(x, p);
+  VT bb = Vec::sub(s, x);
+  VT e = Vec::add(Vec::sub(x, Vec::sub(s, bb)), Vec::sub(p, bb)); // x + p = s + e
+  e = Vec::add(e, pl);
+  VT v = Vec::mul(kh, s);
+  VT vl = Vec::fma(kl, s, Vec::fma(kh, e, Vec::fms(kh, s, v))); // 2u ~ v + vl
+  VT ex = vexp(Vec::sub(Vec::zero(), v));
+  // e^-(v+vl) ~ e^-v (1 - vl), unless e^-v overflowed.
+  ex =
+      Vec::sel_lt(ex, Vec::set1(std::numeric_limits<float>::infinity()), Vec::fnma(ex, vl, ex), ex);
+  VT g = Vec::div(x, Vec::add(Vec::set1(1.0f), ex));
+  return Vec::sel_nan(x, x, g);
+}
+
+/// For |x| >= 1e18 (and +-inf) SiLU and Gelu are max(x, 0); the formulas
+/// would give inf*0 there.
+inline VT big_to_relu(VT x, VT r) {
+  return Vec::sel_lt(Vec::abs(x), Vec::set1(1e18f), r, Vec::max(Vec::zero(), x));
+}
+
+/// Applies activation `act` to one vector.
+inline VT apply_act(VT x, int32_t act, float p0, float p1) {
+  switch (act) {
+  case kActRelu:
+    return Vec::max(Vec::zero(), x);
+  case kActClip:
+    return Vec::min(Vec::set1(p1), Vec::max(Vec::set1(p0), x));
+  case kActLeakyRelu:
+    return Vec::sel_lt(x, Vec::zero(), Vec::mul(x, Vec::set1(p0)), x);
+  case kActSigmoid:
+    return vsigmoid(x);
+  case kActHardSigmoid:
+    return Vec::max(Vec::zero(),
+                    Vec::min(Vec::set1(1.0f), Vec::fma(x, Vec::set1(p0), Vec::set1(p1))));
+  case kActHardSwish: {
+    // (x + 3) / 6 keeps its relative accuracy near x = -3.
+    VT h = Vec::mul(Vec::add(x, Vec::set1(3.0f)), Vec::set1(1.0f / 6));
+    return big_to_relu(x, Vec::mul(x, Vec::max(Vec::zero(), Vec::min(Vec::set1(1.0f), h))));
+  }
+  case kActSilu:
+    return big_to_relu(x, Vec::mul(x, vsigmoid(x)));
+  case kActGeluErf:
+    return big_to_relu(x, vgelu_erf(x));
+  case kActGeluTanh:
+    return big_to_relu(x, vgelu_tanh(x));
+  case kActTanh:
+    return vtanh(x);
+  default:
+    return x;
+  }
+}
+
+#if defined(__GNUC__)
+#define ONNXCC_NOINLINE __attribute__((noinline))
+#else
+#define ONNXCC_NOINLINE
+#endif
+
+/// The epilogue y = act(acc + bias + z) of a GEMM tile runs in two passes
+/// over the tile, out of line (inlined into a microkernel, the activation
+/// code would crowd the register allocation of its inner loop):
+///  - before the first K block, the tile of C is set to bias + z and the
+///    microkernel accumulates onto it. z is read before C is written at
+///    each element, so z may be the output buffer itself (in-place add).
+///  - after the last K block, the activation is applied to the tile (in L1).
+/// `bias` and `z` are offset to the tile's first element (null when absent);
+/// the bias is per row (conv: output channel) or per column (gemm: output
+/// feature).
+struct TileInit {
+  const float *bias;
+  bool biasPerRow;
+  const float *z;
+  int64_t ldz;
+};
+
+ONNXCC_NOINLINE inline void init_tile(float *c, int64_t ldc, int nrows, int ncols,
+                                      const TileInit &in) {
+  constexpr int W = Vec::W;
+  for (int r = 0; r < nrows; ++r) {
+    const VT rowBias = Vec::set1(in.bias && in.biasPerRow ? in.bias[r] : 0.0f);
+    for (int j = 0; j < ncols; j += W) {
+      const int n = std::min(W, ncols - j);
+      VT v = rowBias;
+      if (in.bias && !in.biasPerRow)
+        v = n == W ? Vec::load(in.bias + j) : Vec::load_n(in.bias + j, n);
+      if (in.z) {
+        const float *zp = in.z + r * in.ldz + j;
+        v = Vec::add(v, n == W ? Vec::load(zp) : Vec::load_n(zp, n));
+      }
+      if (n == W)
+        Vec::store(c + r * ldc + j, v);
+      else
+        Vec::store_n(c + r * ldc + j, v, n);
+    }
+  }
+}
+
+struct ActParams {
+  int32_t act;
+  float p0, p1;
+};
+
+ONNXCC_NOINLINE inline void act_tile(float *c, int64_t ldc, int nrows, int ncols,
+                                     const ActParams &ap) {
+  constexpr int W = Vec::W;
+  for (int r = 0; r < nrows; ++r)
+    for (int j = 0; j < ncols; j += W) {
+      const int n = std::min(W, ncols - j);
+      float *cp = c + r * ldc + j;
+      if (n == W)
+        Vec::store(cp, apply_act(Vec::load(cp), ap.act, ap.p0, ap.p1));
+      else
+        Vec::store_n(cp, apply_act(Vec::load_n(cp, n), ap.act, ap.p0, ap.p1), n);
+    }
+}
+
+//===----------------------------------------------------------------------===//
+// Microkernel: an R x (NV*W) tile of C += A x B over K steps.
+//  - PackedA: A is a packed conv panel, element (r,k) at a[k*R + r];
+//    otherwise row r of A starts at a + r*lda (gemm).
+//  - B step k is NV vectors at b + k*ldb; MaskedB loads the last vector
+//    masked (B read in place, the tail could run past the buffer).
+//  - ncols valid columns, nrows valid rows are stored; `accumulate` starts
+//    from C instead of zero; `act` (last K block only) applies the
+//    activation.
+//===----------------------------------------------------------------------===//
+template <int R, int NV, bool PackedA, bool MaskedB>
+inline void ukernel(int64_t K, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,
+                    int64_t ldc, int ncols, int nrows, bool accumulate, const ActParams *act) {
+  constexpr int W = Vec::W;
+  const int lastN = ncols - (NV - 1) * W;
+  VT acc[R][NV];
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; ++j) {
+      if (!accumulate || r >= nrows)
+        acc[r][j] = Vec::zero();
+      else if (j == NV - 1 && lastN < W)
+        acc[r][j] = Vec::load_n(c + r * ldc + j * W, lastN);
+      else
+        acc[r][j] = Vec::load(c + r * ldc + j * W);
+    }
+  const float *arow[R];
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r)
+    arow[r] = a + (PackedA ? 0 : r * lda);
+  for (int64_t k = 0; k < K; ++k) {
+    VT bv[NV];
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; ++j)
+      bv[j] = (MaskedB && j == NV - 1) ? Vec::load_n(b + j * W, lastN) : Vec::load(b + j * W);
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) {
+      VT av = Vec::set1(PackedA ? a[k * R + r] : arow[r][k]);
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; ++j)
+        acc[r][j] = Vec::fma(av, bv[j], acc[r][j]);
+    }
+    b += ldb;
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+    if (r >= nrows)
+      break;
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; ++j) {
+      if (j == NV - 1 && lastN < W)
+        Vec::store_n(c + r * ldc + j * W, acc[r][j], lastN);
+      else
+        Vec::store(c + r * ldc + j * W, acc[r][j]);
+    }
+  }
+  if (act)
+    act_tile(c, ldc, nrows, ncols, *act);
+}
+
+/// Calls the R-row kernel for a tile of `ncols` columns (NV chosen from it).
+template <int R, bool PackedA>
+inline void ukernel_cols(int64_t K, const float *a, int64_t lda, const float *b, int64_t ldb,
+                         bool maskedB, float *c, int64_t ldc, int ncols, int nrows, bool accumulate,
+                         const ActParams *act) {
+  constexpr int W = Vec::W;
+  int nv = static_cast<int>(ceil_div(ncols, W));
+  bool full = ncols == nv * W;
+  if (nv >= Vec::NV) {
+    if (maskedB && !full)
+      ukernel<R, Vec::NV, PackedA, true>(K, a, lda, b, ldb, c, ldc, ncols, nrows, accumulate, act);
+    else
+      ukernel<R, Vec::NV, PackedA, false>(K, a, lda, b, ldb, c, ldc, ncols, nrows, accumulate, act);
+  } else if (nv == 2) {
+    if (maskedB && !full)
+      ukernel<R, 2, PackedA, true>(K, a, lda, b, ldb, c, ldc, ncols, nrows, accumulate, act);
+    else
+      ukernel<R, 2, PackedA, false>(K, a, lda, b, ldb, c, ldc, ncols, nrows, accumulate, act);
+  } else {
+    if (maskedB && !full)
+      ukernel<R, 1, PackedA, true>(K, a, lda, b, ldb, c, ldc, ncols, nrows, accumulate, act);
+    else
+      ukernel<R, 1, PackedA, false>(K, a, lda, b, ldb, c, ldc, ncols, nrows, accumulate, act);
+  }
+}
+
+/// Small fills and copies inline (the depthwise planes have short rows
+/// where a libc call per row would dominate).
+inline void zero_floats(float *p, int64_t n) {
+  int64_t i = 0;
+  for (; i + Vec::W <= n; i += Vec::W)
+    Vec::store(p + i, Vec::zero());
+  if (i < n)
+    Vec::store_n(p + i, Vec::zero(), static_cast<int>(n - i));
+}
+/// d[i] = s[i*sw] for i < n.
+inline void copy_strided(float *d, const float *s, int64_t n, int64_t sw) {
+  int64_t i = 0;
+  if (sw == 1) {
+    for (; i + Vec::W <= n; i += Vec::W)
+      Vec::store(d + i, Vec::load(s + i));
+    if (i < n)
+      Vec::store_n(d + i, Vec::load_n(s + i, static_cast<int>(n - i)), static_cast<int>(n - i));
+    return;
+  }
+  if (sw == 2) // load_even reads s[2i .. 2i+2W-1]: stay below s[2n-2]
+    for (; i + Vec::W < n; i += Vec::W)
+      Vec::store(d + i, Vec::load_even(s + 2 * i));
+  for (; i < n; ++i)
+    d[i] = s[i * sw];
+}
+
+/// Writes `n` im2col values of one K row into the packed block: pixels q ..
+/// q+n-1 of the block (which may cross tile boundaries), read from `row`
+/// (null: the row is padding) at columns iw0, iw0+sw, ...
+inline void im2col_run(float *blk, int64_t kc, int64_t kk, int64_t q, int64_t n, const float *row,
+                       int64_t iw0, int64_t sw, int64_t W) {
+  const int64_t nr = Vec::W * Vec::NV;
+  // Leading / trailing pixels whose column falls into the padding.
+  int64_t lead = 0, valid = 0;
+  if (row) {
+    lead = iw0 < 0 ? std::min(n, ceil_div(-iw0, sw)) : 0;
+    int64_t lastValid = iw0 <= W - 1 ? (W - 1 - iw0) / sw : -1; // last j with col < W
+    valid = std::max<int64_t>(0, std::min(n - 1, lastValid) - lead + 1);
+  }
+  int64_t j = 0;
+  while (j < n) {
+    int64_t qq = q + j;
+    float *dst = blk + (qq / nr) * kc * nr + kk * nr + qq % nr;
+    int64_t chunk = std::min(n - j, nr - qq % nr);
+    int64_t end = j + chunk;
+    int64_t i = j;
+    for (; i < std::min(end, lead); ++i)
+      *dst++ = 0.0f;
+    int64_t vEnd = std::min(end, lead + valid);
+    if (i < vEnd) {
+      copy_strided(dst, row + iw0 + i * sw, vEnd - i, sw);
+      dst += vEnd - i;
+      i = vEnd;
+    }
+    for (; i < end; ++i)
+      *dst++ = 0.0f;
+    j = end;
+  }
+}
+
+struct ConvShape {
+  int64_t C, H, W, OH, OW, KH, KW, SH, SW, PT, PL, DH, DW;
+};
+
+/// Packs im2col rows k0 .. k0+kc-1 for output pixels p0 .. p0+np-1 of one
+/// image group `x` (Cg channels): tile t of the block holds kc steps of NR
+/// pixels, blk[(t*kc + kk)*NR + lane].
+inline void pack_im2col(const float *x, const ConvShape &s, int64_t k0, int64_t kc, int64_t p0,
+                        int64_t np, float *blk) {
+  const int64_t khw = s.KH * s.KW, nr = Vec::W * Vec::NV;
+  for (int64_t kk = 0; kk < kc; ++kk) {
+    int64_t k = k0 + kk, ch = k / khw, kh = (k % khw) / s.KW, kw = k % s.KW;
+    const float *plane = x + ch * s.H * s.W;
+    int64_t q = 0;
+    while (q < np) {
+      int64_t p = p0 + q, oh = p / s.OW, ow = p % s.OW;
+      int64_t n = std::min(np - q, s.OW - ow);
+      int64_t ih = oh * s.SH - s.PT + kh * s.DH;
+      const float *row = (ih >= 0 && ih < s.H) ? plane + ih * s.W : nullptr;
+      im2col_run(blk, kc, kk, q, n, row, ow * s.SW - s.PL + kw * s.DW, s.SW, s.W);
+      q += n;
+    }
+    // Zero the unused lanes of a partial last tile (they are loaded, never
+    // stored).
+    if (np % nr)
+      std::memset(blk + ((np / nr) * kc + kk) * nr + np % nr, 0, sizeof(float) * (nr - np % nr));
+  }
+}
+
+} // namespace detail
+
+//===----------------------------------------------------------------------===//
+// Public kernels.
+//===----------------------------------------------------------------------===//
+
+/// Applies activation `act` to x[0..n) in place.
+inline void activate(float *x, int64_t n, int32_t act, float p0, float p1) {
+  using detail::Vec;
+  int64_t i = 0;
+  for (; i + Vec::W <= n; i += Vec::W)
+    Vec::store(x + i, detail::apply_act(Vec::load(x + i), act, p0, p1));
+  if (i < n) {
+    int rest = static_cast<int>(n - i);
+    Vec::store_n(x + i, detail::apply_act(Vec::load_n(x + i, rest), act, p0, p1), rest);
+  }
+}
+
+/// y[i] = e^x[i] (relative error ~2 ulp; 0 below ~-87.3, inf above ~88.4).
+inline void exp_array(const float *x, float *y, int64_t n) {
+  using detail::Vec;
+  int64_t i = 0;
+  for (; i + Vec::W <= n; i += Vec::W)
+    Vec::store(y + i, detail::vexp(Vec::load(x + i)));
+  if (i < n) {
+    int rest = static_cast<int>(n - i);
+    Vec::store_n(y + i, detail::vexp(Vec::load_n(x + i, rest)), rest);
+  }
+}
+
+namespace detail {
+
+/// The lanes of v summed in lane order (deterministic).
+inline float hsum(VT v) {
+  float t[Vec::W];
+  Vec::store(t, v);
+  float s = 0;
+  for (int i = 0; i < Vec::W; ++i)
+    s += t[i];
+  return s;
+}
+
+/// Part `part` of `parts` of [0, n): a contiguous range.
+inline void part_range(int64_t n, int64_t part, int64_t parts, int64_t &begin, int64_t &end) {
+  begin = n * part / parts;
+  end = n * (part + 1) / parts;
+}
+
+/// y[0..n) = softmax(x[0..n)), max-subtracted; x and y may be the same.
+inline void softmax_row(const float *x, float *y, int64_t n) {
+  // The maximum (a NaN input makes every output NaN through the sum).
+  float m = -std::numeric_limits<float>::infinity();
+  int64_t i = 0;
+  if (n >= Vec::W) {
+    VT vm = Vec::load(x);
+    for (i = Vec::W; i + Vec::W <= n; i += Vec::W)
+      vm = Vec::max(Vec::load(x + i), vm);
+    float t[Vec::W];
+    Vec::store(t, vm);
+    for (float v : t)
+      m = v > m ? v : m;
+  }
+  for (; i < n; ++i)
+    m = x[i] > m ? x[i] : m;
+  const VT vmax = Vec::set1(m);
+  VT sum = Vec::zero();
+  for (i = 0; i + Vec::W <= n; i += Vec::W) {
+    VT e = vexp(Vec::sub(Vec::load(x + i), vmax));
+    Vec::store(y + i, e);
+    sum = Vec::add(sum, e);
+  }
+  float s = hsum(sum);
+  for (; i < n; ++i) {
+    float e[Vec::W];
+    Vec::store(e, vexp(Vec::set1(x[i] - m)));
+    y[i] = e[0];
+    s += e[0];
+  }
+  const VT inv = Vec::set1(1.0f / s);
+  for (i = 0; i + Vec::W <= n; i += Vec::W)
+    Vec::store(y + i, Vec::mul(Vec::load(y + i), inv));
+  if (i < n) {
+    int rest = static_cast<int>(n - i);
+    Vec::store_n(y + i, Vec::mul(Vec::load_n(y + i, rest), inv), rest);
+  }
+}
+
+} // namespace detail
+
+/// Softmax over the last dim: `rows` rows of `cols` values. Part `part` of
+/// `parts` takes a contiguous range of rows.
+inline int softmax(const float *x, float *y, int64_t rows, int64_t cols, int64_t part,
+                   int64_t parts) {
+  int64_t r0, r1;
+  detail::part_range(rows, part, parts, r0, r1);
+  for (int64_t r = r0; r < r1; ++r)
+    detail::softmax_row(x + r * cols, y + r * cols, cols);
+  return 0;
+}
+
+/// LayerNormalization over the last dim: y = (x - mean) / sqrt(var + eps) *
+/// scale + bias per row, mean and variance in two passes.
+inline int layer_norm(const float *x, const float *scale, const float *bias, int32_t has_bias,
+                      float *y, int64_t rows, int64_t cols, float epsilon, int64_t part,
+                      int64_t parts) {
+  using detail::Vec;
+  using detail::VT;
+  int64_t r0, r1;
+  detail::part_range(rows, part, parts, r0, r1);
+  for (int64_t r = r0; r < r1; ++r) {
+    const float *xr = x + r * cols;
+    float *yr = y + r * cols;
+    VT acc = Vec::zero();
+    int64_t i = 0;
+    for (; i + Vec::W <= cols; i += Vec::W)
+      acc = Vec::add(acc, Vec::load(xr + i));
+    if (i < cols)
+      acc = Vec::add(acc, Vec::load_n(xr + i, static_cast<int>(cols - i)));
+    const float mean = detail::hsum(acc) / static_cast<float>(cols);
+    const VT vmean = Vec::set1(mean);
+    acc = Vec::zero();
+    for (i = 0; i + Vec::W <= cols; i += Vec::W) {
+      VT d = Vec::sub(Vec::load(xr + i), vmean);
+      acc = Vec::fma(d, d, acc);
+    }
+    float tail = 0;
+    for (; i < cols; ++i)
+      tail += (xr[i] - mean) * (xr[i] - mean);
+    const float var = (detail::hsum(acc) + tail) / static_cast<float>(cols);
+    const VT inv = Vec::set1(1.0f / std::sqrt(var + epsilon));
+    for (i = 0; i < cols; i += Vec::W) {
+      int n = static_cast<int>(std::min<int64_t>(Vec::W, cols - i));
+      VT v = Vec::mul(Vec::mul(Vec::sub(Vec::load_n(xr + i, n), vmean), inv),
+                      Vec::load_n(scale + i, n));
+      if (has_bias)
+        v = Vec::add(v, Vec::load_n(bias + i, n));
+      Vec::store_n(yr + i, v, n);
+    }
+  }
+  return 0;
+}
+
+/// Scaled dot-product attention: for each of `heads` heads, Q [sq][d],
+/// K [sk][d], V [sk][dv] give Y [sq][dv] = softmax(Q K^T * scale + mask) V.
+/// The mask element of (head, row, col) is mask[head * mhs + row * mrs +
+/// col * mcs]. One query row at a time: its scores (against K transposed in
+/// scratch, so that they are computed a vector of keys at once), softmax,
+/// then the weighted sum of V's rows. Part `part` of `parts` takes a
+/// contiguous range of (head, row) pairs.
+inline int attention(const float *q, const float *k, const float *v, const float *mask,
+                     int32_t has_mask, float *y, float *scratch, int64_t heads, int64_t sq,
+                     int64_t sk, int64_t d, int64_t dv, float scale, int64_t mhs, int64_t mrs,
+                     int64_t mcs, int64_t part, int64_t parts) {
+  using detail::Vec;
+  using detail::VT;
+  float *kt = scratch + part * attention_scratch_floats(ONNXCC_KERNELS_ISA, sk, d);
+  float *scores = kt + detail::round_up(d * sk, 16);
+  int64_t r0, r1;
+  detail::part_range(heads * sq, part, parts, r0, r1);
+  int64_t loaded = -1; // the head whose K is in kt
+  for (int64_t r = r0; r < r1; ++r) {
+    int64_t h = r / sq, i = r % sq;
+    const float *kh = k + h * sk * d;
+    if (h != loaded) {
+      for (int64_t j = 0; j < sk; ++j)
+        for (int64_t c = 0; c < d; ++c)
+          kt[c * sk + j] = kh[j * d + c];
+      loaded = h;
+    }
+    const float *qi = q + (h * sq + i) * d;
+    const VT vscale = Vec::set1(scale);
+    for (int64_t j = 0; j < sk; j += Vec::W) {
+      int n = static_cast<int>(std::min<int64_t>(Vec::W, sk - j));
+      VT acc = Vec::zero();
+      for (int64_t c = 0; c < d; ++c)
+        acc = Vec::fma(Vec::set1(qi[c]), Vec::load_n(kt + c * sk + j, n), acc);
+      acc = Vec::mul(acc, vscale);
+      if (has_mask) {
+        const float *mrow = mask + h * mhs + i * mrs;
+        if (mcs == 1) {
+          acc = Vec::add(acc, Vec::load_n(mrow + j, n));
+        } else {
+          acc = Vec::add(acc, Vec::set1(mrow[0]));
+        }
+      }
+      Vec::store_n(scores + j, acc, n);
+    }
+    detail::softmax_row(scores, scores, sk);
+    const float *vh = v + h * sk * dv;
+    float *yi = y + (h * sq + i) * dv;
+    for (int64_t c = 0; c < dv; c += Vec::W) {
+      int n = static_cast<int>(std::min<int64_t>(Vec::W, dv - c));
+      VT acc = Vec::zero();
+      for (int64_t j = 0; j < sk; ++j)
+        acc = Vec::fma(Vec::set1(scores[j]), Vec::load_n(vh + j * dv + c, n), acc);
+      Vec::store_n(yi + c, acc, n);
+    }
+  }
+  return 0;
+}
+
+/// 2-D convolution (NCHW), see the file comment for the scheme. Work units
+/// are (image, group, pixel block, chunk of weight panels); part `part` of
+/// `parts` takes a contiguous range. Every output element is computed by the
+/// same sequence of operations whatever the split, so results are bitwise
+/// identical for any `parts`.
+inline int conv2d(const float *x, const float *wpacked, const float *bias, int32_t has_bias,
+                  const float *z, int32_t has_z, float *y, float *scratch, int64_t batch, int64_t C,
+                  int64_t H, int64_t W, int64_t M, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
+                  int64_t SH, int64_t SW, int64_t PT, int64_t PL, int64_t PB, int64_t PR,
+                  int64_t DH, int64_t DW, int64_t G, int32_t act, float p0, float p1, int64_t part,
+                  int64_t parts, int32_t isa_check) {
+  using namespace detail;
+  if (isa_check != ONNXCC_KERNELS_ISA)
+    return 5;
+  constexpr int MR = Vec::MR;
+  const int64_t nr = Vec::W * Vec::NV;
+  const int64_t cg = C / G, mg = M / G, K = cg * KH * KW, P = OH * OW;
+  const int64_t panels = ceil_div(mg, MR);
+  const bool direct =
+      KH == 1 && KW == 1 && SH == 1 && SW == 1 && PT == 0 && PL == 0 && PB == 0 && PR == 0;
+  const ConvPlan plan = conv_plan(ONNXCC_KERNELS_ISA, K, P);
+  const int64_t npb = ceil_div(P, plan.nb);
+  const int64_t outer = batch * G * npb;
+  int64_t nmc = 1;
+  if (parts > 1 && outer < 2 * parts)
+    nmc = std::min(panels, ceil_div(2 * parts, outer));
+  const int64_t total = outer * nmc;
+  const int64_t u0 = total * part / parts, u1 = total * (part + 1) / parts;
+  float *blk = scratch + part * (direct ? 0 : plan.kc * plan.nb);
+  const ConvShape shape{cg, H, W, OH, OW, KH, KW, SH, SW, PT, PL, DH, DW};
+  const bool init = has_bias || has_z;
+  const ActParams actp{act, p0, p1};
+  (void)PB, (void)PR;
+  for (int64_t u = u0; u < u1; ++u) {
+    int64_t mc = u % nmc, t = u / nmc;
+    int64_t pb = t % npb;
+    t /= npb;
+    int64_t g = t % G, b = t / G;
+    int64_t pan0 = panels * mc / nmc, pan1 = panels * (mc + 1) / nmc;
+    int64_t pix0 = pb * plan.nb, np = std::min(plan.nb, P - pix0);
+    const float *xg = x + (b * C + g * cg) * H * W;
+    float *yg = y + (b * M + g * mg) * P + pix0;
+    const float *zg = has_z ? z + (b * M + g * mg) * P + pix0 : nullptr;
+    const float *wg = wpacked + g * panels * MR * K;
+    for (int64_t k0 = 0; k0 < K; k0 += plan.kc) {
+      int64_t kc = std::min(plan.kc, K - k0);
+      bool last = k0 + kc == K;
+      if (!direct)
+        pack_im2col(xg, shape, k0, kc, pix0, np, blk);
+      for (int64_t pan = pan0; pan < pan1; ++pan) {
+        int64_t m0 = pan * MR;
+        int nrows = static_cast<int>(std::min<int64_t>(MR, mg - m0));
+        const float *ap = wg + pan * MR * K + k0 * MR;
+        for (int64_t q0 = 0; q0 < np; q0 += nr) {
+          int ncols = static_cast<int>(std::min(nr, np - q0));
+          float *cp = yg + m0 * P + q0;
+          if (k0 == 0 && init)
+            init_tile(cp, P, nrows, ncols,
+                      TileInit{has_bias ? bias + g * mg + m0 : nullptr, true,
+                               zg ? zg + m0 * P + q0 : nullptr, P});
+          const bool acc = k0 > 0 || init;
+          const ActParams *a = last && act != kActNone ? &actp : nullptr;
+          if (direct)
+            ukernel_cols<MR, true>(kc, ap, 0, xg + k0 * P + pix0 + q0, P, true, cp, P, ncols, nrows,
+                                   acc, a);
+          else
+            ukernel_cols<MR, true>(kc, ap, 0, blk + (q0 / nr) * kc * nr, nr, false, cp, P, ncols,
+                                   nrows, acc, a);
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+/// C[M][N] = act(A x B + bias + Z) with B packed by pack_gemm_b. Work units
+/// are (B panel, chunk of rows).
+inline int gemm_packed_b(const float *a, int64_t lda, const float *bpacked, const float *bias,
+                         int32_t has_bias, const float *z, int32_t has_z, float *c, int64_t M,
+                         int64_t N, int64_t K, int32_t act, float p0, float p1, int64_t part,
+                         int64_t parts, int32_t isa_check) {
+  using namespace detail;
+  if (isa_check != ONNXCC_KERNELS_ISA)
+    return 5;
+  constexpr int MR = Vec::GemmMR;
+  const int64_t nr = Vec::W * Vec::NV;
+  const int64_t npan = ceil_div(N, nr);
+  const int64_t mblocks = ceil_div(M, MR);
+  const bool init = has_bias || has_z;
+  const ActParams actp{act, p0, p1};
+  int64_t nmc = 1;
+  if (parts > 1 && npan < 2 * parts)
+    nmc = std::min(mblocks, ceil_div(2 * parts, npan));
+  const int64_t total = npan * nmc;
+  const int64_t u0 = total * part / parts, u1 = total * (part + 1) / parts;
+  for (int64_t u = u0; u < u1; ++u) {
+    int64_t j = u / nmc, mc = u % nmc;
+    int64_t r0 = mblocks * mc / nmc * MR, r1 = std::min(M, mblocks * (mc + 1) / nmc * MR);
+    int64_t n0 = j * nr;
+    int ncols = static_cast<int>(std::min(nr, N - n0));
+    const float *bp = bpacked + j * K * nr;
+    for (int64_t k0 = 0; k0 < K || k0 == 0; k0 += kGemmKc) {
+      int64_t kc = std::min(kGemmKc, K - k0);
+      bool last = k0 + kc >= K;
+      for (int64_t m = r0; m < r1;) {
+        int64_t rows = r1 - m;
+        const float *ap = a + m * lda + k0;
+        const float *bk = bp + k0 * nr;
+        float *cp = c + m * N + n0;
+        int step = rows >= MR ? MR : (MR > 2 && rows >= 2) ? 2 : 1;
+        if (k0 == 0 && init)
+          init_tile(
+              cp, N, step, ncols,
+              TileInit{has_bias ? bias + n0 : nullptr, false, has_z ? z + m * N + n0 : nullptr, N});
+        const bool acc = k0 > 0 || init;
+        const ActParams *e = last && act != kActNone ? &actp : nullptr;
+        if (step == MR)
+          ukernel_cols<MR, false>(kc, ap, lda, bk, nr, false, cp, N, ncols, MR, acc, e);
+        else if (step == 2)
+          ukernel_cols<2, false>(kc, ap, lda, bk, nr, false, cp, N, ncols, 2, acc, e);
+        else
+          ukernel_cols<1, false>(kc, ap, lda, bk, nr, false, cp, N, ncols, 1, acc, e);
+        m += step;
+      }
+      if (K == 0)
+        break;
+    }
+  }
+  return 0;
+}
+
+/// Depthwise convolution (group == C == M), see DwPlan for the scheme.
+/// Work units are (image, channel).
+inline int depthwise_conv2d(const float *x, const float *w, const float *bias, int32_t has_bias,
+                            const float *z, int32_t has_z, float *y, float *scratch, int64_t batch,
+                            int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH,
+                            int64_t KW, int64_t SH, int64_t SW, int64_t PT, int64_t PL, int64_t PB,
+                            int64_t PR, int64_t DH, int64_t DW, int32_t act, float p0, float p1,
+                            int64_t part, int64_t parts) {
+  using namespace detail;
+  constexpr int VW = Vec::W;
+  const DwPlan plan = dw_plan(H, W, SH, SW, PT, PL, PB, PR, OH);
+  const int64_t rq = plan.rq, nplanes = SH * SW;
+  float *planes = scratch + part * (nplanes * plan.plane + plan.tmp);
+  float *tmp = planes + nplanes * plan.plane;
+  const int64_t J = OH * rq; // flattened outputs
+  // Offset of each tap (kh, kw) into the planes, 64 taps at a time.
+  constexpr int kTaps = 64;
+  auto tap_offsets = [&](int64_t t0, int nt, int64_t *off) {
+    for (int t = 0; t < nt; ++t) {
+      int64_t r = (t0 + t) / KW * DH, c = (t0 + t) % KW * DW;
+      off[t] = ((r % SH) * SW + c % SW) * plan.plane + (r / SH) * rq + c / SW;
+    }
+  };
+  int64_t off0[kTaps];
+  tap_offsets(0, static_cast<int>(std::min<int64_t>(kTaps, KH * KW)), off0);
+  const int64_t total = batch * C;
+  const int64_t u0 = total * part / parts, u1 = total * (part + 1) / parts;
+  for (int64_t u = u0; u < u1; ++u) {
+    const int64_t ch = u % C;
+    const float *xp = x + u * H * W;
+    // Polyphase copy of the padded channel.
+    for (int64_t pa = 0; pa < SH; ++pa)
+      for (int64_t pb = 0; pb < SW; ++pb) {
+        float *pl = planes + (pa * SW + pb) * plan.plane;
+        // Columns jj with 0 <= jj*SW + pb - PL < W.
+        int64_t jlo = std::min(rq, std::max<int64_t>(0, ceil_div(PL - pb, SW)));
+        int64_t jhi =
+            std::max(jlo, std::min(rq, W - 1 + PL - pb < 0 ? 0 : (W - 1 + PL - pb) / SW + 1));
+        for (int64_t i = 0; i < plan.hq; ++i) {
+          float *row = pl + i * rq;
+          int64_t ih = i * SH + pa - PT;
+          if (ih < 0 || ih >= H) {
+            zero_floats(row, rq);
+            continue;
+          }
+          const float *src = xp + ih * W + pb - PL;
+          zero_floats(row, jlo);
+          copy_strided(row + jlo, src + jlo * SW, jhi - jlo, SW);
+          zero_floats(row + jhi, rq - jhi);
+        }
+        zero_floats(pl + plan.hq * rq, plan.plane - plan.hq * rq);
+      }
+    const float *wc = w + ch * KH * KW;
+    const VT bv = Vec::set1(has_bias ? bias[ch] : 0.0f);
+    float *yp = y + u * OH * OW;
+    const float *zp = has_z ? z + u * OH * OW : nullptr;
+    // Applies bias, z and the activation to output vector `o` (n lanes).
+    auto finish = [&](VT v, int64_t o, int n) {
+      if (has_bias)
+        v = Vec::add(v, bv);
+      if (zp)
+        v = Vec::add(v, n == VW ? Vec::load(zp + o) : Vec::load_n(zp + o, n));
+      v = apply_act(v, act, p0, p1);
+      if (n == VW)
+        Vec::store(yp + o, v);
+      else
+        Vec::store_n(yp + o, v, n);
+    };
+    // Sums over the taps, 64 at a time (all of them for kernels up to
+    // 8x8), kDwVecs vectors of outputs per step (independent FMA chains).
+    for (int64_t t0 = 0; t0 < KH * KW; t0 += kTaps) {
+      int nt = static_cast<int>(std::min<int64_t>(kTaps, KH * KW - t0));
+      int64_t offMore[kTaps];
+      const int64_t *off = off0;
+      if (t0 > 0) {
+        tap_offsets(t0, nt, offMore);
+        off = offMore;
+      }
+      const float *wt = wc + t0;
+      // The last step may run up to kDwVecs vectors past J: into the slack
+      // of tmp and of the planes (see DwPlan).
+      for (int64_t j = 0; j < J; j += kDwVecs * VW) {
+        VT acc[kDwVecs];
+#pragma GCC unroll 8
+        for (int v = 0; v < kDwVecs; ++v)
+          acc[v] = t0 == 0 ? Vec::zero() : Vec::load(tmp + j + v * VW);
+        for (int t = 0; t < nt; ++t) {
+          const float *src = planes + off[t] + j;
+          VT wv = Vec::set1(wt[t]);
+#pragma GCC unroll 8
+          for (int v = 0; v < kDwVecs; ++v)
+            acc[v] = Vec::fma(wv, Vec::load(src + v * VW), acc[v]);
+        }
+#pragma GCC unroll 8
+        for (int v = 0; v < kDwVecs; ++v)
+          Vec::store(tmp + j + v * VW, acc[v]);
+      }
+    }
+    // Epilogue: valid columns of tmp -> y.
+    for (int64_t oh = 0; oh < OH; ++oh)
+      for (int64_t ow = 0; ow < OW; ow += VW)
+        finish(Vec::load(tmp + oh * rq + ow), oh * OW + ow,
+               static_cast<int>(std::min<int64_t>(VW, OW - ow)));
+  }
+  return 0;
+}
+
+#ifdef ONNXCC_KERNELS_TARGET
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#undef ONNXCC_KERNELS_TARGET
+#endif
+
+} // namespace kernels
+} // namespace onnxcc_rt
+
+#endif // ONNXCC_KERNELS_H
