@@ -20,6 +20,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
 using llvm::Error;
@@ -31,6 +32,10 @@ namespace onnxcc {
 // kRuntimeSupportHeader: runtime-support/onnxcc_rt.h, embedded at build time
 // (compiler/EmbedText.cmake), so that onnxcc works wherever it is installed.
 #include "onnxcc_rt.inc"
+// kKernelsHeader: runtime-support/onnxcc_kernels.h, likewise.
+#include "onnxcc_kernels.inc"
+// kThreadsHeader: runtime-support/onnxcc_threads.h, likewise.
+#include "onnxcc_threads.inc"
 
 namespace {
 Error makeError(const Twine &message) {
@@ -204,7 +209,31 @@ std::string sanitizeIdentifier(StringRef s) {
   return id;
 }
 
+llvm::Expected<std::string> kernelIsaForTarget(StringRef targetCpu) {
+  if (targetCpu == "none" || targetCpu == "generic")
+    return targetCpu.str();
+  if (targetCpu == "x86-64-v3" || targetCpu == "avx2")
+    return std::string("avx2");
+  if (targetCpu == "x86-64-v4" || targetCpu == "avx512")
+    return std::string("avx512");
+  if (targetCpu != "native")
+    return makeError("--target-cpu: unknown CPU '" + targetCpu +
+                     "' (native, generic, x86-64-v3, x86-64-v4 or none)");
+  llvm::StringMap<bool, llvm::MallocAllocator> features = llvm::sys::getHostCPUFeatures();
+  auto has = [&](StringRef f) { return features.lookup(f); };
+  if (has("avx512f") && has("avx512vl") && has("avx512bw") && has("avx512dq") && has("fma"))
+    return std::string("avx512");
+  if (has("avx2") && has("fma"))
+    return std::string("avx2");
+  return std::string("generic");
+}
+
 Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw_ostream &irOut) {
+  auto kernelIsa = kernelIsaForTarget(options.targetCpu);
+  if (!kernelIsa)
+    return kernelIsa.takeError();
+  if (options.threads < 1 || options.threads > 256)
+    return makeError("--threads must be between 1 and 256, not " + Twine(options.threads));
   std::unique_ptr<MLIRContext> ownedContext = makeContext();
   MLIRContext &context = *ownedContext;
   auto module = loadAndImport(context, modelPath);
@@ -235,7 +264,7 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
   } else if (options.emit == EmitStage::Onnx) {
     buildGraphPipeline(pm);
   } else {
-    buildCpuLoweringPipeline(pm);
+    buildCpuLoweringPipeline(pm, *kernelIsa, options.threads);
   }
   if (options.printIrAfterAll) {
     context.disableMultithreading();
@@ -272,6 +301,14 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
   StringRef weightsFile = options.embedWeights ? ".cpp.weights" : ".weights";
   if (Error e = writeFile(options.outDir, options.name + weightsFile.str(), cpp->weights))
     return e;
+  if (cpp->usesKernels)
+    if (Error e = writeFile(options.outDir, "onnxcc_kernels.h",
+                            StringRef(kKernelsHeader, sizeof(kKernelsHeader) - 1)))
+      return e;
+  if (cpp->usesThreads)
+    if (Error e = writeFile(options.outDir, "onnxcc_threads.h",
+                            StringRef(kThreadsHeader, sizeof(kThreadsHeader) - 1)))
+      return e;
   return writeFile(options.outDir, "onnxcc_rt.h",
                    StringRef(kRuntimeSupportHeader, sizeof(kRuntimeSupportHeader) - 1));
 }

@@ -44,7 +44,19 @@ struct CompileOptions {
   bool printIrAfterAll = false;
   /// Report the time of every pass on stderr (--time-passes).
   bool timePasses = false;
+  /// The CPU the generated code runs on (--target-cpu): `native` (the
+  /// compiling machine), `generic` (portable C++), `x86-64-v3` (AVX2+FMA),
+  /// `x86-64-v4` (AVX-512), or `none` (no kernels: loop nests only). It picks
+  /// the ISA of the runtime-support kernels and their packed weight layout.
+  std::string targetCpu = "native";
+  /// Threads the heavy layers (the kernels' calls) are split over
+  /// (--threads); 1 means no threads at all.
+  int64_t threads = 1;
 };
+
+/// The runtime-support kernel ISA (none, generic, avx2, avx512) for
+/// --target-cpu `targetCpu`; an error for an unknown name.
+llvm::Expected<std::string> kernelIsaForTarget(llvm::StringRef targetCpu);
 
 /// Compiles the model at `modelPath`. For EmitStage::Onnx and ::Lowered the
 /// IR is printed to `irOut`; for ::Cpp the files are written to

@@ -817,7 +817,8 @@ Expected<std::string> copyGenerated(StringRef fromDir, StringRef workDir) {
   if (!name)
     return name.takeError();
   for (std::string file : {*name + ".h", *name + ".cpp", *name + ".cpp.weights",
-                           std::string("onnxcc_rt.h")}) {
+                           std::string("onnxcc_rt.h"), std::string("onnxcc_kernels.h"),
+                           std::string("onnxcc_threads.h")}) {
     SmallString<256> from(fromDir), to(workDir);
     sys::path::append(from, file);
     sys::path::append(to, file);
@@ -932,6 +933,7 @@ Error buildHarness(StringRef workDir, StringRef name, const VerifyOptions &optio
     stampText += arg + "\n";
   for (std::string file : {inDir(name + ".h"), inDir(name + ".cpp"),
                            inDir(name + ".cpp.weights"), inDir("onnxcc_rt.h"),
+                           inDir("onnxcc_kernels.h"), inDir("onnxcc_threads.h"),
                            inDir("main.cpp")}) {
     auto buffer = MemoryBuffer::getFile(file, /*IsText=*/false,
                                         /*RequiresNullTerminator=*/false);
@@ -1259,6 +1261,8 @@ Expected<bool> verifyModel(StringRef modelPath, StringRef datasetDir,
     compileOptions.name = sanitizeIdentifier(sys::path::stem(modelPath));
     compileOptions.outDir = std::string(workDir);
     compileOptions.emit = EmitStage::Cpp;
+    compileOptions.targetCpu = options.targetCpu;
+    compileOptions.threads = options.threads;
     if (auto err = compileModel(modelPath, compileOptions, nulls())) {
       auto shapes = shapesFromDataset(modelPath, datasets->front());
       if (!shapes) {

@@ -26,6 +26,10 @@ struct VerifyOptions {
   /// Skip compiling: copy the generated files of this folder instead. Lets the
   /// harness and the comparison be tested with a hand-written model.
   std::string generatedDir;
+  /// Passed to `onnxcc compile` (see CompileOptions): the kernels' CPU and
+  /// the threads heavy layers are split over.
+  std::string targetCpu = "native";
+  int64_t threads = 1;
 };
 
 /// Which step of `onnxcc verify` failed; the conformance runner tells a model

@@ -1001,31 +1001,12 @@ private:
   Operation *op;
 };
 
-/// The node name in `loc`, or "".
-StringRef nodeName(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().getValue();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location l : fused.getLocations())
-      if (StringRef n = nodeName(l); !n.empty())
-        return n;
-  return "";
-}
-
-/// A resource blob name for result `i` of `op`: its node name (never the
-/// model's path) made an identifier, so output is the same run to run.
+/// A resource blob name for result `i` of `op`.
 std::string blobNameFor(Operation *op, unsigned i) {
-  std::string out;
-  for (char c : nodeName(op->getLoc()))
-    out.push_back(llvm::isAlnum(c) || c == '_' || c == '.' ? c : '_');
-  if (out.empty())
-    out = "node";
-  else if (llvm::isDigit(out[0]))
-    out.insert(0, "w_");
-  out += "_folded";
+  std::string suffix = "_folded";
   if (op->getNumResults() > 1)
-    out += "_" + std::to_string(i);
-  return out;
+    suffix += "_" + std::to_string(i);
+  return lowering::blobName(op, suffix);
 }
 
 int64_t bytesOf(RankedTensorType t) {

@@ -26,8 +26,11 @@ void buildGraphPipeline(mlir::OpPassManager &pm);
 
 /// Adds the passes from the onnx dialect (after import) to loops over
 /// buffers in one arena, the input of the C++ emitter: the graph pipeline,
-/// then the lowering (registered as onnxcc-lower-cpu).
-void buildCpuLoweringPipeline(mlir::OpPassManager &pm);
+/// then the lowering (registered as onnxcc-lower-cpu). `kernels` is the ISA
+/// of the runtime-support kernels heavy ops call, or "none" for loop nests;
+/// each kernel call is split into `threads` parts run on a thread pool.
+void buildCpuLoweringPipeline(mlir::OpPassManager &pm, llvm::StringRef kernels = "none",
+                              int64_t threads = 1);
 
 /// Registers the pipeline as `onnxcc-lower-cpu` for onnxcc-opt.
 void registerLoweringPipelines();

@@ -12,7 +12,20 @@ def ConvertOnnxToLinalgPass : Pass<"convert-onnx-to-linalg", "::mlir::ModuleOp">
     tensor ops; onnx.Constant becomes arith.constant. Unsigned element types
     become signless (signedness lives in the arith ops chosen). Needs static
     shapes; an op it cannot lower is an error naming the op and its node.
+
+    With `kernels` set to an ISA, float32 Conv, Gemm and MatMul with
+    constant weights (and their fused forms) become calls to the kernels of
+    runtime-support/onnxcc_kernels.h, with the weights packed here; the
+    module records the ISA as `onnxcc.kernels_isa` for the emitter. With
+    `threads` N > 1 each call computes N fixed parts of its work, marked
+    `onnxcc.parts` = N for the emitter, which runs them on a thread pool.
   }];
+  let options = [
+    Option<"kernels", "kernels", "std::string", "\"none\"",
+           "Kernel ISA for heavy ops: none (loop nests), generic, avx2 or avx512">,
+    Option<"threads", "threads", "int64_t", "1",
+           "Parts each kernel call is split into, run on a thread pool (1: no threads)">,
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
                            "::mlir::func::FuncDialect", "::mlir::scf::SCFDialect",

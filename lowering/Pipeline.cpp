@@ -30,9 +30,12 @@ void buildGraphPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxSimplifyPass());
 }
 
-void buildCpuLoweringPipeline(OpPassManager &pm) {
+void buildCpuLoweringPipeline(OpPassManager &pm, StringRef kernels, int64_t threads) {
   buildGraphPipeline(pm);
-  pm.addPass(createConvertOnnxToLinalgPass());
+  ConvertOnnxToLinalgPassOptions lowering;
+  lowering.kernels = kernels.str();
+  lowering.threads = threads;
+  pm.addPass(createConvertOnnxToLinalgPass(lowering));
   pm.addPass(createCanonicalizerPass());
   // tensor.dim of computed tensors becomes the symbols' expressions.
   pm.addPass(memref::createResolveRankedShapeTypeResultDimsPass());
@@ -55,14 +58,28 @@ void buildCpuLoweringPipeline(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
+namespace {
+struct CpuLoweringOptions : public PassPipelineOptions<CpuLoweringOptions> {
+  Option<std::string> kernels{
+      *this, "kernels",
+      llvm::cl::desc("Kernel ISA for heavy ops: none (loop nests), generic, avx2 or avx512"),
+      llvm::cl::init("none")};
+  Option<int64_t> threads{*this, "threads",
+                          llvm::cl::desc("Parts each kernel call is split into (1: no threads)"),
+                          llvm::cl::init(1)};
+};
+} // namespace
+
 void registerLoweringPipelines() {
   registerOnnxccLoweringPasses();
   PassPipelineRegistration<>("onnxcc-optimize-graph",
                              "Shape inference and the graph passes over the onnx dialect",
                              buildGraphPipeline);
-  PassPipelineRegistration<>("onnxcc-lower-cpu",
-                             "Lower the onnx dialect to loops over buffers in one arena",
-                             buildCpuLoweringPipeline);
+  PassPipelineRegistration<CpuLoweringOptions>(
+      "onnxcc-lower-cpu", "Lower the onnx dialect to loops over buffers in one arena",
+      [](OpPassManager &pm, const CpuLoweringOptions &options) {
+        buildCpuLoweringPipeline(pm, options.kernels, options.threads);
+      });
 }
 
 } // namespace onnxcc

@@ -658,7 +658,9 @@ Error Emitter::emitMemRef(Operation &op) {
         return Error::success();
       })
       .Case<memref::CastOp>([&](memref::CastOp c) {
-        views[c] = views[c.getSource()];
+        // A copy first: inserting c may move the map's entries.
+        MemRefView source = views[c.getSource()];
+        views[c] = std::move(source);
         return Error::success();
       })
       .Case<memref::DimOp>([&](memref::DimOp d) -> Error {
@@ -780,10 +782,23 @@ Error Emitter::emitCall(func::CallOp op) {
   if (!callee)
     return errorAt(op, "calls reach only runtime-support functions (declarations with "
                        "onnxcc.runtime)");
+  // A call split into parts runs once per part on the thread pool
+  // (onnxcc.parts, from --threads); `part_` replaces its part operand.
+  int64_t parts = 1, partOperand = -1;
+  if (auto a = op->getAttrOfType<IntegerAttr>("onnxcc.parts")) {
+    parts = a.getInt();
+    auto p = op->getAttrOfType<IntegerAttr>("onnxcc.part_operand");
+    if (parts < 1 || !p || p.getInt() < 0 || p.getInt() >= op.getNumOperands() ||
+        op.getNumResults() != 1 || !callee.getResultAttr(0, "onnxcc.status"))
+      return errorAt(op, "a call in parts needs onnxcc.part_operand and a status result");
+    partOperand = p.getInt();
+  }
   std::string args;
-  for (Value v : op.getOperands()) {
+  for (auto [i, v] : llvm::enumerate(op.getOperands())) {
     std::string arg;
-    if (auto type = dyn_cast<MemRefType>(v.getType())) {
+    if (parts > 1 && static_cast<int64_t>(i) == partOperand) {
+      arg = "part_";
+    } else if (auto type = dyn_cast<MemRefType>(v.getType())) {
       // The first element: runtime functions take dense buffers.
       if (!type.getLayout().isIdentity())
         return errorAt(op, "a runtime-support call takes dense buffers");
@@ -798,6 +813,18 @@ Error Emitter::emitCall(func::CallOp op) {
     args += (args.empty() ? "" : ", ") + std::string("&string_pool_");
   std::string call =
       callee->getAttrOfType<StringAttr>("onnxcc.runtime").str() + "(" + args + ")";
+  if (parts > 1) {
+    std::string st = newName(), job = newName();
+    line() << "int " << st << "[" << parts << "] = {};\n";
+    line() << "auto " << job << " = [&](int64_t part_) { " << st << "[part_] = " << call
+           << "; };\n";
+    line() << "onnxcc_rt::parallel_for(" << options.name << "_parallel_, " << options.name
+           << "_parallel_ctx_, " << options.name << "_pool_, " << parts << ", " << job << ");\n";
+    line() << "for (const int s_ : " << st << ")\n";
+    line() << "  if (s_)\n";
+    line() << "    return s_;\n";
+    return Error::success();
+  }
   if (op.getNumResults() == 0) {
     line() << call << ";\n";
     return Error::success();
@@ -908,10 +935,27 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
   // writes strings; its size is the module's onnxcc.string_pool_size.
   int64_t stringPoolSize = 0;
   bool usesStringPool = false;
+  bool usesKernels = false;
+  int64_t threads = 1; // parts of the calls split for the thread pool
   func.walk([&](func::CallOp call) {
-    if (func::FuncOp callee = runtimeCallee(call))
+    if (auto parts = call->getAttrOfType<IntegerAttr>("onnxcc.parts"))
+      threads = std::max<int64_t>(threads, parts.getInt());
+    if (func::FuncOp callee = runtimeCallee(call)) {
       usesStringPool |= callee->hasAttr("onnxcc.string_pool");
+      usesKernels |= callee->getAttrOfType<StringAttr>("onnxcc.runtime")
+                         .getValue()
+                         .starts_with("onnxcc_rt::kernels::");
+    }
   });
+  // The kernels are compiled for the ISA their weights were packed for.
+  StringRef kernelsIsa;
+  if (usesKernels) {
+    auto isa = module->getAttrOfType<StringAttr>("onnxcc.kernels_isa");
+    if (!isa || !llvm::is_contained({"generic", "avx2", "avx512"}, isa.getValue()))
+      return errorAt(module, "calls into the kernels need the module's onnxcc.kernels_isa "
+                             "(generic, avx2 or avx512)");
+    kernelsIsa = isa.getValue();
+  }
   if (usesStringPool) {
     stringPoolSize = 65536;
     if (auto a = module->getAttrOfType<IntegerAttr>("onnxcc.string_pool_size"))
@@ -1040,6 +1084,8 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
   std::string weightsParam = options.embedWeights ? "" : ", const void *weights";
 
   CppModel model;
+  model.usesKernels = usesKernels;
+  model.usesThreads = threads > 1;
   {
     llvm::raw_string_ostream h(model.header);
     std::string guard = llvm::StringRef(n).upper() + "_H";
@@ -1112,6 +1158,21 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     h << "int " << n << "_run_generic(" << arenaParam << weightsParam
       << (symbolic ? ", const int64_t *dims" : "")
       << ", const void *const *inputs, void *const *outputs);\n\n";
+    if (threads > 1) {
+      h << "/* Compiled with --threads " << threads << ": run() splits each heavy layer into "
+        << threads << " fixed parts. They run on\n"
+        << "   a pool of " << threads - 1
+        << " worker threads (and the calling thread), started by the first run, unless\n"
+        << "   the application installs its own pool before the first run: `parallel` must "
+           "call\n"
+        << "   fn(task, p) for every p in [0, parts) and return when all have returned. "
+           "Results\n"
+        << "   do not depend on which thread runs which part. */\n";
+      h << "#define " << n << "_THREADS " << threads << "\n";
+      h << "typedef void (*" << n << "_parallel_fn)(void *ctx, int64_t parts,\n"
+        << "    void (*fn)(void *task, int64_t part), void *task);\n";
+      h << "void " << n << "_set_parallel(" << n << "_parallel_fn parallel, void *ctx);\n\n";
+    }
     h << "#ifdef __cplusplus\n} /* extern \"C\" */\n\n";
     h << "namespace " << n << " {\n";
     // The wrapper's tensor parameters, and the arguments it passes on (the
@@ -1152,8 +1213,24 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     llvm::raw_string_ostream s(model.source);
     s << "// " << n << ".cpp - generated by onnxcc from " << options.modelPath
       << ". Do not edit.\n";
-    s << "#include \"" << n << ".h\"\n#include \"onnxcc_rt.h\"\n\n";
+    s << "#include \"" << n << ".h\"\n#include \"onnxcc_rt.h\"\n";
+    if (!kernelsIsa.empty())
+      s << "#define ONNXCC_KERNELS_ISA ONNXCC_ISA_" << kernelsIsa.upper()
+        << "\n#include \"onnxcc_kernels.h\"\n";
+    if (threads > 1)
+      s << "#include \"onnxcc_threads.h\"\n";
+    s << "\n";
     s << "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n#include <limits>\n\n";
+    if (threads > 1) {
+      s << "// The pool that runs the parts of each heavy layer (see " << n << ".h).\n";
+      s << "static onnxcc_rt::parallel_fn " << n << "_parallel_ = nullptr;\n";
+      s << "static void *" << n << "_parallel_ctx_ = nullptr;\n";
+      s << "static onnxcc_rt::ThreadPool &" << n << "_pool_() {\n"
+        << "  static onnxcc_rt::ThreadPool pool(" << threads << ");\n  return pool;\n}\n";
+      s << "extern \"C\" void " << n << "_set_parallel(" << n
+        << "_parallel_fn parallel, void *ctx) {\n  " << n << "_parallel_ = parallel;\n  " << n
+        << "_parallel_ctx_ = ctx;\n}\n\n";
+    }
     if (!weights.empty() && options.embedWeights) {
       s << "// The weights (" << weights.size() << " bytes) are the file " << n
         << ".cpp.weights next to this one,\n// embedded by the assembler.\n";

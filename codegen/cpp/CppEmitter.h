@@ -24,6 +24,10 @@ struct CppModel {
   std::string header;  ///< NAME.h
   std::string source;  ///< NAME.cpp
   std::string weights; ///< NAME.cpp.weights
+  /// The source includes runtime-support's onnxcc_kernels.h.
+  bool usesKernels = false;
+  /// The source includes runtime-support's onnxcc_threads.h (--threads > 1).
+  bool usesThreads = false;
 };
 
 /// Prints the lowered `module` (one function over memrefs, from the CPU

@@ -17,35 +17,9 @@
 using namespace mlir;
 
 namespace onnxcc::lowering {
-namespace {
-
-int64_t ceilDivPositive(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
-int64_t floorDivPositive(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-
-/// The sliding window of a Conv-like or pooling op over its spatial dims,
-/// with auto_pad resolved into explicit pads.
-struct Window {
-  SmallVector<int64_t> kernel, strides, dilations;
-  /// Pads as ONNX defines them (explicit, or derived from auto_pad).
-  SmallVector<int64_t> padBegin, padEnd;
-  /// End padding beyond padEnd that windows reach into (ceil_mode): the
-  /// output shape asks for windows that start inside but end outside.
-  SmallVector<int64_t> overhang;
-  /// Spatial sizes of the input and of the output.
-  SmallVector<int64_t> in, out;
-
-  size_t rank() const { return kernel.size(); }
-  int64_t extent(size_t i) const { return (kernel[i] - 1) * dilations[i] + 1; }
-  bool needsPadding() const {
-    for (size_t i = 0; i < rank(); ++i)
-      if (padBegin[i] || padEnd[i] || overhang[i])
-        return true;
-    return false;
-  }
-};
 
 /// Reads an optional INTS attribute of `n` values, or `n` copies of `dflt`.
-FailureOr<SmallVector<int64_t>> intsOr(ConversionPatternRewriter &rewriter, Operation *op,
+FailureOr<SmallVector<int64_t>> intsOr(RewriterBase &rewriter, Operation *op,
                                        std::optional<ArrayRef<int64_t>> attr, size_t n,
                                        int64_t dflt, StringRef name, int64_t min) {
   SmallVector<int64_t> values(n, dflt);
@@ -62,7 +36,7 @@ FailureOr<SmallVector<int64_t>> intsOr(ConversionPatternRewriter &rewriter, Oper
 
 /// Resolves the window of `op` from its attributes and the static spatial
 /// sizes of its input and result.
-FailureOr<Window> resolveWindow(ConversionPatternRewriter &rewriter, Operation *op,
+FailureOr<Window> resolveWindow(RewriterBase &rewriter, Operation *op,
                                 ArrayRef<int64_t> in, ArrayRef<int64_t> out,
                                 ArrayRef<int64_t> kernel,
                                 std::optional<ArrayRef<int64_t>> strides,
@@ -103,6 +77,11 @@ FailureOr<Window> resolveWindow(ConversionPatternRewriter &rewriter, Operation *
   }
   return w;
 }
+
+namespace {
+
+int64_t ceilDivPositive(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+int64_t floorDivPositive(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 /// `x` ([N, C, spatial...]) with its spatial dims padded as `w` says, the
 /// padding filled with `neutral`.

@@ -125,6 +125,30 @@ symbolicResultType(ConversionPatternRewriter &rewriter, const TypeConverter *con
   return std::make_pair(t, *sizes);
 }
 
+namespace {
+/// The node name in `loc`, or "".
+StringRef nodeName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().getValue();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location l : fused.getLocations())
+      if (StringRef n = nodeName(l); !n.empty())
+        return n;
+  return "";
+}
+} // namespace
+
+std::string blobName(Operation *op, StringRef suffix) {
+  std::string out;
+  for (char c : nodeName(op->getLoc()))
+    out.push_back(llvm::isAlnum(c) || c == '_' || c == '.' ? c : '_');
+  if (out.empty())
+    out = "node";
+  else if (llvm::isDigit(out[0]))
+    out.insert(0, "w_");
+  return out + suffix.str();
+}
+
 Type onnxElementType(Value v) {
   if (auto t = dyn_cast<ShapedType>(v.getType()))
     return t.getElementType();
@@ -413,6 +437,7 @@ bool lowersSymbolicDims(Operation *op) {
 namespace {
 struct ConvertOnnxToLinalgPass
     : public impl::ConvertOnnxToLinalgPassBase<ConvertOnnxToLinalgPass> {
+  using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
@@ -459,6 +484,20 @@ struct ConvertOnnxToLinalgPass
     populateStringPatterns(converter, patterns);
     populateFusedPatterns(converter, patterns);
     populateAttentionPatterns(converter, patterns);
+    if (kernels != "none") {
+      std::optional<int> isa = kernelIsaFromName(kernels);
+      if (!isa) {
+        module.emitError() << "unknown kernel ISA '" << kernels
+                           << "' (none, generic, avx2 or avx512)";
+        return signalPassFailure();
+      }
+      if (threads < 1 || threads > 256) {
+        module.emitError() << "threads must be between 1 and 256, not " << threads;
+        return signalPassFailure();
+      }
+      populateKernelPatterns(converter, patterns, *isa, threads);
+      module->setAttr("onnxcc.kernels_isa", StringAttr::get(ctx, kernels));
+    }
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
 

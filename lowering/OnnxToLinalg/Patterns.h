@@ -6,6 +6,7 @@
 #include "dialects/onnx/ShapeContext.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -57,6 +58,64 @@ symbolicResultType(mlir::ConversionPatternRewriter &rewriter,
 
 /// Ops whose lowering handles symbolic dims (the others need static shapes).
 bool lowersSymbolicDims(mlir::Operation *op);
+
+/// The sliding window of a Conv-like or pooling op over its spatial dims,
+/// with auto_pad resolved into explicit pads.
+struct Window {
+  llvm::SmallVector<int64_t> kernel, strides, dilations;
+  /// Pads as ONNX defines them (explicit, or derived from auto_pad).
+  llvm::SmallVector<int64_t> padBegin, padEnd;
+  /// End padding beyond padEnd that windows reach into (ceil_mode): the
+  /// output shape asks for windows that start inside but end outside.
+  llvm::SmallVector<int64_t> overhang;
+  /// Spatial sizes of the input and of the output.
+  llvm::SmallVector<int64_t> in, out;
+
+  size_t rank() const { return kernel.size(); }
+  int64_t extent(size_t i) const { return (kernel[i] - 1) * dilations[i] + 1; }
+  bool needsPadding() const {
+    for (size_t i = 0; i < rank(); ++i)
+      if (padBegin[i] || padEnd[i] || overhang[i])
+        return true;
+    return false;
+  }
+};
+
+/// Reads an optional INTS attribute of `n` values, or `n` copies of `dflt`;
+/// a match failure when a value is below `min` or the count is wrong.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+intsOr(mlir::RewriterBase &rewriter, mlir::Operation *op,
+       std::optional<llvm::ArrayRef<int64_t>> attr, size_t n, int64_t dflt, llvm::StringRef name,
+       int64_t min);
+
+/// Resolves the window of `op` from its attributes and the static spatial
+/// sizes of its input and result (auto_pad becomes explicit pads).
+mlir::FailureOr<Window> resolveWindow(mlir::RewriterBase &rewriter, mlir::Operation *op,
+                                      llvm::ArrayRef<int64_t> in, llvm::ArrayRef<int64_t> out,
+                                      llvm::ArrayRef<int64_t> kernel,
+                                      std::optional<llvm::ArrayRef<int64_t>> strides,
+                                      std::optional<llvm::ArrayRef<int64_t>> dilations,
+                                      std::optional<llvm::ArrayRef<int64_t>> pads,
+                                      llvm::StringRef autoPad);
+
+/// Declares (once per module) the runtime-support function `cName` as the
+/// private function `symbol` of type `type`, and returns it. Calls to it are
+/// emitted as calls to `cName` (attribute onnxcc.runtime); its i32 result is
+/// a status (onnxcc.status) that run() returns when it is not 0;
+/// `usesStringPool` passes the model's string pool as a last argument.
+mlir::func::FuncOp declareRuntimeFunction(mlir::OpBuilder &rewriter, mlir::Operation *at,
+                                          llvm::StringRef symbol, llvm::StringRef cName,
+                                          mlir::FunctionType type, bool usesStringPool);
+
+/// `tensor` (static, or dynamic when it needs no reshaping) as a 1-D buffer
+/// of dynamic size, through bufferization.to_buffer: what runtime-support
+/// functions take.
+mlir::Value flatBuffer(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor, bool readOnly);
+
+/// A resource blob name for data made from `op`: its node name (never the
+/// model's path) made an identifier, then `suffix`, so output is the same run
+/// to run.
+std::string blobName(mlir::Operation *op, llvm::StringRef suffix);
 
 /// Element type of `v` in the onnx dialect, before conversion (so that
 /// unsigned types are still visible).
@@ -170,6 +229,14 @@ void populateRecurrentPatterns(OnnxTypeConverter &converter, mlir::RewritePatter
 void populateStringPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateFusedPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateAttentionPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
+
+/// The runtime-support kernel ISA named `name` (generic, avx2, avx512).
+std::optional<int> kernelIsaFromName(llvm::StringRef name);
+/// Conv/Gemm/MatMul (and fused forms) to kernel calls for `isa` (Kernels.cpp),
+/// each split into `threads` parts; they take precedence over the linalg
+/// lowerings where they apply.
+void populateKernelPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns,
+                            int isa, int64_t threads);
 
 } // namespace onnxcc::lowering
 

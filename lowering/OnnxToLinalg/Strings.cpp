@@ -23,11 +23,10 @@
 using namespace mlir;
 
 namespace onnxcc::lowering {
-namespace {
 
 /// Declares (once per module) the runtime-support function `cName` as
-/// `symbol` of type `type`; see the file comment for the attributes.
-func::FuncOp declareRuntimeFunction(ConversionPatternRewriter &rewriter, Operation *at,
+/// `symbol` of type `type`; see Patterns.h.
+func::FuncOp declareRuntimeFunction(OpBuilder &rewriter, Operation *at,
                                     StringRef symbol, StringRef cName, FunctionType type,
                                     bool usesStringPool) {
   auto module = at->getParentOfType<ModuleOp>();
@@ -58,6 +57,8 @@ Value flatBuffer(OpBuilder &b, Location loc, Value tensor, bool readOnly) {
   auto buffer = MemRefType::get({ShapedType::kDynamic}, type.getElementType());
   return bufferization::ToBufferOp::create(b, loc, buffer, tensor, readOnly);
 }
+
+namespace {
 
 /// Locales whose case mapping is the one runtime-support implements (the
 /// Unicode simple mapping, as in en_US): none given, C/POSIX and English.

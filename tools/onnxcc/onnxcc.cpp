@@ -69,6 +69,16 @@ cl::opt<bool> compilePrintIr("print-ir-after-all",
                              cl::sub(compileCmd));
 cl::opt<bool> compileTimePasses("time-passes", cl::desc("Report the time of every pass"),
                                 cl::sub(compileCmd));
+cl::opt<std::string> compileTargetCpu(
+    "target-cpu",
+    cl::desc("CPU the code runs on: native (default; this machine), generic (portable C++), "
+             "x86-64-v3 (AVX2+FMA), x86-64-v4 (AVX-512), none (loop nests, no kernels)"),
+    cl::init("native"), cl::sub(compileCmd));
+cl::opt<int64_t> compileThreads(
+    "threads",
+    cl::desc("Split each heavy layer over N threads of a persistent pool (default 1: no "
+             "threads)"),
+    cl::value_desc("N"), cl::init(1), cl::sub(compileCmd));
 
 cl::SubCommand importCmd("import", "Print a model as onnx-dialect MLIR");
 cl::opt<std::string> importModelPath(cl::Positional, cl::desc("<model.onnx|.onnxtxt>"),
@@ -135,6 +145,11 @@ cl::opt<std::string> verifyKeep("keep",
                                 cl::desc("Keep the generated code, harness and binary in "
                                          "this folder (reused as a build cache)"),
                                 cl::value_desc("dir"), cl::sub(verifyCmd));
+cl::opt<std::string> verifyTargetCpu(
+    "target-cpu", cl::desc("As for compile: native (default), generic, x86-64-v3, x86-64-v4, none"),
+    cl::init("native"), cl::sub(verifyCmd));
+cl::opt<int64_t> verifyThreads("threads", cl::desc("As for compile (default 1)"),
+                               cl::value_desc("N"), cl::init(1), cl::sub(verifyCmd));
 cl::opt<std::string> verifyCxx("cxx", cl::desc("C++ compiler (default: $CXX, else c++)"),
                                cl::value_desc("path"), cl::sub(verifyCmd));
 cl::opt<std::string> verifyCxxOpt("cxx-opt",
@@ -144,6 +159,7 @@ cl::opt<std::string> verifyGenerated(
     "use-generated",
     cl::desc("Skip compiling; use a copy of the generated files in this folder"),
     cl::value_desc("dir"), cl::sub(verifyCmd), cl::Hidden);
+
 
 /// Prints `message` as the tool's one-line error and returns exit status 1.
 int reportError(const Twine &message) {
@@ -245,6 +261,8 @@ int runVerify() {
   options.keepDir = verifyKeep;
   options.cxx = verifyCxx;
   options.cxxOptLevel = verifyCxxOpt;
+  options.targetCpu = verifyTargetCpu;
+  options.threads = verifyThreads;
   options.generatedDir = verifyGenerated;
   auto passed = onnxcc::verifyModel(verifyModelPath, verifyDataset, options, outs());
   outs().flush();
@@ -292,6 +310,8 @@ int runCompile() {
   options.passPipeline = compilePassPipeline;
   options.printIrAfterAll = compilePrintIr;
   options.timePasses = compileTimePasses;
+  options.targetCpu = compileTargetCpu;
+  options.threads = compileThreads;
   if (compileWeights != "embed" && compileWeights != "file")
     return reportError("--weights must be embed or file, not '" + compileWeights + "'");
   options.embedWeights = compileWeights == "embed";

@@ -1,0 +1,665 @@
+//===- Kernels.cpp - Heavy ops to calls into runtime-support kernels -----===//
+//
+// With a kernel ISA chosen (the pass option `kernels`), float32 Conv, Gemm
+// and MatMul with constant weights, and their fused forms, become calls to
+// the kernels of runtime-support/onnxcc_kernels.h instead of loop nests:
+//
+//   Conv / FusedConv   onnxcc_rt::kernels::conv2d: im2col + register-blocked
+//                      GEMM over weights packed here, at compile time, into
+//                      the kernel's panel layout; depthwise convolutions
+//                      (group == C == M) go to depthwise_conv2d.
+//   Gemm / FusedGemm,  onnxcc_rt::kernels::gemm_packed_b: A's rows times the
+//   MatMul / FusedMatMul  constant B packed into column panels (Gemm's alpha
+//                      folded into the packing, beta into the bias).
+//   ScaledDotProductAttention, LayerNormalization and Softmax (over the last
+//                      dim)  attention, layer_norm and softmax.
+//
+// The epilogue (bias, residual Z, activation) runs inside the kernel as it
+// stores each tile. The packing and sizing functions are the header's own,
+// compiled into onnxcc, so the layout has a single definition. Anything
+// these patterns do not take (other dtypes, non-constant weights, 1-D or
+// 3-D convolutions, broadcasting biases) keeps its linalg lowering: they
+// only match with a higher benefit.
+//
+//===----------------------------------------------------------------------===//
+#include "lowering/OnnxToLinalg/Patterns.h"
+
+#include "dialects/onnx/Transforms/Constants.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+#include "runtime-support/onnxcc_kernels.h"
+
+using namespace mlir;
+
+namespace onnxcc::lowering {
+
+std::optional<int> kernelIsaFromName(StringRef name) {
+  if (name == "generic")
+    return ONNXCC_ISA_GENERIC;
+  if (name == "avx2")
+    return ONNXCC_ISA_AVX2;
+  if (name == "avx512")
+    return ONNXCC_ISA_AVX512;
+  return std::nullopt;
+}
+
+namespace {
+
+namespace k = onnxcc_rt::kernels;
+
+Value present(Value v) { return v && !isa<NoneType>(v.getType()) ? v : Value(); }
+
+bool isF32Tensor(Value v, int64_t rank = -1) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.getElementType().isF32() && (rank < 0 || t.getRank() == rank);
+}
+
+/// The epilogue activation as the kernels encode it.
+struct Activation {
+  int32_t code = 0;
+  float p0 = 0, p1 = 0;
+};
+
+/// The kernel encoding of a fused op's activation; nullopt when the kernels
+/// do not compute it (the linalg lowering then reports or handles it).
+std::optional<Activation> kernelActivation(StringRef kind, std::optional<ArrayRef<float>> params) {
+  struct Entry {
+    StringRef name;
+    int32_t code;
+    unsigned numParams;
+    float default0, default1; // ONNX's defaults when params are absent
+    bool paramsOptional;
+  };
+  static const Entry table[] = {
+      {"", 0, 0, 0, 0, false},          {"Relu", 1, 0, 0, 0, false},
+      {"Clip", 2, 2, 0, 0, false},      {"LeakyRelu", 3, 1, 0.01f, 0, true},
+      {"Sigmoid", 4, 0, 0, 0, false},   {"HardSigmoid", 5, 2, 0.2f, 0.5f, true},
+      {"HardSwish", 6, 0, 0, 0, false}, {"SiLU", 7, 0, 0, 0, false},
+      {"Gelu", 8, 0, 0, 0, false},      {"GeluTanh", 9, 0, 0, 0, false},
+      {"Tanh", 10, 0, 0, 0, false},
+  };
+  const Entry *e = llvm::find_if(table, [&](const Entry &x) { return x.name == kind; });
+  if (e == std::end(table))
+    return std::nullopt;
+  Activation a;
+  a.code = e->code;
+  if (!params) {
+    if (e->numParams && !e->paramsOptional)
+      return std::nullopt;
+    a.p0 = e->default0;
+    a.p1 = e->default1;
+    return a;
+  }
+  if (params->size() != e->numParams)
+    return std::nullopt;
+  if (e->numParams > 0)
+    a.p0 = (*params)[0];
+  if (e->numParams > 1)
+    a.p1 = (*params)[1];
+  return a;
+}
+
+template <typename OpTy> std::optional<Activation> activationOf(OpTy op) {
+  if constexpr (std::is_same_v<OpTy, onnx::FusedConvOp> ||
+                std::is_same_v<OpTy, onnx::FusedGemmOp> ||
+                std::is_same_v<OpTy, onnx::FusedMatMulOp>)
+    return kernelActivation(op.getActivation(), op.getActivationParams());
+  else
+    return Activation();
+}
+
+/// The float32 elements of constant `v` (static shape), or nullopt.
+std::optional<std::vector<float>> constantFloats(Value v) {
+  ElementsAttr attr = onnx::staticConstantValue(v);
+  if (!attr || !attr.getElementType().isF32())
+    return std::nullopt;
+  auto values = onnx::readFloatElements(attr);
+  if (!values)
+    return std::nullopt;
+  return std::vector<float>(values->begin(), values->end());
+}
+
+/// A constant 1-D f32 tensor holding `data`, as a resource blob named after
+/// `op` (deterministic), viewed as a flat buffer.
+Value packedConstant(OpBuilder &b, Location loc, Operation *op, StringRef suffix,
+                     ArrayRef<float> data) {
+  auto type = RankedTensorType::get({static_cast<int64_t>(data.size())}, b.getF32Type());
+  ArrayRef<char> raw(reinterpret_cast<const char *>(data.data()), data.size() * sizeof(float));
+  auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, alignof(float));
+  auto attr = DenseResourceElementsAttr::get(type, blobName(op, suffix), std::move(blob));
+  Value c = arith::ConstantOp::create(b, loc, attr);
+  return flatBuffer(b, loc, c, /*readOnly=*/true);
+}
+
+/// Builds the operand list of one kernel call and issues it.
+class KernelCall {
+public:
+  KernelCall(ConversionPatternRewriter &rewriter, Location loc, int64_t parts)
+      : b(rewriter), loc(loc), parts(parts) {}
+  void buffer(Value v) { operands.push_back(v); }
+  void i64(int64_t v) {
+    operands.push_back(arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v)));
+  }
+  void i64(Value index) {
+    operands.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), index));
+  }
+  void i32(int32_t v) {
+    operands.push_back(arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v)));
+  }
+  void f32(float v) { operands.push_back(arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v))); }
+  /// The part and parts operands: part is 0 here; with parts > 1 the
+  /// emitter runs the call once per part (attributes onnxcc.parts and
+  /// onnxcc.part_operand).
+  void partition() {
+    partOperand = operands.size();
+    i64(0);
+    i64(parts);
+  }
+  void activation(const Activation &a) {
+    i32(a.code);
+    f32(a.p0);
+    f32(a.p1);
+  }
+  /// Calls onnxcc_rt::kernels::`name`.
+  void emit(Operation *at, StringRef name) {
+    SmallVector<Type> types;
+    for (Value v : operands)
+      types.push_back(v.getType());
+    auto type = FunctionType::get(b.getContext(), types, {b.getI32Type()});
+    func::FuncOp callee = declareRuntimeFunction(b, at, ("onnxcc_kernels_" + name).str(),
+                                                 ("onnxcc_rt::kernels::" + name).str(), type,
+                                                 /*usesStringPool=*/false);
+    auto call = func::CallOp::create(b, loc, callee, operands);
+    if (parts > 1) {
+      call->setAttr("onnxcc.parts", b.getI64IntegerAttr(parts));
+      call->setAttr("onnxcc.part_operand", b.getI64IntegerAttr(partOperand));
+    }
+  }
+
+private:
+  ConversionPatternRewriter &b;
+  Location loc;
+  int64_t parts;
+  int64_t partOperand = -1;
+  SmallVector<Value> operands;
+};
+
+/// A writable scratch buffer of `floats` floats (at least one, so that the
+/// kernel always gets a valid pointer).
+Value scratchBuffer(OpBuilder &b, Location loc, int64_t floats) {
+  auto type = RankedTensorType::get({std::max<int64_t>(floats, 16)}, b.getF32Type());
+  return flatBuffer(b, loc, emptyTensor(b, loc, type), /*readOnly=*/false);
+}
+
+/// The tensor a kernel wrote into flat buffer `out`, reshaped to `type`
+/// (whose dynamic dims are `sizes`).
+Value resultTensor(OpBuilder &b, Location loc, Value out, RankedTensorType type,
+                   ValueRange sizes) {
+  auto flat = RankedTensorType::get({ShapedType::kDynamic}, type.getElementType());
+  Value t = bufferization::ToTensorOp::create(b, loc, flat, out, /*restrict=*/true,
+                                              /*writable=*/true);
+  if (type.hasStaticShape())
+    t = tensor::CastOp::create(b, loc,
+                               RankedTensorType::get({type.getNumElements()},
+                                                     type.getElementType()),
+                               t);
+  if (type.getRank() == 1)
+    return tensor::CastOp::create(b, loc, type, t);
+  SmallVector<ReassociationIndices> all(1);
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    all[0].push_back(d);
+  SmallVector<OpFoldResult> shape;
+  unsigned next = 0;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    shape.push_back(type.isDynamicDim(d) ? OpFoldResult(sizes[next++])
+                                         : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+  return tensor::ExpandShapeOp::create(b, loc, type, t, all, shape);
+}
+
+/// Conv and FusedConv with a constant 4-D float32 W and static shapes.
+template <typename OpTy> struct ConvKernelLowering : OpConversionPattern<OpTy> {
+  ConvKernelLowering(const TypeConverter &converter, MLIRContext *ctx, int isa, int64_t threads)
+      : OpConversionPattern<OpTy>(converter, ctx, /*benefit=*/2), target(isa), threads(threads) {}
+
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto xType = dyn_cast<RankedTensorType>(adaptor.getX().getType());
+    auto yType = staticResultType(rewriter, this->getTypeConverter(), op);
+    if (!yType || !xType || !xType.hasStaticShape() || !isF32Tensor(adaptor.getX(), 4) ||
+        yType.getRank() != 4)
+      return rewriter.notifyMatchFailure(op, "not a static 2-D float32 convolution");
+    std::optional<Activation> act = activationOf(op);
+    if (!act)
+      return rewriter.notifyMatchFailure(op, "an activation the kernels do not compute");
+    std::optional<std::vector<float>> weights = constantFloats(op.getW());
+    auto wType = dyn_cast<RankedTensorType>(op.getW().getType());
+    if (!weights || !wType || wType.getRank() != 4)
+      return rewriter.notifyMatchFailure(op, "W is not a constant 4-D float32 tensor");
+    int64_t batch = xType.getDimSize(0), C = xType.getDimSize(1), H = xType.getDimSize(2),
+            W = xType.getDimSize(3);
+    int64_t M = wType.getDimSize(0), OH = yType.getDimSize(2), OW = yType.getDimSize(3);
+    int64_t G = static_cast<int64_t>(op.getGroup());
+    if (G < 1 || C % G || M % G || wType.getDimSize(1) != C / G || yType.getDimSize(1) != M ||
+        yType.getDimSize(0) != batch)
+      return rewriter.notifyMatchFailure(op, "channels do not match W and group");
+    ArrayRef<int64_t> kernel = wType.getShape().drop_front(2);
+    if (auto ks = op.getKernelShape(); ks && *ks != kernel)
+      return rewriter.notifyMatchFailure(op, "kernel_shape does not match W");
+    auto w = resolveWindow(rewriter, op, xType.getShape().drop_front(2),
+                           yType.getShape().drop_front(2), kernel, op.getStrides(),
+                           op.getDilations(), op.getPads(), op.getAutoPad());
+    if (failed(w))
+      return failure();
+    Value bias = present(adaptor.getB());
+    if (bias && (!isF32Tensor(bias, 1) ||
+                 cast<RankedTensorType>(bias.getType()).getDimSize(0) != M))
+      return rewriter.notifyMatchFailure(op, "B is not a float32 [M] tensor");
+    Value z;
+    if constexpr (std::is_same_v<OpTy, onnx::FusedConvOp>) {
+      z = present(adaptor.getZ());
+      if (z && z.getType() != yType)
+        return rewriter.notifyMatchFailure(op, "Z does not have the result's type");
+    }
+
+    Location loc = op.getLoc();
+    int64_t KH = kernel[0], KW = kernel[1];
+    int64_t SH = w->strides[0], SW = w->strides[1], DH = w->dilations[0], DW = w->dilations[1];
+    int64_t PT = w->padBegin[0], PL = w->padBegin[1], PB = w->padEnd[0], PR = w->padEnd[1];
+    bool depthwise = G == C && M == C && C > 1;
+    KernelCall call(rewriter, loc, threads);
+    call.buffer(flatBuffer(rewriter, loc, adaptor.getX(), /*readOnly=*/true));
+    Value weightBuffer;
+    int64_t scratch;
+    if (depthwise) {
+      // [C, 1, KH, KW] is already the kernel's layout.
+      weightBuffer = flatBuffer(rewriter, loc, adaptor.getW(), /*readOnly=*/true);
+      scratch = k::depthwise_conv2d_scratch_floats(target, H, W, KH, KW, SH, SW, PT, PL, PB, PR, DH,
+                                                   DW, OH, OW);
+    } else {
+      int64_t K = (C / G) * KH * KW;
+      std::vector<float> packed(k::packed_conv_weights_floats(target, M, K, G));
+      k::pack_conv_weights(target, weights->data(), M, K, G, packed.data());
+      weightBuffer = packedConstant(rewriter, loc, op, "_packed", packed);
+      scratch = k::conv2d_scratch_floats(target, C, KH, KW, G, OH, OW, SH, SW, PT, PL, PB, PR, DH,
+                                         DW);
+    }
+    call.buffer(weightBuffer);
+    // Absent operands still pass a valid pointer, which the kernel ignores.
+    call.buffer(bias ? flatBuffer(rewriter, loc, bias, /*readOnly=*/true) : weightBuffer);
+    call.i32(bias ? 1 : 0);
+    call.buffer(z ? flatBuffer(rewriter, loc, z, /*readOnly=*/true) : weightBuffer);
+    call.i32(z ? 1 : 0);
+    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType), /*readOnly=*/false);
+    call.buffer(out);
+    // Each part has scratch of its own.
+    call.buffer(scratchBuffer(rewriter, loc, scratch * threads));
+    for (int64_t v : {batch, C, H, W})
+      call.i64(v);
+    if (!depthwise)
+      call.i64(M);
+    for (int64_t v : {OH, OW, KH, KW, SH, SW, PT, PL, PB, PR, DH, DW})
+      call.i64(v);
+    if (!depthwise)
+      call.i64(G);
+    call.activation(*act);
+    call.partition();
+    if (!depthwise)
+      call.i32(target);
+    call.emit(op, depthwise ? "depthwise_conv2d" : "conv2d");
+    rewriter.replaceOp(op, resultTensor(rewriter, loc, out, yType, {}));
+    return success();
+  }
+
+  int target; // the kernel ISA
+  int64_t threads;
+};
+
+/// Gemm/FusedGemm (transA = 0) and MatMul/FusedMatMul whose B is a constant
+/// 2-D float32 tensor: C = act(A B + bias + Z) with A's leading dims as rows.
+template <typename OpTy> struct GemmKernelLowering : OpConversionPattern<OpTy> {
+  GemmKernelLowering(const TypeConverter &converter, MLIRContext *ctx, int isa, int64_t threads)
+      : OpConversionPattern<OpTy>(converter, ctx, /*benefit=*/2), target(isa), threads(threads) {}
+
+  static constexpr bool isGemm =
+      std::is_same_v<OpTy, onnx::GemmOp> || std::is_same_v<OpTy, onnx::FusedGemmOp>;
+
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Value a = adaptor.getA();
+    auto aType = dyn_cast<RankedTensorType>(a.getType());
+    if (!aType || !isF32Tensor(a) || aType.getRank() < 2 || (isGemm && aType.getRank() != 2))
+      return rewriter.notifyMatchFailure(op, "A is not a float32 matrix (or stack of them)");
+    std::optional<Activation> act = activationOf(op);
+    if (!act)
+      return rewriter.notifyMatchFailure(op, "an activation the kernels do not compute");
+    std::optional<std::vector<float>> weights = constantFloats(op.getB());
+    auto bType = dyn_cast<RankedTensorType>(op.getB().getType());
+    if (!weights || !bType || bType.getRank() != 2)
+      return rewriter.notifyMatchFailure(op, "B is not a constant float32 matrix");
+    bool transB = false;
+    float alpha = 1, beta = 1;
+    if constexpr (isGemm) {
+      if (op.getTransA() != 0)
+        return rewriter.notifyMatchFailure(op, "transA");
+      transB = op.getTransB() != 0;
+      alpha = op.getAlpha().convertToFloat();
+      beta = op.getBeta().convertToFloat();
+    }
+    int64_t K = bType.getDimSize(transB ? 1 : 0), N = bType.getDimSize(transB ? 0 : 1);
+    if (aType.isDynamicDim(aType.getRank() - 1) || aType.getDimSize(aType.getRank() - 1) != K)
+      return rewriter.notifyMatchFailure(op, "A's last dim is not B's K");
+    auto typeAndSizes = symbolicResultType(rewriter, this->getTypeConverter(), op);
+    if (failed(typeAndSizes))
+      return failure();
+    auto [yType, ySizes] = *typeAndSizes;
+    if (yType.getRank() != aType.getRank() || yType.getDimSize(yType.getRank() - 1) != N)
+      return rewriter.notifyMatchFailure(op, "the result is not A's rows by N");
+
+    // The bias, one value per column: Gemm's C (times beta) or FusedMatMul's
+    // Bias, when it broadcasts along the rows only.
+    Location loc = op.getLoc();
+    Value biasBuffer;
+    Value biasValue;
+    if constexpr (isGemm)
+      biasValue = beta != 0 ? present(op.getC()) : Value();
+    else if constexpr (std::is_same_v<OpTy, onnx::FusedMatMulOp>)
+      biasValue = present(op.getBias());
+    if (biasValue) {
+      auto t = dyn_cast<RankedTensorType>(biasValue.getType());
+      if (!t || !t.hasStaticShape() || !t.getElementType().isF32())
+        return rewriter.notifyMatchFailure(op, "the bias is not a static float32 tensor");
+      for (int64_t d = 0; d + 1 < t.getRank(); ++d)
+        if (t.getDimSize(d) != 1)
+          return rewriter.notifyMatchFailure(op, "the bias varies along the rows");
+      int64_t last = t.getRank() ? t.getDimSize(t.getRank() - 1) : 1;
+      if (last != N && last != 1)
+        return rewriter.notifyMatchFailure(op, "the bias does not broadcast to N");
+      std::optional<std::vector<float>> values = constantFloats(biasValue);
+      if (values) {
+        std::vector<float> perColumn(N);
+        for (int64_t n = 0; n < N; ++n)
+          perColumn[n] = beta * (*values)[last == 1 ? 0 : n];
+        biasBuffer = packedConstant(rewriter, loc, op, "_bias", perColumn);
+      } else if (last == N && beta == 1) {
+        // Gemm's C and FusedMatMul's Bias are both operand 2.
+        biasBuffer = flatBuffer(rewriter, loc, adaptor.getOperands()[2], /*readOnly=*/true);
+      } else {
+        return rewriter.notifyMatchFailure(op, "a scaled or broadcast bias that is not constant");
+      }
+    }
+    Value z;
+    if constexpr (std::is_same_v<OpTy, onnx::FusedGemmOp> ||
+                  std::is_same_v<OpTy, onnx::FusedMatMulOp>) {
+      z = present(adaptor.getZ());
+      if (z && cast<RankedTensorType>(z.getType()).getShape() != yType.getShape())
+        return rewriter.notifyMatchFailure(op, "Z does not have the result's shape");
+    }
+    // A's rows: the product of its leading dims, static or symbolic.
+    int64_t staticRows = 1;
+    Value rows;
+    for (int64_t d = 0; d + 1 < aType.getRank(); ++d) {
+      if (!aType.isDynamicDim(d)) {
+        staticRows *= aType.getDimSize(d);
+        continue;
+      }
+      Value dim = tensor::DimOp::create(rewriter, loc, a, d);
+      rows = rows ? arith::MulIOp::create(rewriter, loc, rows, dim) : dim;
+    }
+
+    std::vector<float> packed(k::packed_gemm_b_floats(target, K, N));
+    k::pack_gemm_b(target, weights->data(), K, N, transB, alpha, packed.data());
+    KernelCall call(rewriter, loc, threads);
+    call.buffer(flatBuffer(rewriter, loc, a, /*readOnly=*/true));
+    call.i64(K); // lda
+    Value weightBuffer = packedConstant(rewriter, loc, op, "_packed", packed);
+    call.buffer(weightBuffer);
+    call.buffer(biasBuffer ? biasBuffer : weightBuffer);
+    call.i32(biasBuffer ? 1 : 0);
+    call.buffer(z ? flatBuffer(rewriter, loc, z, /*readOnly=*/true) : weightBuffer);
+    call.i32(z ? 1 : 0);
+    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType, ySizes),
+                           /*readOnly=*/false);
+    call.buffer(out);
+    if (rows)
+      call.i64(staticRows == 1 ? rows
+                               : arith::MulIOp::create(rewriter, loc, rows,
+                                                       indexConst(rewriter, loc, staticRows))
+                                     .getResult());
+    else
+      call.i64(staticRows);
+    call.i64(N);
+    call.i64(K);
+    call.activation(*act);
+    call.partition();
+    call.i32(target);
+    call.emit(op, "gemm_packed_b");
+    rewriter.replaceOp(op, resultTensor(rewriter, loc, out, yType, ySizes));
+    return success();
+  }
+
+  int target; // the kernel ISA
+  int64_t threads;
+};
+
+/// The product of dims [from, to) of `v` (a ranked tensor) as an index
+/// value, static parts folded into one constant.
+Value dimProduct(OpBuilder &b, Location loc, Value v, int64_t from, int64_t to) {
+  auto type = cast<RankedTensorType>(v.getType());
+  int64_t known = 1;
+  Value product;
+  for (int64_t d = from; d < to; ++d) {
+    if (!type.isDynamicDim(d)) {
+      known *= type.getDimSize(d);
+      continue;
+    }
+    Value dim = tensor::DimOp::create(b, loc, v, d);
+    product = product ? arith::MulIOp::create(b, loc, product, dim).getResult() : dim;
+  }
+  if (!product)
+    return indexConst(b, loc, known);
+  if (known != 1)
+    product = arith::MulIOp::create(b, loc, product, indexConst(b, loc, known));
+  return product;
+}
+
+/// ScaledDotProductAttention over float32 Q, K, V with the same leading dims:
+/// onnxcc_rt::kernels::attention, one query row at a time (scores, scale,
+/// mask, softmax and the weighted sum of V without a scores tensor).
+struct AttentionKernelLowering : OpConversionPattern<onnx::ScaledDotProductAttentionOp> {
+  AttentionKernelLowering(const TypeConverter &converter, MLIRContext *ctx, int isa,
+                          int64_t threads)
+      : OpConversionPattern(converter, ctx, /*benefit=*/2), target(isa), threads(threads) {}
+
+  LogicalResult matchAndRewrite(onnx::ScaledDotProductAttentionOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Value q = adaptor.getQ(), key = adaptor.getK(), v = adaptor.getV();
+    auto qType = dyn_cast<RankedTensorType>(q.getType());
+    auto kType = dyn_cast<RankedTensorType>(key.getType());
+    auto vType = dyn_cast<RankedTensorType>(v.getType());
+    if (!qType || !kType || !vType || !isF32Tensor(q) || !isF32Tensor(key) || !isF32Tensor(v) ||
+        qType.getRank() < 2 || kType.getRank() != qType.getRank() ||
+        vType.getRank() != qType.getRank())
+      return rewriter.notifyMatchFailure(op, "Q, K, V are not float32 tensors of one rank");
+    int64_t rank = qType.getRank();
+    // Equal leading dims (no broadcasting) and static head sizes.
+    for (int64_t d = 0; d + 2 < rank; ++d)
+      if (qType.getDimSize(d) != kType.getDimSize(d) || qType.getDimSize(d) != vType.getDimSize(d))
+        return rewriter.notifyMatchFailure(op, "Q, K and V broadcast their leading dims");
+    int64_t D = qType.getDimSize(rank - 1), Dv = vType.getDimSize(rank - 1);
+    if (ShapedType::isDynamic(D) || ShapedType::isDynamic(Dv) ||
+        kType.getDimSize(rank - 1) != D || kType.getDimSize(rank - 2) != vType.getDimSize(rank - 2))
+      return rewriter.notifyMatchFailure(op, "head sizes are not static or do not agree");
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
+      return failure();
+    auto [yType, ySizes] = *typeAndSizes;
+    // A mask broadcasts to [..., Sq, Sk]: strides per head, row and column.
+    Value mask = present(adaptor.getMask());
+    int64_t maskStrides[3] = {0, 0, 0};
+    if (mask) {
+      auto mType = dyn_cast<RankedTensorType>(mask.getType());
+      if (!mType || !mType.hasStaticShape() || !mType.getElementType().isF32() ||
+          !qType.hasStaticShape() || !kType.hasStaticShape() || mType.getRank() > rank)
+        return rewriter.notifyMatchFailure(op, "a mask that is not static float32");
+      int64_t mRank = mType.getRank(), lead = 1, mLead = 1;
+      for (int64_t d = 0; d + 2 < rank; ++d) {
+        lead *= qType.getDimSize(d);
+        int64_t md = d - (rank - mRank);
+        mLead *= md >= 0 ? mType.getDimSize(md) : 1;
+      }
+      auto dimOr1 = [&](int64_t fromEnd) {
+        return mRank >= fromEnd ? mType.getDimSize(mRank - fromEnd) : 1;
+      };
+      int64_t rows = dimOr1(2), cols = dimOr1(1);
+      if ((mLead != 1 && mLead != lead) || (rows != 1 && rows != qType.getDimSize(rank - 2)) ||
+          (cols != 1 && cols != kType.getDimSize(rank - 2)))
+        return rewriter.notifyMatchFailure(op, "a mask the kernel cannot broadcast");
+      maskStrides[2] = cols == 1 ? 0 : 1;
+      maskStrides[1] = rows == 1 ? 0 : cols;
+      maskStrides[0] = mLead == 1 ? 0 : rows * cols;
+    }
+
+    Location loc = op.getLoc();
+    KernelCall call(rewriter, loc, threads);
+    call.buffer(flatBuffer(rewriter, loc, q, /*readOnly=*/true));
+    call.buffer(flatBuffer(rewriter, loc, key, /*readOnly=*/true));
+    Value vBuffer = flatBuffer(rewriter, loc, v, /*readOnly=*/true);
+    call.buffer(vBuffer);
+    call.buffer(mask ? flatBuffer(rewriter, loc, mask, /*readOnly=*/true) : vBuffer);
+    call.i32(mask ? 1 : 0);
+    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType, ySizes),
+                           /*readOnly=*/false);
+    call.buffer(out);
+    int64_t sk = kType.getDimSize(rank - 2);
+    if (ShapedType::isDynamic(sk))
+      return rewriter.notifyMatchFailure(op, "a symbolic key length");
+    call.buffer(scratchBuffer(rewriter, loc, k::attention_scratch_floats(target, sk, D) * threads));
+    call.i64(dimProduct(rewriter, loc, q, 0, rank - 2));
+    call.i64(dimProduct(rewriter, loc, q, rank - 2, rank - 1));
+    call.i64(sk);
+    call.i64(D);
+    call.i64(Dv);
+    call.f32(op.getScale().convertToFloat());
+    for (int64_t s : maskStrides)
+      call.i64(s);
+    call.partition();
+    call.emit(op, "attention");
+    rewriter.replaceOp(op, resultTensor(rewriter, loc, out, yType, ySizes));
+    return success();
+  }
+
+  int target; // the kernel ISA
+  int64_t threads;
+};
+
+/// Whether `v` is a static float32 tensor of `n` elements whose last dim is n
+/// (a per-column vector, broadcast along the rows).
+bool isColumnVector(Value v, int64_t n) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.hasStaticShape() && t.getElementType().isF32() && t.getRank() >= 1 &&
+         t.getNumElements() == n && t.getDimSize(t.getRank() - 1) == n;
+}
+
+/// LayerNormalization over the last dim of a static float32 X (no Mean or
+/// InvStdDev output): onnxcc_rt::kernels::layer_norm.
+struct LayerNormKernelLowering : OpConversionPattern<onnx::LayerNormalizationOp> {
+  LayerNormKernelLowering(const TypeConverter &converter, MLIRContext *ctx, int isa,
+                          int64_t threads)
+      : OpConversionPattern(converter, ctx, /*benefit=*/2), target(isa), threads(threads) {}
+
+  LogicalResult matchAndRewrite(onnx::LayerNormalizationOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Value x = adaptor.getX();
+    auto xType = dyn_cast<RankedTensorType>(x.getType());
+    if (!xType || !xType.hasStaticShape() || !isF32Tensor(x) || xType.getRank() < 1 ||
+        op.getType(0) != op.getX().getType())
+      return rewriter.notifyMatchFailure(op, "X is not a static float32 tensor");
+    int64_t rank = xType.getRank();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    axis = axis < 0 ? axis + rank : axis;
+    if (axis != rank - 1 || op.getStashType() != 1)
+      return rewriter.notifyMatchFailure(op, "normalizes more than the last dim");
+    if (!isa<NoneType>(op->getResult(1).getType()) || !isa<NoneType>(op->getResult(2).getType()))
+      return rewriter.notifyMatchFailure(op, "Mean or InvStdDev is an output");
+    int64_t cols = xType.getDimSize(rank - 1), rows = xType.getNumElements() / std::max<int64_t>(cols, 1);
+    Value scale = adaptor.getScale(), bias = present(adaptor.getB());
+    if (cols == 0 || !isColumnVector(scale, cols) || (bias && !isColumnVector(bias, cols)))
+      return rewriter.notifyMatchFailure(op, "Scale or B is not one value per column");
+
+    Location loc = op.getLoc();
+    KernelCall call(rewriter, loc, threads);
+    call.buffer(flatBuffer(rewriter, loc, x, /*readOnly=*/true));
+    Value scaleBuffer = flatBuffer(rewriter, loc, scale, /*readOnly=*/true);
+    call.buffer(scaleBuffer);
+    call.buffer(bias ? flatBuffer(rewriter, loc, bias, /*readOnly=*/true) : scaleBuffer);
+    call.i32(bias ? 1 : 0);
+    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, xType), /*readOnly=*/false);
+    call.buffer(out);
+    call.i64(rows);
+    call.i64(cols);
+    call.f32(op.getEpsilon().convertToFloat());
+    call.partition();
+    call.emit(op, "layer_norm");
+    Value none = onnx::NoValueOp::create(rewriter, loc, rewriter.getNoneType());
+    rewriter.replaceOp(op, {resultTensor(rewriter, loc, out, xType, {}), none, none});
+    return success();
+  }
+
+  int target; // the kernel ISA
+  int64_t threads;
+};
+
+/// Softmax over the last dim of a static float32 tensor:
+/// onnxcc_rt::kernels::softmax.
+struct SoftmaxKernelLowering : OpConversionPattern<onnx::SoftmaxOp> {
+  SoftmaxKernelLowering(const TypeConverter &converter, MLIRContext *ctx, int isa,
+                        int64_t threads)
+      : OpConversionPattern(converter, ctx, /*benefit=*/2), target(isa), threads(threads) {}
+
+  LogicalResult matchAndRewrite(onnx::SoftmaxOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Value x = adaptor.getInput();
+    auto xType = dyn_cast<RankedTensorType>(x.getType());
+    if (!xType || !xType.hasStaticShape() || !isF32Tensor(x) || xType.getRank() < 1 ||
+        op.getType() != op.getInput().getType())
+      return rewriter.notifyMatchFailure(op, "not a static float32 tensor");
+    int64_t rank = xType.getRank();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    axis = axis < 0 ? axis + rank : axis;
+    int64_t cols = xType.getDimSize(rank - 1);
+    if (axis != rank - 1 || cols == 0)
+      return rewriter.notifyMatchFailure(op, "not over the last dim");
+    Location loc = op.getLoc();
+    KernelCall call(rewriter, loc, threads);
+    call.buffer(flatBuffer(rewriter, loc, x, /*readOnly=*/true));
+    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, xType), /*readOnly=*/false);
+    call.buffer(out);
+    call.i64(xType.getNumElements() / cols);
+    call.i64(cols);
+    call.partition();
+    call.emit(op, "softmax");
+    rewriter.replaceOp(op, resultTensor(rewriter, loc, out, xType, {}));
+    return success();
+  }
+
+  int target; // the kernel ISA
+  int64_t threads;
+};
+
+} // namespace
+
+void populateKernelPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns, int isa,
+                            int64_t threads) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<ConvKernelLowering<onnx::ConvOp>, ConvKernelLowering<onnx::FusedConvOp>,
+               GemmKernelLowering<onnx::GemmOp>, GemmKernelLowering<onnx::FusedGemmOp>,
+               GemmKernelLowering<onnx::MatMulOp>, GemmKernelLowering<onnx::FusedMatMulOp>>(
+      converter, ctx, isa, threads);
+  patterns.add<AttentionKernelLowering, LayerNormKernelLowering, SoftmaxKernelLowering>(
+      converter, ctx, isa, threads);
+}
+
+} // namespace onnxcc::lowering

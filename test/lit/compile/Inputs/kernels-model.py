@@ -1,0 +1,158 @@
+"""Writes OUT/kernels.onnx, a model that exercises every runtime-support
+kernel onnxcc calls (convolutions of many shapes with fused epilogues,
+depthwise, grouped, Gemm/MatMul with constant weights, attention with a mask,
+LayerNormalization, Softmax), and OUT/test/test_data_set_0 with its inputs
+and the outputs PyTorch computes for them (float64, rounded to float32).
+
+Sizes are odd on purpose, so that every kernel meets partial tiles.
+
+usage: kernels-model.py OUT
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+import torch
+import torch.nn.functional as F
+from onnx import TensorProto, helper, numpy_helper
+
+out = sys.argv[1]
+rng = np.random.default_rng(7)
+
+
+def rand(*shape, scale=1.0):
+    return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+
+def t(a):
+    return torch.from_numpy(np.asarray(a, dtype=np.float64))
+
+
+inputs = {
+    "x": rand(1, 8, 13, 11),
+    "v": rand(3, 37),
+    "u": rand(1, 300),
+    "s": rand(2, 5, 24),
+    "q": rand(2, 4, 10, 16),
+    "k": rand(2, 4, 10, 16),
+    "w": rand(2, 4, 10, 16),
+}
+inits, nodes, outputs, expected = [], [], [], {}
+
+
+def const(name, value):
+    inits.append(numpy_helper.from_array(np.asarray(value), name))
+    return name
+
+
+def node(op, ins, out_name, **attrs):
+    nodes.append(helper.make_node(op, ins, [out_name], name=out_name + "_node", **attrs))
+    return out_name
+
+
+def output(name, value):
+    outputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, list(value.shape)))
+    expected[name] = value.numpy().astype(np.float32)
+
+
+x = t(inputs["x"])
+
+# 3x3 pad 1 with bias, Relu: a ResNet conv.
+w, b = rand(16, 8, 3, 3, scale=0.3), rand(16)
+node("Conv", ["x", const("w_c3", w), const("b_c3", b)], "c3", pads=[1, 1, 1, 1])
+node("Relu", ["c3"], "y_conv3_relu")
+output("y_conv3_relu", F.relu(F.conv2d(x, t(w), t(b), padding=1)))
+
+# Stride 2, asymmetric pads (top 1, left 0, bottom 1, right 1), Sigmoid.
+w, b = rand(12, 8, 3, 3, scale=0.3), rand(12)
+node("Conv", ["x", const("w_s2", w), const("b_s2", b)], "s2", pads=[1, 0, 1, 1],
+     strides=[2, 2])
+node("Sigmoid", ["s2"], "y_conv_s2_sigmoid")
+output("y_conv_s2_sigmoid",
+       torch.sigmoid(F.conv2d(F.pad(x, (0, 1, 1, 1)), t(w), t(b), stride=2)))
+
+# 1x1 convolution plus a residual (another 1x1 convolution), HardSwish.
+w1, w2, b = rand(20, 8, 1, 1), rand(20, 8, 1, 1), rand(20)
+node("Conv", ["x", const("w_p1", w1), const("b_p1", b)], "p1")
+node("Conv", ["x", const("w_p2", w2)], "p2")
+node("Add", ["p1", "p2"], "p12")
+node("HardSwish", ["p12"], "y_conv1x1_residual_hardswish")
+output("y_conv1x1_residual_hardswish",
+       F.hardswish(F.conv2d(x, t(w1), t(b)) + F.conv2d(x, t(w2))))
+
+# Two groups, dilation 2, LeakyRelu(0.1).
+w, b = rand(8, 4, 3, 3, scale=0.3), rand(8)
+node("Conv", ["x", const("w_g", w), const("b_g", b)], "g", group=2, dilations=[2, 2],
+     pads=[2, 2, 2, 2])
+node("LeakyRelu", ["g"], "y_group_dilated_leaky", alpha=0.1)
+output("y_group_dilated_leaky",
+       F.leaky_relu(F.conv2d(x, t(w), t(b), groups=2, dilation=2, padding=2), 0.1))
+
+# Depthwise 3x3 stride 2, Clip(0, 6); depthwise 5x5 stride 1, Tanh.
+w, b = rand(8, 1, 3, 3), rand(8)
+node("Conv", ["x", const("w_dw", w), const("b_dw", b)], "dw", group=8, pads=[1, 1, 1, 1],
+     strides=[2, 2])
+node("Clip", ["dw", const("clip_lo", np.float32(0)), const("clip_hi", np.float32(6))],
+     "y_depthwise_s2_relu6")
+output("y_depthwise_s2_relu6",
+       torch.clamp(F.conv2d(x, t(w), t(b), groups=8, padding=1, stride=2), 0, 6))
+w = rand(8, 1, 5, 5, scale=0.3)
+node("Conv", ["x", const("w_dw5", w)], "dw5", group=8, pads=[2, 2, 2, 2])
+node("Tanh", ["dw5"], "y_depthwise5_tanh")
+output("y_depthwise5_tanh", torch.tanh(F.conv2d(x, t(w), groups=8, padding=2)))
+
+# Gemm with transB, alpha, beta and a [1, N] bias; then a M = 1 Gemm.
+w, c = rand(29, 37), rand(1, 29)
+node("Gemm", ["v", const("w_gemm", w), const("c_gemm", c)], "y_gemm", transB=1, alpha=0.5,
+     beta=2.0)
+output("y_gemm", 0.5 * t(inputs["v"]) @ t(w).T + 2.0 * t(c))
+w, c = rand(300, 130, scale=0.1), rand(130)
+node("Gemm", ["u", const("w_gemv", w), const("c_gemv", c)], "gv")
+node("Sigmoid", ["gv"], "y_gemv_sigmoid")
+output("y_gemv_sigmoid", torch.sigmoid(t(inputs["u"]) @ t(w) + t(c)))
+
+# Rank-3 MatMul with a bias and Relu; LayerNormalization; Softmax.
+w, b = rand(24, 40, scale=0.3), rand(40)
+node("MatMul", ["s", const("w_mm", w)], "mm")
+node("Add", ["mm", const("b_mm", b)], "mmb")
+node("Relu", ["mmb"], "y_matmul3_relu")
+output("y_matmul3_relu", F.relu(t(inputs["s"]) @ t(w) + t(b)))
+gamma, beta = rand(24), rand(24)
+node("LayerNormalization", ["s", const("ln_scale", gamma), const("ln_bias", beta)],
+     "y_layernorm", axis=-1, epsilon=1e-5)
+output("y_layernorm", F.layer_norm(t(inputs["s"]), (24,), t(gamma), t(beta), eps=1e-5))
+node("Softmax", ["s"], "y_softmax", axis=-1)
+output("y_softmax", torch.softmax(t(inputs["s"]), dim=-1))
+
+# Attention as exporters write it: MatMul(Q, K^T) * scale + mask, Softmax,
+# MatMul with V. The mask hides the last 3 keys of every query.
+mask = np.zeros((1, 1, 10, 10), np.float32)
+mask[..., 7:] = -1e4
+node("Transpose", ["k"], "kt", perm=[0, 1, 3, 2])
+node("MatMul", ["q", "kt"], "qk")
+node("Mul", ["qk", const("att_scale", np.float32(0.25))], "qks")
+node("Add", ["qks", const("att_mask", mask)], "qkm")
+node("Softmax", ["qkm"], "p", axis=-1)
+node("MatMul", ["p", "w"], "y_attention")
+scores = t(inputs["q"]) @ t(inputs["k"]).transpose(-1, -2) * 0.25 + t(mask)
+output("y_attention", torch.softmax(scores, dim=-1) @ t(inputs["w"]))
+
+graph = helper.make_graph(
+    nodes, "kernels",
+    [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(a.shape))
+     for n, a in inputs.items()],
+    outputs, inits)
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
+                          producer_name="kernels-model.py")
+model.ir_version = 8
+onnx.checker.check_model(model)
+os.makedirs(os.path.join(out, "test", "test_data_set_0"), exist_ok=True)
+onnx.save(model, os.path.join(out, "kernels.onnx"))
+data = os.path.join(out, "test", "test_data_set_0")
+for i, (n, a) in enumerate(inputs.items()):
+    with open(os.path.join(data, f"input_{i}.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(a, n).SerializeToString())
+for i, o in enumerate(outputs):
+    with open(os.path.join(data, f"output_{i}.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(expected[o.name], o.name).SerializeToString())

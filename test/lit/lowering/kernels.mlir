@@ -1,0 +1,151 @@
+// RUN: onnxcc-opt %s --split-input-file --convert-onnx-to-linalg=kernels=avx512 -verify-diagnostics | FileCheck %s
+// RUN: onnxcc-opt %s --split-input-file --convert-onnx-to-linalg -verify-diagnostics | FileCheck %s --check-prefix=NONE
+// RUN: not onnxcc-opt %s --split-input-file --convert-onnx-to-linalg=kernels=sse9 2>&1 | FileCheck %s --check-prefix=BAD
+
+// BAD: unknown kernel ISA 'sse9' (none, generic, avx2 or avx512)
+// NONE-NOT: call @onnxcc_kernels
+// NONE-NOT: onnxcc.kernels_isa
+
+/// A fused 3x3 convolution becomes one call: X, the weights packed at compile
+/// time, the bias, Z, the output and a scratch buffer, then the geometry and
+/// the epilogue (Relu is code 1). No loop nest is left.
+// CHECK: module attributes {onnxcc.kernels_isa = "avx512"}
+// CHECK: func.func private @onnxcc_kernels_conv2d({{.*}}) -> (i32 {onnxcc.status}) attributes {onnxcc.runtime = "onnxcc_rt::kernels::conv2d"}
+// CHECK-LABEL: func.func @conv_residual_relu(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<1x2x5x5xf32>, %[[Z:[^:]*]]: tensor<1x3x5x5xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: %[[XF:.*]] = tensor.collapse_shape %[[X]]
+// CHECK: %[[XB:.*]] = bufferization.to_buffer %{{.*}} read_only
+// CHECK: %[[WP:.*]] = arith.constant dense_resource<{{.*}}_packed> : tensor<144xf32>
+// CHECK: %[[WB:.*]] = bufferization.to_buffer %{{.*}} read_only
+// CHECK: %[[BB:.*]] = bufferization.to_buffer %{{.*}} read_only
+// CHECK: %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK: tensor.collapse_shape %[[Z]]
+// CHECK: %[[ZB:.*]] = bufferization.to_buffer %{{.*}} read_only
+// CHECK: %[[OUT:.*]] = bufferization.to_buffer %{{.*}} : tensor<?xf32> to memref<?xf32>
+// CHECK: %[[SCRATCH:.*]] = bufferization.to_buffer %{{.*}} : tensor<?xf32> to memref<?xf32>
+// CHECK: %[[RELU:.*]] = arith.constant 1 : i32
+// CHECK: call @onnxcc_kernels_conv2d(%[[XB]], %[[WB]], %[[BB]], %[[ONE]], %[[ZB]], %{{.*}}, %[[OUT]], %[[SCRATCH]], {{.*}}, %[[RELU]],
+// CHECK: %[[R:.*]] = bufferization.to_tensor %[[OUT]] restrict writable
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2, 3]] output_shape [1, 3, 5, 5]
+// CHECK-NOT: linalg.generic
+func.func @conv_residual_relu(%x: tensor<1x2x5x5xf32>, %z: tensor<1x3x5x5xf32>) -> tensor<1x3x5x5xf32> {
+  %w = "onnx.Constant"() {value = dense<1.0> : tensor<3x2x3x3xf32>} : () -> tensor<3x2x3x3xf32>
+  %b = "onnx.Constant"() {value = dense<[1.0, 2.0, 3.0]> : tensor<3xf32>} : () -> tensor<3xf32>
+  %y = "onnx.FusedConv"(%x, %w, %b, %z) {activation = "Relu", pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>, tensor<3xf32>, tensor<1x3x5x5xf32>) -> tensor<1x3x5x5xf32>
+  return %y : tensor<1x3x5x5xf32>
+}
+
+// -----
+
+/// group == C == M: the depthwise kernel, reading W as it is (no packing).
+/// Clip(0, 6) is code 2 with its bounds; stride 2, asymmetric pads.
+// CHECK-LABEL: func.func @depthwise_relu6(
+// CHECK: %[[W:.*]] = arith.constant dense<5.000000e-01> : tensor<4x1x3x3xf32>
+// CHECK: tensor.collapse_shape %[[W]]
+// CHECK: %[[CLIP:.*]] = arith.constant 2 : i32
+// CHECK: %[[LO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[HI:.*]] = arith.constant 6.000000e+00 : f32
+// CHECK: call @onnxcc_kernels_depthwise_conv2d({{.*}}, %[[CLIP]], %[[LO]], %[[HI]],
+// CHECK-NOT: linalg.generic
+func.func @depthwise_relu6(%x: tensor<1x4x6x6xf32>) -> tensor<1x4x3x3xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  %w = "onnx.Constant"() {value = dense<0.5> : tensor<4x1x3x3xf32>} : () -> tensor<4x1x3x3xf32>
+  %y = "onnx.FusedConv"(%x, %w, %none, %none) {group = 4 : i64, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 0, 0>, activation = "Clip", activation_params = array<f32: 0.0, 6.0>} : (tensor<1x4x6x6xf32>, tensor<4x1x3x3xf32>, none, none) -> tensor<1x4x3x3xf32>
+  return %y : tensor<1x4x3x3xf32>
+}
+
+// -----
+
+/// Gemm with transB: alpha goes into the packed weights, beta * C becomes a
+/// per-column bias constant [0.5, 1, 1.5].
+// CHECK-LABEL: func.func @gemm_alpha_beta(
+// CHECK: arith.constant dense_resource<[[BIAS:.*_bias]]> : tensor<3xf32>
+// CHECK: arith.constant dense_resource<{{.*}}_packed> : tensor<{{[0-9]+}}xf32>
+// CHECK: call @onnxcc_kernels_gemm_packed_b(
+// CHECK-NOT: linalg.generic
+// CHECK: [[BIAS]]: "0x040000000000003F0000803F0000C03F"
+func.func @gemm_alpha_beta(%a: tensor<2x4xf32>) -> tensor<2x3xf32> {
+  %w = "onnx.Constant"() {value = dense<1.0> : tensor<3x4xf32>} : () -> tensor<3x4xf32>
+  %c = "onnx.Constant"() {value = dense<[[1.0, 2.0, 3.0]]> : tensor<1x3xf32>} : () -> tensor<1x3xf32>
+  %y = "onnx.Gemm"(%a, %w, %c) {transB = 1 : i64, alpha = 2.0 : f32, beta = 0.5 : f32} : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
+}
+
+// -----
+
+/// MatMul over a symbolic number of rows: the row count is computed at run
+/// time and the result keeps its symbolic dim.
+// CHECK-LABEL: func.func @matmul_symbolic_rows(
+// CHECK-SAME: %[[N:.*]]: index {onnxcc.symbol = "n"}, %[[A:[^:]*]]: tensor<?x4xf32>
+// CHECK: %[[ROWS:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x4xf32>
+// CHECK: %[[M:.*]] = arith.index_cast %[[ROWS]] : index to i64
+// CHECK: call @onnxcc_kernels_gemm_packed_b({{.*}}, %[[M]],
+// CHECK: tensor.expand_shape {{.*}} output_shape [%[[N]], 3] : tensor<?xf32> into tensor<?x3xf32>
+func.func @matmul_symbolic_rows(%a: tensor<?x4xf32> {onnx.dim_params = ["n", ""]}) -> tensor<?x3xf32> {
+  %w = "onnx.Constant"() {value = dense<1.0> : tensor<4x3xf32>} : () -> tensor<4x3xf32>
+  %y = "onnx.MatMul"(%a, %w) : (tensor<?x4xf32>, tensor<4x3xf32>) -> tensor<?x3xf32>
+  return %y : tensor<?x3xf32>
+}
+
+// -----
+
+/// negative_: weights that are not constants, float64 and 1-D convolutions
+/// keep their loop nests.
+// CHECK-LABEL: func.func @negative_conv_weights_not_constant(
+// CHECK-NOT: call @onnxcc_kernels
+// CHECK: linalg.generic
+func.func @negative_conv_weights_not_constant(%x: tensor<1x2x5x5xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x3x3xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  %y = "onnx.Conv"(%x, %w, %none) : (tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>, none) -> tensor<1x3x3x3xf32>
+  return %y : tensor<1x3x3x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @negative_matmul_f64(
+// CHECK-NOT: call @onnxcc_kernels
+// CHECK: linalg.generic
+func.func @negative_matmul_f64(%a: tensor<2x4xf64>) -> tensor<2x3xf64> {
+  %w = "onnx.Constant"() {value = dense<1.0> : tensor<4x3xf64>} : () -> tensor<4x3xf64>
+  %y = "onnx.MatMul"(%a, %w) : (tensor<2x4xf64>, tensor<4x3xf64>) -> tensor<2x3xf64>
+  return %y : tensor<2x3xf64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @negative_conv1d(
+// CHECK-NOT: call @onnxcc_kernels
+// CHECK: linalg.generic
+func.func @negative_conv1d(%x: tensor<1x2x5xf32>) -> tensor<1x3x3xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  %w = "onnx.Constant"() {value = dense<1.0> : tensor<3x2x3xf32>} : () -> tensor<3x2x3xf32>
+  %y = "onnx.Conv"(%x, %w, %none) : (tensor<1x2x5xf32>, tensor<3x2x3xf32>, none) -> tensor<1x3x3xf32>
+  return %y : tensor<1x3x3xf32>
+}
+
+// -----
+
+/// negative_: a bias that varies along the rows is not a per-column bias.
+// CHECK-LABEL: func.func @negative_gemm_bias_per_row(
+// CHECK-NOT: call @onnxcc_kernels
+// CHECK: linalg.generic
+func.func @negative_gemm_bias_per_row(%a: tensor<2x4xf32>) -> tensor<2x3xf32> {
+  %w = "onnx.Constant"() {value = dense<1.0> : tensor<4x3xf32>} : () -> tensor<4x3xf32>
+  %c = "onnx.Constant"() {value = dense<[[1.0], [2.0]]> : tensor<2x1xf32>} : () -> tensor<2x1xf32>
+  %y = "onnx.Gemm"(%a, %w, %c) : (tensor<2x4xf32>, tensor<4x3xf32>, tensor<2x1xf32>) -> tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
+}
+
+// -----
+
+/// An activation the kernels do not know falls to the linalg lowering, which
+/// reports it.
+func.func @negative_unknown_activation(%x: tensor<1x2x5x5xf32>) -> tensor<1x3x3x3xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  %w = "onnx.Constant"() {value = dense<1.0> : tensor<3x2x3x3xf32>} : () -> tensor<3x2x3x3xf32>
+  // expected-error @+2 {{cannot lower 'onnx.FusedConv': unknown activation 'Swoosh'}}
+  // expected-error @+1 {{failed to legalize operation 'onnx.FusedConv'}}
+  %y = "onnx.FusedConv"(%x, %w, %none, %none) {activation = "Swoosh"} : (tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>, none, none) -> tensor<1x3x3x3xf32>
+  return %y : tensor<1x3x3x3xf32>
+}
