@@ -58,9 +58,34 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 namespace onnxcc_rt {
 namespace kernels {
+
+/// Statuses of the kernels (see codegen/cpp/ABI.md): the weights were packed
+/// for another ISA than ONNXCC_KERNELS_ISA; the CPU lacks the ISA's
+/// instructions.
+constexpr int kStatusWrongIsa = 7;
+constexpr int kStatusCpuUnsupported = 8;
+
+/// Whether the running CPU has the instructions of ONNXCC_KERNELS_ISA (run()
+/// checks this first, so that a model compiled for another machine returns
+/// a status instead of dying of an illegal instruction). F16C, which every
+/// AVX2 CPU has, is not asked for: clang 14 does not know its name.
+inline bool cpu_supported() {
+#if ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX512
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+         __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
+#elif ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX2
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+         __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
+#else
+  return true;
+#endif
+}
 
 //===----------------------------------------------------------------------===//
 // Layout constants and packing (portable, any host).
@@ -172,6 +197,7 @@ namespace detail {
 /// one extra zero row plus 128 floats per plane and 128 floats of tmp absorb
 /// that.
 constexpr int kDwVecs = 8;
+static_assert(kDwVecs == 8, "depthwise_conv2d's tail switch covers 1..8 vectors");
 struct DwPlan {
   int64_t hq, rq, plane, tmp;
 };
@@ -263,6 +289,10 @@ struct Vec {
   static T sub(T a, T b) { return _mm512_sub_ps(a, b); }
   static T mul(T a, T b) { return _mm512_mul_ps(a, b); }
   static T div(T a, T b) { return _mm512_div_ps(a, b); }
+  /// Approximate 1/a (relative error < 2^-14).
+  static T rcp(T a) { return _mm512_maskz_rcp14_ps(0xffff, a); }
+  /// -|a|.
+  static T nabs(T a) { return _mm512_or_ps(a, _mm512_set1_ps(-0.0f)); }
   // (The maskz forms avoid GCC 12's -Wmaybe-uninitialized on the plain
   // intrinsics, which pass _mm512_undefined_* as the merge source.)
   /// x86 semantics: returns b when either operand is NaN.
@@ -288,6 +318,13 @@ struct Vec {
     const __m512i idx =
         _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     return _mm512_permutex2var_ps(_mm512_loadu_ps(p), idx, _mm512_loadu_ps(p + 16));
+  }
+  /// As load_even, reading only p[0 .. n) (n <= 2W; lanes past it are 0).
+  static T load_even_n(const float *p, int n) {
+    const __m512i idx =
+        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    return _mm512_permutex2var_ps(load_n(p, std::min(n, W)), idx,
+                                  load_n(p + W, std::max(n - W, 0)));
   }
   /// 2^n for integral n in [-126, 127].
   static T pow2i(T n) {
@@ -320,6 +357,9 @@ struct Vec {
   static T sub(T a, T b) { return _mm256_sub_ps(a, b); }
   static T mul(T a, T b) { return _mm256_mul_ps(a, b); }
   static T div(T a, T b) { return _mm256_div_ps(a, b); }
+  /// Approximate 1/a (relative error < 1.5 * 2^-12).
+  static T rcp(T a) { return _mm256_rcp_ps(a); }
+  static T nabs(T a) { return _mm256_or_ps(a, _mm256_set1_ps(-0.0f)); }
   static T max(T a, T b) { return _mm256_max_ps(a, b); }
   static T min(T a, T b) { return _mm256_min_ps(a, b); }
   static T abs(T a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
@@ -335,6 +375,11 @@ struct Vec {
   }
   static T load_even(const float *p) {
     __m256 even = _mm256_shuffle_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8), 0x88);
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(even), 0xd8));
+  }
+  static T load_even_n(const float *p, int n) {
+    __m256 even = _mm256_shuffle_ps(load_n(p, std::min(n, W)), load_n(p + W, std::max(n - W, 0)),
+                                    0x88);
     return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(even), 0xd8));
   }
   static T pow2i(T n) {
@@ -419,6 +464,13 @@ struct Vec {
       r.v[i] = std::fabs(a.v[i]);
     return r;
   }
+  static T nabs(T a) {
+    T r;
+    for (int i = 0; i < W; ++i)
+      r.v[i] = -std::fabs(a.v[i]);
+    return r;
+  }
+  static T rcp(T a) { return div(set1(1.0f), a); }
   static T sel_lt(T a, T b, T x, T y) {
     T r;
     for (int i = 0; i < W; ++i)
@@ -434,6 +486,12 @@ struct Vec {
   static T load_even(const float *p) {
     T r;
     for (int i = 0; i < W; ++i)
+      r.v[i] = p[2 * i];
+    return r;
+  }
+  static T load_even_n(const float *p, int n) {
+    T r = zero();
+    for (int i = 0; 2 * i < n; ++i)
       r.v[i] = p[2 * i];
     return r;
   }
@@ -481,15 +539,61 @@ inline VT vexp(VT x) {
   return Vec::sel_nan(x, x, y);
 }
 
-/// 1 / (1 + e^-x); exact 0/1 limits, NaN propagates.
+/// e^x for x <= 88 (no overflow check; NaN propagates), the exponential
+/// of the activations: the range reduction of vexp and a degree-5 minimax
+/// polynomial (relative error < 7.5e-8, ~2e-7 rounded to float), results
+/// below FLT_MIN flush to 0
+/// (AVX-512: vscalefps rounds them to subnormals or 0 itself, so the only
+/// range check is a clamp at -110, where e^x rounds to 0).
+inline VT vexp_lo(VT x) {
+#if ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX512
+  VT xc = Vec::max(Vec::set1(-110.0f), x);
+  VT n = _mm512_maskz_roundscale_ps(0xffff, Vec::mul(xc, Vec::set1(1.44269504f)),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+#else
+  const VT lo = Vec::set1(-87.3365447f);
+  VT xc = Vec::max(lo, x);
+  const VT magic = Vec::set1(12582912.0f);
+  VT n = Vec::sub(Vec::fma(xc, Vec::set1(1.44269504f), magic), magic);
+#endif
+  VT r = Vec::fnma(n, Vec::set1(0.693359375f), xc);
+  r = Vec::fnma(n, Vec::set1(-2.12194440e-4f), r);
+  VT p = Vec::set1(8.29765480e-3f);
+  p = Vec::fma(p, r, Vec::set1(4.19153832e-2f));
+  p = Vec::fma(p, r, Vec::set1(1.66675746e-1f));
+  p = Vec::fma(p, r, Vec::set1(4.99988943e-1f));
+  p = Vec::fma(p, r, Vec::set1(9.99999702e-1f));
+  p = Vec::fma(p, r, Vec::set1(1.00000012f));
+#if ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX512
+  return _mm512_maskz_scalef_ps(0xffff, p, n);
+#else
+  return Vec::sel_lt(x, lo, Vec::zero(), Vec::mul(p, Vec::pow2i(n)));
+#endif
+}
+
+/// 1/d for a finite d with 1/d normal, without a division: the hardware
+/// estimate refined by one Newton step (relative error ~1e-7).
+inline VT vrecip(VT d) {
+#if ONNXCC_KERNELS_ISA == ONNXCC_ISA_GENERIC
+  return Vec::div(Vec::set1(1.0f), d);
+#else
+  VT r = Vec::rcp(d);
+  return Vec::fma(r, Vec::fnma(d, r, Vec::set1(1.0f)), r);
+#endif
+}
+
+/// 1 / (1 + e^-x) from t = e^-|x| (which never overflows): 1/(1+t) for
+/// x >= 0, t/(1+t) below. Exact 0/1 limits, NaN propagates.
 inline VT vsigmoid(VT x) {
-  VT one = Vec::set1(1.0f);
-  return Vec::div(one, Vec::add(one, vexp(Vec::sub(Vec::zero(), x))));
+  VT t = vexp_lo(Vec::nabs(x));
+  VT s = vrecip(Vec::add(Vec::set1(1.0f), t));
+  return Vec::sel_lt(x, Vec::zero(), Vec::mul(t, s), s);
 }
 
 /// tanh(x) = sign(x) * e/(e+2) with e = expm1(2|x|); expm1 uses a Taylor
-/// polynomial below ln2/2 (no cancellation) and exp(y)-1 above. |x| is
-/// clamped at 10 where tanh rounds to 1.
+/// polynomial below ln2/2 (no cancellation) and exp(y)-1 above. Once
+/// tanh >= 1/2 (e >= 2) the result is formed as 1 - 2/(e+2), which rounds
+/// to exactly 1 for large |x|. |x| is clamped at 10 where tanh rounds to 1.
 inline VT vtanh(VT x) {
   VT y = Vec::mul(Vec::min(Vec::abs(x), Vec::set1(10.0f)), Vec::set1(2.0f));
   VT p = Vec::set1(1.0f / 40320);
@@ -500,9 +604,11 @@ inline VT vtanh(VT x) {
   p = Vec::fma(p, y, Vec::set1(1.0f / 6));
   p = Vec::fma(p, y, Vec::set1(0.5f));
   VT small = Vec::fma(Vec::mul(p, y), y, y);
-  VT big = Vec::sub(vexp(y), Vec::set1(1.0f));
+  VT big = Vec::sub(vexp_lo(y), Vec::set1(1.0f));
   VT e = Vec::sel_lt(y, Vec::set1(0.34657359f), small, big);
-  VT t = Vec::div(e, Vec::add(e, Vec::set1(2.0f)));
+  VT r = vrecip(Vec::add(e, Vec::set1(2.0f)));
+  VT t = Vec::sel_lt(e, Vec::set1(2.0f), Vec::mul(e, r),
+                     Vec::fnma(Vec::set1(2.0f), r, Vec::set1(1.0f)));
   return Vec::sel_nan(x, x, Vec::copysign(t, x));
 }
 
@@ -512,7 +618,7 @@ inline VT vtanh(VT x) {
 /// large |x| keeps its relative accuracy.
 inline VT vgelu_erf(VT x) {
   VT z = Vec::mul(Vec::abs(x), Vec::set1(0.70710678f));
-  VT t = Vec::div(Vec::set1(1.0f), Vec::fma(z, Vec::set1(0.5f), Vec::set1(1.0f)));
+  VT t = vrecip(Vec::fma(z, Vec::set1(0.5f), Vec::set1(1.0f)));
   VT p = Vec::set1(0.17087277f);
   p = Vec::fma(p, t, Vec::set1(-0.82215223f));
   p = Vec::fma(p, t, Vec::set1(1.48851587f));
@@ -532,7 +638,7 @@ inline VT vgelu_erf(VT x) {
   VT bv = Vec::sub(s, a);
   VT err = Vec::add(Vec::sub(a, Vec::sub(s, bv)), Vec::sub(p, bv));
   err = Vec::fnma(half, xxLo, err);
-  VT erfc = Vec::mul(t, vexp(s));
+  VT erfc = Vec::mul(t, vexp_lo(s)); // (s <= 3e-8)
   erfc = Vec::fma(erfc, err, erfc);
   // x >= 0: x * (1 - erfc/2); x < 0: x * erfc/2.
   VT hc = Vec::mul(half, erfc);
@@ -543,27 +649,32 @@ inline VT vgelu_erf(VT x) {
 /// Gelu (tanh form) = 0.5x(1+tanh(u)) = x / (1 + e^-2u), no cancellation.
 /// For negative x the result is e^-2u scaled, so 2u = k(x + c x^3) is
 /// carried as a hi+lo pair (exact products via FMA, TwoSum for the add) to
-/// keep the relative error near 1e-7 where |2u| reaches ~80.
+/// keep the relative error near 1e-7 where |2u| reaches ~80. With E =
+/// e^-|2u| (no overflow) it is x/(1+E) for u >= 0 and x E/(1+E) below. u is
+/// computed from x clamped to +-1e4 (x^3 stays finite; the result is x or 0
+/// to float precision long before).
 inline VT vgelu_tanh(VT x) {
   const VT ch = Vec::set1(0.044715f), cl = Vec::set1(1.5461444e-09f);
   const VT kh = Vec::set1(1.5957692f), kl = Vec::set1(-4.534068e-08f);
-  VT a = Vec::mul(x, x);
-  VT al = Vec::fms(x, x, a); // x^2 = a + al
-  VT b = Vec::mul(a, x);
-  VT bl = Vec::fma(al, x, Vec::fms(a, x, b)); // x^3 ~ b + bl
+  VT xc = Vec::min(Vec::set1(1e4f), Vec::max(Vec::set1(-1e4f), x));
+  VT a = Vec::mul(xc, xc);
+  VT al = Vec::fms(xc, xc, a); // x^2 = a + al
+  VT b = Vec::mul(a, xc);
+  VT bl = Vec::fma(al, xc, Vec::fms(a, xc, b)); // x^3 ~ b + bl
   VT p = Vec::mul(ch, b);
   VT pl = Vec::fma(ch, bl, Vec::fma(cl, b, Vec::fms(ch, b, p))); // c x^3 ~ p + pl
-  VT s = Vec::add(x, p);
-  VT bb = Vec::sub(s, x);
-  VT e = Vec::add(Vec::sub(x, Vec::sub(s, bb)), Vec::sub(p, bb)); // x + p = s + e
+  VT s = Vec::add(xc, p);
+  VT bb = Vec::sub(s, xc);
+  VT e = Vec::add(Vec::sub(xc, Vec::sub(s, bb)), Vec::sub(p, bb)); // x + p = s + e
   e = Vec::add(e, pl);
   VT v = Vec::mul(kh, s);
   VT vl = Vec::fma(kl, s, Vec::fma(kh, e, Vec::fms(kh, s, v))); // 2u ~ v + vl
-  VT ex = vexp(Vec::sub(Vec::zero(), v));
-  // e^-(v+vl) ~ e^-v (1 - vl), unless e^-v overflowed.
-  ex =
-      Vec::sel_lt(ex, Vec::set1(std::numeric_limits<float>::infinity()), Vec::fnma(ex, vl, ex), ex);
-  VT g = Vec::div(x, Vec::add(Vec::set1(1.0f), ex));
+  // |2u| ~ |v| + avl; e^-(|v|+avl) ~ e^-|v| (1 - avl).
+  VT avl = Vec::sel_lt(v, Vec::zero(), Vec::sub(Vec::zero(), vl), vl);
+  VT ex = vexp_lo(Vec::nabs(v));
+  ex = Vec::fnma(ex, avl, ex);
+  VT r = vrecip(Vec::add(Vec::set1(1.0f), ex));
+  VT g = Vec::mul(x, Vec::sel_lt(v, Vec::zero(), Vec::mul(ex, r), r));
   return Vec::sel_nan(x, x, g);
 }
 
@@ -573,36 +684,73 @@ inline VT big_to_relu(VT x, VT r) {
   return Vec::sel_lt(Vec::abs(x), Vec::set1(1e18f), r, Vec::max(Vec::zero(), x));
 }
 
-/// Applies activation `act` to one vector.
-inline VT apply_act(VT x, int32_t act, float p0, float p1) {
-  switch (act) {
-  case kActRelu:
+/// Activation A on one vector; p0 / p1 are its parameters, broadcast.
+template <int A> inline VT act_v(VT x, VT p0, VT p1) {
+  if constexpr (A == kActRelu) {
     return Vec::max(Vec::zero(), x);
-  case kActClip:
-    return Vec::min(Vec::set1(p1), Vec::max(Vec::set1(p0), x));
-  case kActLeakyRelu:
-    return Vec::sel_lt(x, Vec::zero(), Vec::mul(x, Vec::set1(p0)), x);
-  case kActSigmoid:
+  } else if constexpr (A == kActClip) {
+    return Vec::min(p1, Vec::max(p0, x));
+  } else if constexpr (A == kActLeakyRelu) {
+    return Vec::sel_lt(x, Vec::zero(), Vec::mul(x, p0), x);
+  } else if constexpr (A == kActSigmoid) {
     return vsigmoid(x);
-  case kActHardSigmoid:
-    return Vec::max(Vec::zero(),
-                    Vec::min(Vec::set1(1.0f), Vec::fma(x, Vec::set1(p0), Vec::set1(p1))));
-  case kActHardSwish: {
+  } else if constexpr (A == kActHardSigmoid) {
+    return Vec::max(Vec::zero(), Vec::min(Vec::set1(1.0f), Vec::fma(x, p0, p1)));
+  } else if constexpr (A == kActHardSwish) {
     // (x + 3) / 6 keeps its relative accuracy near x = -3.
     VT h = Vec::mul(Vec::add(x, Vec::set1(3.0f)), Vec::set1(1.0f / 6));
     return big_to_relu(x, Vec::mul(x, Vec::max(Vec::zero(), Vec::min(Vec::set1(1.0f), h))));
-  }
-  case kActSilu:
-    return big_to_relu(x, Vec::mul(x, vsigmoid(x)));
-  case kActGeluErf:
+  } else if constexpr (A == kActSilu) {
+    // x * sigmoid(x) = x s (x >= 0) or x t s (x < 0), t = e^-|x|, s =
+    // 1/(1+t); x = -inf is clamped to -FLT_MAX there (t = 0: -0, not NaN).
+    VT t = vexp_lo(Vec::nabs(x));
+    VT s = vrecip(Vec::add(Vec::set1(1.0f), t));
+    VT xm = Vec::max(Vec::set1(-std::numeric_limits<float>::max()), x);
+    return Vec::mul(Vec::mul(xm, Vec::sel_lt(x, Vec::zero(), t, Vec::set1(1.0f))), s);
+  } else if constexpr (A == kActGeluErf) {
     return big_to_relu(x, vgelu_erf(x));
-  case kActGeluTanh:
+  } else if constexpr (A == kActGeluTanh) {
     return big_to_relu(x, vgelu_tanh(x));
-  case kActTanh:
+  } else if constexpr (A == kActTanh) {
     return vtanh(x);
-  default:
+  } else {
+    (void)p0, (void)p1;
     return x;
   }
+}
+
+/// Calls f(std::integral_constant<int, act>()): the activation switch runs
+/// once per call of f, whose loops use the act_v<act> instance.
+template <class F> inline void dispatch_act(int32_t act, F &&f) {
+  switch (act) {
+#define ONNXCC_ACT_CASE(code)                                                                      \
+  case code:                                                                                       \
+    f(std::integral_constant<int, code>());                                                        \
+    break;
+    ONNXCC_ACT_CASE(kActRelu)
+    ONNXCC_ACT_CASE(kActClip)
+    ONNXCC_ACT_CASE(kActLeakyRelu)
+    ONNXCC_ACT_CASE(kActSigmoid)
+    ONNXCC_ACT_CASE(kActHardSigmoid)
+    ONNXCC_ACT_CASE(kActHardSwish)
+    ONNXCC_ACT_CASE(kActSilu)
+    ONNXCC_ACT_CASE(kActGeluErf)
+    ONNXCC_ACT_CASE(kActGeluTanh)
+    ONNXCC_ACT_CASE(kActTanh)
+#undef ONNXCC_ACT_CASE
+  default:
+    f(std::integral_constant<int, kActNone>());
+  }
+}
+
+/// Applies activation `act` to one vector (one switch per call: loops use
+/// dispatch_act and act_v instead).
+inline VT apply_act(VT x, int32_t act, float p0, float p1) {
+  VT r = x;
+  dispatch_act(act, [&](auto a) {
+    r = act_v<decltype(a)::value>(x, Vec::set1(p0), Vec::set1(p1));
+  });
+  return r;
 }
 
 #if defined(__GNUC__)
@@ -655,18 +803,30 @@ struct ActParams {
   float p0, p1;
 };
 
-ONNXCC_NOINLINE inline void act_tile(float *c, int64_t ldc, int nrows, int ncols,
-                                     const ActParams &ap) {
+/// y[0..n) = act_v<A>(x[0..n)); y may be x.
+template <int A> inline void act_run(const float *x, float *y, int64_t n, VT p0, VT p1) {
   constexpr int W = Vec::W;
+  int64_t i = 0;
+  for (; i + W <= n; i += W)
+    Vec::store(y + i, act_v<A>(Vec::load(x + i), p0, p1));
+  if (i < n) {
+    const int rest = static_cast<int>(n - i);
+    Vec::store_n(y + i, act_v<A>(Vec::load_n(x + i, rest), p0, p1), rest);
+  }
+}
+
+template <int A>
+ONNXCC_NOINLINE void act_tile_t(float *c, int64_t ldc, int nrows, int ncols, float p0, float p1) {
+  const VT v0 = Vec::set1(p0), v1 = Vec::set1(p1);
   for (int r = 0; r < nrows; ++r)
-    for (int j = 0; j < ncols; j += W) {
-      const int n = std::min(W, ncols - j);
-      float *cp = c + r * ldc + j;
-      if (n == W)
-        Vec::store(cp, apply_act(Vec::load(cp), ap.act, ap.p0, ap.p1));
-      else
-        Vec::store_n(cp, apply_act(Vec::load_n(cp, n), ap.act, ap.p0, ap.p1), n);
-    }
+    act_run<A>(c + r * ldc, c + r * ldc, ncols, v0, v1);
+}
+
+/// Applies the activation to an nrows x ncols tile (one switch per tile).
+inline void act_tile(float *c, int64_t ldc, int nrows, int ncols, const ActParams &ap) {
+  dispatch_act(ap.act, [&](auto a) {
+    act_tile_t<decltype(a)::value>(c, ldc, nrows, ncols, ap.p0, ap.p1);
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -775,9 +935,15 @@ inline void copy_strided(float *d, const float *s, int64_t n, int64_t sw) {
       Vec::store_n(d + i, Vec::load_n(s + i, static_cast<int>(n - i)), static_cast<int>(n - i));
     return;
   }
-  if (sw == 2) // load_even reads s[2i .. 2i+2W-1]: stay below s[2n-2]
+  if (sw == 2) { // load_even reads s[2i .. 2i+2W-1]: stay below s[2n-2]
     for (; i + Vec::W < n; i += Vec::W)
       Vec::store(d + i, Vec::load_even(s + 2 * i));
+    if (i < n) {
+      const int rest = static_cast<int>(n - i);
+      Vec::store_n(d + i, Vec::load_even_n(s + 2 * i, 2 * rest - 1), rest);
+    }
+    return;
+  }
   for (; i < n; ++i)
     d[i] = s[i * sw];
 }
@@ -854,13 +1020,11 @@ inline void pack_im2col(const float *x, const ConvShape &s, int64_t k0, int64_t 
 /// Applies activation `act` to x[0..n) in place.
 inline void activate(float *x, int64_t n, int32_t act, float p0, float p1) {
   using detail::Vec;
-  int64_t i = 0;
-  for (; i + Vec::W <= n; i += Vec::W)
-    Vec::store(x + i, detail::apply_act(Vec::load(x + i), act, p0, p1));
-  if (i < n) {
-    int rest = static_cast<int>(n - i);
-    Vec::store_n(x + i, detail::apply_act(Vec::load_n(x + i, rest), act, p0, p1), rest);
-  }
+  if (act == kActNone)
+    return;
+  detail::dispatch_act(act, [&](auto a) {
+    detail::act_run<decltype(a)::value>(x, x, n, Vec::set1(p0), Vec::set1(p1));
+  });
 }
 
 /// y[i] = e^x[i] (relative error ~2 ulp; 0 below ~-87.3, inf above ~88.4).
@@ -1059,7 +1223,7 @@ inline int conv2d(const float *x, const float *wpacked, const float *bias, int32
                   int64_t parts, int32_t isa_check) {
   using namespace detail;
   if (isa_check != ONNXCC_KERNELS_ISA)
-    return 5;
+    return kStatusWrongIsa;
   constexpr int MR = Vec::MR;
   const int64_t nr = Vec::W * Vec::NV;
   const int64_t cg = C / G, mg = M / G, K = cg * KH * KW, P = OH * OW;
@@ -1129,7 +1293,7 @@ inline int gemm_packed_b(const float *a, int64_t lda, const float *bpacked, cons
                          int64_t parts, int32_t isa_check) {
   using namespace detail;
   if (isa_check != ONNXCC_KERNELS_ISA)
-    return 5;
+    return kStatusWrongIsa;
   constexpr int MR = Vec::GemmMR;
   const int64_t nr = Vec::W * Vec::NV;
   const int64_t npan = ceil_div(N, nr);
@@ -1177,8 +1341,140 @@ inline int gemm_packed_b(const float *a, int64_t lda, const float *bpacked, cons
   return 0;
 }
 
+namespace detail {
+
+/// tmp[j .. j + NV*W) = (or +=, unless `first`) the sum over taps t < nt of
+/// wt[t] * planes[off[t] + j ..].
+template <int NV>
+inline void dw_sum(const float *planes, const int64_t *off, const float *wt, int nt, float *tmp,
+                   int64_t j, bool first) {
+  constexpr int VW = Vec::W;
+  VT acc[NV];
+#pragma GCC unroll 8
+  for (int v = 0; v < NV; ++v)
+    acc[v] = first ? Vec::zero() : Vec::load(tmp + j + v * VW);
+  for (int t = 0; t < nt; ++t) {
+    const float *src = planes + off[t] + j;
+    VT wv = Vec::set1(wt[t]);
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v)
+      acc[v] = Vec::fma(wv, Vec::load(src + v * VW), acc[v]);
+  }
+#pragma GCC unroll 8
+  for (int v = 0; v < NV; ++v)
+    Vec::store(tmp + j + v * VW, acc[v]);
+}
+
+/// Stride-S K x K depthwise sums (dilation 1) of R output rows oh0 .. oh0+R-1
+/// at columns c .. c+W-1 into tmp (rows rq apart). Output row r reads plane
+/// (kh%S, kw%S) at row r + kh/S, column c + kw/S: a plane row loaded once
+/// serves every (r, kh) pair that reads it (K + R - 1 loads per column of
+/// taps instead of K*R). Every output sums its taps in the same order
+/// whatever R and c.
+template <int K, int S, int R>
+inline void dw_rows(const float *planes, int64_t plane, int64_t rq, const float *wc, float *tmp,
+                    int64_t oh0, int64_t c) {
+  VT acc[R];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r)
+    acc[r] = Vec::zero();
+#pragma GCC unroll 2
+  for (int a = 0; a < S; ++a) {
+    constexpr int kMa = (K - 1) / S + 1; // (taps per column of phase 0)
+    const int ma = (K - 1 - a) / S + 1;  // taps kh = a + S*m, m < ma
+#pragma GCC unroll 5
+    for (int kw = 0; kw < K; ++kw) {
+      const float *base = planes + (a * S + kw % S) * plane + oh0 * rq + c + kw / S;
+#pragma GCC unroll 12
+      for (int q = 0; q < R + kMa - 1; ++q) {
+        if (q >= R + ma - 1)
+          break;
+        const VT v = Vec::load(base + q * rq);
+#pragma GCC unroll 5
+        for (int m = 0; m < kMa; ++m) {
+          const int r = q - m;
+          if (m < ma && r >= 0 && r < R)
+            acc[r] = Vec::fma(Vec::set1(wc[(a + S * m) * K + kw]), v, acc[r]);
+        }
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r)
+    Vec::store(tmp + (oh0 + r) * rq + c, acc[r]);
+}
+
+/// All OH x OW outputs of one channel with dw_rows (columns rounded up to
+/// whole vectors: tmp row oh holds valid sums in columns < OW only).
+template <int K, int S>
+ONNXCC_NOINLINE void dw_rows_all(const float *planes, int64_t plane, int64_t rq, const float *wc,
+                                 float *tmp, int64_t OH, int64_t OW) {
+  constexpr int R = 4;
+  int64_t oh = 0;
+  for (; oh + R <= OH; oh += R)
+    for (int64_t c = 0; c < OW; c += Vec::W)
+      dw_rows<K, S, R>(planes, plane, rq, wc, tmp, oh, c);
+  for (; oh < OH; ++oh)
+    for (int64_t c = 0; c < OW; c += Vec::W)
+      dw_rows<K, S, 1>(planes, plane, rq, wc, tmp, oh, c);
+}
+
+/// Depthwise epilogue of one channel: y = act(tmp (valid columns) + bias +
+/// z), rows of tmp `rq` floats apart. `flat`: tmp holds all OH*rq sums,
+/// rounded up to whole vectors (dw_sum), not only the valid columns.
+template <int A>
+ONNXCC_NOINLINE void dw_finish(float *tmp, int64_t rq, float *yp, const float *zp,
+                               int64_t OH, int64_t OW, bool hasBias, float bias, float p0,
+                               float p1, bool flat) {
+  constexpr int VW = Vec::W;
+  const VT bv = Vec::set1(bias), v0 = Vec::set1(p0), v1 = Vec::set1(p1);
+  if (!zp && flat) {
+    // Bias and activation over the flattened sums (the vectors dw_sum
+    // stored: fewer than a vector per row for small maps), then the valid
+    // columns are copied out.
+    const int64_t J = OH * rq;
+    for (int64_t j = 0; j < J; j += VW) {
+      VT v = Vec::load(tmp + j);
+      if (hasBias)
+        v = Vec::add(v, bv);
+      Vec::store(tmp + j, act_v<A>(v, v0, v1));
+    }
+    for (int64_t oh = 0; oh < OH; ++oh)
+      for (int64_t ow = 0; ow < OW; ow += VW) {
+        const int n = static_cast<int>(std::min<int64_t>(VW, OW - ow));
+        if (n == VW)
+          Vec::store(yp + oh * OW + ow, Vec::load(tmp + oh * rq + ow));
+        else
+          Vec::store_n(yp + oh * OW + ow, Vec::load(tmp + oh * rq + ow), n);
+      }
+    return;
+  }
+  for (int64_t oh = 0; oh < OH; ++oh) {
+    const float *tr = tmp + oh * rq;
+    float *yr = yp + oh * OW;
+    const float *zr = zp ? zp + oh * OW : nullptr;
+    for (int64_t ow = 0; ow < OW; ow += VW) {
+      const int n = static_cast<int>(std::min<int64_t>(VW, OW - ow));
+      VT v = Vec::load(tr + ow);
+      if (hasBias)
+        v = Vec::add(v, bv);
+      if (zr)
+        v = Vec::add(v, n == VW ? Vec::load(zr + ow) : Vec::load_n(zr + ow, n));
+      v = act_v<A>(v, v0, v1);
+      if (n == VW)
+        Vec::store(yr + ow, v);
+      else
+        Vec::store_n(yr + ow, v, n);
+    }
+  }
+}
+
+} // namespace detail
+
 /// Depthwise convolution (group == C == M), see DwPlan for the scheme.
-/// Work units are (image, channel).
+/// Work units are (image, channel). The padding of the planes (and their
+/// slack) is the same for every channel: it is zeroed once per call, and
+/// per channel only the input rows are copied in.
 inline int depthwise_conv2d(const float *x, const float *w, const float *bias, int32_t has_bias,
                             const float *z, int32_t has_z, float *y, float *scratch, int64_t batch,
                             int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW, int64_t KH,
@@ -1192,6 +1488,11 @@ inline int depthwise_conv2d(const float *x, const float *w, const float *bias, i
   float *planes = scratch + part * (nplanes * plan.plane + plan.tmp);
   float *tmp = planes + nplanes * plan.plane;
   const int64_t J = OH * rq; // flattened outputs
+  const int64_t total = batch * C;
+  const int64_t u0 = total * part / parts, u1 = total * (part + 1) / parts;
+  if (u0 >= u1)
+    return 0;
+  zero_floats(planes, nplanes * plan.plane);
   // Offset of each tap (kh, kw) into the planes, 64 taps at a time.
   constexpr int kTaps = 64;
   auto tap_offsets = [&](int64_t t0, int nt, int64_t *off) {
@@ -1202,52 +1503,61 @@ inline int depthwise_conv2d(const float *x, const float *w, const float *bias, i
   };
   int64_t off0[kTaps];
   tap_offsets(0, static_cast<int>(std::min<int64_t>(kTaps, KH * KW)), off0);
-  const int64_t total = batch * C;
-  const int64_t u0 = total * part / parts, u1 = total * (part + 1) / parts;
+  // Plane (pa, pb) holds input rows ih = i*SH + pa - PT for i in
+  // [ilo[pa], ihi[pa]) and columns iw = jj*SW + pb - PL for jj in
+  // [jlo[pb], jhi[pb]).
+  constexpr int kMaxPhase = 16;
+  int64_t ilo[kMaxPhase], ihi[kMaxPhase], jlo[kMaxPhase], jhi[kMaxPhase];
+  auto valid_range = [](int64_t n, int64_t lim, int64_t s, int64_t ph, int64_t pad, int64_t &lo,
+                        int64_t &hi) {
+    // Indices k in [0, n) with 0 <= k*s + ph - pad < lim.
+    lo = std::min(n, std::max<int64_t>(0, ceil_div(pad - ph, s)));
+    hi = std::max(lo, std::min(n, lim - 1 + pad - ph < 0 ? 0 : (lim - 1 + pad - ph) / s + 1));
+  };
+  const bool phased = SH <= kMaxPhase && SW <= kMaxPhase;
+  if (phased) {
+    for (int64_t pa = 0; pa < SH; ++pa)
+      valid_range(plan.hq, H, SH, pa, PT, ilo[pa], ihi[pa]);
+    for (int64_t pb = 0; pb < SW; ++pb)
+      valid_range(rq, W, SW, pb, PL, jlo[pb], jhi[pb]);
+  }
+  const int64_t vstep = kDwVecs * VW;
+  // Stride 1, 5x5 with rows of at least 3/4 of a vector, or 3x3 on large
+  // maps: whole output rows with plane rows shared between them (dw_rows).
+  // Otherwise the flattened sums (measured faster there: small maps fill
+  // whole vectors; stride 2 reads four planes).
+  const bool rows = KH == KW && SH == 1 && SW == 1 && DH == 1 && DW == 1 &&
+                    ((KH == 5 && 4 * OW >= 3 * VW) || (KH == 3 && OW >= 96));
   for (int64_t u = u0; u < u1; ++u) {
     const int64_t ch = u % C;
     const float *xp = x + u * H * W;
-    // Polyphase copy of the padded channel.
+    // Polyphase copy of the channel's input (the padding stays zero).
     for (int64_t pa = 0; pa < SH; ++pa)
       for (int64_t pb = 0; pb < SW; ++pb) {
         float *pl = planes + (pa * SW + pb) * plan.plane;
-        // Columns jj with 0 <= jj*SW + pb - PL < W.
-        int64_t jlo = std::min(rq, std::max<int64_t>(0, ceil_div(PL - pb, SW)));
-        int64_t jhi =
-            std::max(jlo, std::min(rq, W - 1 + PL - pb < 0 ? 0 : (W - 1 + PL - pb) / SW + 1));
-        for (int64_t i = 0; i < plan.hq; ++i) {
-          float *row = pl + i * rq;
-          int64_t ih = i * SH + pa - PT;
-          if (ih < 0 || ih >= H) {
-            zero_floats(row, rq);
-            continue;
-          }
-          const float *src = xp + ih * W + pb - PL;
-          zero_floats(row, jlo);
-          copy_strided(row + jlo, src + jlo * SW, jhi - jlo, SW);
-          zero_floats(row + jhi, rq - jhi);
+        int64_t i0, i1, j0, j1;
+        if (phased) {
+          i0 = ilo[pa], i1 = ihi[pa], j0 = jlo[pb], j1 = jhi[pb];
+        } else {
+          valid_range(plan.hq, H, SH, pa, PT, i0, i1);
+          valid_range(rq, W, SW, pb, PL, j0, j1);
         }
-        zero_floats(pl + plan.hq * rq, plan.plane - plan.hq * rq);
+        for (int64_t i = i0; i < i1; ++i)
+          copy_strided(pl + i * rq + j0, xp + (i * SH + pa - PT) * W + j0 * SW + pb - PL, j1 - j0,
+                       SW);
       }
     const float *wc = w + ch * KH * KW;
-    const VT bv = Vec::set1(has_bias ? bias[ch] : 0.0f);
-    float *yp = y + u * OH * OW;
-    const float *zp = has_z ? z + u * OH * OW : nullptr;
-    // Applies bias, z and the activation to output vector `o` (n lanes).
-    auto finish = [&](VT v, int64_t o, int n) {
-      if (has_bias)
-        v = Vec::add(v, bv);
-      if (zp)
-        v = Vec::add(v, n == VW ? Vec::load(zp + o) : Vec::load_n(zp + o, n));
-      v = apply_act(v, act, p0, p1);
-      if (n == VW)
-        Vec::store(yp + o, v);
+    if (rows) {
+      if (KH == 3)
+        dw_rows_all<3, 1>(planes, plan.plane, rq, wc, tmp, OH, OW);
       else
-        Vec::store_n(yp + o, v, n);
-    };
+        dw_rows_all<5, 1>(planes, plan.plane, rq, wc, tmp, OH, OW);
+    }
     // Sums over the taps, 64 at a time (all of them for kernels up to
-    // 8x8), kDwVecs vectors of outputs per step (independent FMA chains).
-    for (int64_t t0 = 0; t0 < KH * KW; t0 += kTaps) {
+    // 8x8), kDwVecs vectors of outputs per step (independent FMA chains),
+    // the last step only as many vectors as reach J (at most one vector
+    // past it: into the slack of tmp and of the planes, see DwPlan).
+    for (int64_t t0 = 0; t0 < (rows ? 0 : KH * KW); t0 += kTaps) {
       int nt = static_cast<int>(std::min<int64_t>(kTaps, KH * KW - t0));
       int64_t offMore[kTaps];
       const int64_t *off = off0;
@@ -1256,30 +1566,161 @@ inline int depthwise_conv2d(const float *x, const float *w, const float *bias, i
         off = offMore;
       }
       const float *wt = wc + t0;
-      // The last step may run up to kDwVecs vectors past J: into the slack
-      // of tmp and of the planes (see DwPlan).
-      for (int64_t j = 0; j < J; j += kDwVecs * VW) {
-        VT acc[kDwVecs];
-#pragma GCC unroll 8
-        for (int v = 0; v < kDwVecs; ++v)
-          acc[v] = t0 == 0 ? Vec::zero() : Vec::load(tmp + j + v * VW);
-        for (int t = 0; t < nt; ++t) {
-          const float *src = planes + off[t] + j;
-          VT wv = Vec::set1(wt[t]);
-#pragma GCC unroll 8
-          for (int v = 0; v < kDwVecs; ++v)
-            acc[v] = Vec::fma(wv, Vec::load(src + v * VW), acc[v]);
-        }
-#pragma GCC unroll 8
-        for (int v = 0; v < kDwVecs; ++v)
-          Vec::store(tmp + j + v * VW, acc[v]);
+      const bool first = t0 == 0;
+      int64_t j = 0;
+      for (; j + vstep <= J; j += vstep)
+        dw_sum<kDwVecs>(planes, off, wt, nt, tmp, j, first);
+      switch (ceil_div(J - j, VW)) {
+      case 0:
+        break;
+      case 1:
+        dw_sum<1>(planes, off, wt, nt, tmp, j, first);
+        break;
+      case 2:
+        dw_sum<2>(planes, off, wt, nt, tmp, j, first);
+        break;
+      case 3:
+        dw_sum<3>(planes, off, wt, nt, tmp, j, first);
+        break;
+      case 4:
+        dw_sum<4>(planes, off, wt, nt, tmp, j, first);
+        break;
+      case 5:
+        dw_sum<5>(planes, off, wt, nt, tmp, j, first);
+        break;
+      case 6:
+        dw_sum<6>(planes, off, wt, nt, tmp, j, first);
+        break;
+      case 7:
+        dw_sum<7>(planes, off, wt, nt, tmp, j, first);
+        break;
+      default: // kDwVecs
+        dw_sum<kDwVecs>(planes, off, wt, nt, tmp, j, first);
+        break;
       }
     }
     // Epilogue: valid columns of tmp -> y.
-    for (int64_t oh = 0; oh < OH; ++oh)
-      for (int64_t ow = 0; ow < OW; ow += VW)
-        finish(Vec::load(tmp + oh * rq + ow), oh * OW + ow,
-               static_cast<int>(std::min<int64_t>(VW, OW - ow)));
+    float *yp = y + u * OH * OW;
+    const float *zp = has_z ? z + u * OH * OW : nullptr;
+    const float b = has_bias ? bias[ch] : 0.0f;
+    dispatch_act(act, [&](auto a) {
+      dw_finish<decltype(a)::value>(tmp, rq, yp, zp, OH, OW, has_bias != 0, b, p0, p1, !rows);
+    });
+  }
+  return 0;
+}
+
+/// Max pooling over NCHW planes: `planes` (= batch*C) planes of H x W ->
+/// OH x OW. Window (oh, ow) covers rows oh*SH - PT + kh*DH and columns
+/// ow*SW - PL + kw*DW; positions outside the input (pads, ceil_mode windows
+/// past the end) are ignored. A NaN in a window gives NaN. Output columns
+/// whose window lies inside the row are computed a vector at a time (SW 1
+/// or 2), the others one by one. Part `part` of `parts` takes a contiguous
+/// range of planes.
+inline int max_pool2d(const float *x, float *y, int64_t planes, int64_t H, int64_t W, int64_t OH,
+                      int64_t OW, int64_t KH, int64_t KW, int64_t SH, int64_t SW, int64_t PT,
+                      int64_t PL, int64_t DH, int64_t DW, int64_t part, int64_t parts) {
+  using namespace detail;
+  constexpr int VW = Vec::W;
+  int64_t p0, p1;
+  part_range(planes, part, parts, p0, p1);
+  // Interior columns [owlo, owhi): ow*SW - PL >= 0 and ow*SW - PL + (KW-1)*DW < W.
+  int64_t owlo = 0, owhi = 0;
+  if (SW <= 2) {
+    owlo = std::min(OW, ceil_div(PL, SW));
+    int64_t last = W - 1 + PL - (KW - 1) * DW;
+    owhi = std::max(owlo, std::min(OW, last < 0 ? 0 : last / SW + 1));
+  }
+  const float ninf = -std::numeric_limits<float>::infinity();
+  for (int64_t p = p0; p < p1; ++p) {
+    const float *xp = x + p * H * W;
+    float *yp = y + p * OH * OW;
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      const int64_t ih0 = oh * SH - PT;
+      // Rows kh in [kh0, kh1) are inside the input.
+      const int64_t kh0 = std::min(KH, std::max<int64_t>(0, ceil_div(-ih0, DH)));
+      const int64_t kh1 = std::max(kh0, std::min(KH, H - 1 - ih0 < 0 ? 0 : (H - 1 - ih0) / DH + 1));
+      float *yr = yp + oh * OW;
+      auto scalar = [&](int64_t ow) {
+        float m = ninf;
+        const int64_t iw0 = ow * SW - PL;
+        for (int64_t kh = kh0; kh < kh1; ++kh) {
+          const float *row = xp + (ih0 + kh * DH) * W;
+          for (int64_t kw = 0; kw < KW; ++kw) {
+            const int64_t iw = iw0 + kw * DW;
+            if (iw < 0 || iw >= W)
+              continue;
+            const float v = row[iw];
+            m = (v > m || v != v) ? v : m; // (a NaN m stays)
+          }
+        }
+        yr[ow] = m;
+      };
+      for (int64_t ow = 0; ow < owlo; ++ow)
+        scalar(ow);
+      for (int64_t ow = owlo; ow < owhi; ow += VW) {
+        const int n = static_cast<int>(std::min<int64_t>(VW, owhi - ow));
+        // Before the last vector, a full stride-2 load (one float past the
+        // window) still reads inside the input.
+        const bool full = ow + VW < owhi;
+        auto load = [&](const float *src) {
+          return SW == 1 ? (full ? Vec::load(src) : Vec::load_n(src, n))
+                         : (full ? Vec::load_even(src) : Vec::load_even_n(src, 2 * n - 1));
+        };
+        // max(v, m) keeps a NaN m, sel_nan a NaN v. Two chains (even and odd
+        // taps) for latency.
+        VT m0 = Vec::set1(ninf), m1 = m0;
+        for (int64_t kh = kh0; kh < kh1; ++kh) {
+          const float *row = xp + (ih0 + kh * DH) * W + ow * SW - PL;
+          int64_t kw = 0;
+          for (; kw + 1 < KW; kw += 2) {
+            VT v0 = load(row + kw * DW), v1 = load(row + (kw + 1) * DW);
+            m0 = Vec::sel_nan(v0, v0, Vec::max(v0, m0));
+            m1 = Vec::sel_nan(v1, v1, Vec::max(v1, m1));
+          }
+          if (kw < KW) {
+            VT v0 = load(row + kw * DW);
+            m0 = Vec::sel_nan(v0, v0, Vec::max(v0, m0));
+          }
+        }
+        VT m = Vec::sel_nan(m1, m1, Vec::max(m1, m0));
+        if (full)
+          Vec::store(yr + ow, m);
+        else
+          Vec::store_n(yr + ow, m, n);
+      }
+      for (int64_t ow = std::max(owlo, owhi); ow < OW; ++ow)
+        scalar(ow);
+    }
+  }
+  return 0;
+}
+
+/// GlobalAveragePool over NCHW (rows = N*C, cols = H*W): y[r] = mean of
+/// row r, summed in a fixed order (four vector accumulators, then the lanes
+/// in order), so the result does not depend on `parts`. Part `part` of
+/// `parts` takes a contiguous range of rows.
+inline int global_avg_pool(const float *x, float *y, int64_t rows, int64_t cols, int64_t part,
+                           int64_t parts) {
+  using namespace detail;
+  constexpr int VW = Vec::W;
+  int64_t r0, r1;
+  part_range(rows, part, parts, r0, r1);
+  for (int64_t r = r0; r < r1; ++r) {
+    const float *xr = x + r * cols;
+    VT a0 = Vec::zero(), a1 = Vec::zero(), a2 = Vec::zero(), a3 = Vec::zero();
+    int64_t i = 0;
+    for (; i + 4 * VW <= cols; i += 4 * VW) {
+      a0 = Vec::add(a0, Vec::load(xr + i));
+      a1 = Vec::add(a1, Vec::load(xr + i + VW));
+      a2 = Vec::add(a2, Vec::load(xr + i + 2 * VW));
+      a3 = Vec::add(a3, Vec::load(xr + i + 3 * VW));
+    }
+    for (; i + VW <= cols; i += VW)
+      a0 = Vec::add(a0, Vec::load(xr + i));
+    if (i < cols)
+      a1 = Vec::add(a1, Vec::load_n(xr + i, static_cast<int>(cols - i)));
+    y[r] = hsum(Vec::add(Vec::add(a0, a1), Vec::add(a2, a3))) / static_cast<float>(cols);
   }
   return 0;
 }
@@ -1295,5 +1736,7 @@ inline int depthwise_conv2d(const float *x, const float *w, const float *bias, i
 
 } // namespace kernels
 } // namespace onnxcc_rt
+
+#include "onnxcc_kernels_winograd.h"
 
 #endif // ONNXCC_KERNELS_H

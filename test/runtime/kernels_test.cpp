@@ -315,7 +315,8 @@ void test_conv() {
   float dummy[8] = {};
   int rc = k::conv2d(dummy, dummy, dummy, 0, dummy, 0, dummy, dummy, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
                      1, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, kIsa + 1);
-  report("conv2d isa_check mismatch returns 5", rc != 5, rc != 5 ? "rc " + std::to_string(rc) : "");
+  report("conv2d isa_check mismatch returns kStatusWrongIsa", rc != k::kStatusWrongIsa,
+         rc != k::kStatusWrongIsa ? "rc " + std::to_string(rc) : "");
 }
 
 //===----------------------------------------------------------------------===//
@@ -671,6 +672,474 @@ void test_packing() {
   report("packing layouts", bad, bad ? std::to_string(bad) + " mismatches" : "");
 }
 
+
+//===----------------------------------------------------------------------===//
+// conv2d_winograd
+//===----------------------------------------------------------------------===//
+struct WinoCase {
+  int64_t n, c, h, w, m, pt, pl, pb, pr;
+};
+
+std::string wino_name(const WinoCase &t) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf,
+                "n%" PRId64 " c%" PRId64 " %" PRId64 "x%" PRId64 " m%" PRId64 " p%" PRId64
+                ",%" PRId64 ",%" PRId64 ",%" PRId64,
+                t.n, t.c, t.h, t.w, t.m, t.pt, t.pl, t.pb, t.pr);
+  return buf;
+}
+
+/// Standard normal sample (Box-Muller).
+float normal(Rng &rng) {
+  double u1 = ((rng.next() & 0xffffff) + 1) / double(1 << 24);
+  double u2 = (rng.next() & 0xffffff) / double(1 << 24);
+  return static_cast<float>(std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2));
+}
+
+/// Runs one Winograd case (parts 1..3, bitwise equal, guards) against a
+/// double reference. Tolerance: |err| <= tol * max |conv sum| over the case
+/// (Winograd rounds like a transform of the whole tile, not per term),
+/// scaled through the activation. he: N(0,1) inputs and He-initialised
+/// weights, no epilogue; *relErr gets max |err| / max |out|.
+std::string run_wino(const WinoCase &t, int act, bool hasBias, bool hasZ, uint64_t seed,
+                     bool aliasZ = false, bool he = false, double *relErr = nullptr) {
+  Rng rng(seed);
+  const int64_t oh = t.h + t.pt + t.pb - 2, ow = t.w + t.pl + t.pr - 2;
+  std::vector<float> x(t.n * t.c * t.h * t.w), w(t.m * t.c * 9), bias(t.m), z(t.n * t.m * oh * ow);
+  const float heScale = static_cast<float>(std::sqrt(2.0 / (9.0 * t.c)));
+  for (float &v : x)
+    v = he ? normal(rng) : rng.uniform();
+  for (float &v : w)
+    v = he ? normal(rng) * heScale : rng.uniform();
+  for (float &v : bias)
+    v = rng.uniform();
+  for (float &v : z)
+    v = rng.uniform();
+  float p0, p1;
+  act_params(act, p0, p1);
+  Guarded wp(k::packed_winograd_weights_floats(kIsa, t.m, t.c));
+  k::pack_winograd_weights(kIsa, w.data(), t.m, t.c, wp.data());
+  if (!wp.guards_ok())
+    return "pack_winograd_weights wrote out of bounds";
+  const int64_t sf =
+      k::winograd_scratch_floats(kIsa, t.c, t.m, t.h, t.w, oh, ow, t.pt, t.pl, t.pb, t.pr);
+  const int64_t ysize = t.n * t.m * oh * ow;
+  std::vector<float> nans(ysize + t.m, std::numeric_limits<float>::quiet_NaN());
+  std::vector<float> first;
+  for (int parts = 1; parts <= 3; ++parts) {
+    Guarded y(ysize, 777.0f), scratch(sf * parts, 3.0e38f);
+    const float *zp = hasZ ? z.data() : nans.data();
+    if (aliasZ) {
+      std::memcpy(y.data(), z.data(), ysize * sizeof(float));
+      zp = y.data();
+    }
+    for (int64_t p = 0; p < parts; ++p) {
+      int rc = k::conv2d_winograd(x.data(), wp.data(), hasBias ? bias.data() : nans.data(),
+                                  hasBias, zp, hasZ, y.data(), scratch.data(), t.n, t.c, t.h, t.w,
+                                  t.m, oh, ow, t.pt, t.pl, t.pb, t.pr, act, p0, p1, p, parts);
+      if (rc != 0)
+        return "conv2d_winograd returned " + std::to_string(rc);
+    }
+    if (!y.guards_ok())
+      return "output guard overwritten (parts=" + std::to_string(parts) + ")";
+    if (!scratch.guards_ok())
+      return "scratch guard overwritten (parts=" + std::to_string(parts) + ")";
+    if (parts == 1)
+      first.assign(y.data(), y.data() + ysize);
+    else if (std::memcmp(first.data(), y.data(), ysize * sizeof(float)) != 0)
+      return "parts=" + std::to_string(parts) + " differs bitwise from parts=1";
+  }
+  std::vector<double> sums(ysize);
+  double maxSum = 0;
+  for (int64_t b = 0; b < t.n; ++b)
+    for (int64_t m = 0; m < t.m; ++m)
+      for (int64_t i = 0; i < oh; ++i)
+        for (int64_t j = 0; j < ow; ++j) {
+          double acc = 0;
+          for (int64_t c = 0; c < t.c; ++c)
+            for (int64_t a = 0; a < 3; ++a)
+              for (int64_t e = 0; e < 3; ++e) {
+                int64_t ih = i - t.pt + a, iw = j - t.pl + e;
+                if (ih < 0 || ih >= t.h || iw < 0 || iw >= t.w)
+                  continue;
+                acc += double(w[(m * t.c + c) * 9 + a * 3 + e]) *
+                       x[((b * t.c + c) * t.h + ih) * t.w + iw];
+              }
+          int64_t o = ((b * t.m + m) * oh + i) * ow + j;
+          sums[o] = acc;
+          maxSum = std::max(maxSum, std::fabs(acc));
+        }
+  double maxErr = 0, maxOut = 0;
+  for (int64_t b = 0; b < t.n; ++b)
+    for (int64_t m = 0; m < t.m; ++m)
+      for (int64_t q = 0; q < oh * ow; ++q) {
+        int64_t o = (b * t.m + m) * oh * ow + q;
+        double acc = sums[o], extra = 0;
+        if (hasBias) {
+          acc += bias[m];
+          extra += std::fabs(bias[m]);
+        }
+        if (hasZ) {
+          acc += z[o];
+          extra += std::fabs(z[o]);
+        }
+        double ref = act_ref(acc, act, p0, p1);
+        maxErr = std::max(maxErr, std::fabs(first[o] - ref));
+        maxOut = std::max(maxOut, std::fabs(ref));
+        double tol = 1e-4 * maxSum + 1e-6 * extra + 4e-6 * std::fabs(ref) + 1e-6;
+        if (!(std::fabs(first[o] - ref) <= tol)) {
+          char buf[200];
+          std::snprintf(buf, sizeof buf, "y[%" PRId64 "] = %.9g, want %.9g (act %d)", o, first[o],
+                        ref, act);
+          return buf;
+        }
+      }
+  if (relErr)
+    *relErr = maxErr / maxOut;
+  return "";
+}
+
+void test_winograd() {
+  int bad = 0, idx = 0;
+  std::string detail;
+  const WinoCase cases[] = {
+      // n  c   h   w   m  pt pl pb pr
+      {1, 16, 8, 8, 16, 1, 1, 1, 1},     // 2x2 tiles
+      {1, 16, 14, 14, 32, 1, 1, 1, 1},   // 16 tiles
+      {2, 19, 13, 11, 21, 1, 1, 1, 1},   // odd sizes, batch 2, C and M off the tile
+      {1, 3, 9, 11, 5, 1, 1, 1, 1},      // tiny channel counts
+      {1, 7, 10, 12, 9, 0, 1, 2, 0},     // asymmetric pads
+      {1, 5, 9, 9, 7, 0, 0, 0, 0},       // no padding, OH = 7
+      {1, 4, 3, 3, 3, 2, 2, 2, 2},       // pad > half the input
+      {1, 6, 1, 1, 6, 1, 1, 1, 1},       // 1x1 image
+      {2, 8, 30, 29, 10, 1, 1, 1, 1},    // several blocks, blocks across images
+      {1, 33, 56, 5, 12, 1, 1, 1, 1},    // tall
+      {1, 3, 4, 70, 11, 1, 2, 1, 0},     // wide
+      {1, 64, 23, 23, 40, 1, 1, 1, 1},   // 36 tiles
+      {1, 130, 9, 10, 17, 1, 1, 1, 1},   // C > 128 (smaller blocks)
+      {3, 300, 6, 7, 9, 1, 1, 1, 1},     // C = 300, batch 3
+  };
+  for (const WinoCase &t : cases) {
+    for (int variant = 0; variant < 3; ++variant) {
+      int act = (idx * 3 + variant) % 11;
+      bool hasBias = (idx + variant) % 2 == 0, hasZ = (idx + variant) % 3 != 1;
+      std::string err = run_wino(t, act, hasBias, hasZ, 500 + idx * 7 + variant);
+      if (!err.empty() && !bad++)
+        detail = wino_name(t) + ": " + err;
+    }
+    ++idx;
+  }
+  report("conv2d_winograd shapes (" + std::to_string(idx) + " shapes x 3 epilogues, parts 1-3)",
+         bad, detail);
+
+  bad = 0;
+  for (int act = 0; act <= 10; ++act) {
+    WinoCase t{2, 9, 11, 10, 13, 1, 1, 1, 1};
+    std::string err = run_wino(t, act, act % 2 == 0, true, 600 + act, /*aliasZ=*/act % 2 == 1);
+    if (!err.empty() && !bad++)
+      detail = wino_name(t) + ": " + err;
+  }
+  for (int64_t hw = 1; hw <= 13; ++hw) {
+    WinoCase t{1, 3, hw, 14 - hw, 5, 1, 1, 1, 1};
+    std::string err = run_wino(t, 1, true, true, 700 + hw, /*aliasZ=*/true);
+    if (!err.empty() && !bad++)
+      detail = wino_name(t) + ": " + err;
+  }
+  report("conv2d_winograd activations 0..10, in place (z == y), edge tiles", bad, detail);
+
+  // Accuracy of F(4x4, 3x3): N(0,1) inputs, He-initialised weights.
+  bad = 0;
+  double worst = 0;
+  const WinoCase acc[] = {{1, 64, 12, 12, 16, 1, 1, 1, 1},
+                          {1, 256, 8, 8, 16, 1, 1, 1, 1},
+                          {1, 512, 7, 7, 16, 1, 1, 1, 1}};
+  for (const WinoCase &t : acc) {
+    double rel = 0;
+    std::string err = run_wino(t, 0, false, false, 800 + t.c, false, true, &rel);
+    worst = std::max(worst, rel);
+    if ((!err.empty() || rel > 1e-4) && !bad++)
+      detail = wino_name(t) + ": " + (err.empty() ? "max err / max |y| too big" : err);
+  }
+  char buf[80];
+  std::snprintf(buf, sizeof buf, "max err / max |y| = %.3g", worst);
+  report("conv2d_winograd accuracy (He weights, C 64..512, <= 1e-4 of max |y|)", bad,
+         bad ? detail + "; " + buf : buf);
+
+  // Applicability and packing size.
+  bool ok = k::winograd_applies(kIsa, 64, 64, 56, 56, 3, 3, 1, 1, 1, 1, 1) &&
+            !k::winograd_applies(kIsa, 64, 64, 56, 56, 3, 3, 2, 2, 1, 1, 1) &&
+            !k::winograd_applies(kIsa, 64, 64, 56, 56, 3, 3, 1, 1, 2, 2, 1) &&
+            !k::winograd_applies(kIsa, 64, 64, 56, 56, 3, 3, 1, 1, 1, 1, 2) &&
+            !k::winograd_applies(kIsa, 64, 64, 56, 56, 5, 5, 1, 1, 1, 1, 1) &&
+            !k::winograd_applies(kIsa, 3, 64, 224, 224, 3, 3, 1, 1, 1, 1, 1);
+  report("winograd_applies", !ok, "");
+}
+//===----------------------------------------------------------------------===//
+// Depthwise shapes of MobileNetV2 / EfficientNet, and size sweeps (tails)
+//===----------------------------------------------------------------------===//
+void test_depthwise_shapes() {
+  int bad = 0, count = 0;
+  std::string detail;
+  auto run = [&](const ConvCase &t, int act, bool hasBias, bool hasZ) {
+    std::string err = run_dw(t, act, hasBias, hasZ, 500 + count);
+    ++count;
+    if (!err.empty() && !bad++)
+      detail = conv_name(t) + " act " + std::to_string(act) + ": " + err;
+  };
+  // Network shapes (few channels): 3x3 / 5x5, stride 1 / 2, maps 56..7.
+  for (int64_t hw : {56, 28, 14, 7})
+    for (int64_t ks : {3, 5})
+      for (int64_t s : {1, 2}) {
+        int64_t p = ks / 2;
+        run({1, 3, hw, hw, 0, ks, ks, s, s, p, p, p, p, 1, 1, 0}, s == 1 ? 2 : 7, true, hw == 14);
+      }
+  // TF-style asymmetric "same" padding for stride 2 (EfficientNet exports).
+  run({1, 4, 14, 14, 0, 5, 5, 2, 2, 1, 1, 2, 2, 1, 1, 0}, 7, true, false);
+  run({1, 4, 28, 28, 0, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 0}, 7, true, false);
+  // Every map size 1..20 (the flattened sums end anywhere in a vector
+  // group), stride 1 and 2, 3x3 and 5x5.
+  for (int64_t hw = 1; hw <= 20; ++hw)
+    for (int64_t ks : {3, 5})
+      for (int64_t s : {1, 2}) {
+        int64_t p = ks / 2;
+        run({1, 2, hw, hw + (hw % 3), 0, ks, ks, s, s, p, p, p, p, 1, 1, 0}, int(hw % 11),
+            hw % 2 == 0, hw % 3 == 0);
+      }
+  // Wide 3x3 stride-1 rows (the row-sharing path), 1..7 rows.
+  for (int64_t h = 1; h <= 7; ++h)
+    run({1, 2, h, 96 + 5 * h, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0}, int(h + 3) % 11, h % 2 == 1,
+        h % 3 == 1);
+  // Non-square, batch 2, many channels, stride 3.
+  run({2, 37, 9, 13, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0}, 6, true, true);
+  run({1, 3, 17, 19, 0, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 0}, 1, false, true);
+  report("depthwise_conv2d network shapes and size sweep (" + std::to_string(count) + " cases)", bad,
+         detail);
+}
+
+//===----------------------------------------------------------------------===//
+// Activations: tails, large magnitudes, every code through conv epilogues
+//===----------------------------------------------------------------------===//
+void test_activation_edges() {
+  int bad = 0;
+  std::string detail;
+  const float nan = std::nanf(""), inf = std::numeric_limits<float>::infinity();
+  // Lengths 1..40: the masked tail gives the same bits as full vectors.
+  Rng rng(4242);
+  std::vector<float> src(40);
+  for (float &v : src)
+    v = 8 * rng.uniform();
+  src[3] = nan;
+  src[17] = -inf;
+  src[29] = inf;
+  for (int act = 0; act <= 10; ++act) {
+    float p0, p1;
+    act_params(act, p0, p1);
+    std::vector<float> full(src);
+    k::activate(full.data(), 40, act, p0, p1);
+    for (int n = 1; n <= 40; ++n) {
+      Guarded g(n);
+      std::memcpy(g.data(), src.data(), n * sizeof(float));
+      k::activate(g.data(), n, act, p0, p1);
+      if (!g.guards_ok() || std::memcmp(g.data(), full.data(), n * sizeof(float)) != 0) {
+        if (!bad++)
+          detail = "act " + std::to_string(act) + " n " + std::to_string(n) + " differs";
+      }
+    }
+  }
+  // Large magnitudes and the subnormal range of sigmoid / SiLU.
+  const float xs[] = {1e5f,   -1e5f,  1e10f,  -1e10f, 3e12f,  -3e12f, 1e17f,
+                      -1e17f, -87.5f, -90.0f, -100.0f, -105.0f, -120.0f, 88.5f,
+                      -0.0f,  0.0f,   3e38f,  -3e38f, 1e-40f, -1e-40f};
+  const int nx = sizeof xs / sizeof xs[0];
+  for (int act = 0; act <= 10; ++act) {
+    float p0, p1;
+    act_params(act, p0, p1);
+    Guarded g(nx);
+    std::memcpy(g.data(), xs, sizeof xs);
+    k::activate(g.data(), nx, act, p0, p1);
+    for (int i = 0; i < nx; ++i) {
+      double ref = act_ref(xs[i], act, p0, p1);
+      if (std::isnan(ref) && (act == 7 || act == 8 || act == 9)) // inf*0 in the reference
+        ref = xs[i] > 0 ? xs[i] : 0.0;
+      bool ok = std::fabs(g[i] - ref) <= 2e-6 * std::fabs(ref) + 1e-30 && !std::isnan(g[i]);
+      if (!ok && !bad++) {
+        char buf[120];
+        std::snprintf(buf, sizeof buf, "act %d f(%g) = %.9g, want %.9g", act, xs[i], g[i], ref);
+        detail = buf;
+      }
+    }
+    if (!g.guards_ok() && !bad++)
+      detail = "guard overwritten";
+  }
+  report("activate tails (bitwise = full vectors), large |x|, subnormal range", bad, detail);
+}
+
+//===----------------------------------------------------------------------===//
+// max_pool2d / global_avg_pool
+//===----------------------------------------------------------------------===//
+struct PoolCase {
+  int64_t planes, h, w, kh, kw, sh, sw, pt, pl, pb, pr, dh, dw;
+  bool ceil;
+};
+
+std::string run_maxpool(const PoolCase &t, uint64_t seed, int nans) {
+  Rng rng(seed);
+  auto out_size = [&](int64_t in, int64_t k, int64_t s, int64_t pa, int64_t pb, int64_t d) {
+    int64_t span = in + pa + pb - d * (k - 1) - 1;
+    int64_t o = (t.ceil ? (span + s - 1) / s : span / s) + 1;
+    // ONNX: the last ceil_mode window must start inside the input or left pad.
+    if (t.ceil && (o - 1) * s >= in + pa)
+      --o;
+    return o;
+  };
+  const int64_t oh = out_size(t.h, t.kh, t.sh, t.pt, t.pb, t.dh);
+  const int64_t ow = out_size(t.w, t.kw, t.sw, t.pl, t.pr, t.dw);
+  if (oh < 1 || ow < 1)
+    return "bad test case: empty output";
+  std::vector<float> x(t.planes * t.h * t.w);
+  for (float &v : x)
+    v = rng.uniform();
+  for (int i = 0; i < nans; ++i)
+    x[rng.next() % x.size()] = std::nanf("");
+  const int64_t ysize = t.planes * oh * ow;
+  std::vector<float> first;
+  for (int parts = 1; parts <= 3; ++parts) {
+    Guarded y(ysize, 777.0f);
+    for (int p = 0; p < parts; ++p)
+      if (k::max_pool2d(x.data(), y.data(), t.planes, t.h, t.w, oh, ow, t.kh, t.kw, t.sh, t.sw,
+                        t.pt, t.pl, t.dh, t.dw, p, parts) != 0)
+        return "max_pool2d returned non-zero";
+    if (!y.guards_ok())
+      return "output guard overwritten";
+    if (parts == 1)
+      first.assign(y.data(), y.data() + ysize);
+    else if (std::memcmp(first.data(), y.data(), ysize * sizeof(float)) != 0)
+      return "parts=" + std::to_string(parts) + " differs bitwise from parts=1";
+  }
+  for (int64_t p = 0; p < t.planes; ++p)
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j) {
+        double m = -INFINITY;
+        bool anyNan = false, any = false;
+        for (int64_t a = 0; a < t.kh; ++a)
+          for (int64_t e = 0; e < t.kw; ++e) {
+            int64_t ih = i * t.sh - t.pt + a * t.dh, iw = j * t.sw - t.pl + e * t.dw;
+            if (ih < 0 || ih >= t.h || iw < 0 || iw >= t.w)
+              continue;
+            double v = x[(p * t.h + ih) * t.w + iw];
+            any = true;
+            anyNan |= std::isnan(v);
+            m = std::max(m, v);
+          }
+        float got = first[(p * oh + i) * ow + j];
+        bool ok = anyNan ? std::isnan(got) : (any && double(got) == m);
+        if (!ok) {
+          char buf[160];
+          std::snprintf(buf, sizeof buf, "y[%" PRId64 "][%" PRId64 "][%" PRId64 "] = %g, want %g",
+                        p, i, j, got, anyNan ? NAN : m);
+          return buf;
+        }
+      }
+  return "";
+}
+
+void test_pooling() {
+  const PoolCase cases[] = {
+      // planes h   w  kh kw sh sw pt pl pb pr dh dw ceil
+      {3, 112, 112, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false}, // ResNet stem pool
+      {2, 8, 8, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, false},
+      {2, 9, 11, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, true}, // ceil_mode
+      {2, 13, 17, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, true},
+      {4, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false}, // stride 1 "same"
+      {2, 10, 37, 3, 2, 1, 2, 2, 1, 0, 1, 2, 2, false}, // dilation, asymmetric pads
+      {2, 12, 50, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, true},  // stride 3 (scalar path)
+      {1, 5, 5, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, false},   // window > interior
+      {3, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, false},
+      {2, 6, 70, 1, 4, 1, 2, 0, 3, 0, 3, 1, 1, true}, // wide rows, stride 2 vectors
+      {5, 33, 35, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true},
+  };
+  int bad = 0, idx = 0;
+  std::string detail;
+  for (const PoolCase &t : cases) {
+    for (int nans : {0, 7}) {
+      std::string err = run_maxpool(t, 60 + idx, nans);
+      if (!err.empty() && !bad++) {
+        char buf[120];
+        std::snprintf(buf, sizeof buf, "case %d (%" PRId64 "x%" PRId64 " k%" PRId64 "x%" PRId64
+                                       " s%" PRId64 ",%" PRId64 ", %d NaNs): ",
+                      idx, t.h, t.w, t.kh, t.kw, t.sh, t.sw, nans);
+        detail = buf + err;
+      }
+    }
+    ++idx;
+  }
+  // Every width 1..40 with 3x3 stride 2 pad 1 and 2x2 stride 1 (tails).
+  for (int64_t w = 1; w <= 40; ++w) {
+    PoolCase a{2, 5, w, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, w % 2 == 1};
+    PoolCase b{1, 3, w + 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, 1, false};
+    for (const PoolCase &t : {a, b}) {
+      std::string err = run_maxpool(t, 900 + w, int(w % 3));
+      if (!err.empty() && !bad++)
+        detail = "width " + std::to_string(w) + ": " + err;
+    }
+  }
+  report("max_pool2d (pads, strides, dilation, ceil_mode, NaN, widths 1..40, parts 1-3)", bad,
+         detail);
+
+  bad = 0;
+  const int64_t shapes[][2] = {{1, 1},   {3, 7},   {5, 16},  {2, 49},  {1280, 49}, {7, 63},
+                               {4, 64},  {3, 65},  {2, 196}, {3, 3136}, {1, 12544}, {6, 100}};
+  for (auto &sh : shapes) {
+    const int64_t rows = sh[0], cols = sh[1];
+    Rng rng(rows * 131 + cols);
+    std::vector<float> x(rows * cols);
+    for (float &v : x)
+      v = rng.uniform() + 0.25f;
+    std::vector<float> first;
+    std::string err;
+    for (int parts = 1; parts <= 3 && err.empty(); ++parts) {
+      Guarded y(rows, 777.0f);
+      for (int p = 0; p < parts; ++p)
+        if (k::global_avg_pool(x.data(), y.data(), rows, cols, p, parts) != 0)
+          err = "returned non-zero";
+      if (!y.guards_ok())
+        err = "output guard overwritten";
+      else if (parts == 1)
+        first.assign(y.data(), y.data() + rows);
+      else if (std::memcmp(first.data(), y.data(), rows * sizeof(float)) != 0)
+        err = "parts=" + std::to_string(parts) + " differs bitwise";
+    }
+    for (int64_t r = 0; r < rows && err.empty(); ++r) {
+      double sum = 0, abssum = 0;
+      for (int64_t c = 0; c < cols; ++c) {
+        sum += x[r * cols + c];
+        abssum += std::fabs(x[r * cols + c]);
+      }
+      double ref = sum / cols;
+      if (!(std::fabs(first[r] - ref) <= 2e-6 * abssum / cols + 1e-7)) {
+        char buf[120];
+        std::snprintf(buf, sizeof buf, "row %" PRId64 ": %.9g, want %.9g", r, first[r], ref);
+        err = buf;
+      }
+    }
+    if (!err.empty() && !bad++)
+      detail = std::to_string(rows) + "x" + std::to_string(cols) + ": " + err;
+  }
+  {
+    // NaN / inf in a row.
+    float row[20] = {};
+    row[11] = std::nanf("");
+    float r2[20] = {};
+    r2[3] = std::numeric_limits<float>::infinity();
+    float out[2];
+    k::global_avg_pool(row, out, 1, 20, 0, 1);
+    k::global_avg_pool(r2, out + 1, 1, 20, 0, 1);
+    if (!(std::isnan(out[0]) && std::isinf(out[1])) && !bad++)
+      detail = "NaN / inf not propagated";
+  }
+  report("global_avg_pool (shapes, parts 1-3 bitwise, NaN/inf)", bad, detail);
+}
+
 } // namespace
 
 int main() {
@@ -680,6 +1149,10 @@ int main() {
   test_conv();
   test_gemm();
   test_depthwise();
+  test_depthwise_shapes();
+  test_activation_edges();
+  test_pooling();
+  test_winograd();
   std::printf("%s: %d group(s) failed\n", g_failures ? "FAILED" : "ALL PASSED", g_failures);
   return g_failures ? 1 : 0;
 }
