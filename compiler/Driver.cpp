@@ -34,6 +34,9 @@ namespace onnxcc {
 #include "onnxcc_rt.inc"
 // kKernelsHeader: runtime-support/onnxcc_kernels.h, likewise.
 #include "onnxcc_kernels.inc"
+// kWinogradHeader: runtime-support/onnxcc_kernels_winograd.h, likewise (the
+// kernels header includes it).
+#include "onnxcc_kernels_winograd.inc"
 // kThreadsHeader: runtime-support/onnxcc_threads.h, likewise.
 #include "onnxcc_threads.inc"
 
@@ -301,10 +304,14 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
   StringRef weightsFile = options.embedWeights ? ".cpp.weights" : ".weights";
   if (Error e = writeFile(options.outDir, options.name + weightsFile.str(), cpp->weights))
     return e;
-  if (cpp->usesKernels)
+  if (cpp->usesKernels) {
     if (Error e = writeFile(options.outDir, "onnxcc_kernels.h",
                             StringRef(kKernelsHeader, sizeof(kKernelsHeader) - 1)))
       return e;
+    if (Error e = writeFile(options.outDir, "onnxcc_kernels_winograd.h",
+                            StringRef(kWinogradHeader, sizeof(kWinogradHeader) - 1)))
+      return e;
+  }
   if (cpp->usesThreads)
     if (Error e = writeFile(options.outDir, "onnxcc_threads.h",
                             StringRef(kThreadsHeader, sizeof(kThreadsHeader) - 1)))

@@ -818,6 +818,7 @@ Expected<std::string> copyGenerated(StringRef fromDir, StringRef workDir) {
     return name.takeError();
   for (std::string file : {*name + ".h", *name + ".cpp", *name + ".cpp.weights",
                            std::string("onnxcc_rt.h"), std::string("onnxcc_kernels.h"),
+                           std::string("onnxcc_kernels_winograd.h"),
                            std::string("onnxcc_threads.h")}) {
     SmallString<256> from(fromDir), to(workDir);
     sys::path::append(from, file);
@@ -902,12 +903,16 @@ Error writeFile(StringRef path, StringRef contents, VerifyStage stage) {
   return Error::success();
 }
 
-/// Builds DIR/run from the generated model and the harness unless DIR/run is
-/// already there and was built from the same sources with the same command
-/// (a kept folder is a build cache).
-Error buildHarness(StringRef workDir, StringRef name, const VerifyOptions &options,
-                   std::string &runPath) {
-  auto compiler = findCompiler(options.cxx);
+/// Builds DIR/run from the generated model and `harnessSource` (written to
+/// DIR/main.cpp) unless DIR/run is already there and was built from the same
+/// sources with the same command (a kept folder is a build cache). `cxxFlags`
+/// is split at spaces ("-O2", "-O3 -march=native"). Sets `*built` to whether
+/// the compiler ran.
+Error buildHarness(StringRef workDir, StringRef name, StringRef harnessSource, StringRef cxx,
+                   StringRef cxxFlags, std::string &runPath, bool *built = nullptr) {
+  if (built)
+    *built = false;
+  auto compiler = findCompiler(cxx);
   if (!compiler)
     return compiler.takeError();
   auto inDir = [&](const Twine &file) {
@@ -916,13 +921,16 @@ Error buildHarness(StringRef workDir, StringRef name, const VerifyOptions &optio
     return std::string(path);
   };
   runPath = inDir("run");
-  if (auto err = writeFile(inDir("main.cpp"), instantiateHarness(name), VerifyStage::Build))
+  if (auto err = writeFile(inDir("main.cpp"), harnessSource, VerifyStage::Build))
     return err;
 
   SmallVector<std::string> command(*compiler);
   for (const char *arg : {"-std=c++17"})
     command.push_back(arg);
-  command.push_back(options.cxxOptLevel);
+  SmallVector<StringRef> flags;
+  cxxFlags.split(flags, ' ', -1, /*KeepEmpty=*/false);
+  for (StringRef flag : flags)
+    command.push_back(flag.str());
   command.push_back(inDir(name + ".cpp"));
   command.push_back(inDir("main.cpp"));
   command.append({"-o", runPath, "-lm", "-lpthread"});
@@ -933,7 +941,8 @@ Error buildHarness(StringRef workDir, StringRef name, const VerifyOptions &optio
     stampText += arg + "\n";
   for (std::string file : {inDir(name + ".h"), inDir(name + ".cpp"),
                            inDir(name + ".cpp.weights"), inDir("onnxcc_rt.h"),
-                           inDir("onnxcc_kernels.h"), inDir("onnxcc_threads.h"),
+                           inDir("onnxcc_kernels.h"), inDir("onnxcc_kernels_winograd.h"),
+                           inDir("onnxcc_threads.h"),
                            inDir("main.cpp")}) {
     auto buffer = MemoryBuffer::getFile(file, /*IsText=*/false,
                                         /*RequiresNullTerminator=*/false);
@@ -950,6 +959,8 @@ Error buildHarness(StringRef workDir, StringRef name, const VerifyOptions &optio
   if (auto err = runProgram(VerifyStage::Build, "the C++ build", command,
                             inDir("build.log"), inDir("build.log")))
     return err;
+  if (built)
+    *built = true;
   return writeFile(stampPath, stampText, VerifyStage::Build);
 }
 
@@ -1218,6 +1229,18 @@ Expected<bool> verifyDataset(const Dataset &dataset, const TensorTable &table,
 
 } // namespace
 
+Expected<SmallVector<std::string>> findCxxCompiler(StringRef cxx) { return findCompiler(cxx); }
+
+Error runHarnessProgram(VerifyStage stage, StringRef what, ArrayRef<std::string> args,
+                        StringRef stdoutPath, StringRef stderrPath) {
+  return runProgram(stage, what, args, stdoutPath, stderrPath);
+}
+
+Error buildHarnessProgram(StringRef workDir, StringRef name, StringRef harnessSource,
+                          StringRef cxx, StringRef cxxFlags, std::string &runPath, bool *built) {
+  return buildHarness(workDir, name, harnessSource, cxx, cxxFlags, runPath, built);
+}
+
 Expected<bool> verifyModel(StringRef modelPath, StringRef datasetDir,
                            const VerifyOptions &options, raw_ostream &os) {
   auto datasets = findDatasets(datasetDir);
@@ -1280,7 +1303,8 @@ Expected<bool> verifyModel(StringRef modelPath, StringRef datasetDir,
   }
 
   std::string runPath;
-  if (auto err = buildHarness(workDir, name, options, runPath))
+  if (auto err = buildHarness(workDir, name, instantiateHarness(name), options.cxx,
+                              options.cxxOptLevel, runPath))
     return std::move(err);
   auto table = describeHarness(workDir, runPath);
   if (!table)

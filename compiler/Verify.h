@@ -2,6 +2,8 @@
 #ifndef ONNXCC_COMPILER_VERIFY_H
 #define ONNXCC_COMPILER_VERIFY_H
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -45,6 +47,31 @@ llvm::StringRef verifyStageName(VerifyStage stage);
 /// every output matched; errors are one line, prefixed by their stage name.
 llvm::Expected<bool> verifyModel(llvm::StringRef modelPath, llvm::StringRef datasetDir,
                                  const VerifyOptions &options, llvm::raw_ostream &os);
+
+// The pieces of verify that `onnxcc bench` builds and runs its own harness
+// with.
+
+/// The C++ compiler and its leading arguments: `cxx`, else $CXX (which may
+/// carry arguments, e.g. "ccache g++"), else c++.
+llvm::Expected<llvm::SmallVector<std::string>> findCxxCompiler(llvm::StringRef cxx);
+
+/// Builds WORKDIR/run from WORKDIR/NAME.cpp (written by `onnxcc compile`) and
+/// `harnessSource`, which goes to WORKDIR/main.cpp: `CXX -std=c++17 FLAGS
+/// NAME.cpp main.cpp -o run -lm -lpthread`, `cxxFlags` split at spaces. The
+/// build is skipped when WORKDIR/run.stamp shows the same command and inputs;
+/// `*built` (when given) tells whether the compiler ran. Errors are VerifyErrors
+/// of stage Build.
+llvm::Error buildHarnessProgram(llvm::StringRef workDir, llvm::StringRef name,
+                                llvm::StringRef harnessSource, llvm::StringRef cxx,
+                                llvm::StringRef cxxFlags, std::string &runPath,
+                                bool *built = nullptr);
+
+/// Runs `args` (args[0] is the program) with stdout and stderr sent to the
+/// given files; a VerifyError of `stage` (with the child's first stderr line)
+/// when it cannot start, crashes or exits non-zero. `what` names it.
+llvm::Error runHarnessProgram(VerifyStage stage, llvm::StringRef what,
+                              llvm::ArrayRef<std::string> args, llvm::StringRef stdoutPath,
+                              llvm::StringRef stderrPath);
 
 /// An error raised by verifyModel, carrying the stage that failed.
 class VerifyError : public llvm::ErrorInfo<VerifyError> {

@@ -1133,6 +1133,9 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
         << n << "_ARENA_ALIGN, owned by the caller; one per concurrent call.\n"
         << "   Returns 0 on success, 1 for a null pointer, 2 for a misaligned arena. */\n";
     }
+    if (kernelsIsa == "avx2" || kernelsIsa == "avx512")
+      h << "/* Compiled for " << (kernelsIsa == "avx2" ? "x86-64 AVX2+FMA" : "x86-64 AVX-512")
+        << " (--target-cpu): run() returns 8 on a CPU without it. */\n";
     if (hasStrings && usesStringPool)
       h << "/* String tensors are arrays of `const char *` (NUL-terminated UTF-8). Output\n"
         << "   strings point to input strings, to constants or into the arena's "
@@ -1289,6 +1292,9 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       s << " || !" << names[func.getArgument(p.arg)];
     s << ")\n    return 1;\n";
     s << "  if (reinterpret_cast<uintptr_t>(arena) % 64 != 0)\n    return 2;\n";
+    if (kernelsIsa == "avx2" || kernelsIsa == "avx512")
+      s << "  if (!onnxcc_rt::kernels::cpu_supported())\n    return "
+        << "onnxcc_rt::kernels::kStatusCpuUnsupported;\n";
     if (symbolic) {
       s << "  if (";
       for (auto [k, id] : llvm::enumerate(symbolNames))

@@ -244,19 +244,11 @@ FailureOr<Value> buildConv(ConversionPatternRewriter &rewriter, OpTy op,
   auto [xType, wType, yType] = *shapes;
   if (accElem)
     yType = RankedTensorType::get(yType.getShape(), accElem);
-  int64_t group = static_cast<int64_t>(op.getGroup());
-  int64_t channels = xType.getDimSize(1), outChannels = wType.getDimSize(0);
-  if (group < 1 || channels % group || outChannels % group ||
-      channels / group != wType.getDimSize(1) || yType.getDimSize(1) != outChannels)
-    return rewriter.notifyMatchFailure(op, "channels do not match W and group");
-  ArrayRef<int64_t> kernel = wType.getShape().drop_front(2);
-  if (auto k = op.getKernelShape(); k && *k != kernel)
-    return rewriter.notifyMatchFailure(op, "kernel_shape does not match W");
-  auto w = resolveWindow(rewriter, op, xType.getShape().drop_front(2),
-                         yType.getShape().drop_front(2), kernel, op.getStrides(),
-                         op.getDilations(), op.getPads(), op.getAutoPad());
+  auto w = resolveConvWindow(rewriter, op, xType, wType, yType);
   if (failed(w))
     return failure();
+  int64_t group = static_cast<int64_t>(op.getGroup());
+  int64_t outChannels = wType.getDimSize(0);
 
   Location loc = op.getLoc();
   MLIRContext *ctx = rewriter.getContext();

@@ -7,12 +7,16 @@
 //   Conv / FusedConv   onnxcc_rt::kernels::conv2d: im2col + register-blocked
 //                      GEMM over weights packed here, at compile time, into
 //                      the kernel's panel layout; depthwise convolutions
-//                      (group == C == M) go to depthwise_conv2d.
+//                      (group == C == M) go to depthwise_conv2d, and 3x3
+//                      stride-1 ones, where the header's winograd_applies
+//                      says it pays, to conv2d_winograd (weights transformed
+//                      here).
 //   Gemm / FusedGemm,  onnxcc_rt::kernels::gemm_packed_b: A's rows times the
 //   MatMul / FusedMatMul  constant B packed into column panels (Gemm's alpha
 //                      folded into the packing, beta into the bias).
 //   ScaledDotProductAttention, LayerNormalization and Softmax (over the last
 //                      dim)  attention, layer_norm and softmax.
+//   MaxPool (2-D), GlobalAveragePool  max_pool2d, global_avg_pool.
 //
 // The epilogue (bias, residual Z, activation) runs inside the kernel as it
 // stores each tile. The packing and sizing functions are the header's own,
@@ -219,10 +223,21 @@ Value resultTensor(OpBuilder &b, Location loc, Value out, RankedTensorType type,
   return tensor::ExpandShapeOp::create(b, loc, type, t, all, shape);
 }
 
-/// Conv and FusedConv with a constant 4-D float32 W and static shapes.
-template <typename OpTy> struct ConvKernelLowering : OpConversionPattern<OpTy> {
-  ConvKernelLowering(const TypeConverter &converter, MLIRContext *ctx, int isa, int64_t threads)
+/// A pattern of this file: the kernel ISA and the parts of each call, with a
+/// benefit above the linalg lowering of the same op.
+template <typename OpTy> struct KernelPattern : OpConversionPattern<OpTy> {
+  KernelPattern(const TypeConverter &converter, MLIRContext *ctx, int isa, int64_t threads)
       : OpConversionPattern<OpTy>(converter, ctx, /*benefit=*/2), target(isa), threads(threads) {}
+
+  int target; // the kernel ISA
+  int64_t threads;
+};
+
+/// Conv and FusedConv with a constant 4-D float32 W and static shapes.
+template <typename OpTy> struct ConvKernelLowering : KernelPattern<OpTy> {
+  using KernelPattern<OpTy>::KernelPattern;
+  using KernelPattern<OpTy>::target;
+  using KernelPattern<OpTy>::threads;
 
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
@@ -242,17 +257,12 @@ template <typename OpTy> struct ConvKernelLowering : OpConversionPattern<OpTy> {
             W = xType.getDimSize(3);
     int64_t M = wType.getDimSize(0), OH = yType.getDimSize(2), OW = yType.getDimSize(3);
     int64_t G = static_cast<int64_t>(op.getGroup());
-    if (G < 1 || C % G || M % G || wType.getDimSize(1) != C / G || yType.getDimSize(1) != M ||
-        yType.getDimSize(0) != batch)
-      return rewriter.notifyMatchFailure(op, "channels do not match W and group");
-    ArrayRef<int64_t> kernel = wType.getShape().drop_front(2);
-    if (auto ks = op.getKernelShape(); ks && *ks != kernel)
-      return rewriter.notifyMatchFailure(op, "kernel_shape does not match W");
-    auto w = resolveWindow(rewriter, op, xType.getShape().drop_front(2),
-                           yType.getShape().drop_front(2), kernel, op.getStrides(),
-                           op.getDilations(), op.getPads(), op.getAutoPad());
+    if (yType.getDimSize(0) != batch)
+      return rewriter.notifyMatchFailure(op, "the batch of X and Y differ");
+    auto w = resolveConvWindow(rewriter, op, xType, wType, yType);
     if (failed(w))
       return failure();
+    ArrayRef<int64_t> kernel = wType.getShape().drop_front(2);
     Value bias = present(adaptor.getB());
     if (bias && (!isF32Tensor(bias, 1) ||
                  cast<RankedTensorType>(bias.getType()).getDimSize(0) != M))
@@ -268,16 +278,27 @@ template <typename OpTy> struct ConvKernelLowering : OpConversionPattern<OpTy> {
     int64_t KH = kernel[0], KW = kernel[1];
     int64_t SH = w->strides[0], SW = w->strides[1], DH = w->dilations[0], DW = w->dilations[1];
     int64_t PT = w->padBegin[0], PL = w->padBegin[1], PB = w->padEnd[0], PR = w->padEnd[1];
-    bool depthwise = G == C && M == C && C > 1;
+    // Three algorithms: depthwise, Winograd (3x3 stride 1, where the header
+    // says it pays) and im2col + GEMM.
+    enum { Direct, Depthwise, Winograd } algorithm = Direct;
+    if (G == C && M == C && C > 1)
+      algorithm = Depthwise;
+    else if (k::winograd_applies(target, C, M, OH, OW, KH, KW, SH, SW, DH, DW, G))
+      algorithm = Winograd;
     KernelCall call(rewriter, loc, threads);
     call.buffer(flatBuffer(rewriter, loc, adaptor.getX(), /*readOnly=*/true));
     Value weightBuffer;
     int64_t scratch;
-    if (depthwise) {
+    if (algorithm == Depthwise) {
       // [C, 1, KH, KW] is already the kernel's layout.
       weightBuffer = flatBuffer(rewriter, loc, adaptor.getW(), /*readOnly=*/true);
       scratch = k::depthwise_conv2d_scratch_floats(target, H, W, KH, KW, SH, SW, PT, PL, PB, PR, DH,
                                                    DW, OH, OW);
+    } else if (algorithm == Winograd) {
+      std::vector<float> packed(k::packed_winograd_weights_floats(target, M, C));
+      k::pack_winograd_weights(target, weights->data(), M, C, packed.data());
+      weightBuffer = packedConstant(rewriter, loc, op, "_winograd", packed);
+      scratch = k::winograd_scratch_floats(target, C, M, H, W, OH, OW, PT, PL, PB, PR);
     } else {
       int64_t K = (C / G) * KH * KW;
       std::vector<float> packed(k::packed_conv_weights_floats(target, M, K, G));
@@ -298,30 +319,35 @@ template <typename OpTy> struct ConvKernelLowering : OpConversionPattern<OpTy> {
     call.buffer(scratchBuffer(rewriter, loc, scratch * threads));
     for (int64_t v : {batch, C, H, W})
       call.i64(v);
-    if (!depthwise)
+    if (algorithm != Depthwise)
       call.i64(M);
-    for (int64_t v : {OH, OW, KH, KW, SH, SW, PT, PL, PB, PR, DH, DW})
-      call.i64(v);
-    if (!depthwise)
+    if (algorithm == Winograd) {
+      for (int64_t v : {OH, OW, PT, PL, PB, PR})
+        call.i64(v);
+    } else {
+      for (int64_t v : {OH, OW, KH, KW, SH, SW, PT, PL, PB, PR, DH, DW})
+        call.i64(v);
+    }
+    if (algorithm == Direct)
       call.i64(G);
     call.activation(*act);
     call.partition();
-    if (!depthwise)
+    if (algorithm == Direct)
       call.i32(target);
-    call.emit(op, depthwise ? "depthwise_conv2d" : "conv2d");
+    call.emit(op, algorithm == Depthwise ? "depthwise_conv2d"
+                  : algorithm == Winograd ? "conv2d_winograd"
+                                          : "conv2d");
     rewriter.replaceOp(op, resultTensor(rewriter, loc, out, yType, {}));
     return success();
   }
-
-  int target; // the kernel ISA
-  int64_t threads;
 };
 
 /// Gemm/FusedGemm (transA = 0) and MatMul/FusedMatMul whose B is a constant
 /// 2-D float32 tensor: C = act(A B + bias + Z) with A's leading dims as rows.
-template <typename OpTy> struct GemmKernelLowering : OpConversionPattern<OpTy> {
-  GemmKernelLowering(const TypeConverter &converter, MLIRContext *ctx, int isa, int64_t threads)
-      : OpConversionPattern<OpTy>(converter, ctx, /*benefit=*/2), target(isa), threads(threads) {}
+template <typename OpTy> struct GemmKernelLowering : KernelPattern<OpTy> {
+  using KernelPattern<OpTy>::KernelPattern;
+  using KernelPattern<OpTy>::target;
+  using KernelPattern<OpTy>::threads;
 
   static constexpr bool isGemm =
       std::is_same_v<OpTy, onnx::GemmOp> || std::is_same_v<OpTy, onnx::FusedGemmOp>;
@@ -439,9 +465,6 @@ template <typename OpTy> struct GemmKernelLowering : OpConversionPattern<OpTy> {
     rewriter.replaceOp(op, resultTensor(rewriter, loc, out, yType, ySizes));
     return success();
   }
-
-  int target; // the kernel ISA
-  int64_t threads;
 };
 
 /// The product of dims [from, to) of `v` (a ranked tensor) as an index
@@ -468,10 +491,8 @@ Value dimProduct(OpBuilder &b, Location loc, Value v, int64_t from, int64_t to) 
 /// ScaledDotProductAttention over float32 Q, K, V with the same leading dims:
 /// onnxcc_rt::kernels::attention, one query row at a time (scores, scale,
 /// mask, softmax and the weighted sum of V without a scores tensor).
-struct AttentionKernelLowering : OpConversionPattern<onnx::ScaledDotProductAttentionOp> {
-  AttentionKernelLowering(const TypeConverter &converter, MLIRContext *ctx, int isa,
-                          int64_t threads)
-      : OpConversionPattern(converter, ctx, /*benefit=*/2), target(isa), threads(threads) {}
+struct AttentionKernelLowering : KernelPattern<onnx::ScaledDotProductAttentionOp> {
+  using KernelPattern::KernelPattern;
 
   LogicalResult matchAndRewrite(onnx::ScaledDotProductAttentionOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
@@ -550,9 +571,6 @@ struct AttentionKernelLowering : OpConversionPattern<onnx::ScaledDotProductAtten
     rewriter.replaceOp(op, resultTensor(rewriter, loc, out, yType, ySizes));
     return success();
   }
-
-  int target; // the kernel ISA
-  int64_t threads;
 };
 
 /// Whether `v` is a static float32 tensor of `n` elements whose last dim is n
@@ -565,10 +583,8 @@ bool isColumnVector(Value v, int64_t n) {
 
 /// LayerNormalization over the last dim of a static float32 X (no Mean or
 /// InvStdDev output): onnxcc_rt::kernels::layer_norm.
-struct LayerNormKernelLowering : OpConversionPattern<onnx::LayerNormalizationOp> {
-  LayerNormKernelLowering(const TypeConverter &converter, MLIRContext *ctx, int isa,
-                          int64_t threads)
-      : OpConversionPattern(converter, ctx, /*benefit=*/2), target(isa), threads(threads) {}
+struct LayerNormKernelLowering : KernelPattern<onnx::LayerNormalizationOp> {
+  using KernelPattern::KernelPattern;
 
   LogicalResult matchAndRewrite(onnx::LayerNormalizationOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
@@ -607,17 +623,12 @@ struct LayerNormKernelLowering : OpConversionPattern<onnx::LayerNormalizationOp>
     rewriter.replaceOp(op, {resultTensor(rewriter, loc, out, xType, {}), none, none});
     return success();
   }
-
-  int target; // the kernel ISA
-  int64_t threads;
 };
 
 /// Softmax over the last dim of a static float32 tensor:
 /// onnxcc_rt::kernels::softmax.
-struct SoftmaxKernelLowering : OpConversionPattern<onnx::SoftmaxOp> {
-  SoftmaxKernelLowering(const TypeConverter &converter, MLIRContext *ctx, int isa,
-                        int64_t threads)
-      : OpConversionPattern(converter, ctx, /*benefit=*/2), target(isa), threads(threads) {}
+struct SoftmaxKernelLowering : KernelPattern<onnx::SoftmaxOp> {
+  using KernelPattern::KernelPattern;
 
   LogicalResult matchAndRewrite(onnx::SoftmaxOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
@@ -644,9 +655,76 @@ struct SoftmaxKernelLowering : OpConversionPattern<onnx::SoftmaxOp> {
     rewriter.replaceOp(op, resultTensor(rewriter, loc, out, xType, {}));
     return success();
   }
+};
 
-  int target; // the kernel ISA
-  int64_t threads;
+/// MaxPool over a static float32 NCHW tensor with no Indices output:
+/// onnxcc_rt::kernels::max_pool2d.
+struct MaxPoolKernelLowering : KernelPattern<onnx::MaxPoolOp> {
+  using KernelPattern::KernelPattern;
+
+  LogicalResult matchAndRewrite(onnx::MaxPoolOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Value x = adaptor.getX();
+    auto xType = dyn_cast<RankedTensorType>(x.getType());
+    auto yType = staticResultType(rewriter, getTypeConverter(), op);
+    if (!yType || !xType || !xType.hasStaticShape() || !isF32Tensor(x, 4) ||
+        yType.getRank() != 4 || yType.getDimSize(0) != xType.getDimSize(0) ||
+        yType.getDimSize(1) != xType.getDimSize(1))
+      return rewriter.notifyMatchFailure(op, "not a static 2-D float32 pooling");
+    if (!isa<NoneType>(op->getResult(1).getType()) && !op->getResult(1).use_empty())
+      return rewriter.notifyMatchFailure(op, "Indices is an output");
+    auto w = resolveWindow(rewriter, op, xType.getShape().drop_front(2),
+                           yType.getShape().drop_front(2), op.getKernelShape(), op.getStrides(),
+                           op.getDilations(), op.getPads(), op.getAutoPad());
+    if (failed(w))
+      return failure();
+    Location loc = op.getLoc();
+    KernelCall call(rewriter, loc, threads);
+    call.buffer(flatBuffer(rewriter, loc, x, /*readOnly=*/true));
+    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType), /*readOnly=*/false);
+    call.buffer(out);
+    call.i64(xType.getDimSize(0) * xType.getDimSize(1));
+    for (int64_t v : {xType.getDimSize(2), xType.getDimSize(3), yType.getDimSize(2),
+                      yType.getDimSize(3), w->kernel[0], w->kernel[1], w->strides[0],
+                      w->strides[1], w->padBegin[0], w->padBegin[1], w->dilations[0],
+                      w->dilations[1]})
+      call.i64(v);
+    call.partition();
+    call.emit(op, "max_pool2d");
+    SmallVector<SmallVector<Value>> results = {{resultTensor(rewriter, loc, out, yType, {})}, {}};
+    rewriter.replaceOpWithMultiple(op, std::move(results));
+    return success();
+  }
+};
+
+/// GlobalAveragePool over a static float32 [N, C, spatial...] tensor:
+/// onnxcc_rt::kernels::global_avg_pool, one row per channel.
+struct GlobalAveragePoolKernelLowering : KernelPattern<onnx::GlobalAveragePoolOp> {
+  using KernelPattern::KernelPattern;
+
+  LogicalResult matchAndRewrite(onnx::GlobalAveragePoolOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Value x = adaptor.getX();
+    auto xType = dyn_cast<RankedTensorType>(x.getType());
+    auto yType = staticResultType(rewriter, getTypeConverter(), op);
+    if (!yType || !xType || !xType.hasStaticShape() || !isF32Tensor(x) || xType.getRank() < 3)
+      return rewriter.notifyMatchFailure(op, "not a static float32 pooling");
+    int64_t rows = xType.getDimSize(0) * xType.getDimSize(1);
+    int64_t cols = rows ? xType.getNumElements() / rows : 0;
+    if (cols == 0 || yType.getNumElements() != rows)
+      return rewriter.notifyMatchFailure(op, "empty spatial dims");
+    Location loc = op.getLoc();
+    KernelCall call(rewriter, loc, threads);
+    call.buffer(flatBuffer(rewriter, loc, x, /*readOnly=*/true));
+    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType), /*readOnly=*/false);
+    call.buffer(out);
+    call.i64(rows);
+    call.i64(cols);
+    call.partition();
+    call.emit(op, "global_avg_pool");
+    rewriter.replaceOp(op, resultTensor(rewriter, loc, out, yType, {}));
+    return success();
+  }
 };
 
 } // namespace
@@ -658,8 +736,9 @@ void populateKernelPatterns(OnnxTypeConverter &converter, RewritePatternSet &pat
                GemmKernelLowering<onnx::GemmOp>, GemmKernelLowering<onnx::FusedGemmOp>,
                GemmKernelLowering<onnx::MatMulOp>, GemmKernelLowering<onnx::FusedMatMulOp>>(
       converter, ctx, isa, threads);
-  patterns.add<AttentionKernelLowering, LayerNormKernelLowering, SoftmaxKernelLowering>(
-      converter, ctx, isa, threads);
+  patterns.add<AttentionKernelLowering, LayerNormKernelLowering, SoftmaxKernelLowering,
+               MaxPoolKernelLowering, GlobalAveragePoolKernelLowering>(converter, ctx, isa,
+                                                                       threads);
 }
 
 } // namespace onnxcc::lowering

@@ -112,6 +112,28 @@ mlir::func::FuncOp declareRuntimeFunction(mlir::OpBuilder &rewriter, mlir::Opera
 /// functions take.
 mlir::Value flatBuffer(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor, bool readOnly);
 
+/// The window of convolution `op` (Conv, FusedConv, ConvInteger,
+/// QLinearConv) over X `xType`, W `wType` and result `yType` (static spatial
+/// dims), after checking that the channels agree with W and group and that
+/// kernel_shape is W's; a match failure otherwise.
+template <typename ConvOp>
+mlir::FailureOr<Window> resolveConvWindow(mlir::RewriterBase &rewriter, ConvOp op,
+                                          mlir::RankedTensorType xType,
+                                          mlir::RankedTensorType wType,
+                                          mlir::RankedTensorType yType) {
+  int64_t group = static_cast<int64_t>(op.getGroup());
+  int64_t channels = xType.getDimSize(1), outChannels = wType.getDimSize(0);
+  if (group < 1 || channels % group || outChannels % group ||
+      channels / group != wType.getDimSize(1) || yType.getDimSize(1) != outChannels)
+    return rewriter.notifyMatchFailure(op, "channels do not match W and group");
+  llvm::ArrayRef<int64_t> kernel = wType.getShape().drop_front(2);
+  if (auto k = op.getKernelShape(); k && *k != kernel)
+    return rewriter.notifyMatchFailure(op, "kernel_shape does not match W");
+  return resolveWindow(rewriter, op, xType.getShape().drop_front(2),
+                       yType.getShape().drop_front(2), kernel, op.getStrides(),
+                       op.getDilations(), op.getPads(), op.getAutoPad());
+}
+
 /// A resource blob name for data made from `op`: its node name (never the
 /// model's path) made an identifier, then `suffix`, so output is the same run
 /// to run.

@@ -3,8 +3,9 @@
 
 Usage: /usr/bin/python3 test/models/make_torchvision_model.py NAME OUTDIR
 
-NAME is resnet18, mobilenet_v2 or efficientnet_b0. Writes OUTDIR/model.onnx (opset 13, static
-shapes: input "input" float32[1, 3, 224, 224], output "logits" float32[1, 1000])
+NAME is resnet18, mobilenet_v2, efficientnet_b0 or squeezenet1_1. Writes OUTDIR/model.onnx
+(opset 13, static shapes: input "input" float32[1, 3, 224, 224], output "logits"
+float32[1, 1000])
 and OUTDIR/test_data_set_0/{input_0,output_0}.pb, the output computed by
 PyTorch: it is the reference `onnxcc verify` compares with.
 
@@ -24,6 +25,7 @@ MODELS = {
     "resnet18": torchvision.models.resnet18,
     "mobilenet_v2": torchvision.models.mobilenet_v2,
     "efficientnet_b0": torchvision.models.efficientnet_b0,
+    "squeezenet1_1": torchvision.models.squeezenet1_1,
 }
 
 

@@ -4,8 +4,10 @@
 // onnxcc inspect MODEL [--json] print facts about the model
 // onnxcc verify MODEL DATASET   compile, build, run and compare with a dataset
 // onnxcc optimize MODEL -o OUT   the model after the graph passes, as ONNX
+// onnxcc bench MODEL             compile, build and time on random inputs
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/Bench.h"
 #include "compiler/Driver.h"
 #include "compiler/Importer.h"
 #include "compiler/Inspect.h"
@@ -160,6 +162,40 @@ cl::opt<std::string> verifyGenerated(
     cl::desc("Skip compiling; use a copy of the generated files in this folder"),
     cl::value_desc("dir"), cl::sub(verifyCmd), cl::Hidden);
 
+cl::SubCommand benchCmd("bench", "Compile a model, build it with a timing harness and time "
+                                 "it on seeded random inputs; the last line is "
+                                 "'median_ms=X p90_ms=Y gflops=Z'");
+cl::opt<std::string> benchModelPath(cl::Positional, cl::desc("<model.onnx|.onnxtxt>"),
+                                    cl::Required, cl::sub(benchCmd));
+cl::opt<unsigned> benchThreads("threads", cl::desc("Threads of the generated code (default 1)"),
+                               cl::init(1), cl::sub(benchCmd));
+cl::opt<std::string> benchTargetCpu(
+    "target-cpu", cl::desc("CPU the code runs on, as for compile (default native)"),
+    cl::init("native"), cl::sub(benchCmd));
+cl::opt<unsigned> benchIters("iters", cl::desc("Timed runs (default 50)"), cl::init(50),
+                             cl::sub(benchCmd));
+cl::opt<unsigned> benchWarmup("warmup", cl::desc("Untimed runs before them (default 5)"),
+                              cl::init(5), cl::sub(benchCmd));
+cl::opt<uint64_t> benchSeed("seed", cl::desc("Seed of the random inputs (default 1)"),
+                            cl::init(1), cl::sub(benchCmd));
+cl::list<std::string> benchShapes(
+    "shape",
+    cl::desc("Dims of an input: NAME=D0xD1x... (repeatable; symbolic dims not given get 1 "
+             "as an input's first dim, else 64)"),
+    cl::sub(benchCmd));
+cl::opt<std::string> benchKeep("keep",
+                               cl::desc("Keep the generated code, harness and binary (DIR/run) "
+                                        "in this folder (reused as a build cache)"),
+                               cl::value_desc("dir"), cl::sub(benchCmd));
+cl::opt<std::string> benchCxx("cxx", cl::desc("C++ compiler (default: $CXX, else c++)"),
+                              cl::value_desc("path"), cl::sub(benchCmd));
+cl::opt<std::string> benchCxxFlags("cxx-flags",
+                                   cl::desc("Flags of the harness build (default -O2)"),
+                                   cl::init("-O2"), cl::sub(benchCmd));
+cl::opt<std::string> benchJson("json",
+                               cl::desc("Also write every result (per-run times included) "
+                                        "to this file as JSON"),
+                               cl::value_desc("file"), cl::sub(benchCmd));
 
 /// Prints `message` as the tool's one-line error and returns exit status 1.
 int reportError(const Twine &message) {
@@ -273,6 +309,28 @@ int runVerify() {
 } // namespace
 
 namespace {
+int runBench() {
+  onnxcc::BenchOptions options;
+  options.threads = benchThreads;
+  options.targetCpu = benchTargetCpu;
+  options.iters = benchIters;
+  options.warmup = benchWarmup;
+  options.seed = benchSeed;
+  options.keepDir = benchKeep;
+  options.cxx = benchCxx;
+  options.cxxFlags = benchCxxFlags;
+  options.jsonPath = benchJson;
+  auto shapes = parseShapes(benchShapes);
+  if (!shapes)
+    return reportError(toString(shapes.takeError()));
+  options.shapes = std::move(*shapes);
+  Error err = onnxcc::benchModel(benchModelPath, options, outs());
+  outs().flush();
+  if (err)
+    return reportError(toString(std::move(err)));
+  return 0;
+}
+
 int runOptimize() {
   onnxcc::OptimizeOptions options;
   auto shapes = parseShapes(optimizeShapes);
@@ -361,6 +419,8 @@ int main(int argc, char **argv) {
     return runVerify();
   if (optimizeCmd)
     return runOptimize();
+  if (benchCmd)
+    return runBench();
   errs() << "onnxcc: no command given; see 'onnxcc --help'\n";
   return 1;
 }

@@ -149,3 +149,40 @@ func.func @negative_unknown_activation(%x: tensor<1x2x5x5xf32>) -> tensor<1x3x3x
   %y = "onnx.FusedConv"(%x, %w, %none, %none) {activation = "Swoosh"} : (tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>, none, none) -> tensor<1x3x3x3xf32>
   return %y : tensor<1x3x3x3xf32>
 }
+
+// -----
+
+/// A 3x3 stride-1 convolution with enough channels and pixels goes to the
+/// Winograd kernel, its weights transformed at compile time; one with too
+/// few channels stays with im2col + GEMM.
+// CHECK-LABEL: func.func @winograd(
+// CHECK: arith.constant dense_resource<{{.*}}_winograd>
+// CHECK: call @onnxcc_kernels_conv2d_winograd(
+// CHECK-NOT: call @onnxcc_kernels_conv2d(
+// CHECK: arith.constant dense_resource<{{.*}}_packed>
+// CHECK: call @onnxcc_kernels_conv2d(
+func.func @winograd(%x: tensor<1x16x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  %w = "onnx.Constant"() {value = dense<0.1> : tensor<16x16x3x3xf32>} : () -> tensor<16x16x3x3xf32>
+  %y = "onnx.FusedConv"(%x, %w, %none, %none) {pads = array<i64: 1, 1, 1, 1>, activation = "Relu"} : (tensor<1x16x8x8xf32>, tensor<16x16x3x3xf32>, none, none) -> tensor<1x16x8x8xf32>
+  %w2 = "onnx.Constant"() {value = dense<0.1> : tensor<8x16x3x3xf32>} : () -> tensor<8x16x3x3xf32>
+  %y2 = "onnx.Conv"(%y, %w2, %none) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x8x8xf32>, tensor<8x16x3x3xf32>, none) -> tensor<1x8x8x8xf32>
+  return %y2 : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+/// MaxPool (ceil_mode, pads) and GlobalAveragePool call their kernels with
+/// the planes of X: N*C of them.
+// CHECK-LABEL: func.func @pools(
+// CHECK: %[[PLANES:.*]] = arith.constant 6 : i64
+// CHECK: call @onnxcc_kernels_max_pool2d(%{{.*}}, %{{.*}}, %[[PLANES]],
+// CHECK: %[[ROWS:.*]] = arith.constant 6 : i64
+// CHECK: %[[COLS:.*]] = arith.constant 25 : i64
+// CHECK: call @onnxcc_kernels_global_avg_pool(%{{.*}}, %{{.*}}, %[[ROWS]], %[[COLS]],
+// CHECK-NOT: linalg.generic
+func.func @pools(%x: tensor<2x3x9x9xf32>) -> tensor<2x3x1x1xf32> {
+  %p, %i = "onnx.MaxPool"(%x) {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 0, 0>, ceil_mode = 1 : i64} : (tensor<2x3x9x9xf32>) -> (tensor<2x3x5x5xf32>, none)
+  %g = "onnx.GlobalAveragePool"(%p) : (tensor<2x3x5x5xf32>) -> tensor<2x3x1x1xf32>
+  return %g : tensor<2x3x1x1xf32>
+}

@@ -1,7 +1,7 @@
 """Writes OUT/kernels.onnx, a model that exercises every runtime-support
 kernel onnxcc calls (convolutions of many shapes with fused epilogues,
-depthwise, grouped, Gemm/MatMul with constant weights, attention with a mask,
-LayerNormalization, Softmax), and OUT/test/test_data_set_0 with its inputs
+Winograd, depthwise, grouped, Gemm/MatMul with constant weights, attention
+with a mask, LayerNormalization, Softmax, max and global average pooling), and OUT/test/test_data_set_0 with its inputs
 and the outputs PyTorch computes for them (float64, rounded to float32).
 
 Sizes are odd on purpose, so that every kernel meets partial tiles.
@@ -58,11 +58,29 @@ def output(name, value):
 
 x = t(inputs["x"])
 
-# 3x3 pad 1 with bias, Relu: a ResNet conv.
+# 3x3 pad 1 with bias, Relu: a ResNet conv (8 input channels: too few for
+# Winograd).
 w, b = rand(16, 8, 3, 3, scale=0.3), rand(16)
+inputs_w_c3, inputs_b_c3 = w, b
 node("Conv", ["x", const("w_c3", w), const("b_c3", b)], "c3", pads=[1, 1, 1, 1])
 node("Relu", ["c3"], "y_conv3_relu")
 output("y_conv3_relu", F.relu(F.conv2d(x, t(w), t(b), padding=1)))
+
+# Winograd: 3x3 stride 1 over 16 channels, with a residual (the first
+# convolution's output) and Relu.
+w, b = rand(16, 16, 3, 3, scale=0.2), rand(16)
+node("Conv", ["y_conv3_relu", const("w_wino", w), const("b_wino", b)], "wino", pads=[1, 1, 1, 1])
+node("Add", ["wino", "c3"], "wino_res")
+node("Relu", ["wino_res"], "y_winograd_residual_relu")
+c3 = F.conv2d(x, t(inputs_w_c3), t(inputs_b_c3), padding=1)
+output("y_winograd_residual_relu", F.relu(F.conv2d(F.relu(c3), t(w), t(b), padding=1) + c3))
+
+# Max pooling (3x3 stride 2, pads, ceil_mode) and global average pooling.
+node("MaxPool", ["x"], "y_maxpool", kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1],
+     ceil_mode=1)
+output("y_maxpool", F.max_pool2d(x, 3, 2, padding=1, ceil_mode=True))
+node("GlobalAveragePool", ["x"], "y_global_avg_pool")
+output("y_global_avg_pool", x.mean(dim=(2, 3), keepdim=True))
 
 # Stride 2, asymmetric pads (top 1, left 0, bottom 1, right 1), Sigmoid.
 w, b = rand(12, 8, 3, 3, scale=0.3), rand(12)

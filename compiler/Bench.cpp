@@ -1,0 +1,690 @@
+//===- Bench.cpp - onnxcc bench: compile, build, time --------------------===//
+//
+// The model is compiled with every input dim fixed (static shapes: what an
+// application that benchmarks a model would compile), built together with a
+// timing harness (main.cpp, below) by the same build code as `onnxcc verify`,
+// and run once; the harness reports its own timings, which this file turns
+// into the summary. bench/run.py runs the harness binary of a kept folder
+// itself, interleaved with ONNX Runtime, with the flags documented in the
+// harness.
+//
+// FLOPs come from the shape-inferred model (compiler/Flops.h): 2 per
+// multiply-add of Conv, ConvTranspose, MatMul and Gemm, nothing for the rest.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Bench.h"
+#include "compiler/Driver.h"
+#include "compiler/Flops.h"
+#include "compiler/Inspect.h"
+#include "compiler/ModelLoader.h"
+#include "compiler/Verify.h"
+
+#include "onnx.pb.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <chrono>
+#include <cmath>
+#include <optional>
+
+using namespace llvm;
+
+namespace onnxcc {
+
+namespace {
+
+Error makeError(const Twine &message) {
+  return createStringError(inconvertibleErrorCode(), message.str());
+}
+
+/// @NAME@ is replaced by the model name. The model has static shapes (bench
+/// fixes every dim), so the table's shapes are the tensors' shapes.
+constexpr const char *harnessTemplate = R"(// Timing harness written by onnxcc bench for @NAME@.
+//   run [--iters N] [--warmup N] [--seed S] [--input FILE]... [--outputs DIR]
+//       [--spawn-ns T]
+// Runs @NAME@_run_generic WARMUP + ITERS times (defaults 5 and 50) on the same
+// inputs: seeded random values (float: uniform in [-1, 1]; integers: 0..9;
+// bool: 0 or 1), or, with one --input per model input in order, the raw bytes
+// of those files. Prints one key=value per line:
+//   first_output_ms=T  from the process's spawn (--spawn-ns: the parent's
+//                      steady_clock, CLOCK_MONOTONIC on Linux, in ns, just
+//                      before it started the harness; without it, from the
+//                      harness's static initialization) to the end of its
+//                      first run; printed (and flushed) then
+//   arena_bytes=B
+//   times_ms=T1,...    each timed run (steady_clock)
+//   peak_rss_kb=K      the process's peak RSS: VmHWM of /proc/self/status
+//                      (getrusage's ru_maxrss where there is none; on Linux
+//                      that counts the parent's memory when it spawned the
+//                      harness without a fork)
+// --outputs DIR writes output K of the last run to DIR/output_K.bin.
+#include "@NAME@.h"
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <fstream>
+#include <sys/resource.h>
+
+#ifdef @NAME@_NUM_SYMBOLS
+#error "onnxcc bench compiles models with static shapes"
+#endif
+
+namespace {
+using Clock = std::chrono::steady_clock;
+const Clock::time_point harnessStart = Clock::now();
+
+double msBetween(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double, std::milli>(to - from).count();
+}
+
+size_t numBytes(const @NAME@_tensor_info &t) {
+  size_t n = (size_t)t.elem_size;
+  for (int32_t i = 0; i < t.rank; ++i)
+    n *= (size_t)t.shape[i];
+  return n;
+}
+
+void *allocate(size_t bytes, size_t align) {
+  size_t size = (bytes + align - 1) / align * align;
+  void *p = aligned_alloc(align, size ? size : align);
+  if (p)
+    memset(p, 0, size ? size : align);
+  return p;
+}
+
+/// splitmix64: a small generator with the same sequence everywhere.
+uint64_t nextRandom(uint64_t &state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/// Uniform in [-1, 1].
+float randomFloat(uint64_t &state) {
+  return (float)((nextRandom(state) >> 40) * (2.0 / 16777216.0) - 1.0);
+}
+
+uint32_t floatBits(float f) {
+  uint32_t bits;
+  memcpy(&bits, &f, sizeof(bits));
+  return bits;
+}
+
+/// float16 bits of f in [-1, 1] (truncated; below 2^-14 flushed to zero).
+uint16_t toHalf(float f) {
+  uint32_t bits = floatBits(f);
+  uint16_t sign = (uint16_t)((bits >> 16) & 0x8000);
+  int exponent = (int)((bits >> 23) & 0xff) - 127 + 15;
+  if (exponent <= 0)
+    return sign;
+  return (uint16_t)(sign | (exponent << 10) | ((bits >> 13) & 0x3ff));
+}
+
+/// Fills `data` with random values of dtype `t.dtype`; false for a dtype
+/// bench cannot make values of (strings).
+bool fillRandom(const @NAME@_tensor_info &t, void *data, uint64_t &state) {
+  size_t count = numBytes(t) / (size_t)t.elem_size;
+  unsigned char *bytes = (unsigned char *)data;
+  const std::string dtype = t.dtype;
+  for (size_t i = 0; i < count; ++i) {
+    unsigned char *at = bytes + i * (size_t)t.elem_size;
+    if (dtype == "float32") {
+      float v = randomFloat(state);
+      memcpy(at, &v, 4);
+    } else if (dtype == "float64") {
+      double v = randomFloat(state);
+      memcpy(at, &v, 8);
+    } else if (dtype == "float16") {
+      uint16_t v = toHalf(randomFloat(state));
+      memcpy(at, &v, 2);
+    } else if (dtype == "bfloat16") {
+      uint16_t v = (uint16_t)(floatBits(randomFloat(state)) >> 16);
+      memcpy(at, &v, 2);
+    } else if (dtype == "bool") {
+      *at = (unsigned char)(nextRandom(state) >> 63);
+    } else if (dtype.compare(0, 3, "int") == 0 || dtype.compare(0, 4, "uint") == 0) {
+      // Small non-negative values fit every integer type (and index most
+      // tables); little-endian: the low bytes of a uint64_t.
+      uint64_t v = nextRandom(state) % 10;
+      memcpy(at, &v, (size_t)t.elem_size);
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool readFile(const char *path, void *data, size_t bytes) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return false;
+  size_t got = fread(data, 1, bytes, f);
+  int extra = fgetc(f);
+  fclose(f);
+  return got == bytes && extra == EOF;
+}
+
+long peakRssKb() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.compare(0, 6, "VmHWM:") == 0)
+      return strtol(line.c_str() + 6, nullptr, 10);
+  struct rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  return (long)usage.ru_maxrss;
+}
+
+long parseCount(const char *flag, const char *text) {
+  char *end;
+  long value = strtol(text, &end, 10);
+  if (end == text || *end != 0 || value < 0) {
+    fprintf(stderr, "%s needs a non-negative number, not '%s'\n", flag, text);
+    exit(2);
+  }
+  return value;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  const int numInputs = @NAME@_NUM_INPUTS, numOutputs = @NAME@_NUM_OUTPUTS;
+  long iters = 50, warmup = 5;
+  uint64_t seed = 1;
+  std::vector<const char *> inputFiles;
+  const char *outputDir = nullptr;
+  Clock::time_point start = harnessStart;
+  for (int i = 1; i < argc; ++i) {
+    const char *arg = argv[i];
+    if (i + 1 >= argc) {
+      fprintf(stderr, "unknown or incomplete argument '%s'\n", arg);
+      return 2;
+    }
+    if (strcmp(arg, "--iters") == 0)
+      iters = parseCount(arg, argv[++i]);
+    else if (strcmp(arg, "--warmup") == 0)
+      warmup = parseCount(arg, argv[++i]);
+    else if (strcmp(arg, "--seed") == 0)
+      seed = (uint64_t)parseCount(arg, argv[++i]);
+    else if (strcmp(arg, "--input") == 0)
+      inputFiles.push_back(argv[++i]);
+    else if (strcmp(arg, "--outputs") == 0)
+      outputDir = argv[++i];
+    else if (strcmp(arg, "--spawn-ns") == 0)
+      start = Clock::time_point(std::chrono::nanoseconds(parseCount(arg, argv[++i])));
+    else {
+      fprintf(stderr, "unknown argument '%s'\n", arg);
+      return 2;
+    }
+  }
+  if (iters < 1) {
+    fprintf(stderr, "--iters must be at least 1\n");
+    return 2;
+  }
+  if (!inputFiles.empty() && (int)inputFiles.size() != numInputs) {
+    fprintf(stderr, "%d --input files for %d inputs\n", (int)inputFiles.size(), numInputs);
+    return 2;
+  }
+
+  const size_t align = @NAME@_ARENA_ALIGN < 64 ? 64 : @NAME@_ARENA_ALIGN;
+  const void *inputs[@NAME@_NUM_INPUTS + 1];
+  void *outputs[@NAME@_NUM_OUTPUTS + 1];
+  uint64_t state = seed;
+  for (int i = 0; i < numInputs; ++i) {
+    const @NAME@_tensor_info &t = @NAME@_inputs[i];
+    void *data = allocate(numBytes(t), align);
+    if (!data) {
+      fprintf(stderr, "out of memory\n");
+      return 2;
+    }
+    if (!inputFiles.empty()) {
+      if (!readFile(inputFiles[i], data, numBytes(t))) {
+        fprintf(stderr, "%s: input '%s' needs a readable file of exactly %zu bytes\n",
+                inputFiles[i], t.name, numBytes(t));
+        return 2;
+      }
+    } else if (!fillRandom(t, data, state)) {
+      fprintf(stderr, "input '%s' is %s, which bench cannot make random values of\n", t.name,
+              t.dtype);
+      return 2;
+    }
+    inputs[i] = data;
+  }
+  for (int i = 0; i < numOutputs; ++i) {
+    outputs[i] = allocate(numBytes(@NAME@_outputs[i]), align);
+    if (!outputs[i]) {
+      fprintf(stderr, "out of memory\n");
+      return 2;
+    }
+  }
+  void *arena = allocate(@NAME@_ARENA_SIZE, @NAME@_ARENA_ALIGN);
+  if (!arena) {
+    fprintf(stderr, "cannot allocate the %zu-byte arena\n", (size_t)@NAME@_ARENA_SIZE);
+    return 2;
+  }
+
+  std::vector<double> times;
+  times.reserve((size_t)iters);
+  for (long r = 0; r < warmup + iters; ++r) {
+    Clock::time_point before = Clock::now();
+    int status = @NAME@_run_generic(arena, inputs, outputs);
+    Clock::time_point end = Clock::now();
+    if (status != 0) {
+      fprintf(stderr, "@NAME@_run_generic returned status %d\n", status);
+      return 3;
+    }
+    if (r == 0) {
+      printf("first_output_ms=%.6f\n", msBetween(start, end));
+      fflush(stdout);
+    }
+    if (r >= warmup)
+      times.push_back(msBetween(before, end));
+  }
+  printf("arena_bytes=%zu\n", (size_t)@NAME@_ARENA_SIZE);
+  printf("times_ms=");
+  for (size_t k = 0; k < times.size(); ++k)
+    printf(k ? ",%.6f" : "%.6f", times[k]);
+  printf("\n");
+  printf("peak_rss_kb=%ld\n", peakRssKb());
+
+  for (int i = 0; outputDir && i < numOutputs; ++i) {
+    std::string path = std::string(outputDir) + "/output_" + std::to_string(i) + ".bin";
+    FILE *f = fopen(path.c_str(), "wb");
+    size_t bytes = numBytes(@NAME@_outputs[i]);
+    if (!f || fwrite(outputs[i], 1, bytes, f) != bytes || fclose(f) != 0) {
+      fprintf(stderr, "cannot write %s\n", path.c_str());
+      return 2;
+    }
+  }
+  return fflush(stdout) == 0 ? 0 : 2;
+}
+)";
+
+std::string instantiateHarness(StringRef name) {
+  std::string text = harnessTemplate;
+  for (size_t pos; (pos = text.find("@NAME@")) != std::string::npos;)
+    text.replace(pos, 6, name.str());
+  return text;
+}
+
+using Shapes = std::vector<std::pair<std::string, std::vector<int64_t>>>;
+
+/// A model input as bench feeds it.
+struct BenchInput {
+  std::string name;
+  std::string dtype;
+  std::vector<int64_t> dims;
+  bool fixed = false; ///< whether bench (or --shape) chose any of its dims
+};
+
+/// Every input's dims: --shape where given; otherwise the declared dims, a
+/// symbolic or unknown one being 1 when it is the input's first dim (the
+/// batch) and 64 otherwise. One dim_param gets one value in every input: the
+/// first input (in --shape inputs first, then model order) that has it
+/// decides.
+Expected<std::vector<BenchInput>> chooseInputs(StringRef modelPath, const Shapes &given) {
+  auto model = loadModel(modelPath);
+  if (!model)
+    return model.takeError();
+  const ::onnx::GraphProto &graph = model->proto->graph();
+  StringSet<> initializers;
+  for (const auto &init : graph.initializer())
+    initializers.insert(init.name());
+  std::vector<const ::onnx::ValueInfoProto *> protos;
+  for (const auto &input : graph.input())
+    if (!initializers.contains(input.name()))
+      protos.push_back(&input);
+
+  for (const auto &entry : given)
+    if (llvm::none_of(protos, [&](const auto *p) { return p->name() == entry.first; }))
+      return makeError("--shape names '" + entry.first +
+                       "', which is not an input of the model");
+
+  StringMap<int64_t> symbols;
+  auto givenDims = [&](StringRef name) -> const std::vector<int64_t> * {
+    for (const auto &[n, dims] : given)
+      if (n == name)
+        return &dims;
+    return nullptr;
+  };
+  // Symbols of the --shape inputs first, so that they decide.
+  for (const auto *proto : protos) {
+    const std::vector<int64_t> *dims = givenDims(proto->name());
+    if (!dims || !proto->type().tensor_type().has_shape())
+      continue;
+    const auto &shape = proto->type().tensor_type().shape();
+    if (shape.dim_size() != static_cast<int>(dims->size()))
+      return makeError("--shape " + proto->name() + ": the input has rank " +
+                       Twine(shape.dim_size()) + ", the shape gives " + Twine(dims->size()) +
+                       " dims");
+    for (auto [d, dim] : llvm::enumerate(shape.dim())) {
+      if (dim.has_dim_value() && dim.dim_value() != (*dims)[d])
+        return makeError("--shape " + proto->name() + ": dim " + Twine((*dims)[d]) +
+                         " contradicts the model's " + Twine(dim.dim_value()));
+      if (dim.has_dim_param() && !dim.dim_param().empty())
+        symbols.try_emplace(dim.dim_param(), (*dims)[d]);
+    }
+  }
+
+  std::vector<BenchInput> inputs;
+  for (const auto *proto : protos) {
+    BenchInput input;
+    input.name = proto->name();
+    if (!proto->type().has_tensor_type())
+      return makeError("input '" + input.name + "' is not a tensor, which bench cannot feed");
+    const auto &tensorType = proto->type().tensor_type();
+    input.dtype = getDataTypeName(tensorType.elem_type());
+    if (input.dtype == "string")
+      return makeError("input '" + input.name +
+                       "' is a string tensor, which bench cannot make random values of");
+    if (const std::vector<int64_t> *dims = givenDims(input.name)) {
+      input.dims = *dims;
+      input.fixed = true;
+    } else if (!tensorType.has_shape()) {
+      return makeError("input '" + input.name + "' has no declared shape; give it with --shape " +
+                       input.name + "=D0xD1x...");
+    } else {
+      for (auto [d, dim] : llvm::enumerate(tensorType.shape().dim())) {
+        if (dim.has_dim_value() && dim.dim_value() >= 0) {
+          input.dims.push_back(dim.dim_value());
+          continue;
+        }
+        input.fixed = true;
+        int64_t value = d == 0 ? 1 : 64;
+        if (dim.has_dim_param() && !dim.dim_param().empty())
+          value = symbols.try_emplace(dim.dim_param(), value).first->second;
+        input.dims.push_back(value);
+      }
+    }
+    inputs.push_back(std::move(input));
+  }
+  return inputs;
+}
+
+std::string formatDims(ArrayRef<int64_t> dims, StringRef separator = "x") {
+  std::string text;
+  for (auto [i, d] : llvm::enumerate(dims))
+    text += (i ? separator.str() : "") + std::to_string(d);
+  return text;
+}
+
+/// 1234567 -> "1.235 M" (FLOPs and bytes for people).
+std::string humanCount(double value) {
+  const char *units[] = {"", " K", " M", " G", " T"};
+  unsigned u = 0;
+  while (value >= 1000 && u + 1 < std::size(units)) {
+    value /= 1000;
+    ++u;
+  }
+  std::string text;
+  raw_string_ostream os(text);
+  os << format("%.4g", value) << units[u];
+  return text;
+}
+
+std::string formatNumber(double value, const char *fmt = "%.6g") {
+  std::string text;
+  raw_string_ostream os(text);
+  os << format(fmt, value);
+  return text;
+}
+
+/// What the harness printed.
+struct HarnessReport {
+  double firstOutputMs = 0;
+  uint64_t arenaBytes = 0;
+  std::vector<double> timesMs;
+  int64_t peakRssKb = 0;
+};
+
+Expected<HarnessReport> parseHarnessOutput(StringRef path) {
+  auto buffer = MemoryBuffer::getFile(path);
+  if (!buffer)
+    return makeError("run: cannot read the harness's output " + path);
+  HarnessReport report;
+  bool haveTimes = false, haveRss = false, haveFirst = false;
+  SmallVector<StringRef> lines;
+  (*buffer)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
+  for (StringRef line : lines) {
+    auto [key, value] = line.trim().split('=');
+    bool bad = false;
+    if (key == "first_output_ms") {
+      bad = value.getAsDouble(report.firstOutputMs);
+      haveFirst = true;
+    } else if (key == "arena_bytes") {
+      bad = value.getAsInteger(10, report.arenaBytes);
+    } else if (key == "peak_rss_kb") {
+      bad = value.getAsInteger(10, report.peakRssKb);
+      haveRss = true;
+    } else if (key == "times_ms") {
+      SmallVector<StringRef> parts;
+      value.split(parts, ',', -1, /*KeepEmpty=*/false);
+      for (StringRef part : parts) {
+        double t;
+        bad |= part.getAsDouble(t);
+        report.timesMs.push_back(t);
+      }
+      haveTimes = true;
+    }
+    if (bad)
+      return makeError("run: cannot parse the harness's line '" + line + "'");
+  }
+  if (!haveFirst || !haveTimes || !haveRss || report.timesMs.empty())
+    return makeError("run: the harness's output " + path + " is incomplete");
+  return report;
+}
+
+/// The median (the mean of the two middle values for an even count) and the
+/// nearest-rank 90th percentile (the smallest sample with at least 90% of the
+/// samples at or below it).
+std::pair<double, double> medianAndP90(std::vector<double> sorted) {
+  llvm::sort(sorted);
+  size_t n = sorted.size();
+  double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  size_t rank = static_cast<size_t>(std::ceil(0.9 * static_cast<double>(n)));
+  double p90 = sorted[std::max<size_t>(rank, 1) - 1];
+  return {median, p90};
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+} // namespace
+
+Error benchModel(StringRef modelPath, const BenchOptions &options, raw_ostream &os) {
+  if (options.iters < 1)
+    return makeError("--iters must be at least 1");
+  if (options.threads < 1)
+    return makeError("--threads must be at least 1");
+
+  auto inputs = chooseInputs(modelPath, options.shapes);
+  if (!inputs)
+    return inputs.takeError();
+  Shapes fixedShapes;
+  for (const BenchInput &input : *inputs)
+    if (input.fixed)
+      fixedShapes.push_back({input.name, input.dims});
+
+  auto flops = countFlops(modelPath, fixedShapes);
+  if (!flops)
+    return makeError("flops: " + toString(flops.takeError()));
+
+  // The work folder: kept, or temporary (removed on every exit).
+  SmallString<256> workDir;
+  bool temporary = false;
+  if (!options.keepDir.empty()) {
+    workDir = options.keepDir;
+    if (std::error_code ec = sys::fs::create_directories(workDir))
+      return makeError("cannot create " + workDir + ": " + ec.message());
+  } else {
+    if (std::error_code ec = sys::fs::createUniqueDirectory("onnxcc-bench", workDir))
+      return makeError("cannot create a temporary folder: " + ec.message());
+    temporary = true;
+  }
+  llvm::scope_exit cleanup([&] {
+    if (temporary)
+      sys::fs::remove_directories(workDir);
+  });
+  // The generated .cpp finds its weights through __FILE__: build with
+  // absolute paths.
+  if (std::error_code ec = sys::fs::make_absolute(workDir))
+    return makeError("cannot resolve " + workDir + ": " + ec.message());
+
+  CompileOptions compileOptions;
+  compileOptions.name = sanitizeIdentifier(sys::path::stem(modelPath));
+  // main.cpp is the harness.
+  if (compileOptions.name == "main")
+    compileOptions.name = "main_model";
+  compileOptions.outDir = std::string(workDir);
+  compileOptions.emit = EmitStage::Cpp;
+  compileOptions.shapes = fixedShapes;
+  compileOptions.threads = options.threads;
+  compileOptions.targetCpu = options.targetCpu;
+  auto compileStart = std::chrono::steady_clock::now();
+  if (Error err = compileModel(modelPath, compileOptions, nulls()))
+    return makeError("compile: " + toString(std::move(err)));
+  double compileSeconds = secondsSince(compileStart);
+
+  std::string runPath;
+  bool built = false;
+  auto buildStart = std::chrono::steady_clock::now();
+  if (Error err = buildHarnessProgram(workDir, compileOptions.name,
+                                      instantiateHarness(compileOptions.name), options.cxx,
+                                      options.cxxFlags, runPath, &built))
+    return err;
+  double buildSeconds = secondsSince(buildStart);
+
+  auto inDir = [&](const Twine &file) {
+    SmallString<256> path(workDir);
+    sys::path::append(path, file);
+    return std::string(path);
+  };
+  std::string outPath = inDir("bench.out"), errPath = inDir("bench.err");
+  // The harness measures its first output from here (steady_clock is
+  // CLOCK_MONOTONIC, the same in both processes).
+  auto spawnNs = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                     std::chrono::steady_clock::now().time_since_epoch())
+                     .count();
+  if (Error err = runHarnessProgram(VerifyStage::Run, "the harness",
+                                    {runPath, "--iters", std::to_string(options.iters),
+                                     "--warmup", std::to_string(options.warmup), "--seed",
+                                     std::to_string(options.seed), "--spawn-ns",
+                                     std::to_string(spawnNs)},
+                                    outPath, errPath))
+    return err;
+  auto report = parseHarnessOutput(outPath);
+  if (!report)
+    return report.takeError();
+  std::pair<double, double> stats = medianAndP90(report->timesMs);
+  double median = stats.first, p90 = stats.second;
+  double gflops = median > 0 ? static_cast<double>(flops->total) / (median * 1e6) : 0;
+  double minMs = *llvm::min_element(report->timesMs);
+  double maxMs = *llvm::max_element(report->timesMs);
+  double meanMs = 0;
+  for (double t : report->timesMs)
+    meanMs += t / static_cast<double>(report->timesMs.size());
+
+  os << "model: " << modelPath << " (compiled as " << compileOptions.name << ")\n";
+  for (const BenchInput &input : *inputs)
+    os << "input: " << input.name << " " << input.dtype << "[" << formatDims(input.dims, ", ")
+       << "]\n";
+  os << "flops: " << humanCount(static_cast<double>(flops->total)) << "FLOP per run";
+  for (auto [i, entry] : llvm::enumerate(flops->byOp)) {
+    const auto &[op, nodes, count] = entry;
+    os << (i ? ", " : " (") << op << " x" << nodes << " " << humanCount(double(count));
+  }
+  os << (flops->byOp.empty() ? "" : ")");
+  if (flops->uncounted)
+    os << "; " << flops->uncounted << " nodes of unknown shape not counted";
+  os << "\n";
+  os << "compile: onnxcc " << formatNumber(compileSeconds, "%.2f") << " s, c++ "
+     << options.cxxFlags << " "
+     << (built ? formatNumber(buildSeconds, "%.2f") + " s" : std::string("(cached)")) << "\n";
+  os << "threads: " << options.threads << ", target CPU: " << options.targetCpu << "\n";
+  os << "first output: " << formatNumber(report->firstOutputMs, "%.3f")
+     << " ms after the harness was started (cold start)\n";
+  os << "runs: " << report->timesMs.size() << " after " << options.warmup
+     << " warm-up: min " << formatNumber(minMs, "%.4g") << " ms, median "
+     << formatNumber(median, "%.4g") << " ms, p90 " << formatNumber(p90, "%.4g")
+     << " ms, max " << formatNumber(maxMs, "%.4g") << " ms\n";
+  os << "peak RSS: " << formatNumber(report->peakRssKb / 1024.0, "%.1f") << " MiB (arena "
+     << formatNumber(report->arenaBytes / 1048576.0, "%.2f") << " MiB)\n";
+
+  if (!options.jsonPath.empty()) {
+    std::error_code ec;
+    raw_fd_ostream jsonFile(options.jsonPath, ec, sys::fs::OF_None);
+    if (ec)
+      return makeError("cannot write " + options.jsonPath + ": " + ec.message());
+    json::OStream j(jsonFile, 2);
+    j.object([&] {
+      j.attribute("model", modelPath);
+      j.attribute("name", compileOptions.name);
+      j.attributeArray("inputs", [&] {
+        for (const BenchInput &input : *inputs)
+          j.object([&] {
+            j.attribute("name", input.name);
+            j.attribute("dtype", input.dtype);
+            j.attributeArray("shape", [&] {
+              for (int64_t d : input.dims)
+                j.value(d);
+            });
+          });
+      });
+      j.attribute("flops", static_cast<int64_t>(flops->total));
+      j.attributeObject("flops_by_op", [&] {
+        for (const auto &[op, nodes, count] : flops->byOp)
+          j.attribute(op, static_cast<int64_t>(count));
+      });
+      j.attribute("flops_uncounted_nodes", static_cast<int64_t>(flops->uncounted));
+      j.attribute("threads", static_cast<int64_t>(options.threads));
+      j.attribute("target_cpu", options.targetCpu);
+      j.attribute("iters", static_cast<int64_t>(options.iters));
+      j.attribute("warmup", static_cast<int64_t>(options.warmup));
+      j.attribute("compile_s", compileSeconds);
+      j.attribute("cxx_flags", options.cxxFlags);
+      if (built)
+        j.attribute("cxx_build_s", buildSeconds);
+      else
+        j.attribute("cxx_build_s", nullptr);
+      j.attribute("harness", runPath);
+      j.attribute("first_output_ms", report->firstOutputMs);
+      j.attribute("peak_rss_kb", report->peakRssKb);
+      j.attribute("arena_bytes", static_cast<int64_t>(report->arenaBytes));
+      j.attributeArray("times_ms", [&] {
+        for (double t : report->timesMs)
+          j.value(t);
+      });
+      j.attribute("mean_ms", meanMs);
+      j.attribute("median_ms", median);
+      j.attribute("p90_ms", p90);
+      j.attribute("gflops", gflops);
+    });
+    jsonFile << "\n";
+    jsonFile.close();
+    if (jsonFile.has_error())
+      return makeError("cannot write " + options.jsonPath);
+  }
+
+  os << "median_ms=" << formatNumber(median) << " p90_ms=" << formatNumber(p90)
+     << " gflops=" << formatNumber(gflops) << "\n";
+  return Error::success();
+}
+
+} // namespace onnxcc
