@@ -223,6 +223,27 @@ Value resultTensor(OpBuilder &b, Location loc, Value out, RankedTensorType type,
   return tensor::ExpandShapeOp::create(b, loc, type, t, all, shape);
 }
 
+/// The product of dims [from, to) of `v` (a ranked tensor) as an index
+/// value, static parts folded into one constant.
+Value dimProduct(OpBuilder &b, Location loc, Value v, int64_t from, int64_t to) {
+  auto type = cast<RankedTensorType>(v.getType());
+  int64_t known = 1;
+  Value product;
+  for (int64_t d = from; d < to; ++d) {
+    if (!type.isDynamicDim(d)) {
+      known *= type.getDimSize(d);
+      continue;
+    }
+    Value dim = tensor::DimOp::create(b, loc, v, d);
+    product = product ? arith::MulIOp::create(b, loc, product, dim).getResult() : dim;
+  }
+  if (!product)
+    return indexConst(b, loc, known);
+  if (known != 1)
+    product = arith::MulIOp::create(b, loc, product, indexConst(b, loc, known));
+  return product;
+}
+
 /// A pattern of this file: the kernel ISA and the parts of each call, with a
 /// benefit above the linalg lowering of the same op.
 template <typename OpTy> struct KernelPattern : OpConversionPattern<OpTy> {
@@ -423,18 +444,6 @@ template <typename OpTy> struct GemmKernelLowering : KernelPattern<OpTy> {
       if (z && cast<RankedTensorType>(z.getType()).getShape() != yType.getShape())
         return rewriter.notifyMatchFailure(op, "Z does not have the result's shape");
     }
-    // A's rows: the product of its leading dims, static or symbolic.
-    int64_t staticRows = 1;
-    Value rows;
-    for (int64_t d = 0; d + 1 < aType.getRank(); ++d) {
-      if (!aType.isDynamicDim(d)) {
-        staticRows *= aType.getDimSize(d);
-        continue;
-      }
-      Value dim = tensor::DimOp::create(rewriter, loc, a, d);
-      rows = rows ? arith::MulIOp::create(rewriter, loc, rows, dim) : dim;
-    }
-
     std::vector<float> packed(k::packed_gemm_b_floats(target, K, N));
     k::pack_gemm_b(target, weights->data(), K, N, transB, alpha, packed.data());
     KernelCall call(rewriter, loc, threads);
@@ -449,13 +458,8 @@ template <typename OpTy> struct GemmKernelLowering : KernelPattern<OpTy> {
     Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType, ySizes),
                            /*readOnly=*/false);
     call.buffer(out);
-    if (rows)
-      call.i64(staticRows == 1 ? rows
-                               : arith::MulIOp::create(rewriter, loc, rows,
-                                                       indexConst(rewriter, loc, staticRows))
-                                     .getResult());
-    else
-      call.i64(staticRows);
+    // A's rows: the product of its leading dims, static or symbolic.
+    call.i64(dimProduct(rewriter, loc, a, 0, aType.getRank() - 1));
     call.i64(N);
     call.i64(K);
     call.activation(*act);
@@ -466,27 +470,6 @@ template <typename OpTy> struct GemmKernelLowering : KernelPattern<OpTy> {
     return success();
   }
 };
-
-/// The product of dims [from, to) of `v` (a ranked tensor) as an index
-/// value, static parts folded into one constant.
-Value dimProduct(OpBuilder &b, Location loc, Value v, int64_t from, int64_t to) {
-  auto type = cast<RankedTensorType>(v.getType());
-  int64_t known = 1;
-  Value product;
-  for (int64_t d = from; d < to; ++d) {
-    if (!type.isDynamicDim(d)) {
-      known *= type.getDimSize(d);
-      continue;
-    }
-    Value dim = tensor::DimOp::create(b, loc, v, d);
-    product = product ? arith::MulIOp::create(b, loc, product, dim).getResult() : dim;
-  }
-  if (!product)
-    return indexConst(b, loc, known);
-  if (known != 1)
-    product = arith::MulIOp::create(b, loc, product, indexConst(b, loc, known));
-  return product;
-}
 
 /// ScaledDotProductAttention over float32 Q, K, V with the same leading dims:
 /// onnxcc_rt::kernels::attention, one query row at a time (scores, scale,
