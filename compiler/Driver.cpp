@@ -194,6 +194,8 @@ Error optimizeModel(StringRef modelPath, const OptimizeOptions &options,
   ScopedDiagnosticHandler handler(context.get(), firstErrorCollector(diagnostic));
   PassManager pm(context.get());
   buildGraphPipeline(pm);
+  if (options.channelsLast)
+    buildLayoutPipeline(pm);
   if (failed(pm.run(**module)))
     return makeError(modelPath + ": " + (diagnostic.empty() ? "optimization failed" : diagnostic));
   ExportOptions exportOptions;

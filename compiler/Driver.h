@@ -70,6 +70,9 @@ struct OptimizeOptions {
   /// Keep onnxcc's fused ops as nodes of domain ai.onnxcc instead of
   /// expanding them to standard ONNX.
   bool keepFused = false;
+  /// Also run the layout passes (onnx-channels-last) as compile does with
+  /// kernels.
+  bool channelsLast = false;
 };
 
 /// Imports the model at `modelPath`, runs the graph passes (the pipeline

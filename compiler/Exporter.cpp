@@ -71,7 +71,7 @@ int dataTypeOf(Type t) {
 
 /// Whether `op` is one of onnxcc's own ops rather than an ONNX operator.
 bool isInternalOp(Operation *op) {
-  return isa<onnx::FusedConvOp, onnx::FusedGemmOp, onnx::FusedMatMulOp, onnx::GeluOp,
+  return isa<onnx::FusedConvOp, onnx::FusedConvNHWCOp, onnx::FusedGemmOp, onnx::FusedMatMulOp, onnx::GeluOp,
              onnx::SiLUOp, onnx::ScaledDotProductAttentionOp>(op);
 }
 
@@ -111,8 +111,11 @@ private:
                                        const std::string &x, Type elem, std::string out);
   /// Appends the epilogue `act(y + bias + z)` of a fused op, ending in its
   /// result's name.
-  Error addEpilogue(::onnx::GraphProto &graph, Operation *op, std::string y, Value bias,
-                    Value z);
+  Error addEpilogue(::onnx::GraphProto &graph, Operation *op, std::string y, std::string bias,
+                    std::string z, std::string result = "");
+  /// A Transpose node of `op`: output = Transpose(input, perm).
+  void addTranspose(::onnx::GraphProto &graph, Operation *op, const std::string &input,
+                    const std::string &output, ArrayRef<int64_t> perm);
   std::string nodeName(Operation *op, StringRef suffix = "");
 
   const ExportOptions &options;
@@ -656,23 +659,37 @@ FailureOr<std::string> ModelExporter::addActivation(::onnx::GraphProto &graph,
   return out;
 }
 
+void ModelExporter::addTranspose(::onnx::GraphProto &graph, Operation *op,
+                                 const std::string &input, const std::string &output,
+                                 ArrayRef<int64_t> perm) {
+  ::onnx::NodeProto &node = addNode(graph, "Transpose", op, {input}, {output});
+  ::onnx::AttributeProto &a = *node.add_attribute();
+  a.set_name("perm");
+  a.set_type(::onnx::AttributeProto::INTS);
+  for (int64_t p : perm)
+    a.add_ints(p);
+}
+
+/// Writes act(y + bias + z) of fused op `op` as standard nodes into
+/// `result` (default: the op's result); an empty bias or z is absent.
 Error ModelExporter::addEpilogue(::onnx::GraphProto &graph, Operation *op, std::string y,
-                                 Value bias, Value z) {
-  std::string result = nameOf(op->getResult(0)).str();
+                                 std::string bias, std::string z, std::string result) {
+  if (result.empty())
+    result = nameOf(op->getResult(0)).str();
   auto kind = op->getAttrOfType<StringAttr>("activation");
   StringRef act = kind ? kind.getValue() : StringRef();
   ArrayRef<float> params;
   if (auto p = op->getAttrOfType<DenseF32ArrayAttr>("activation_params"))
     params = p.asArrayRef();
-  SmallVector<Value> adds;
-  if (bias && !isa<NoneType>(bias.getType()))
+  SmallVector<std::string> adds;
+  if (!bias.empty())
     adds.push_back(bias);
-  if (z && !isa<NoneType>(z.getType()))
+  if (!z.empty())
     adds.push_back(z);
   for (auto [i, v] : llvm::enumerate(adds)) {
     bool last = i + 1 == adds.size() && act.empty();
     std::string sum = last ? result : fresh(nodeName(op, "sum"));
-    addNode(graph, "Add", op, {y, nameOf(v).str()}, {sum});
+    addNode(graph, "Add", op, {y, v}, {sum});
     y = sum;
   }
   if (act.empty()) {
@@ -709,7 +726,32 @@ Error ModelExporter::expandInternal(Operation *op, ::onnx::GraphProto &graph) {
     if (Error e = copyAttrs(node, "Conv",
                             {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}))
       return e;
-    return addEpilogue(graph, op, y, Value(), conv.getZ());
+    return addEpilogue(graph, op, y, "", in(conv.getZ()));
+  }
+  if (auto conv = dyn_cast<onnx::FusedConvNHWCOp>(op)) {
+    // Channels-last X and Z are transposed to NCHW for a FusedConv, whose
+    // result is transposed back.
+    const int64_t toNCHW[] = {0, 3, 1, 2}, toNHWC[] = {0, 2, 3, 1};
+    std::string x = fresh(nodeName(op, "x_nchw"));
+    addTranspose(graph, op, in(conv.getX()), x, toNCHW);
+    std::string z = in(conv.getZ());
+    if (!z.empty()) {
+      std::string zt = fresh(nodeName(op, "z_nchw"));
+      addTranspose(graph, op, z, zt, toNCHW);
+      z = zt;
+    }
+    std::string nchw = fresh(nodeName(op, "y_nchw"));
+    bool epilogue = !z.empty() || !conv.getActivation().empty();
+    std::string y = epilogue ? fresh(nodeName(op, "conv")) : nchw;
+    ::onnx::NodeProto &node = addNode(graph, "Conv", op, {x, in(conv.getW()), in(conv.getB())}, {y});
+    if (Error e = copyAttrs(node, "Conv",
+                            {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}))
+      return e;
+    if (epilogue)
+      if (Error e = addEpilogue(graph, op, y, "", z, nchw))
+        return e;
+    addTranspose(graph, op, nchw, nameOf(op->getResult(0)).str(), toNHWC);
+    return Error::success();
   }
   if (auto gemm = dyn_cast<onnx::FusedGemmOp>(op)) {
     std::string y = fresh(nodeName(op, "gemm"));
@@ -717,12 +759,12 @@ Error ModelExporter::expandInternal(Operation *op, ::onnx::GraphProto &graph) {
         addNode(graph, "Gemm", op, {in(gemm.getA()), in(gemm.getB()), in(gemm.getC())}, {y});
     if (Error e = copyAttrs(node, "Gemm", {"alpha", "beta", "transA", "transB"}))
       return e;
-    return addEpilogue(graph, op, y, Value(), gemm.getZ());
+    return addEpilogue(graph, op, y, "", in(gemm.getZ()));
   }
   if (auto mm = dyn_cast<onnx::FusedMatMulOp>(op)) {
     std::string y = fresh(nodeName(op, "matmul"));
     addNode(graph, "MatMul", op, {in(mm.getA()), in(mm.getB())}, {y});
-    return addEpilogue(graph, op, y, mm.getBias(), mm.getZ());
+    return addEpilogue(graph, op, y, in(mm.getBias()), in(mm.getZ()));
   }
   Type elem = cast<ShapedType>(op->getResult(0).getType()).getElementType();
   std::string result = nameOf(op->getResult(0)).str();
@@ -745,12 +787,7 @@ Error ModelExporter::expandInternal(Operation *op, ::onnx::GraphProto &graph) {
     SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
     std::swap(perm[rank - 1], perm[rank - 2]);
     std::string kt = fresh(nodeName(op, "k_transposed"));
-    ::onnx::NodeProto &t = addNode(graph, "Transpose", op, {in(sdpa.getK())}, {kt});
-    ::onnx::AttributeProto &a = *t.add_attribute();
-    a.set_name("perm");
-    a.set_type(::onnx::AttributeProto::INTS);
-    for (int64_t p : perm)
-      a.add_ints(p);
+    addTranspose(graph, op, in(sdpa.getK()), kt, perm);
     std::string scores = fresh(nodeName(op, "scores"));
     addNode(graph, "MatMul", op, {in(sdpa.getQ()), kt}, {scores});
     std::string scaled = fresh(nodeName(op, "scaled"));

@@ -24,6 +24,11 @@ namespace onnxcc {
 /// (registered as the pipeline onnxcc-optimize-graph).
 void buildGraphPipeline(mlir::OpPassManager &pm);
 
+/// Adds the layout choice after the graph passes: onnx-channels-last, then
+/// the folding of the constants it transposed and the cancelling of
+/// transpose pairs. Only for the kernels (loop nests gain nothing).
+void buildLayoutPipeline(mlir::OpPassManager &pm);
+
 /// Adds the passes from the onnx dialect (after import) to loops over
 /// buffers in one arena, the input of the C++ emitter: the graph pipeline,
 /// then the lowering (registered as onnxcc-lower-cpu). `kernels` is the ISA

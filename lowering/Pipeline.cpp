@@ -30,8 +30,17 @@ void buildGraphPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxSimplifyPass());
 }
 
+void buildLayoutPipeline(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(onnx::createOnnxChannelsLastPass());
+  // The constants transposed to NHWC, then the transpose pairs.
+  pm.addNestedPass<func::FuncOp>(createOnnxFoldConstantsPass());
+  pm.addNestedPass<func::FuncOp>(onnx::createOnnxSimplifyPass());
+}
+
 void buildCpuLoweringPipeline(OpPassManager &pm, StringRef kernels, int64_t threads) {
   buildGraphPipeline(pm);
+  if (kernels != "none")
+    buildLayoutPipeline(pm);
   ConvertOnnxToLinalgPassOptions lowering;
   lowering.kernels = kernels.str();
   lowering.threads = threads;

@@ -17,6 +17,10 @@
 //    pixels into scratch, blocked over K so the block stays in L2.
 //  - gemm_packed_b: A = activation rows, B = packed weights (NR columns per
 //    panel).
+//  - conv2d_nhwc (channels last): A = im2col rows of the input (or the input
+//    itself for 1x1 stride-1 convs), B = weights packed like pack_gemm_b.
+//  - depthwise_conv2d_nhwc: channels are the vector dimension; 3x3 / 5x5
+//    kernels keep their weight vectors in registers (dw_nhwc_vec).
 // Tiles: AVX-512 8 x 48 (24 zmm accumulators), AVX2 4 x 24 (12 ymm),
 // generic 8 x 8 (gemm 4 x 8) in plain loops. Column tails use masked loads
 // and stores; nothing is read or written outside the buffers.
@@ -222,6 +226,83 @@ inline int64_t depthwise_conv2d_scratch_floats(int isa, int64_t H, int64_t W, in
   (void)isa, (void)KH, (void)KW, (void)DH, (void)DW, (void)OW;
   detail::DwPlan plan = detail::dw_plan(H, W, SH, SW, PT, PL, PB, PR, OH);
   return SH * SW * plan.plane + plan.tmp;
+}
+
+//===----------------------------------------------------------------------===//
+// Channels-last (NHWC) layouts and sizes (portable, any host).
+//===----------------------------------------------------------------------===//
+
+/// Floats per vector of the ISA (the channel padding of the NHWC depthwise
+/// weights).
+constexpr int vec_width(int isa) {
+  return isa == ONNXCC_ISA_AVX512 ? 16 : isa == ONNXCC_ISA_AVX2 ? 8 : 4;
+}
+
+namespace detail {
+/// NHWC conv: output pixels (rows of the GEMM) per block: the block's
+/// im2col rows (rows x K floats) stay near 256 KB; a multiple of 8 (every
+/// GEMM row tile), at most 256 rows and no more than one image needs.
+/// Depends on K and OH*OW only, never on the split.
+inline int64_t nhwc_block_rows(int64_t K, int64_t P) {
+  int64_t rb = (int64_t(65536) / std::max<int64_t>(K, 1)) / 8 * 8;
+  rb = std::max<int64_t>(8, std::min<int64_t>(256, rb));
+  return std::min(rb, round_up(std::max<int64_t>(P, 1), 8));
+}
+/// NHWC conv: K steps per block (the kc x NR slice of a B panel stays in L1
+/// / L2 while the block's row tiles stream over it).
+constexpr int64_t kNhwcKc = 256;
+/// Channels of the NHWC depthwise weights, padded to whole vectors.
+inline int64_t dw_nhwc_cp(int isa, int64_t C) { return round_up(C, vec_width(isa)); }
+} // namespace detail
+
+inline int64_t packed_depthwise_nhwc_weights_floats(int isa, int64_t C, int64_t KH, int64_t KW) {
+  return KH * KW * detail::dw_nhwc_cp(isa, C);
+}
+
+/// Packs depthwise weights w[C][1][KH][KW] as [KH][KW][Cp] (Cp = C rounded
+/// up to whole vectors of the ISA): out[(kh*KW + kw)*Cp + c] =
+/// w[(c*KH + kh)*KW + kw]; channels past C are zero.
+inline void pack_depthwise_nhwc_weights(int isa, const float *w, int64_t C, int64_t KH, int64_t KW,
+                                        float *out) {
+  const int64_t cp = detail::dw_nhwc_cp(isa, C);
+  for (int64_t t = 0; t < KH * KW; ++t)
+    for (int64_t c = 0; c < cp; ++c)
+      out[t * cp + c] = c < C ? w[c * KH * KW + t] : 0.0f;
+}
+
+inline int64_t packed_conv_nhwc_weights_floats(int isa, int64_t M, int64_t C, int64_t KH,
+                                               int64_t KW) {
+  return packed_gemm_b_floats(isa, KH * KW * C, M);
+}
+
+/// Packs conv weights w[M][C][KH][KW] as the B operand [K][M] of a GEMM,
+/// K index (kh*KW + kw)*C + c, N index m, in pack_gemm_b's panel layout:
+/// out[(j*K + k)*NR + n] = w[j*NR + n][c][kh][kw]; columns past M are zero.
+inline void pack_conv_nhwc_weights(int isa, const float *w, int64_t M, int64_t C, int64_t KH,
+                                   int64_t KW, float *out) {
+  const int64_t nr = gemm_nr(isa), panels = detail::ceil_div(M, nr), K = KH * KW * C;
+  for (int64_t j = 0; j < panels; ++j)
+    for (int64_t t = 0; t < KH * KW; ++t)
+      for (int64_t c = 0; c < C; ++c) {
+        float *dst = out + (j * K + t * C + c) * nr;
+        for (int64_t n = 0; n < nr; ++n) {
+          int64_t m = j * nr + n;
+          dst[n] = m < M ? w[(m * C + c) * KH * KW + t] : 0.0f;
+        }
+      }
+}
+
+/// Scratch floats per part of conv2d_nhwc: one block of im2col rows, or 0
+/// for a 1x1 stride-1 unpadded convolution (it reads x as the A matrix).
+inline int64_t conv2d_nhwc_scratch_floats(int isa, int64_t C, int64_t KH, int64_t KW, int64_t OH,
+                                          int64_t OW, int64_t SH, int64_t SW, int64_t PT,
+                                          int64_t PL, int64_t PB, int64_t PR, int64_t DH,
+                                          int64_t DW) {
+  (void)isa, (void)DH, (void)DW;
+  if (KH == 1 && KW == 1 && SH == 1 && SW == 1 && PT == 0 && PL == 0 && PB == 0 && PR == 0)
+    return 0;
+  const int64_t K = KH * KW * C;
+  return detail::nhwc_block_rows(K, OH * OW) * K;
 }
 
 /// Activation codes of the fused epilogues and of activate().
@@ -1606,6 +1687,510 @@ inline int depthwise_conv2d(const float *x, const float *w, const float *bias, i
     dispatch_act(act, [&](auto a) {
       dw_finish<decltype(a)::value>(tmp, rq, yp, zp, OH, OW, has_bias != 0, b, p0, p1, !rows);
     });
+  }
+  return 0;
+}
+
+namespace detail {
+
+/// Geometry of one output row of depthwise_conv2d_nhwc.
+struct DwNhwcRow {
+  const float *xim;   // the image, [H][W][C]
+  const float *w;     // packed weights [KH][KW][Cp]
+  const float *bias;  // null when absent
+  const float *z;     // the row of z, [OW][C] (null when absent)
+  float *y;           // the row of y, [OW][C]
+  int64_t C, Cp, W, OW, KH, KW, SW, PL, DH, DW;
+  int64_t ih0;        // input row of tap kh = 0 (may be outside the image)
+  int64_t kh0, kh1;   // taps kh in [kh0, kh1) read rows inside the image
+  int64_t owlo, owhi; // columns whose KW taps all lie inside the row
+};
+
+/// NV channel vectors starting at channel c (the last one holds `lastN`
+/// lanes when Masked) of one output row: for each output column the valid
+/// taps in (kh, kw) order, then bias, z and the activation as each vector is
+/// stored. The block's weights (NV*KH*KW vectors) stay in L1 over the row.
+template <int NV, bool Masked, int A>
+ONNXCC_NOINLINE void dw_nhwc_block(const DwNhwcRow &g, int64_t c, int lastN, float p0, float p1) {
+  constexpr int VW = Vec::W;
+  // Interior columns go OB at a time: each weight vector loaded serves OB
+  // outputs (OB*NV accumulators).
+  constexpr int OB = 4;
+  const VT v0 = Vec::set1(p0), v1 = Vec::set1(p1);
+  auto ld = [&](const float *p, int v) {
+    return (Masked && v == NV - 1) ? Vec::load_n(p + v * VW, lastN) : Vec::load(p + v * VW);
+  };
+  VT bv[NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v)
+    bv[v] = g.bias ? ld(g.bias + c, v) : Vec::zero();
+  const int64_t C = g.C, rowStep = g.DH * g.W * C, colStep = g.DW * C, outStep = g.SW * C;
+  const int64_t wRow = g.KW * g.Cp;
+  const float *wb = g.w + c + g.kh0 * wRow;
+  // y = act(acc + bias + z) for one column (z read before y is written).
+  auto finish = [&](int64_t ow, const VT *acc) {
+    float *yp = g.y + ow * C + c;
+    const float *zp = g.z ? g.z + ow * C + c : nullptr;
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      VT r = g.bias ? Vec::add(acc[v], bv[v]) : acc[v];
+      if (zp)
+        r = Vec::add(r, ld(zp, v));
+      r = act_v<A>(r, v0, v1);
+      if (Masked && v == NV - 1)
+        Vec::store_n(yp + v * VW, r, lastN);
+      else
+        Vec::store(yp + v * VW, r);
+    }
+  };
+  // One column, taps kw in [kw0, kw1) and kh in [kh0, kh1).
+  auto column = [&](int64_t ow, int64_t kw0, int64_t kw1) {
+    VT acc[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v)
+      acc[v] = Vec::zero();
+    if (kw0 < kw1 && g.kh0 < g.kh1) { // (no pointer into the padding)
+      const int64_t iw0 = ow * g.SW - g.PL;
+      const float *xr = g.xim + ((g.ih0 + g.kh0 * g.DH) * g.W + iw0 + kw0 * g.DW) * C + c;
+      const float *wr = wb + kw0 * g.Cp;
+      for (int64_t kh = g.kh0; kh < g.kh1; ++kh) {
+        for (int64_t t = 0; t < kw1 - kw0; ++t) {
+          const float *xp = xr + t * colStep, *wp = wr + t * g.Cp;
+#pragma GCC unroll 4
+          for (int v = 0; v < NV; ++v)
+            acc[v] = Vec::fma(Vec::load(wp + v * VW), ld(xp, v), acc[v]);
+        }
+        if (kh + 1 < g.kh1)
+          xr += rowStep, wr += wRow;
+      }
+    }
+    finish(ow, acc);
+  };
+  // OB interior columns ow .. ow+OB-1 (every tap inside the row).
+  auto group = [&](int64_t ow) {
+    VT acc[OB][NV];
+#pragma GCC unroll 4
+    for (int o = 0; o < OB; ++o)
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v)
+        acc[o][v] = Vec::zero();
+    if (g.kh0 < g.kh1) {
+      const float *xr = g.xim + ((g.ih0 + g.kh0 * g.DH) * g.W + ow * g.SW - g.PL) * C + c;
+      const float *wr = wb;
+      for (int64_t kh = g.kh0; kh < g.kh1; ++kh) {
+        for (int64_t kw = 0; kw < g.KW; ++kw) {
+          const float *xp = xr + kw * colStep, *wp = wr + kw * g.Cp;
+          VT wv[NV];
+#pragma GCC unroll 4
+          for (int v = 0; v < NV; ++v)
+            wv[v] = Vec::load(wp + v * VW);
+#pragma GCC unroll 4
+          for (int o = 0; o < OB; ++o)
+#pragma GCC unroll 4
+            for (int v = 0; v < NV; ++v)
+              acc[o][v] = Vec::fma(wv[v], ld(xp + o * outStep, v), acc[o][v]);
+        }
+        if (kh + 1 < g.kh1)
+          xr += rowStep, wr += wRow;
+      }
+    }
+#pragma GCC unroll 4
+    for (int o = 0; o < OB; ++o)
+      finish(ow + o, acc[o]);
+  };
+  // Border columns: taps kw in [kw0, kw1) lie inside the row.
+  auto border = [&](int64_t ow) {
+    const int64_t iw0 = ow * g.SW - g.PL;
+    const int64_t kw0 = std::min(g.KW, iw0 >= 0 ? int64_t(0) : ceil_div(-iw0, g.DW));
+    const int64_t last = g.W - 1 - iw0;
+    const int64_t kw1 = std::max(kw0, std::min(g.KW, last < 0 ? int64_t(0) : last / g.DW + 1));
+    column(ow, kw0, kw1);
+  };
+  for (int64_t ow = 0; ow < g.owlo; ++ow)
+    border(ow);
+  int64_t ow = g.owlo;
+  for (; ow + OB <= g.owhi; ow += OB)
+    group(ow);
+  for (; ow < g.owhi; ++ow)
+    column(ow, 0, g.KW);
+  for (ow = std::max(g.owlo, g.owhi); ow < g.OW; ++ow)
+    border(ow);
+}
+
+/// One channel vector (at channel c, `lastN` lanes when Masked) of one
+/// output row for a K x K kernel, stride S, column dilation 1: the K*K
+/// weight vectors stay in registers while the row is swept OB columns at a
+/// time; each input vector loaded feeds every (column, kw) pair that reads
+/// it. Groups that touch the left / right padding or pass OW check each
+/// input column (padding taps are skipped, as everywhere). Every output sums
+/// its valid taps in (kh, kw) order, exactly like dw_nhwc_block.
+template <int K, int S, bool Masked, int A>
+ONNXCC_NOINLINE void dw_nhwc_vec(const DwNhwcRow &g, int64_t c, int lastN, float p0, float p1) {
+  constexpr int OB = (K == 3 && Vec::W == 16) ? 8 : 4;
+  constexpr int NI = (OB - 1) * S + K; // input columns per group
+  const VT v0 = Vec::set1(p0), v1 = Vec::set1(p1);
+  const int64_t C = g.C;
+  auto ld = [&](const float *p) { return Masked ? Vec::load_n(p, lastN) : Vec::load(p); };
+  VT wv[K * K];
+#pragma GCC unroll 25
+  for (int t = 0; t < K * K; ++t)
+    wv[t] = Vec::load(g.w + t * g.Cp + c);
+  const VT bv = g.bias ? ld(g.bias + c) : Vec::zero();
+  const float *rows[K];
+#pragma GCC unroll 5
+  for (int kh = 0; kh < K; ++kh)
+    rows[kh] = (kh >= g.kh0 && kh < g.kh1) ? g.xim + (g.ih0 + kh * g.DH) * g.W * C + c : nullptr;
+  auto group = [&](int64_t ow, auto checkedTag) {
+    constexpr bool Checked = decltype(checkedTag)::value;
+    const int64_t iw0 = ow * S - g.PL;
+    VT acc[OB];
+#pragma GCC unroll 8
+    for (int o = 0; o < OB; ++o)
+      acc[o] = Vec::zero();
+#pragma GCC unroll 5
+    for (int kh = 0; kh < K; ++kh) {
+      if (!rows[kh])
+        continue;
+#pragma GCC unroll 24
+      for (int i = 0; i < NI; ++i) {
+        if (Checked && (iw0 + i < 0 || iw0 + i >= g.W))
+          continue;
+        const VT xv = ld(rows[kh] + (iw0 + i) * C);
+#pragma GCC unroll 8
+        for (int o = 0; o < OB; ++o) {
+          const int kw = i - o * S;
+          if (kw >= 0 && kw < K)
+            acc[o] = Vec::fma(wv[kh * K + kw], xv, acc[o]);
+        }
+      }
+    }
+#pragma GCC unroll 8
+    for (int o = 0; o < OB; ++o) {
+      if (Checked && ow + o >= g.OW)
+        break;
+      float *yp = g.y + (ow + o) * C + c;
+      VT r = g.bias ? Vec::add(acc[o], bv) : acc[o];
+      if (g.z)
+        r = Vec::add(r, ld(g.z + (ow + o) * C + c));
+      r = act_v<A>(r, v0, v1);
+      if (Masked)
+        Vec::store_n(yp, r, lastN);
+      else
+        Vec::store(yp, r);
+    }
+  };
+  // Groups whose columns all lie in [owlo, owhi) need no checks.
+  for (int64_t ow = 0; ow < g.OW; ow += OB) {
+    if (ow >= g.owlo && ow + OB <= g.owhi)
+      group(ow, std::false_type());
+    else
+      group(ow, std::true_type());
+  }
+}
+
+/// Channel vectors [v0, v1) of one output row, 4 vectors per block (the
+/// last vector masked when C is not a multiple of the width).
+template <int A>
+inline void dw_nhwc_row(const DwNhwcRow &g, int64_t v0, int64_t v1, float p0, float p1) {
+  constexpr int VW = Vec::W;
+  // Vectors per block: OB x kBlock accumulators fit the registers.
+  constexpr int kBlock = VW == 16 ? 4 : 2;
+  const int64_t fullVecs = g.C / VW; // vectors without a tail
+  const int lastN = static_cast<int>(g.C - fullVecs * VW);
+  int64_t v = v0;
+  auto call = [&](int nv, bool masked) {
+    const int64_t c = v * VW;
+    if (masked) {
+      switch (nv) {
+      case 1: dw_nhwc_block<1, true, A>(g, c, lastN, p0, p1); break;
+      case 2: dw_nhwc_block<2, true, A>(g, c, lastN, p0, p1); break;
+      case 3: dw_nhwc_block<3, true, A>(g, c, lastN, p0, p1); break;
+      default: dw_nhwc_block<4, true, A>(g, c, lastN, p0, p1); break;
+      }
+    } else {
+      switch (nv) {
+      case 1: dw_nhwc_block<1, false, A>(g, c, VW, p0, p1); break;
+      case 2: dw_nhwc_block<2, false, A>(g, c, VW, p0, p1); break;
+      case 3: dw_nhwc_block<3, false, A>(g, c, VW, p0, p1); break;
+      default: dw_nhwc_block<4, false, A>(g, c, VW, p0, p1); break;
+      }
+    }
+    v += nv;
+  };
+  // 3x3 / 5x5 kernels, column dilation 1, stride 1 or 2: dw_nhwc_vec.
+  const int kind = g.DW != 1 || g.SW > 2 || g.KW != g.KH ? 0
+                   : g.KW == 3                          ? 1
+                   : g.KW == 5                          ? 2
+                                                        : 0;
+  if (kind != 0) {
+    for (; v < v1; ++v) {
+      const bool masked = lastN != 0 && v + 1 > fullVecs;
+      const int n = masked ? lastN : VW;
+      const int64_t c = v * VW;
+      const int sel = (kind - 1) * 4 + (g.SW == 2 ? 2 : 0) + (masked ? 1 : 0);
+      switch (sel) {
+      case 0: dw_nhwc_vec<3, 1, false, A>(g, c, n, p0, p1); break;
+      case 1: dw_nhwc_vec<3, 1, true, A>(g, c, n, p0, p1); break;
+      case 2: dw_nhwc_vec<3, 2, false, A>(g, c, n, p0, p1); break;
+      case 3: dw_nhwc_vec<3, 2, true, A>(g, c, n, p0, p1); break;
+      case 4: dw_nhwc_vec<5, 1, false, A>(g, c, n, p0, p1); break;
+      case 5: dw_nhwc_vec<5, 1, true, A>(g, c, n, p0, p1); break;
+      case 6: dw_nhwc_vec<5, 2, false, A>(g, c, n, p0, p1); break;
+      default: dw_nhwc_vec<5, 2, true, A>(g, c, n, p0, p1); break;
+      }
+    }
+    return;
+  }
+  while (v < v1) {
+    const int nv = static_cast<int>(std::min<int64_t>(kBlock, v1 - v));
+    call(nv, lastN != 0 && v + nv > fullVecs);
+  }
+}
+
+} // namespace detail
+
+/// Depthwise convolution, channels last: x [batch][H][W][C], y and z
+/// [batch][OH][OW][C], weights packed by pack_depthwise_nhwc_weights.
+/// Channels are the vector dimension; see dw_nhwc_block. Work units are
+/// (image, output row, chunk of channel vectors), the chunks only when there
+/// are fewer than two rows per part; part `part` of `parts` takes a
+/// contiguous range. Each output sums its taps in (kh, kw) order whatever the
+/// split. z may be y itself.
+inline int depthwise_conv2d_nhwc(const float *x, const float *wpacked, const float *bias,
+                                 int32_t has_bias, const float *z, int32_t has_z, float *y,
+                                 int64_t batch, int64_t C, int64_t H, int64_t W, int64_t OH,
+                                 int64_t OW, int64_t KH, int64_t KW, int64_t SH, int64_t SW,
+                                 int64_t PT, int64_t PL, int64_t DH, int64_t DW, int32_t act,
+                                 float p0, float p1, int64_t part, int64_t parts) {
+  using namespace detail;
+  constexpr int VW = Vec::W;
+  const int64_t nvec = ceil_div(C, VW), rows = batch * OH;
+  if (C <= 0 || rows <= 0 || OW <= 0)
+    return 0;
+  int64_t ncc = 1;
+  if (parts > 1 && rows < 2 * parts)
+    ncc = std::min(nvec, ceil_div(2 * parts, rows));
+  const int64_t total = rows * ncc;
+  int64_t u0, u1;
+  part_range(total, part, parts, u0, u1);
+  // Interior columns: ow*SW - PL >= 0 and ow*SW - PL + (KW-1)*DW < W.
+  const int64_t owlo = std::min(OW, ceil_div(PL, SW));
+  const int64_t lastStart = W - 1 + PL - (KW - 1) * DW;
+  const int64_t owhi = std::max(owlo, std::min(OW, lastStart < 0 ? int64_t(0) : lastStart / SW + 1));
+  DwNhwcRow g{};
+  g.w = wpacked;
+  g.bias = has_bias ? bias : nullptr;
+  g.C = C, g.Cp = dw_nhwc_cp(ONNXCC_KERNELS_ISA, C), g.W = W, g.OW = OW, g.KH = KH, g.KW = KW;
+  g.SW = SW;
+  g.PL = PL, g.DH = DH, g.DW = DW, g.owlo = owlo, g.owhi = owhi;
+  dispatch_act(act, [&](auto a) {
+    constexpr int A = decltype(a)::value;
+    for (int64_t u = u0; u < u1; ++u) {
+      const int64_t cc = u % ncc, r = u / ncc, b = r / OH, oh = r % OH;
+      g.xim = x + b * H * W * C;
+      g.y = y + r * OW * C;
+      g.z = has_z ? z + r * OW * C : nullptr;
+      g.ih0 = oh * SH - PT;
+      g.kh0 = std::min(KH, g.ih0 >= 0 ? int64_t(0) : ceil_div(-g.ih0, DH));
+      const int64_t last = H - 1 - g.ih0;
+      g.kh1 = std::max(g.kh0, std::min(KH, last < 0 ? int64_t(0) : last / DH + 1));
+      dw_nhwc_row<A>(g, nvec * cc / ncc, nvec * (cc + 1) / ncc, p0, p1);
+    }
+  });
+  return 0;
+}
+
+namespace detail {
+
+/// d[0..n) = s[0..n) (short runs inline: the stems copy 3..9 floats).
+inline void copy_floats(float *d, const float *s, int64_t n) {
+  if (n < 8) {
+    for (int64_t i = 0; i < n; ++i)
+      d[i] = s[i];
+  } else {
+    copy_strided(d, s, n, 1);
+  }
+}
+
+/// Writes the im2col rows of output pixels p0 .. p0+np-1 (counted over the
+/// whole batch) into a [np][K] block: row q, columns (kh*KW + kw)*C .. +C
+/// are the C channels of input pixel (ih, iw) of the tap, or zeros. With
+/// column dilation 1 the KW taps of a row inside the image are one
+/// contiguous run of KW*C floats.
+inline void im2col_nhwc(const float *x, int64_t C, int64_t H, int64_t W, int64_t OH, int64_t OW,
+                        int64_t KH, int64_t KW, int64_t SH, int64_t SW, int64_t PT, int64_t PL,
+                        int64_t DH, int64_t DW, int64_t p0, int64_t np, float *blk) {
+  const int64_t K = KH * KW * C, P = OH * OW;
+  int64_t b = p0 / P, oh = (p0 % P) / OW, ow = p0 % OW;
+  for (int64_t q = 0; q < np; ++q) {
+    const float *xim = x + b * H * W * C;
+    float *dst = blk + q * K;
+    const int64_t iw0 = ow * SW - PL;
+    const bool rowInside = DW == 1 && iw0 >= 0 && iw0 + KW <= W;
+    for (int64_t kh = 0; kh < KH; ++kh) {
+      const int64_t ih = oh * SH - PT + kh * DH;
+      if (ih < 0 || ih >= H) {
+        zero_floats(dst, KW * C);
+        dst += KW * C;
+        continue;
+      }
+      if (rowInside) {
+        copy_floats(dst, xim + (ih * W + iw0) * C, KW * C);
+        dst += KW * C;
+        continue;
+      }
+      for (int64_t kw = 0; kw < KW; ++kw, dst += C) {
+        const int64_t iw = iw0 + kw * DW;
+        if (iw < 0 || iw >= W)
+          zero_floats(dst, C);
+        else
+          copy_floats(dst, xim + (ih * W + iw) * C, C);
+      }
+    }
+    if (++ow == OW) {
+      ow = 0;
+      if (++oh == OH)
+        oh = 0, ++b;
+    }
+  }
+}
+
+/// Rows [r0, r0 + nrows) x B panels [pan0, pan1) of C = act(A x B + bias +
+/// Z), A row r at a + (r - r0) * lda (K values), B packed by pack_gemm_b,
+/// C and Z with row pitch N. K blocks of kNhwcKc; per block and panel the
+/// row tiles stream over the B slice.
+inline void gemm_rows_nhwc(const float *a, int64_t lda, const float *bpacked, const float *bias,
+                           const float *z, float *c, int64_t r0, int64_t nrows, int64_t pan0,
+                           int64_t pan1, int64_t N, int64_t K, const ActParams &actp) {
+  constexpr int MR = Vec::GemmMR;
+  const int64_t nr = Vec::W * Vec::NV;
+  const bool init = bias || z;
+  for (int64_t k0 = 0; k0 < K; k0 += kNhwcKc) {
+    const int64_t kc = std::min(kNhwcKc, K - k0);
+    const bool last = k0 + kc == K;
+    const ActParams *e = last && actp.act != kActNone ? &actp : nullptr;
+    const bool acc = k0 > 0 || init;
+    for (int64_t pan = pan0; pan < pan1; ++pan) {
+      const int64_t n0 = pan * nr;
+      const int ncols = static_cast<int>(std::min(nr, N - n0));
+      const float *bk = bpacked + (pan * K + k0) * nr;
+      for (int64_t m = 0; m < nrows;) {
+        const int64_t rest = nrows - m;
+        const int step = rest >= MR ? MR : (MR > 2 && rest >= 2) ? 2 : 1;
+        const float *ap = a + m * lda + k0;
+        float *cp = c + (r0 + m) * N + n0;
+        if (k0 == 0 && init)
+          init_tile(cp, N, step, ncols,
+                    TileInit{bias ? bias + n0 : nullptr, false, z ? z + (r0 + m) * N + n0 : nullptr,
+                             N});
+        if (step == MR)
+          ukernel_cols<MR, false>(kc, ap, lda, bk, nr, false, cp, N, ncols, MR, acc, e);
+        else if (step == 2)
+          ukernel_cols<2, false>(kc, ap, lda, bk, nr, false, cp, N, ncols, 2, acc, e);
+        else
+          ukernel_cols<1, false>(kc, ap, lda, bk, nr, false, cp, N, ncols, 1, acc, e);
+        m += step;
+      }
+    }
+  }
+}
+
+} // namespace detail
+
+/// 2-D convolution (group 1), channels last: x [batch][H][W][C], y and z
+/// [batch][OH][OW][M], weights packed by pack_conv_nhwc_weights. A GEMM
+/// [batch*OH*OW x K] x [K x M]: a 1x1 stride-1 unpadded convolution reads x
+/// as A directly; otherwise blocks of nhwc_block_rows output pixels get
+/// their im2col rows written to the part's scratch first. Work units are
+/// (pixel block, chunk of B panels), the chunks only when there are fewer
+/// than two blocks per part; part `part` of `parts` takes a contiguous
+/// range. Results are bitwise identical for any `parts`; z may be y itself.
+inline int conv2d_nhwc(const float *x, const float *wpacked, const float *bias, int32_t has_bias,
+                       const float *z, int32_t has_z, float *y, float *scratch, int64_t batch,
+                       int64_t C, int64_t H, int64_t W, int64_t M, int64_t OH, int64_t OW,
+                       int64_t KH, int64_t KW, int64_t SH, int64_t SW, int64_t PT, int64_t PL,
+                       int64_t PB, int64_t PR, int64_t DH, int64_t DW, int32_t act, float p0,
+                       float p1, int64_t part, int64_t parts, int32_t isa_check) {
+  using namespace detail;
+  if (isa_check != ONNXCC_KERNELS_ISA)
+    return kStatusWrongIsa;
+  const int64_t nr = Vec::W * Vec::NV, K = KH * KW * C, P = OH * OW, rows = batch * P;
+  if (rows <= 0 || M <= 0)
+    return 0;
+  const bool direct =
+      KH == 1 && KW == 1 && SH == 1 && SW == 1 && PT == 0 && PL == 0 && PB == 0 && PR == 0;
+  const int64_t rb = nhwc_block_rows(K, P), nblocks = ceil_div(rows, rb);
+  const int64_t npan = ceil_div(M, nr);
+  int64_t nmc = 1;
+  if (parts > 1 && nblocks < 2 * parts)
+    nmc = std::min(npan, ceil_div(2 * parts, nblocks));
+  const int64_t total = nblocks * nmc;
+  int64_t u0, u1;
+  part_range(total, part, parts, u0, u1);
+  float *blk = direct ? nullptr : scratch + part * (rb * K);
+  const ActParams actp{act, p0, p1};
+  for (int64_t u = u0; u < u1; ++u) {
+    const int64_t blkIdx = u / nmc, mc = u % nmc;
+    const int64_t r0 = blkIdx * rb, nrows = std::min(rb, rows - r0);
+    const float *a = x + r0 * C;
+    int64_t lda = C;
+    if (!direct) {
+      im2col_nhwc(x, C, H, W, OH, OW, KH, KW, SH, SW, PT, PL, DH, DW, r0, nrows, blk);
+      a = blk;
+      lda = K;
+    }
+    gemm_rows_nhwc(a, lda, wpacked, has_bias ? bias : nullptr, has_z ? z : nullptr, y, r0, nrows,
+                   npan * mc / nmc, npan * (mc + 1) / nmc, M, K, actp);
+  }
+  return 0;
+}
+
+/// Mean over the middle axis: x [outer][R][inner] -> y [outer][inner],
+/// y = (x[o][0][i] + x[o][1][i] + ... in order) / R. Work units are (outer
+/// index, chunk of 64 inner values); part `part` of `parts` takes a
+/// contiguous range.
+inline int reduce_mean_mid(const float *x, float *y, int64_t outer, int64_t R, int64_t inner,
+                           int64_t part, int64_t parts) {
+  using namespace detail;
+  constexpr int VW = Vec::W;
+  constexpr int64_t kChunk = 64;
+  constexpr int kVecs = kChunk / VW;
+  const int64_t nchunks = ceil_div(inner, kChunk), total = outer * nchunks;
+  int64_t u0, u1;
+  part_range(total, part, parts, u0, u1);
+  const VT rv = Vec::set1(static_cast<float>(R));
+  for (int64_t u = u0; u < u1; ++u) {
+    const int64_t o = u / nchunks, i0 = (u % nchunks) * kChunk;
+    const int64_t n = std::min(kChunk, inner - i0);
+    const float *xp = x + o * R * inner + i0;
+    float *yp = y + o * inner + i0;
+    if (n == kChunk) {
+      VT acc[kVecs];
+#pragma GCC unroll 16
+      for (int v = 0; v < kVecs; ++v)
+        acc[v] = Vec::zero();
+      for (int64_t r = 0; r < R; ++r, xp += inner) {
+#pragma GCC unroll 16
+        for (int v = 0; v < kVecs; ++v)
+          acc[v] = Vec::add(acc[v], Vec::load(xp + v * VW));
+      }
+#pragma GCC unroll 16
+      for (int v = 0; v < kVecs; ++v)
+        Vec::store(yp + v * VW, Vec::div(acc[v], rv));
+    } else {
+      // The tail chunk, one vector at a time (the last one masked).
+      for (int64_t i = 0; i < n; i += VW) {
+        const int m = static_cast<int>(std::min<int64_t>(VW, n - i));
+        VT acc = Vec::zero();
+        const float *xq = xp + i;
+        for (int64_t r = 0; r < R; ++r, xq += inner)
+          acc = Vec::add(acc, m == VW ? Vec::load(xq) : Vec::load_n(xq, m));
+        if (m == VW)
+          Vec::store(yp + i, Vec::div(acc, rv));
+        else
+          Vec::store_n(yp + i, Vec::div(acc, rv), m);
+      }
+    }
   }
   return 0;
 }

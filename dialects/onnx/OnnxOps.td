@@ -64,6 +64,29 @@ def Onnx_FusedConvOp : Onnx_InternalOp<"FusedConv"> {
   let results = (outs Onnx_FloatTensor:$Y);
 }
 
+def Onnx_FusedConvNHWCOp : Onnx_InternalOp<"FusedConvNHWC"> {
+  let summary = "FusedConv over channels-last activations (onnxcc)";
+  let description = [{
+    onnx.FusedConv of a 2-D convolution whose X [N, H, W, C], Z and
+    Y [N, OH, OW, M] are channels-last; W [M, C/group, KH, KW], B and the
+    attributes are as for Conv. Made by onnx-channels-last for convolution
+    chains; `onnxcc optimize` writes it as Transpose, Conv, epilogue,
+    Transpose.
+  }];
+  let arguments = !con((ins
+    Onnx_FloatTensor:$X,
+    Onnx_FloatTensor:$W,
+    Onnx_OptFloatTensor:$B,
+    Onnx_OptFloatTensor:$Z,
+    DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
+    OptionalAttr<DenseI64ArrayAttr>:$dilations,
+    DefaultValuedAttr<I64Attr, "1">:$group,
+    OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
+    OptionalAttr<DenseI64ArrayAttr>:$pads,
+    OptionalAttr<DenseI64ArrayAttr>:$strides), Onnx_EpilogueAttrs);
+  let results = (outs Onnx_FloatTensor:$Y);
+}
+
 def Onnx_FusedGemmOp : Onnx_InternalOp<"FusedGemm"> {
   let summary = "Gemm with residual add and activation in its epilogue (onnxcc)";
   let description = [{

@@ -238,13 +238,20 @@ FailureOr<Shape> slideWindow(ShapeContext &ctx, ArrayRef<Dim> in, const Window &
 }
 
 /// Shape of a Conv-like op: X [N, C, spatial...], W [M, C/group, k...] gives
-/// [N, M, out...]. `xIdx`/`wIdx` are the operand positions of X and W.
+/// [N, M, out...]. `xIdx`/`wIdx` are the operand positions of X and W. With
+/// `channelsLast` (2-D only), X [N, H, W, C] gives [N, OH, OW, M].
 LogicalResult convShape(ShapeContext &ctx, unsigned xIdx, unsigned wIdx,
-                        Window w, int64_t group) {
+                        Window w, int64_t group, bool channelsLast = false) {
   auto x = ctx.operandShape(xIdx);
   auto wt = ctx.operandShape(wIdx);
   if (!x)
     return success();
+  if (channelsLast) {
+    if (x->size() != 4)
+      return ctx.fail("channels-last input X has shape " + shapeText(*x) +
+                      ", expected rank 4 (N, H, W, C)");
+    x = Shape{(*x)[0], (*x)[3], (*x)[1], (*x)[2]};
+  }
   if (x->size() < 3)
     return ctx.fail("input X has shape " + shapeText(*x) +
                     ", expected rank >= 3 (N, C, spatial...)");
@@ -275,6 +282,8 @@ LogicalResult convShape(ShapeContext &ctx, unsigned xIdx, unsigned wIdx,
     return failure();
   Shape out{(*x)[0], outChannels};
   out.append(spatial->begin(), spatial->end());
+  if (channelsLast)
+    out = Shape{out[0], out[2], out[3], out[1]};
   ctx.setShape(0, out);
   return success();
 }
@@ -2195,6 +2204,13 @@ static LogicalResult residualMatches(ShapeContext &ctx, unsigned zIdx) {
 LogicalResult FusedConvOp::inferShapes(ShapeContext &ctx) {
   Window w = convWindow(*this);
   if (failed(convShape(ctx, 0, 1, w, static_cast<int64_t>(getGroup()))))
+    return failure();
+  return residualMatches(ctx, 3);
+}
+
+LogicalResult FusedConvNHWCOp::inferShapes(ShapeContext &ctx) {
+  Window w = convWindow(*this);
+  if (failed(convShape(ctx, 0, 1, w, static_cast<int64_t>(getGroup()), /*channelsLast=*/true)))
     return failure();
   return residualMatches(ctx, 3);
 }

@@ -122,6 +122,19 @@ struct FusedConvLowering : OpConversionPattern<onnx::FusedConvOp> {
   }
 };
 
+/// onnx.FusedConvNHWC has no loop-nest lowering: onnx-channels-last makes
+/// it only for what the kernels compute. Reaching this is an error.
+struct FusedConvNHWCLowering : OpConversionPattern<onnx::FusedConvNHWCOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::FusedConvNHWCOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    return op.emitError() << "cannot lower '" << op->getName()
+                          << "': channels-last convolutions run on the kernels only (pass "
+                             "option kernels=generic|avx2|avx512), as static float32 group-1 "
+                             "or depthwise convolutions";
+  }
+};
+
 struct FusedGemmLowering : OpConversionPattern<onnx::FusedGemmOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::FusedGemmOp op, OpAdaptor adaptor,
@@ -170,7 +183,7 @@ struct FusedMatMulLowering : OpConversionPattern<onnx::FusedMatMulOp> {
 } // namespace
 
 void populateFusedPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<FusedConvLowering, FusedGemmLowering, FusedMatMulLowering>(converter,
+  patterns.add<FusedConvLowering, FusedConvNHWCLowering, FusedGemmLowering, FusedMatMulLowering>(converter,
                                                                           patterns.getContext());
 }
 

@@ -17,6 +17,10 @@
 //   ScaledDotProductAttention, LayerNormalization and Softmax (over the last
 //                      dim)  attention, layer_norm and softmax.
 //   MaxPool (2-D), GlobalAveragePool  max_pool2d, global_avg_pool.
+//   FusedConvNHWC (onnx-channels-last)  depthwise_conv2d_nhwc (channels in
+//                      the vector) or conv2d_nhwc (im2col rows + the packed-B
+//                      GEMM; a 1x1 convolution is the GEMM itself).
+//   ReduceMean over consecutive axes  reduce_mean_mid.
 //
 // The epilogue (bias, residual Z, activation) runs inside the kernel as it
 // stores each tile. The packing and sizing functions are the header's own,
@@ -108,6 +112,7 @@ std::optional<Activation> kernelActivation(StringRef kind, std::optional<ArrayRe
 
 template <typename OpTy> std::optional<Activation> activationOf(OpTy op) {
   if constexpr (std::is_same_v<OpTy, onnx::FusedConvOp> ||
+                std::is_same_v<OpTy, onnx::FusedConvNHWCOp> ||
                 std::is_same_v<OpTy, onnx::FusedGemmOp> ||
                 std::is_same_v<OpTy, onnx::FusedMatMulOp>)
     return kernelActivation(op.getActivation(), op.getActivationParams());
@@ -254,11 +259,19 @@ template <typename OpTy> struct KernelPattern : OpConversionPattern<OpTy> {
   int64_t threads;
 };
 
-/// Conv and FusedConv with a constant 4-D float32 W and static shapes.
+/// The NCHW view of channels-last (NHWC) type `t`.
+RankedTensorType nchwView(RankedTensorType t) {
+  ArrayRef<int64_t> d = t.getShape();
+  return RankedTensorType::get({d[0], d[3], d[1], d[2]}, t.getElementType());
+}
+
+/// Conv, FusedConv and FusedConvNHWC with a constant 4-D float32 W and
+/// static shapes.
 template <typename OpTy> struct ConvKernelLowering : KernelPattern<OpTy> {
   using KernelPattern<OpTy>::KernelPattern;
   using KernelPattern<OpTy>::target;
   using KernelPattern<OpTy>::threads;
+  static constexpr bool kChannelsLast = std::is_same_v<OpTy, onnx::FusedConvNHWCOp>;
 
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
@@ -267,6 +280,9 @@ template <typename OpTy> struct ConvKernelLowering : KernelPattern<OpTy> {
     if (!yType || !xType || !xType.hasStaticShape() || !isF32Tensor(adaptor.getX(), 4) ||
         yType.getRank() != 4)
       return rewriter.notifyMatchFailure(op, "not a static 2-D float32 convolution");
+    // Dims and the window are read from NCHW views of the types.
+    RankedTensorType xView = kChannelsLast ? nchwView(xType) : xType;
+    RankedTensorType yView = kChannelsLast ? nchwView(yType) : yType;
     std::optional<Activation> act = activationOf(op);
     if (!act)
       return rewriter.notifyMatchFailure(op, "an activation the kernels do not compute");
@@ -274,13 +290,13 @@ template <typename OpTy> struct ConvKernelLowering : KernelPattern<OpTy> {
     auto wType = dyn_cast<RankedTensorType>(op.getW().getType());
     if (!weights || !wType || wType.getRank() != 4)
       return rewriter.notifyMatchFailure(op, "W is not a constant 4-D float32 tensor");
-    int64_t batch = xType.getDimSize(0), C = xType.getDimSize(1), H = xType.getDimSize(2),
-            W = xType.getDimSize(3);
-    int64_t M = wType.getDimSize(0), OH = yType.getDimSize(2), OW = yType.getDimSize(3);
+    int64_t batch = xView.getDimSize(0), C = xView.getDimSize(1), H = xView.getDimSize(2),
+            W = xView.getDimSize(3);
+    int64_t M = wType.getDimSize(0), OH = yView.getDimSize(2), OW = yView.getDimSize(3);
     int64_t G = static_cast<int64_t>(op.getGroup());
-    if (yType.getDimSize(0) != batch)
-      return rewriter.notifyMatchFailure(op, "the batch of X and Y differ");
-    auto w = resolveConvWindow(rewriter, op, xType, wType, yType);
+    if (yView.getDimSize(0) != batch || yView.getDimSize(1) != M)
+      return rewriter.notifyMatchFailure(op, "the dims of X, W and Y disagree");
+    auto w = resolveConvWindow(rewriter, op, xView, wType, yView);
     if (failed(w))
       return failure();
     ArrayRef<int64_t> kernel = wType.getShape().drop_front(2);
@@ -289,7 +305,7 @@ template <typename OpTy> struct ConvKernelLowering : KernelPattern<OpTy> {
                  cast<RankedTensorType>(bias.getType()).getDimSize(0) != M))
       return rewriter.notifyMatchFailure(op, "B is not a float32 [M] tensor");
     Value z;
-    if constexpr (std::is_same_v<OpTy, onnx::FusedConvOp>) {
+    if constexpr (!std::is_same_v<OpTy, onnx::ConvOp>) {
       z = present(adaptor.getZ());
       if (z && z.getType() != yType)
         return rewriter.notifyMatchFailure(op, "Z does not have the result's type");
@@ -299,13 +315,20 @@ template <typename OpTy> struct ConvKernelLowering : KernelPattern<OpTy> {
     int64_t KH = kernel[0], KW = kernel[1];
     int64_t SH = w->strides[0], SW = w->strides[1], DH = w->dilations[0], DW = w->dilations[1];
     int64_t PT = w->padBegin[0], PL = w->padBegin[1], PB = w->padEnd[0], PR = w->padEnd[1];
-    // Three algorithms: depthwise, Winograd (3x3 stride 1, where the header
-    // says it pays) and im2col + GEMM.
-    enum { Direct, Depthwise, Winograd } algorithm = Direct;
-    if (G == C && M == C && C > 1)
+    // NCHW: depthwise, Winograd (3x3 stride 1, where the header says it
+    // pays) and im2col + GEMM; channels-last: depthwise and im2col + GEMM
+    // (group 1).
+    enum { Direct, Depthwise, Winograd, DirectNHWC, DepthwiseNHWC } algorithm = Direct;
+    bool depthwise = G == C && M == C && C > 1;
+    if (kChannelsLast) {
+      if (!depthwise && G != 1)
+        return rewriter.notifyMatchFailure(op, "a grouped channels-last convolution");
+      algorithm = depthwise ? DepthwiseNHWC : DirectNHWC;
+    } else if (depthwise) {
       algorithm = Depthwise;
-    else if (k::winograd_applies(target, C, M, OH, OW, KH, KW, SH, SW, DH, DW, G))
+    } else if (k::winograd_applies(target, C, M, OH, OW, KH, KW, SH, SW, DH, DW, G)) {
       algorithm = Winograd;
+    }
     KernelCall call(rewriter, loc, threads);
     call.buffer(flatBuffer(rewriter, loc, adaptor.getX(), /*readOnly=*/true));
     Value weightBuffer;
@@ -315,6 +338,17 @@ template <typename OpTy> struct ConvKernelLowering : KernelPattern<OpTy> {
       weightBuffer = flatBuffer(rewriter, loc, adaptor.getW(), /*readOnly=*/true);
       scratch = k::depthwise_conv2d_scratch_floats(target, H, W, KH, KW, SH, SW, PT, PL, PB, PR, DH,
                                                    DW, OH, OW);
+    } else if (algorithm == DepthwiseNHWC) {
+      std::vector<float> packed(k::packed_depthwise_nhwc_weights_floats(target, C, KH, KW));
+      k::pack_depthwise_nhwc_weights(target, weights->data(), C, KH, KW, packed.data());
+      weightBuffer = packedConstant(rewriter, loc, op, "_nhwc", packed);
+      scratch = 0;
+    } else if (algorithm == DirectNHWC) {
+      std::vector<float> packed(k::packed_conv_nhwc_weights_floats(target, M, C, KH, KW));
+      k::pack_conv_nhwc_weights(target, weights->data(), M, C, KH, KW, packed.data());
+      weightBuffer = packedConstant(rewriter, loc, op, "_nhwc", packed);
+      scratch = k::conv2d_nhwc_scratch_floats(target, C, KH, KW, OH, OW, SH, SW, PT, PL, PB, PR,
+                                              DH, DW);
     } else if (algorithm == Winograd) {
       std::vector<float> packed(k::packed_winograd_weights_floats(target, M, C));
       k::pack_winograd_weights(target, weights->data(), M, C, packed.data());
@@ -336,14 +370,18 @@ template <typename OpTy> struct ConvKernelLowering : KernelPattern<OpTy> {
     call.i32(z ? 1 : 0);
     Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType), /*readOnly=*/false);
     call.buffer(out);
-    // Each part has scratch of its own.
-    call.buffer(scratchBuffer(rewriter, loc, scratch * threads));
+    // Each part has scratch of its own (channels-last depthwise needs none).
+    if (algorithm != DepthwiseNHWC)
+      call.buffer(scratchBuffer(rewriter, loc, scratch * threads));
     for (int64_t v : {batch, C, H, W})
       call.i64(v);
-    if (algorithm != Depthwise)
+    if (algorithm != Depthwise && algorithm != DepthwiseNHWC)
       call.i64(M);
     if (algorithm == Winograd) {
       for (int64_t v : {OH, OW, PT, PL, PB, PR})
+        call.i64(v);
+    } else if (algorithm == DepthwiseNHWC) {
+      for (int64_t v : {OH, OW, KH, KW, SH, SW, PT, PL, DH, DW})
         call.i64(v);
     } else {
       for (int64_t v : {OH, OW, KH, KW, SH, SW, PT, PL, PB, PR, DH, DW})
@@ -353,11 +391,11 @@ template <typename OpTy> struct ConvKernelLowering : KernelPattern<OpTy> {
       call.i64(G);
     call.activation(*act);
     call.partition();
-    if (algorithm == Direct)
+    if (algorithm == Direct || algorithm == DirectNHWC)
       call.i32(target);
-    call.emit(op, algorithm == Depthwise ? "depthwise_conv2d"
-                  : algorithm == Winograd ? "conv2d_winograd"
-                                          : "conv2d");
+    static constexpr StringLiteral names[] = {"conv2d", "depthwise_conv2d", "conv2d_winograd",
+                                              "conv2d_nhwc", "depthwise_conv2d_nhwc"};
+    call.emit(op, names[algorithm]);
     rewriter.replaceOp(op, resultTensor(rewriter, loc, out, yType, {}));
     return success();
   }
@@ -710,18 +748,69 @@ struct GlobalAveragePoolKernelLowering : KernelPattern<onnx::GlobalAveragePoolOp
   }
 };
 
+/// ReduceMean of a static float32 tensor over one run of consecutive axes
+/// with at least a vector of elements after them: onnxcc_rt::kernels::
+/// reduce_mean_mid over x viewed as [outer][R][inner] (global average
+/// pooling of channels-last data: [N][H*W][C]).
+struct ReduceMeanKernelLowering : KernelPattern<onnx::ReduceMeanOp> {
+  using KernelPattern::KernelPattern;
+
+  LogicalResult matchAndRewrite(onnx::ReduceMeanOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Value x = adaptor.getData();
+    auto xType = dyn_cast<RankedTensorType>(x.getType());
+    auto yType = staticResultType(rewriter, getTypeConverter(), op);
+    if (!yType || !xType || !xType.hasStaticShape() || !isF32Tensor(x) || xType.getRank() < 2)
+      return rewriter.notifyMatchFailure(op, "not a static float32 reduction");
+    auto axes = onnx::constantInts(op.getAxes());
+    if (!axes || axes->empty())
+      return rewriter.notifyMatchFailure(op, "axes are not constant or empty");
+    int64_t rank = xType.getRank();
+    SmallVector<int64_t> sorted;
+    for (int64_t a : *axes)
+      sorted.push_back(a < 0 ? a + rank : a);
+    llvm::sort(sorted);
+    for (size_t i = 0; i < sorted.size(); ++i)
+      if (sorted[i] < 0 || sorted[i] >= rank || sorted[i] != sorted[0] + static_cast<int64_t>(i))
+        return rewriter.notifyMatchFailure(op, "axes are not one run of consecutive dims");
+    ArrayRef<int64_t> shape = xType.getShape();
+    auto product = [&](int64_t from, int64_t to) {
+      int64_t p = 1;
+      for (int64_t d = from; d < to; ++d)
+        p *= shape[d];
+      return p;
+    };
+    int64_t first = sorted.front(), end = sorted.back() + 1;
+    int64_t outer = product(0, first), r = product(first, end), inner = product(end, rank);
+    if (inner < 16 || r == 0 || yType.getNumElements() != outer * inner)
+      return rewriter.notifyMatchFailure(op, "fewer than 16 elements after the axes");
+    Location loc = op.getLoc();
+    KernelCall call(rewriter, loc, threads);
+    call.buffer(flatBuffer(rewriter, loc, x, /*readOnly=*/true));
+    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType), /*readOnly=*/false);
+    call.buffer(out);
+    for (int64_t v : {outer, r, inner})
+      call.i64(v);
+    call.partition();
+    call.emit(op, "reduce_mean_mid");
+    rewriter.replaceOp(op, resultTensor(rewriter, loc, out, yType, {}));
+    return success();
+  }
+};
+
 } // namespace
 
 void populateKernelPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns, int isa,
                             int64_t threads) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ConvKernelLowering<onnx::ConvOp>, ConvKernelLowering<onnx::FusedConvOp>,
+               ConvKernelLowering<onnx::FusedConvNHWCOp>,
                GemmKernelLowering<onnx::GemmOp>, GemmKernelLowering<onnx::FusedGemmOp>,
                GemmKernelLowering<onnx::MatMulOp>, GemmKernelLowering<onnx::FusedMatMulOp>>(
       converter, ctx, isa, threads);
   patterns.add<AttentionKernelLowering, LayerNormKernelLowering, SoftmaxKernelLowering,
-               MaxPoolKernelLowering, GlobalAveragePoolKernelLowering>(converter, ctx, isa,
-                                                                       threads);
+               MaxPoolKernelLowering, GlobalAveragePoolKernelLowering, ReduceMeanKernelLowering>(
+      converter, ctx, isa, threads);
 }
 
 } // namespace onnxcc::lowering

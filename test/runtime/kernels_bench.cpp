@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
+#include <string>
 #include <vector>
 
 namespace k = onnxcc_rt::kernels;
@@ -150,10 +151,53 @@ void gap(const char *name, int64_t rows, int64_t cols) {
   std::printf("%-34s %8.3f ms %7.2f Gelem/s in\n", name, t * 1e3, rows * cols / t * 1e-9);
 }
 
+/// depthwise_conv2d_nhwc on the same shape as dw() (pad k/2, square map).
+void dw_nhwc(const char *name, int64_t C, int64_t H, int64_t KS, int64_t S, int act = 1) {
+  const int64_t P = KS / 2, OH = (H + 2 * P - KS) / S + 1;
+  auto x = filled(H * H * C), w = filled(C * KS * KS), bias = filled(C);
+  std::vector<float> y(OH * OH * C), wp(k::packed_depthwise_nhwc_weights_floats(kIsa, C, KS, KS));
+  k::pack_depthwise_nhwc_weights(kIsa, w.data(), C, KS, KS, wp.data());
+  double t = best_time([&] {
+    k::depthwise_conv2d_nhwc(x.data(), wp.data(), bias.data(), 1, y.data(), 0, y.data(), 1, C, H,
+                             H, OH, OH, KS, KS, S, S, P, P, 1, 1, act, 0, 6, 0, 1);
+  });
+  double flop = 2.0 * C * KS * KS * OH * OH;
+  double bytes = 4.0 * (C * H * H + C * OH * OH);
+  std::printf("%-34s %8.3f ms %7.1f GFLOP/s %6.1f GB/s\n", name, t * 1e3, flop / t * 1e-9,
+              bytes / t * 1e-9);
+}
+
+/// conv2d_nhwc (batch 1, square map, pad P on every side).
+void conv_nhwc(const char *name, int64_t C, int64_t H, int64_t M, int64_t KS, int64_t S, int64_t P,
+               int act) {
+  const int64_t W = H, OH = (H + 2 * P - KS) / S + 1, OW = OH, K = C * KS * KS;
+  auto x = filled(H * W * C), w = filled(M * K), bias = filled(M);
+  std::vector<float> y(OH * OW * M), wp(k::packed_conv_nhwc_weights_floats(kIsa, M, C, KS, KS));
+  k::pack_conv_nhwc_weights(kIsa, w.data(), M, C, KS, KS, wp.data());
+  std::vector<float> scratch(
+      k::conv2d_nhwc_scratch_floats(kIsa, C, KS, KS, OH, OW, S, S, P, P, P, P, 1, 1) + 1);
+  double t = best_time([&] {
+    k::conv2d_nhwc(x.data(), wp.data(), bias.data(), 1, y.data(), 0, y.data(), scratch.data(), 1,
+                   C, H, W, M, OH, OW, KS, KS, S, S, P, P, P, P, 1, 1, act, 0, 6, 0, 1, kIsa);
+  });
+  double flop = 2.0 * M * K * OH * OW;
+  std::printf("%-34s %8.3f ms %7.1f GFLOP/s\n", name, t * 1e3, flop / t * 1e-9);
+}
+
+void mean_mid(const char *name, int64_t outer, int64_t R, int64_t inner) {
+  auto x = filled(outer * R * inner);
+  std::vector<float> y(outer * inner);
+  double t = best_time([&] { k::reduce_mean_mid(x.data(), y.data(), outer, R, inner, 0, 1); });
+  std::printf("%-34s %8.3f ms %7.2f Gelem/s in\n", name, t * 1e3, outer * R * inner / t * 1e-9);
+}
+
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
   std::printf("ISA %d, single thread\n", kIsa);
+  // `kernels_bench nhwc`: only the channels-last comparisons.
+  const bool nhwcOnly = argc > 1 && std::string(argv[1]) == "nhwc";
+  if (!nhwcOnly) {
   conv("conv 7x7 s2 3->64 @224 (stem)", 3, 224, 64, 7, 2, 3, 1);
   conv("conv 3x3 64->64 @56", 64, 56, 64, 3, 1, 1, 1);
   conv("conv 3x3 s2 64->128 @56", 64, 56, 128, 3, 2, 1, 1);
@@ -211,5 +255,52 @@ int main() {
   act("activate tanh 64K", 10);
   conv("conv 1x1 40->240 @28 silu (effnet)", 40, 28, 240, 1, 1, 0, 7);
   conv("conv 1x1 80->480 @14 silu (effnet)", 80, 14, 480, 1, 1, 0, 7);
+  }
+  // Channels last (NHWC) against the NCHW kernels on the same shapes.
+  struct DwShape {
+    const char *name;
+    int64_t C, H, KS, S;
+    int act;
+  } dws[] = {{"3x3 s1 32 @112", 32, 112, 3, 1, 2},   {"3x3 s2 96 @112", 96, 112, 3, 2, 2},
+             {"3x3 s1 144 @56", 144, 56, 3, 1, 2},   {"3x3 s2 144 @56", 144, 56, 3, 2, 2},
+             {"3x3 s1 192 @28", 192, 28, 3, 1, 2},   {"3x3 s2 192 @28", 192, 28, 3, 2, 2},
+             {"3x3 s1 384 @14", 384, 14, 3, 1, 2},   {"3x3 s1 576 @14", 576, 14, 3, 1, 2},
+             {"3x3 s2 576 @14", 576, 14, 3, 2, 2},   {"3x3 s1 960 @7", 960, 7, 3, 1, 2},
+             {"5x5 s2 144 @56 silu", 144, 56, 5, 2, 7}, {"5x5 s1 240 @28 silu", 240, 28, 5, 1, 7},
+             {"3x3 s2 240 @28 silu", 240, 28, 3, 2, 7}, {"3x3 s1 480 @14 silu", 480, 14, 3, 1, 7},
+             {"5x5 s1 672 @14 silu", 672, 14, 5, 1, 7}, {"5x5 s2 672 @14 silu", 672, 14, 5, 2, 7},
+             {"5x5 s1 1152 @7 silu", 1152, 7, 5, 1, 7}, {"3x3 s1 1152 @7 silu", 1152, 7, 3, 1, 7}};
+  for (const DwShape &d : dws) {
+    std::string n = std::string("dw nchw ") + d.name, m = std::string("dw nhwc ") + d.name;
+    dw(n.c_str(), d.C, d.H, d.KS, d.S, d.act);
+    dw_nhwc(m.c_str(), d.C, d.H, d.KS, d.S, d.act);
+  }
+  struct ConvShape {
+    const char *name;
+    int64_t C, H, M, KS, S, P;
+    int act;
+  } convs[] = {{"3x3 s2 3->32 @224 (stem)", 3, 224, 32, 3, 2, 1, 2},
+               {"1x1 32->16 @112", 32, 112, 16, 1, 1, 0, 0},
+               {"1x1 16->96 @112", 16, 112, 96, 1, 1, 0, 2},
+               {"1x1 24->144 @56", 24, 56, 144, 1, 1, 0, 2},
+               {"1x1 144->24 @56", 144, 56, 24, 1, 1, 0, 0},
+               {"1x1 32->192 @28", 32, 28, 192, 1, 1, 0, 2},
+               {"1x1 192->32 @28", 192, 28, 32, 1, 1, 0, 0},
+               {"1x1 64->384 @14", 64, 14, 384, 1, 1, 0, 2},
+               {"1x1 384->64 @14", 384, 14, 64, 1, 1, 0, 0},
+               {"1x1 96->576 @14", 96, 14, 576, 1, 1, 0, 2},
+               {"1x1 576->96 @14", 576, 14, 96, 1, 1, 0, 0},
+               {"1x1 160->960 @7", 160, 7, 960, 1, 1, 0, 2},
+               {"1x1 960->320 @7", 960, 7, 320, 1, 1, 0, 0},
+               {"1x1 320->1280 @7", 320, 7, 1280, 1, 1, 0, 2},
+               {"1x1 40->240 @28 silu", 40, 28, 240, 1, 1, 0, 7},
+               {"1x1 80->480 @14 silu", 80, 14, 480, 1, 1, 0, 7}};
+  for (const ConvShape &c : convs) {
+    std::string n = std::string("conv nchw ") + c.name, m = std::string("conv nhwc ") + c.name;
+    conv(n.c_str(), c.C, c.H, c.M, c.KS, c.S, c.P, c.act);
+    conv_nhwc(m.c_str(), c.C, c.H, c.M, c.KS, c.S, c.P, c.act);
+  }
+  mean_mid("reduce_mean_mid 1 x 49 x 1280", 1, 49, 1280);
+  mean_mid("reduce_mean_mid 1 x 3136 x 144", 1, 3136, 144);
   return 0;
 }

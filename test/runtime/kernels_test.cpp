@@ -1140,6 +1140,418 @@ void test_pooling() {
   report("global_avg_pool (shapes, parts 1-3 bitwise, NaN/inf)", bad, detail);
 }
 
+//===----------------------------------------------------------------------===//
+// Channels-last kernels: depthwise_conv2d_nhwc, conv2d_nhwc, reduce_mean_mid
+//===----------------------------------------------------------------------===//
+
+/// The split counts every NHWC kernel is run with (7 leaves parts without
+/// work on small shapes and splits channels / panels).
+const int kNhwcParts[] = {1, 2, 3, 7};
+
+std::string run_dw_nhwc(const ConvCase &t, int act, bool hasBias, bool hasZ, uint64_t seed,
+                        bool aliasZ = false) {
+  Rng rng(seed);
+  const int64_t oh = (t.h + t.pt + t.pb - t.dh * (t.kh - 1) - 1) / t.sh + 1;
+  const int64_t ow = (t.w + t.pl + t.pr - t.dw * (t.kw - 1) - 1) / t.sw + 1;
+  const int64_t C = t.c;
+  std::vector<float> x(t.n * t.h * t.w * C), w(C * t.kh * t.kw), bias(C), z(t.n * oh * ow * C);
+  for (float &v : x)
+    v = rng.uniform();
+  for (float &v : w)
+    v = rng.uniform();
+  for (float &v : bias)
+    v = rng.uniform();
+  for (float &v : z)
+    v = rng.uniform();
+  float p0, p1;
+  act_params(act, p0, p1);
+  Guarded wp(k::packed_depthwise_nhwc_weights_floats(kIsa, C, t.kh, t.kw));
+  k::pack_depthwise_nhwc_weights(kIsa, w.data(), C, t.kh, t.kw, wp.data());
+  if (!wp.guards_ok())
+    return "pack_depthwise_nhwc_weights wrote out of bounds";
+  const int64_t ysize = t.n * oh * ow * C;
+  std::vector<float> nans(ysize + C, std::numeric_limits<float>::quiet_NaN());
+  std::vector<float> first;
+  for (int parts : kNhwcParts) {
+    Guarded y(ysize, 777.0f);
+    const float *zp = hasZ ? z.data() : nans.data();
+    if (aliasZ) {
+      std::memcpy(y.data(), z.data(), ysize * sizeof(float));
+      zp = y.data();
+    }
+    for (int p = 0; p < parts; ++p) {
+      int rc = k::depthwise_conv2d_nhwc(x.data(), wp.data(), hasBias ? bias.data() : nans.data(),
+                                        hasBias, zp, hasZ, y.data(), t.n, C, t.h, t.w, oh, ow,
+                                        t.kh, t.kw, t.sh, t.sw, t.pt, t.pl, t.dh, t.dw, act, p0,
+                                        p1, p, parts);
+      if (rc != 0)
+        return "depthwise_conv2d_nhwc returned " + std::to_string(rc);
+    }
+    if (!y.guards_ok())
+      return "output guard overwritten (parts=" + std::to_string(parts) + ")";
+    if (parts == 1)
+      first.assign(y.data(), y.data() + ysize);
+    else if (std::memcmp(first.data(), y.data(), ysize * sizeof(float)) != 0)
+      return "parts=" + std::to_string(parts) + " differs bitwise from parts=1";
+  }
+  for (int64_t b = 0; b < t.n; ++b)
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j)
+        for (int64_t c = 0; c < C; ++c) {
+          double acc = 0, absSum = 0;
+          for (int64_t a = 0; a < t.kh; ++a)
+            for (int64_t e = 0; e < t.kw; ++e) {
+              int64_t ih = i * t.sh - t.pt + a * t.dh, iw = j * t.sw - t.pl + e * t.dw;
+              if (ih < 0 || ih >= t.h || iw < 0 || iw >= t.w)
+                continue;
+              double term =
+                  double(w[(c * t.kh + a) * t.kw + e]) * x[((b * t.h + ih) * t.w + iw) * C + c];
+              acc += term;
+              absSum += std::fabs(term);
+            }
+          int64_t o = ((b * oh + i) * ow + j) * C + c;
+          if (hasBias) {
+            acc += bias[c];
+            absSum += std::fabs(bias[c]);
+          }
+          if (hasZ) {
+            acc += z[o];
+            absSum += std::fabs(z[o]);
+          }
+          double ref = act_ref(acc, act, p0, p1);
+          if (!close(first[o], ref, absSum)) {
+            char buf[200];
+            std::snprintf(buf, sizeof buf,
+                          "y[%" PRId64 "][%" PRId64 "][%" PRId64 "][%" PRId64
+                          "] = %.9g, want %.9g (act %d)",
+                          b, i, j, c, first[o], ref, act);
+            return buf;
+          }
+        }
+  return "";
+}
+
+void test_depthwise_nhwc() {
+  const ConvCase cases[] = {
+      // n  c    h   w  (m) kh kw sh sw pt pl pb pr dh dw
+      {1, 1, 7, 7, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0},
+      {1, 3, 13, 9, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0},
+      {2, 17, 13, 9, 0, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0},   // batch 2, stride 2
+      {1, 40, 7, 7, 0, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 0},
+      {1, 40, 14, 14, 0, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 0},
+      {1, 24, 9, 10, 0, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 0},   // TF-style asymmetric
+      {1, 19, 11, 12, 0, 5, 5, 2, 2, 1, 1, 2, 2, 1, 1, 0},  // asymmetric 5x5
+      {1, 33, 10, 11, 0, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 0},  // dilation 2
+      {1, 5, 9, 13, 0, 3, 3, 1, 2, 2, 1, 2, 3, 2, 1, 0},    // mixed dilation / stride / pads
+      {1, 3, 1, 1, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0},     // 1x1 map
+      {2, 80, 1, 1, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0},    // 1x1 map, whole vectors
+      {1, 7, 3, 3, 0, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 0},     // kernel larger than the map
+      {1, 4, 2, 3, 0, 5, 5, 1, 1, 4, 4, 4, 4, 1, 1, 0},     // pads wider than the map
+      {1, 96, 16, 16, 0, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 0},  // mbv2-like
+      {1, 144, 7, 7, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0},
+      {1, 240, 8, 8, 0, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 0},   // effnet-like
+      {1, 65, 6, 5, 0, 2, 4, 3, 1, 0, 2, 1, 1, 1, 1, 0},    // even kernel, stride 3
+      {2, 1, 20, 30, 0, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0},   // one channel, wide rows
+      {1, 18, 9, 9, 0, 7, 7, 1, 1, 3, 3, 3, 3, 1, 1, 0},    // 7x7
+  };
+  int bad = 0, idx = 0, count = 0;
+  std::string detail;
+  for (const ConvCase &t : cases) {
+    for (int variant = 0; variant < 3; ++variant) {
+      int act = (idx * 3 + variant) % 11;
+      std::string err = run_dw_nhwc(t, act, (idx + variant) % 2 == 0, (idx + variant) % 3 != 1,
+                                    2000 + idx * 5 + variant);
+      ++count;
+      if (!err.empty() && !bad++)
+        detail = conv_name(t) + ": " + err;
+    }
+    ++idx;
+  }
+  // Every activation once more with bias and z, and z aliasing y.
+  for (int act = 0; act <= 10; ++act) {
+    std::string err = run_dw_nhwc(cases[2], act, true, true, 2100 + act);
+    ++count;
+    if (!err.empty() && !bad++)
+      detail = "act " + std::to_string(act) + " " + conv_name(cases[2]) + ": " + err;
+  }
+  for (int i : {1, 3, 7, 13}) {
+    std::string err = run_dw_nhwc(cases[i], 2, i % 2 == 1, true, 2200 + i, /*aliasZ=*/true);
+    ++count;
+    if (!err.empty() && !bad++)
+      detail = "in place " + conv_name(cases[i]) + ": " + err;
+  }
+  report("depthwise_conv2d_nhwc (" + std::to_string(count) +
+             " cases: tails, strides, dilation, pads, every act, in place, parts 1/2/3/7)",
+         bad, detail);
+}
+
+std::string run_conv_nhwc(const ConvCase &t, int act, bool hasBias, bool hasZ, uint64_t seed,
+                          bool aliasZ = false) {
+  Rng rng(seed);
+  const int64_t oh = (t.h + t.pt + t.pb - t.dh * (t.kh - 1) - 1) / t.sh + 1;
+  const int64_t ow = (t.w + t.pl + t.pr - t.dw * (t.kw - 1) - 1) / t.sw + 1;
+  const int64_t C = t.c, M = t.m;
+  std::vector<float> x(t.n * t.h * t.w * C), w(M * C * t.kh * t.kw), bias(M), z(t.n * oh * ow * M);
+  for (float &v : x)
+    v = rng.uniform();
+  for (float &v : w)
+    v = rng.uniform();
+  for (float &v : bias)
+    v = rng.uniform();
+  for (float &v : z)
+    v = rng.uniform();
+  float p0, p1;
+  act_params(act, p0, p1);
+  Guarded wp(k::packed_conv_nhwc_weights_floats(kIsa, M, C, t.kh, t.kw));
+  k::pack_conv_nhwc_weights(kIsa, w.data(), M, C, t.kh, t.kw, wp.data());
+  if (!wp.guards_ok())
+    return "pack_conv_nhwc_weights wrote out of bounds";
+  const int64_t sf = k::conv2d_nhwc_scratch_floats(kIsa, C, t.kh, t.kw, oh, ow, t.sh, t.sw, t.pt,
+                                                   t.pl, t.pb, t.pr, t.dh, t.dw);
+  const bool direct = t.kh == 1 && t.kw == 1 && t.sh == 1 && t.sw == 1 && t.pt == 0 &&
+                      t.pl == 0 && t.pb == 0 && t.pr == 0;
+  if (direct && sf != 0)
+    return "1x1 stride-1 unpadded conv asks for scratch";
+  const int64_t ysize = t.n * oh * ow * M;
+  std::vector<float> nans(ysize + M, std::numeric_limits<float>::quiet_NaN());
+  std::vector<float> first;
+  for (int parts : kNhwcParts) {
+    Guarded y(ysize, 777.0f), scratch(sf * parts, 3.0e38f);
+    const float *zp = hasZ ? z.data() : nans.data();
+    if (aliasZ) {
+      std::memcpy(y.data(), z.data(), ysize * sizeof(float));
+      zp = y.data();
+    }
+    for (int p = 0; p < parts; ++p) {
+      int rc = k::conv2d_nhwc(x.data(), wp.data(), hasBias ? bias.data() : nans.data(), hasBias,
+                              zp, hasZ, y.data(), scratch.data(), t.n, C, t.h, t.w, M, oh, ow,
+                              t.kh, t.kw, t.sh, t.sw, t.pt, t.pl, t.pb, t.pr, t.dh, t.dw, act, p0,
+                              p1, p, parts, kIsa);
+      if (rc != 0)
+        return "conv2d_nhwc returned " + std::to_string(rc);
+    }
+    if (!y.guards_ok())
+      return "output guard overwritten (parts=" + std::to_string(parts) + ")";
+    if (!scratch.guards_ok())
+      return "scratch guard overwritten (parts=" + std::to_string(parts) + ")";
+    if (parts == 1)
+      first.assign(y.data(), y.data() + ysize);
+    else if (std::memcmp(first.data(), y.data(), ysize * sizeof(float)) != 0)
+      return "parts=" + std::to_string(parts) + " differs bitwise from parts=1";
+  }
+  for (int64_t b = 0; b < t.n; ++b)
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j)
+        for (int64_t m = 0; m < M; ++m) {
+          double acc = 0, absSum = 0;
+          for (int64_t c = 0; c < C; ++c)
+            for (int64_t a = 0; a < t.kh; ++a)
+              for (int64_t e = 0; e < t.kw; ++e) {
+                int64_t ih = i * t.sh - t.pt + a * t.dh, iw = j * t.sw - t.pl + e * t.dw;
+                if (ih < 0 || ih >= t.h || iw < 0 || iw >= t.w)
+                  continue;
+                double term = double(w[((m * C + c) * t.kh + a) * t.kw + e]) *
+                              x[((b * t.h + ih) * t.w + iw) * C + c];
+                acc += term;
+                absSum += std::fabs(term);
+              }
+          int64_t o = ((b * oh + i) * ow + j) * M + m;
+          if (hasBias) {
+            acc += bias[m];
+            absSum += std::fabs(bias[m]);
+          }
+          if (hasZ) {
+            acc += z[o];
+            absSum += std::fabs(z[o]);
+          }
+          double ref = act_ref(acc, act, p0, p1);
+          if (!close(first[o], ref, absSum)) {
+            char buf[200];
+            std::snprintf(buf, sizeof buf,
+                          "y[%" PRId64 "][%" PRId64 "][%" PRId64 "][%" PRId64
+                          "] = %.9g, want %.9g (act %d)",
+                          b, i, j, m, first[o], ref, act);
+            return buf;
+          }
+        }
+  return "";
+}
+
+void test_conv_nhwc() {
+  const ConvCase cases[] = {
+      // n  c     h   w   m  kh kw sh sw pt pl pb pr dh dw
+      {1, 3, 9, 11, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+      {1, 3, 23, 25, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  // stem-like, stride 2
+      {1, 3, 24, 24, 32, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 1},  // TF-style asymmetric stem
+      {2, 3, 30, 30, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},   // blocks across images
+      {2, 8, 7, 9, 12, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},
+      {1, 6, 13, 10, 9, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1},   // dilation 2
+      {1, 5, 10, 12, 7, 3, 2, 2, 1, 0, 1, 2, 0, 1, 1, 1},   // asymmetric pads
+      {1, 9, 3, 3, 6, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1},     // pads wider than the map
+      {1, 40, 8, 9, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // K = 360 (2 K blocks)
+      {1, 1200, 3, 3, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},  // K = 10800: 8-row blocks
+      {1, 64, 9, 9, 24, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1},   // 1x1 stride 2 (im2col)
+      {1, 16, 6, 6, 16, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // 1x1 padded
+      {1, 7, 8, 8, 11, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},    // 1x1 direct
+      {2, 33, 5, 7, 19, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},   // direct, batch 2
+      {1, 17, 13, 9, 40, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},  // direct, 13x9, C 17, M 40
+      {1, 3, 1, 1, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},     // 1 pixel
+      {1, 40, 1, 1, 17, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},
+      {1, 1, 4, 4, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, 1, 1},     // K = 4, M = 1
+      {1, 300, 7, 7, 10, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},  // direct, 2 K blocks
+      {2, 24, 20, 20, 100, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1}, // direct, many row blocks
+      {1, 96, 7, 7, 200, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},  // mbv2-like expand at 7x7
+      {1, 160, 7, 7, 33, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},  // project
+      {1, 2, 21, 23, 3, 3, 3, 3, 2, 1, 0, 0, 2, 1, 2, 1},   // stride 3 / dilation mix
+  };
+  int bad = 0, idx = 0, count = 0;
+  std::string detail;
+  for (const ConvCase &t : cases) {
+    for (int variant = 0; variant < 3; ++variant) {
+      int act = (idx * 3 + variant) % 11;
+      std::string err = run_conv_nhwc(t, act, (idx + variant) % 2 == 0, (idx + variant) % 3 != 1,
+                                      3000 + idx * 5 + variant);
+      ++count;
+      if (!err.empty() && !bad++)
+        detail = conv_name(t) + ": " + err;
+    }
+    ++idx;
+  }
+  for (int act = 0; act <= 10; ++act) {
+    std::string err = run_conv_nhwc(cases[1], act, true, act % 2 == 0, 3100 + act);
+    ++count;
+    if (!err.empty() && !bad++)
+      detail = "act " + std::to_string(act) + " " + conv_name(cases[1]) + ": " + err;
+  }
+  for (int i : {0, 8, 13, 18, 19}) {
+    std::string err = run_conv_nhwc(cases[i], 1, true, true, 3200 + i, /*aliasZ=*/true);
+    ++count;
+    if (!err.empty() && !bad++)
+      detail = "in place " + conv_name(cases[i]) + ": " + err;
+  }
+  // Wrong ISA is refused.
+  float dummy[8] = {};
+  int rc = k::conv2d_nhwc(dummy, dummy, dummy, 0, dummy, 0, dummy, dummy, 1, 1, 1, 1, 1, 1, 1, 1,
+                          1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, kIsa + 1);
+  if (rc != k::kStatusWrongIsa && !bad++)
+    detail = "isa_check mismatch returned " + std::to_string(rc);
+  report("conv2d_nhwc (" + std::to_string(count) +
+             " cases: stems, 1x1 direct, K blocks, tails, every act, in place, parts 1/2/3/7, "
+             "isa_check)",
+         bad, detail);
+}
+
+/// The NHWC packings against their documented layouts (the conv one against
+/// pack_gemm_b of the [K][M] matrix it stands for).
+void test_nhwc_packing() {
+  int bad = 0;
+  {
+    const int64_t C = 19, KH = 3, KW = 2, vw = k::vec_width(kIsa);
+    const int64_t cp = (C + vw - 1) / vw * vw;
+    std::vector<float> w(C * KH * KW);
+    for (size_t i = 0; i < w.size(); ++i)
+      w[i] = float(i + 1);
+    Guarded out(k::packed_depthwise_nhwc_weights_floats(kIsa, C, KH, KW));
+    bad += out.size() != KH * KW * cp;
+    k::pack_depthwise_nhwc_weights(kIsa, w.data(), C, KH, KW, out.data());
+    for (int64_t a = 0; a < KH; ++a)
+      for (int64_t e = 0; e < KW; ++e)
+        for (int64_t c = 0; c < cp; ++c)
+          bad += out[(a * KW + e) * cp + c] != (c < C ? w[(c * KH + a) * KW + e] : 0.0f);
+    bad += !out.guards_ok();
+  }
+  {
+    const int64_t M = 53, C = 5, KH = 3, KW = 3, K = KH * KW * C;
+    std::vector<float> w(M * C * KH * KW), b(K * M);
+    for (size_t i = 0; i < w.size(); ++i)
+      w[i] = float(i + 1);
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t a = 0; a < KH; ++a)
+          for (int64_t e = 0; e < KW; ++e)
+            b[((a * KW + e) * C + c) * M + m] = w[((m * C + c) * KH + a) * KW + e];
+    Guarded out(k::packed_conv_nhwc_weights_floats(kIsa, M, C, KH, KW));
+    std::vector<float> want(k::packed_gemm_b_floats(kIsa, K, M));
+    bad += out.size() != static_cast<int64_t>(want.size());
+    k::pack_conv_nhwc_weights(kIsa, w.data(), M, C, KH, KW, out.data());
+    k::pack_gemm_b(kIsa, b.data(), K, M, false, 1.0f, want.data());
+    for (size_t i = 0; i < want.size() && static_cast<int64_t>(i) < out.size(); ++i)
+      bad += out[i] != want[i];
+    bad += !out.guards_ok();
+  }
+  report("nhwc packing layouts", bad, bad ? std::to_string(bad) + " mismatches" : "");
+}
+
+void test_reduce_mean_mid() {
+  struct Case {
+    int64_t outer, R, inner;
+  } cases[] = {{1, 49, 1280}, {2, 49, 1280}, {1, 1, 1},   {3, 7, 1},    {2, 5, 17},
+               {1, 13, 64},   {2, 9, 65},    {4, 3, 200}, {1, 3136, 144}, {3, 1, 130},
+               {2, 196, 40},  {1, 2, 3},     {5, 4, 127}};
+  int bad = 0, count = 0;
+  std::string detail;
+  for (const Case &t : cases) {
+    Rng rng(4000 + count);
+    std::vector<float> x(t.outer * t.R * t.inner);
+    for (float &v : x)
+      v = rng.uniform() * 4.0f;
+    if (count == 4) { // NaN and inf propagate to their lanes only
+      x[t.inner + 3] = std::nanf("");
+      x[2 * t.inner + 5] = std::numeric_limits<float>::infinity();
+    }
+    const int64_t ysize = t.outer * t.inner;
+    std::vector<float> first;
+    std::string err;
+    for (int parts : kNhwcParts) {
+      Guarded y(ysize, 777.0f);
+      for (int p = 0; p < parts; ++p)
+        if (k::reduce_mean_mid(x.data(), y.data(), t.outer, t.R, t.inner, p, parts) != 0)
+          err = "reduce_mean_mid returned non-zero";
+      if (!y.guards_ok())
+        err = "output guard overwritten";
+      if (parts == 1)
+        first.assign(y.data(), y.data() + ysize);
+      else if (std::memcmp(first.data(), y.data(), ysize * sizeof(float)) != 0)
+        err = "parts=" + std::to_string(parts) + " differs bitwise from parts=1";
+    }
+    // The float sum in r order (the documented sequence) must match exactly;
+    // the double-precision mean within rounding.
+    for (int64_t o = 0; o < t.outer && err.empty(); ++o)
+      for (int64_t i = 0; i < t.inner; ++i) {
+        volatile float s = 0.0f;
+        double d = 0, absSum = 0;
+        for (int64_t r = 0; r < t.R; ++r) {
+          float v = x[(o * t.R + r) * t.inner + i];
+          s = s + v;
+          d += v;
+          absSum += std::fabs(v);
+        }
+        const float want = s / static_cast<float>(t.R);
+        const float got = first[o * t.inner + i];
+        const bool same = std::memcmp(&got, &want, 4) == 0 || (std::isnan(got) && std::isnan(want));
+        const double ref = d / double(t.R);
+        const bool near = std::isnan(ref) ? std::isnan(got)
+                          : std::isinf(ref) ? got == ref
+                                            : std::fabs(got - ref) <= 1e-6 * absSum / t.R + 1e-7;
+        if (!same || !near) {
+          char buf[200];
+          std::snprintf(buf, sizeof buf,
+                        "outer %" PRId64 " R %" PRId64 " inner %" PRId64 ": y[%" PRId64
+                        "][%" PRId64 "] = %.9g, want %.9g (double %.9g)",
+                        t.outer, t.R, t.inner, o, i, got, want, ref);
+          err = buf;
+          break;
+        }
+      }
+    ++count;
+    if (!err.empty() && !bad++)
+      detail = err;
+  }
+  report("reduce_mean_mid (" + std::to_string(count) +
+             " shapes, r-ordered sum exact, NaN/inf, parts 1/2/3/7)",
+         bad, detail);
+}
+
 } // namespace
 
 int main() {
@@ -1153,6 +1565,10 @@ int main() {
   test_activation_edges();
   test_pooling();
   test_winograd();
+  test_nhwc_packing();
+  test_depthwise_nhwc();
+  test_conv_nhwc();
+  test_reduce_mean_mid();
   std::printf("%s: %d group(s) failed\n", g_failures ? "FAILED" : "ALL PASSED", g_failures);
   return g_failures ? 1 : 0;
 }

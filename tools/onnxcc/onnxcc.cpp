@@ -127,6 +127,11 @@ cl::opt<bool> optimizeKeepFused(
     "keep-fused",
     cl::desc("Keep onnxcc's fused ops as nodes of domain ai.onnxcc (only onnxcc reads those)"),
     cl::sub(optimizeCmd));
+cl::opt<bool> optimizeChannelsLast(
+    "channels-last",
+    cl::desc("Also choose the layout as compile does for the kernels: convolution chains "
+             "holding a depthwise convolution run channels-last (NHWC), between Transposes"),
+    cl::sub(optimizeCmd));
 
 cl::opt<bool> importDebugInfo("mlir-print-debuginfo",
                                cl::desc("Print locations (ONNX node names)"),
@@ -338,6 +343,7 @@ int runOptimize() {
     return reportError(toString(shapes.takeError()));
   options.shapes = std::move(*shapes);
   options.keepFused = optimizeKeepFused;
+  options.channelsLast = optimizeChannelsLast;
   ::onnx::ModelProto model;
   if (Error e = onnxcc::optimizeModel(optimizeModelPath, options, model))
     return reportError(toString(std::move(e)));

@@ -3,6 +3,7 @@
 #define ONNXCC_DIALECTS_ONNX_TRANSFORMS_PASSES_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 
 namespace onnxcc::onnx {
@@ -14,6 +15,10 @@ namespace onnxcc::onnx {
 #include "dialects/onnx/Transforms/Passes.h.inc"
 
 class ShapeMap;
+
+/// Adds onnx-simplify's rewrite patterns (no-op nodes, Transpose pairs,
+/// Reshape chains...) to `patterns`.
+void populateOnnxSimplifyPatterns(mlir::RewritePatternSet &patterns);
 
 /// Seeds a shape map with the symbolic dims of `func`'s arguments (their
 /// `onnx.dim_params` attribute) and runs every op's shape function, refining

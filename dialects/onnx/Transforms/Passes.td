@@ -73,4 +73,22 @@ def OnnxFusePass : Pass<"onnx-fuse", "::mlir::func::FuncOp"> {
   }];
 }
 
+def OnnxChannelsLastPass : Pass<"onnx-channels-last", "::mlir::func::FuncOp"> {
+  let summary = "Run convolution chains in channels-last (NHWC) layout";
+  let description = [{
+    Convolutions linked through elementwise ops and GlobalAveragePool form
+    chains. A chosen chain's convolutions become onnx.FusedConvNHWC between
+    transposes, and the transposes back to NCHW sink through the chain until
+    they cancel against the next convolution's, so only the chain's inputs
+    and outputs are transposed. Only float32 2-D convolutions with static
+    shapes, constant W and group 1 or depthwise take part (what the kernels
+    compute); run it only when the lowering uses kernels.
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", "\"depthwise-chains\"",
+           "Which chains go channels-last: depthwise-chains (those holding a "
+           "depthwise convolution) or all">,
+  ];
+}
+
 #endif // ONNXCC_ONNX_TRANSFORMS_PASSES_TD

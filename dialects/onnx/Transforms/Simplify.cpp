@@ -11,6 +11,8 @@
 //   Slice keeping the whole input        its input
 //   Squeeze/Unsqueeze keeping the rank   its input
 //   Transpose(Transpose(x))              one Transpose of x, or x
+//   Transpose moving only dims of size 1 Reshape (no data moves: [1,1,1,C]
+//                                        to [1,C,1,1])
 //   Reshape(Reshape(x))                  one Reshape of x
 //   Squeeze(Unsqueeze(x)), and the other way round, with the same axes: x
 //   Reshape to a shape computed at run time whose dims shape inference knows
@@ -209,6 +211,37 @@ struct SimplifyTranspose : OpRewritePattern<TransposeOp> {
   }
 };
 
+/// A Transpose of a static shape that keeps the dims larger than 1 in order
+/// moves no data: it is a Reshape.
+struct TransposeOfUnitDims : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op, PatternRewriter &rewriter) const override {
+    auto in = staticType(op.getData());
+    auto out = staticType(op.getTransposed());
+    auto perm = permutation(op);
+    if (!in || !out || !perm || isIdentityPermutation(*perm))
+      return failure();
+    int64_t last = -1;
+    for (int64_t p : *perm) {
+      if (p < 0 || p >= in.getRank())
+        return failure();
+      if (in.getDimSize(p) == 1)
+        continue;
+      if (p < last)
+        return rewriter.notifyMatchFailure(op, "moves a dim larger than 1");
+      last = p;
+    }
+    auto shapeType = RankedTensorType::get({out.getRank()}, rewriter.getI64Type());
+    Value shape = ConstantOp::create(
+        rewriter, op.getLoc(), TypeRange{shapeType}, ValueRange{},
+        ArrayRef<NamedAttribute>{rewriter.getNamedAttr(
+            "value", DenseIntElementsAttr::get(shapeType, out.getShape()))});
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, TypeRange{out}, ValueRange{op.getData(), shape},
+                                           ArrayRef<NamedAttribute>{});
+    return success();
+  }
+};
+
 struct RemoveNoOpPad : OpRewritePattern<PadOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(PadOp op, PatternRewriter &rewriter) const override {
@@ -397,10 +430,7 @@ struct OnnxSimplifyPass : public impl::OnnxSimplifyPassBase<OnnxSimplifyPass> {
     MLIRContext *ctx = &getContext();
     constantReshapeTargets(func);
     RewritePatternSet patterns(ctx);
-    patterns.add<RemoveIdentity, RemoveInferenceDropout, RemoveNoOpCast, RemoveNoOpReshape,
-                 MergeReshapes, SimplifyTranspose, RemoveNoOpPad, RemoveNoOpSlice,
-                 RemoveNoOpRankChange<SqueezeOp>, RemoveNoOpRankChange<UnsqueezeOp>,
-                 SqueezeOfUnsqueeze, UnsqueezeOfSqueeze>(ctx);
+    populateOnnxSimplifyPatterns(patterns);
     FrozenRewritePatternSet frozen(std::move(patterns));
     // Only these rewrites and dead-node erasure: no folding, no constant
     // hoisting, and regions (subgraph bodies) keep their blocks and arguments.
@@ -424,5 +454,12 @@ struct OnnxSimplifyPass : public impl::OnnxSimplifyPassBase<OnnxSimplifyPass> {
 };
 
 } // namespace
+
+void populateOnnxSimplifyPatterns(RewritePatternSet &patterns) {
+  patterns.add<RemoveIdentity, RemoveInferenceDropout, RemoveNoOpCast, RemoveNoOpReshape,
+               MergeReshapes, SimplifyTranspose, TransposeOfUnitDims, RemoveNoOpPad,
+               RemoveNoOpSlice, RemoveNoOpRankChange<SqueezeOp>, RemoveNoOpRankChange<UnsqueezeOp>,
+               SqueezeOfUnsqueeze, UnsqueezeOfSqueeze>(patterns.getContext());
+}
 
 } // namespace onnxcc::onnx
