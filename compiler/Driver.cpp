@@ -79,6 +79,15 @@ Error setShapes(func::FuncOp func, const std::vector<std::pair<std::string, std:
         if (!ShapedType::isDynamic(declared) && declared != given)
           return makeError("--shape " + name + ": dim " + Twine(given) +
                            " contradicts the model's " + Twine(declared));
+      // As the importer: sizes in bytes stay far from int64's limits.
+      int64_t count = 1;
+      for (int64_t d : dims) {
+        if (d < 0)
+          return makeError("--shape " + name + ": dim " + Twine(d) + " is negative");
+        if (d > 0 && count > (int64_t(1) << 59) / d)
+          return makeError("--shape " + name + ": more than 2^59 elements");
+        count *= d;
+      }
       argTypes[i] = RankedTensorType::get(dims, t.getElementType());
       func.getArgument(i).setType(argTypes[i]);
     }

@@ -20,6 +20,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringExtras.h"
@@ -187,6 +188,24 @@ std::string blobName(StringRef name) {
 /// Tensors at least this large become resource blobs instead of inline
 /// dense attributes; smaller ones stay readable in the printed IR.
 constexpr size_t kBlobThresholdBytes = 1024;
+
+/// Sizes in bytes are computed in int64 downstream: a tensor's static
+/// element count stays far enough from overflowing (16 bytes an element).
+constexpr int64_t kMaxElements = int64_t(1) << 59;
+
+/// True when the static dims of `shape` hold more than kMaxElements elements
+/// (dynamic dims are left out).
+bool tooManyElements(llvm::ArrayRef<int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (ShapedType::isDynamic(d) || d <= 0)
+      continue;
+    if (count > kMaxElements / d)
+      return true;
+    count *= d;
+  }
+  return false;
+}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -226,7 +245,12 @@ private:
     llvm::StringMap<Value> values;
     llvm::StringMap<const ::onnx::TypeProto *> valueInfo;
     std::string graphName;
+    /// The graph whose nodes are being imported, and the node at hand.
+    const ::onnx::GraphProto *graph = nullptr;
+    int currentNode = -1;
   };
+
+  std::string undefinedInputMessage(StringRef name) const;
 
   Expected<Type> convertType(const ::onnx::TypeProto &t, StringRef what);
   Expected<Value> importInitializer(::onnx::TensorProto &t);
@@ -290,8 +314,67 @@ Expected<Value> GraphImporter::lookupValue(StringRef name) {
     if (found != it->values.end())
       return found->second;
   }
-  return makeError("input '" + name + "' is not produced by any earlier node, "
-                   "initializer or graph input");
+  return makeError(undefinedInputMessage(name));
+}
+
+/// How node `index` of `graph` is named in messages.
+static std::string nodeLabel(const ::onnx::NodeProto &node, int index) {
+  if (node.name().empty())
+    return "#" + std::to_string(index) + " (" + node.op_type() + ")";
+  return "'" + node.name() + "' (#" + std::to_string(index) + ")";
+}
+
+/// True when node `from` of `graph` reads, directly or through other nodes,
+/// an output of node `target`.
+static bool dependsOn(const ::onnx::GraphProto &graph, int from, int target) {
+  llvm::StringMap<int> producer;
+  for (int i = 0; i < graph.node_size(); ++i)
+    for (const std::string &out : graph.node(i).output())
+      if (!out.empty())
+        producer.try_emplace(out, i);
+  SmallVector<int> work{from};
+  llvm::DenseSet<int> seen{from};
+  while (!work.empty()) {
+    int n = work.pop_back_val();
+    for (const std::string &in : graph.node(n).input()) {
+      auto it = producer.find(in);
+      if (it == producer.end())
+        continue;
+      if (it->second == target)
+        return true;
+      if (seen.insert(it->second).second)
+        work.push_back(it->second);
+    }
+  }
+  return false;
+}
+
+std::string GraphImporter::undefinedInputMessage(StringRef name) const {
+  // A node at or after the current one that produces the value: the graph
+  // has a cycle or is out of order (ONNX wants nodes topologically sorted).
+  for (auto it = scopes.rbegin(); it != scopes.rend(); ++it) {
+    if (!it->graph || it->currentNode < 0)
+      continue;
+    const ::onnx::GraphProto &graph = *it->graph;
+    for (int j = it->currentNode; j < graph.node_size(); ++j) {
+      if (!llvm::is_contained(graph.node(j).output(), name))
+        continue;
+      std::string producer = nodeLabel(graph.node(j), j);
+      if (j == it->currentNode)
+        return ("input '" + name + "' is an output of the same node: the graph has a cycle")
+            .str();
+      if (dependsOn(graph, j, it->currentNode))
+        return ("input '" + name + "' comes from node " + producer +
+                ", which depends on this node: the graph has a cycle")
+            .str();
+      return ("input '" + name + "' comes from node " + producer +
+              ", which comes later: the nodes are not topologically sorted")
+          .str();
+    }
+  }
+  return ("input '" + name + "' is not produced by any earlier node, initializer or graph "
+          "input")
+      .str();
 }
 
 const ::onnx::TypeProto *GraphImporter::findValueInfo(StringRef name) const {
@@ -344,6 +427,8 @@ Expected<Type> GraphImporter::convertType(const ::onnx::TypeProto &t, StringRef 
         dims.push_back(ShapedType::kDynamic);
       }
     }
+    if (tooManyElements(dims))
+      return makeError(what + " has more than 2^59 elements");
     return RankedTensorType::get(dims, elem);
   }
   case ::onnx::TypeProto::kSequenceType: {
@@ -418,6 +503,12 @@ Expected<ElementsAttr> GraphImporter::externalTensor(const ::onnx::TensorProto &
       !llvm::sys::path::is_separator(fileRef[std::min(dirReal.size(), fileRef.size() - 1)]))
     return makeError(what + ": external data location '" + location +
                      "' escapes the model's folder");
+  // A named pipe or a device would block or never end: only plain files.
+  llvm::sys::fs::file_status status;
+  if (llvm::sys::fs::status(fileReal, status) ||
+      status.type() != llvm::sys::fs::file_type::regular_file)
+    return makeError(what + ": external data location '" + location +
+                     "' is not a regular file");
   int64_t width = byteWidth(t.data_type());
   int64_t expected = type.getNumElements() * width;
   if (length >= 0 && length != expected)
@@ -501,15 +592,36 @@ Expected<ElementsAttr> GraphImporter::convertTensor(const ::onnx::TensorProto &t
                        Twine(bytes) + " for " + Twine(count) + " elements of " +
                        dataTypeName(t.data_type()));
   } else {
-    // Typed fields: convert into the raw little-endian layout.
-    buffer.resize(bytes);
-    char *out = buffer.data();
+    // Typed fields: convert into the raw little-endian layout. The counts are
+    // checked first, so that a tensor claiming gigabytes it does not carry
+    // allocates nothing.
     auto check = [&](int64_t have, int64_t want, StringRef field) -> Error {
       if (have != want)
         return makeError(what + " has " + Twine(have) + " values in " + field + ", expected " +
                          Twine(want));
       return Error::success();
     };
+    Error countError = [&]() -> Error {
+      switch (t.data_type()) {
+      case ::onnx::TensorProto::FLOAT:
+      case ::onnx::TensorProto::COMPLEX64:
+        return check(t.float_data_size(), bytes / 4, "float_data");
+      case ::onnx::TensorProto::DOUBLE:
+      case ::onnx::TensorProto::COMPLEX128:
+        return check(t.double_data_size(), bytes / 8, "double_data");
+      case ::onnx::TensorProto::INT64:
+        return check(t.int64_data_size(), count, "int64_data");
+      case ::onnx::TensorProto::UINT32:
+      case ::onnx::TensorProto::UINT64:
+        return check(t.uint64_data_size(), count, "uint64_data");
+      default:
+        return check(t.int32_data_size(), count, "int32_data");
+      }
+    }();
+    if (countError)
+      return std::move(countError);
+    buffer.resize(bytes);
+    char *out = buffer.data();
     switch (t.data_type()) {
     case ::onnx::TensorProto::FLOAT:
     case ::onnx::TensorProto::COMPLEX64:
@@ -898,6 +1010,14 @@ GraphImporter::buildOp(NodeContext &nc, StringRef opType, ArrayRef<Value> operan
     op->erase();
     return nc.error(diagnostic.empty() ? std::string("shape inference failed") : diagnostic);
   }
+  // A shape function may multiply dims past what later sizes can hold.
+  for (auto [i, t] : llvm::enumerate(op->getResultTypes())) {
+    auto ranked = dyn_cast<RankedTensorType>(t);
+    if (ranked && tooManyElements(ranked.getShape())) {
+      op->erase();
+      return nc.error("result #" + Twine(i) + " would have more than 2^59 elements");
+    }
+  }
   return op;
 }
 
@@ -970,10 +1090,15 @@ Error GraphImporter::importSubgraph(NodeContext &nc, const ::onnx::GraphProto &c
   if (Error e = importNodes(graph))
     return e;
   SmallVector<Value> results;
+  llvm::StringSet<> outputNames;
   for (const auto &out : graph.output()) {
+    if (!outputNames.insert(out.name()).second)
+      return makeError("subgraph output '" + out.name() + "' is listed twice");
     auto v = lookupValue(out.name());
-    if (!v)
+    if (!v) {
+      llvm::consumeError(v.takeError());
       return makeError("subgraph output '" + out.name() + "' is not defined");
+    }
     results.push_back(*v);
   }
   builder.setInsertionPointToEnd(block);
@@ -1068,7 +1193,17 @@ Error GraphImporter::importGenericNode(NodeContext &nc, ArrayRef<StringRef> drop
     llvm::stable_sort(regionSpecs, [](const AttrSpec *a, const AttrSpec *b) {
       return StringRef(a->name) == "then_branch" && StringRef(b->name) != "then_branch";
     });
-    for (const AttrSpec *specPtr : regionSpecs) {
+    // The subgraphs are built in the regions of a placeholder op at the
+    // node's place, then move into `state`: while they are built, every op in
+    // them has a complete chain of parents up to the function (a region of an
+    // op not yet created has none, and verifying a nested If or Loop walks
+    // that chain).
+    OperationState placeholderState(nc.loc(), "onnxcc_import.subgraphs");
+    for (size_t i = 0; i < regionSpecs.size(); ++i)
+      placeholderState.addRegion();
+    Operation *placeholder = builder.create(placeholderState);
+    llvm::scope_exit erasePlaceholder([&] { placeholder->erase(); });
+    for (auto [regionIndex, specPtr] : llvm::enumerate(regionSpecs)) {
       const AttrSpec &spec = *specPtr;
       auto it = graphs.find(spec.name);
       if (it == graphs.end())
@@ -1091,9 +1226,12 @@ Error GraphImporter::importGenericNode(NodeContext &nc, ArrayRef<StringRef> drop
           argTypes.push_back(t);
         }
       }
-      if (Error e = importSubgraph(nc, *it->second, *state.addRegion(), argTypes))
+      if (Error e = importSubgraph(nc, *it->second, placeholder->getRegion(regionIndex),
+                                   argTypes))
         return e;
     }
+    for (Region &region : placeholder->getRegions())
+      state.addRegion()->takeBody(region);
     return Error::success();
   };
   auto op = buildOp(nc, node.op_type(), operands, attrs, numResults, names,
@@ -1111,9 +1249,14 @@ Error GraphImporter::importGenericNode(NodeContext &nc, ArrayRef<StringRef> drop
 }
 
 Error GraphImporter::importNodes(::onnx::GraphProto &graph) {
-  for (int i = 0; i < graph.node_size(); ++i)
+  // The scope is the graph's own; it is popped with the graph.
+  scopes.back().graph = &graph;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    scopes.back().currentNode = i;
     if (Error e = importNode(graph.node(i), i))
       return e;
+  }
+  scopes.back().currentNode = -1;
   return Error::success();
 }
 
@@ -1259,7 +1402,10 @@ Expected<OwningOpRef<ModuleOp>> GraphImporter::importModel() {
     return std::move(e);
 
   SmallVector<Value> results;
+  llvm::StringSet<> outputNames;
   for (const auto &out : graph.output()) {
+    if (!outputNames.insert(out.name()).second)
+      return makeError(model.path + ": graph output '" + out.name() + "' is listed twice");
     auto v = lookupValue(out.name());
     if (!v) {
       llvm::consumeError(v.takeError());
@@ -1418,6 +1564,9 @@ Expected<ElementsAttr> NodeContext::convertSparseTensor(const ::onnx::SparseTens
       return error("sparse_value has invalid dims");
     total *= d;
   }
+  // The dense form is allocated here: bound it as the model file is bounded.
+  if (total > (int64_t(1) << 31) / width)
+    return error("sparse_value of " + Twine(total) + " elements expands to more than 2 GiB");
   int64_t nnz = values->getNumElements();
   auto idx = indices->tryGetValues<int64_t>();
   if (!idx)

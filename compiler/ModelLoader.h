@@ -5,6 +5,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -26,12 +27,19 @@ struct LoadedModel {
   ~LoadedModel();
 };
 
+/// Newest ONNX IR version the loader accepts. Versions 9 and 10 (ONNX 1.13 to
+/// 1.16) only added element types and fields that the importer checks and
+/// rejects on its own; later ones may change what existing fields mean.
+constexpr int64_t kMaxIrVersion = 10;
+
 /// True for the file names read as protobuf text format (.onnxtxt, .pbtxt,
 /// .textproto, .prototxt); anything else is read as binary protobuf.
 bool isTextModelPath(llvm::StringRef path);
 
 /// Reads and parses an ONNX model, binary or text. Errors are one line that
-/// names the file: unreadable, truncated or malformed, not a model.
+/// names the file: unreadable, truncated or malformed (a known field with the
+/// wrong wire type too), nested too deep, not a model, an IR version out of
+/// range.
 llvm::Expected<LoadedModel> loadModel(llvm::StringRef path);
 
 } // namespace onnxcc

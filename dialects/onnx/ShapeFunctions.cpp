@@ -18,6 +18,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 #include <limits>
@@ -124,8 +125,12 @@ Dim mulDim(const Dim &a, const Dim &b) {
     return b;
   if (b.isStatic() && b.size == 1)
     return a;
-  if (a.isStatic() && b.isStatic())
-    return Dim::known(a.size * b.size);
+  if (a.isStatic() && b.isStatic()) {
+    int64_t product;
+    if (llvm::MulOverflow(a.size, b.size, product))
+      return Dim::unknown();
+    return Dim::known(product);
+  }
   if ((a.isStatic() && a.size == 0) || (b.isStatic() && b.size == 0))
     return Dim::known(0);
   return mulDims(a, b);
@@ -219,14 +224,19 @@ FailureOr<Shape> slideWindow(ShapeContext &ctx, ArrayRef<Dim> in, const Window &
     if (k < 1 || s < 1 || d < 1 || !in[i].isStatic())
       continue;
     int64_t size = in[i].size;
-    int64_t extent = (k - 1) * d + 1;
+    int64_t extent, padded = size;
+    bool overflow =
+        llvm::MulOverflow(k - 1, d, extent) || llvm::AddOverflow(extent, int64_t(1), extent);
     if (w.autoPad == "SAME_UPPER" || w.autoPad == "SAME_LOWER") {
       out[i] = Dim::known(ceilDiv(size, s));
       continue;
     }
-    int64_t padded = size;
     if (w.autoPad != "VALID")
-      padded += (*pads)[i] + (*pads)[i + n];
+      overflow = overflow || llvm::AddOverflow(padded, (*pads)[i], padded) ||
+                 llvm::AddOverflow(padded, (*pads)[i + n], padded);
+    if (overflow)
+      return ctx.fail("the window or padding of spatial dim " + Twine(i) +
+                      " is too large (its size overflows int64)");
     if (padded < extent)
       return ctx.fail("spatial dim " + Twine(i) + " of size " + Twine(padded) +
                       " (with padding) is smaller than the window extent " +
@@ -720,18 +730,30 @@ LogicalResult ConvTransposeOp::inferShapes(ShapeContext &ctx) {
       continue;
     }
     int64_t s = (*strides)[i];
+    auto tooLarge = [&] {
+      return ctx.fail("the stride, window or padding of spatial dim " + Twine(i) +
+                      " is too large (its size overflows int64)");
+    };
     if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-      out.push_back(Dim::known(in.size * s));
+      int64_t size;
+      if (llvm::MulOverflow(in.size, s, size))
+        return tooLarge();
+      out.push_back(Dim::known(size));
       continue;
     }
     if (kernel.size() != n || !dilations || !pads || !outputPadding) {
       out.push_back(Dim::unknown());
       continue;
     }
-    int64_t extent = (kernel[i] - 1) * (*dilations)[i] + 1;
-    int64_t size = s * (in.size - 1) + (*outputPadding)[i] + extent;
-    if (autoPad != "VALID")
-      size -= (*pads)[i] + (*pads)[i + n];
+    int64_t extent, size, padding;
+    if (llvm::MulOverflow(kernel[i] - 1, (*dilations)[i], extent) ||
+        llvm::AddOverflow(extent, int64_t(1), extent) ||
+        llvm::MulOverflow(s, in.size - 1, size) ||
+        llvm::AddOverflow(size, (*outputPadding)[i], size) ||
+        llvm::AddOverflow(size, extent, size) ||
+        llvm::AddOverflow((*pads)[i], (*pads)[i + n], padding) ||
+        (autoPad != "VALID" && llvm::SubOverflow(size, padding, size)))
+      return tooLarge();
     if (size < 0)
       return ctx.fail("spatial dim " + Twine(i) + " would have negative size " +
                       Twine(size));
@@ -1757,8 +1779,15 @@ LogicalResult ResizeOp::inferShapes(ShapeContext &ctx) {
     Dim d = (*x)[i];
     if (s == 1.0)
       out.push_back(d);
-    else if (d.isStatic())
-      out.push_back(Dim::known(static_cast<int64_t>(std::floor(d.size * s))));
+    else if (d.isStatic()) {
+      double size = std::floor(static_cast<double>(d.size) * s);
+      // Sizes stay far from int64's limits (the importer caps tensors at
+      // 2^59 elements).
+      if (!(size < 0x1p59))
+        return ctx.fail("the scale of dim " + Twine(i) + " (size " + Twine(d.size) +
+                        ") makes it larger than 2^59");
+      out.push_back(Dim::known(static_cast<int64_t>(size)));
+    }
     else
       out.push_back(Dim::unknown());
   }
