@@ -75,6 +75,15 @@ Value transpose(RewriterBase &b, Location loc, Value v, ArrayRef<int64_t> perm) 
       .getResult();
 }
 
+/// A 1-D int64 onnx.Constant holding `values` (shapes, axes).
+Value i64Constant(RewriterBase &b, Location loc, ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())}, b.getI64Type());
+  return ConstantOp::create(b, loc, TypeRange{type}, ValueRange{},
+                            ArrayRef<NamedAttribute>{b.getNamedAttr(
+                                "value", DenseIntElementsAttr::get(type, values))})
+      .getResult();
+}
+
 /// `v` when it is the result of a Transpose to NCHW.
 TransposeOp toNCHW(Value v) {
   auto t = v.getDefiningOp<TransposeOp>();
@@ -242,11 +251,7 @@ struct SinkThroughBinary : RewritePattern {
       if (type.getRank() < 4) {
         SmallVector<int64_t> shape(4 - type.getRank(), 1);
         llvm::append_range(shape, type.getShape());
-        auto shapeType = RankedTensorType::get({4}, rewriter.getI64Type());
-        Value target = ConstantOp::create(
-            rewriter, loc, TypeRange{shapeType}, ValueRange{},
-            ArrayRef<NamedAttribute>{rewriter.getNamedAttr(
-                "value", DenseIntElementsAttr::get(shapeType, ArrayRef<int64_t>(shape)))});
+        Value target = i64Constant(rewriter, loc, shape);
         c = ReshapeOp::create(rewriter, loc,
                               TypeRange{RankedTensorType::get(shape, type.getElementType())},
                               ValueRange{c, target}, ArrayRef<NamedAttribute>{})
@@ -273,11 +278,7 @@ struct SinkThroughGlobalAveragePool : OpRewritePattern<GlobalAveragePoolOp> {
     if (!t || !yType || yType.getRank() != 4 || !yType.hasStaticShape())
       return failure();
     Location loc = op.getLoc();
-    auto axesType = RankedTensorType::get({2}, rewriter.getI64Type());
-    Value axes = ConstantOp::create(
-        rewriter, loc, TypeRange{axesType}, ValueRange{},
-        ArrayRef<NamedAttribute>{rewriter.getNamedAttr(
-            "value", DenseIntElementsAttr::get(axesType, ArrayRef<int64_t>{1, 2}))});
+    Value axes = i64Constant(rewriter, loc, {1, 2});
     auto mean = ReduceMeanOp::create(
         rewriter, loc, TypeRange{permuted(yType, kToNHWC)}, ValueRange{t.getData(), axes},
         ArrayRef<NamedAttribute>{rewriter.getNamedAttr("keepdims", rewriter.getI64IntegerAttr(1))});
@@ -306,12 +307,7 @@ struct SinkThroughReduceMean : OpRewritePattern<ReduceMeanOp> {
       mapped.push_back(kToNCHW[a < 0 ? a + 4 : a]);
     }
     Location loc = op.getLoc();
-    auto axesType = RankedTensorType::get({static_cast<int64_t>(mapped.size())},
-                                          rewriter.getI64Type());
-    Value newAxes = ConstantOp::create(
-        rewriter, loc, TypeRange{axesType}, ValueRange{},
-        ArrayRef<NamedAttribute>{rewriter.getNamedAttr(
-            "value", DenseIntElementsAttr::get(axesType, ArrayRef<int64_t>(mapped)))});
+    Value newAxes = i64Constant(rewriter, loc, mapped);
     Operation *moved = rewriter.clone(*op);
     rewriter.modifyOpInPlace(moved, [&] {
       moved->setOperands({t.getData(), newAxes});
