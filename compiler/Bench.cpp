@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Bench.h"
+#include "compiler/Errors.h"
 #include "compiler/Driver.h"
 #include "compiler/Flops.h"
 #include "compiler/Inspect.h"
@@ -42,10 +43,6 @@ using namespace llvm;
 namespace onnxcc {
 
 namespace {
-
-Error makeError(const Twine &message) {
-  return createStringError(inconvertibleErrorCode(), message.str());
-}
 
 /// @NAME@ is replaced by the model name. The model has static shapes (bench
 /// fixes every dim), so the table's shapes are the tensors' shapes.

@@ -1,5 +1,6 @@
 //===- Driver.cpp - onnxcc compile: model to C++ -------------------------===//
 #include "compiler/Driver.h"
+#include "compiler/Errors.h"
 
 #include "codegen/cpp/CppEmitter.h"
 #include "compiler/Exporter.h"
@@ -41,10 +42,6 @@ namespace onnxcc {
 #include "onnxcc_threads.inc"
 
 namespace {
-Error makeError(const Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
-}
-
 /// dtype names as `onnxcc inspect` prints them.
 std::string dtypeName(Type t) {
   if (auto s = dyn_cast<ShapedType>(t))

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Exporter.h"
+#include "compiler/Errors.h"
 
 #include "compiler/ImporterImpl.h"
 #include "dialects/onnx/OnnxDialect.h"
@@ -28,10 +29,6 @@ using llvm::Twine;
 
 namespace onnxcc {
 namespace {
-
-Error makeError(const Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
-}
 
 /// `v` as MLIR prints it.
 template <typename T>

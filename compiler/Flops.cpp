@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Flops.h"
+#include "compiler/Errors.h"
 #include "compiler/Importer.h"
 #include "compiler/ModelLoader.h"
 #include "compiler/Registration.h"
@@ -29,10 +30,6 @@ using llvm::Twine;
 namespace onnxcc {
 
 namespace {
-Error makeError(const Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
-}
-
 /// The static shape of `value`, or nothing.
 std::optional<ArrayRef<int64_t>> staticShape(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());

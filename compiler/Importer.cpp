@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Importer.h"
+#include "compiler/Errors.h"
 #include "compiler/ImporterImpl.h"
 
 #include "dialects/onnx/OnnxOps.h"
@@ -99,10 +100,6 @@ const OpSchemaInfo *lookupSchema(StringRef opType) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-Error makeError(const Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
-}
-
 StringRef dataTypeName(int t) {
   if (::onnx::TensorProto_DataType_IsValid(t))
     return ::onnx::TensorProto_DataType_Name(static_cast<::onnx::TensorProto_DataType>(t));

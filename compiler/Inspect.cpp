@@ -1,5 +1,6 @@
 //===- Inspect.cpp - Facts about an ONNX model, without MLIR --------------===//
 #include "compiler/Inspect.h"
+#include "compiler/Errors.h"
 
 #include "onnx.pb.h"
 
@@ -129,10 +130,6 @@ ValueSummary summarizeValue(const onnx::ValueInfoProto &info) {
   if (tensor.has_shape())
     value.shape = summarizeShape(tensor.shape());
   return value;
-}
-
-Error makeError(const Twine &message) {
-  return createStringError(inconvertibleErrorCode(), message.str());
 }
 
 /// Element count and byte size of one initializer, from its dims and data
