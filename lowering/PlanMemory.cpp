@@ -36,6 +36,8 @@ struct Buffer {
   int64_t offset = 0;
   onnx::SymExpr bytes; // the size when symbolic
   Value offsetValue;   // the offset when symbolic
+  int host = -1;       // the buffer this one lives inside (static shapes), or -1
+  int64_t hostOffset = 0; // its byte offset there
 };
 
 using onnx::SymExpr;
@@ -139,6 +141,62 @@ Value buildPoly(OpBuilder &b, Location loc, const SymExpr &e,
     sum = sum ? Value(arith::AddIOp::create(b, loc, sum, term)) : term;
   }
   return sum ? sum : Value(arith::ConstantIndexOp::create(b, loc, 0));
+}
+
+/// Follows views and casts from `v` back to the buffer they view.
+Value viewRoot(Value v) {
+  for (int depth = 0; depth < 64; ++depth) {
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return v;
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def))
+      v = view.getViewSource();
+    else if (auto cast = dyn_cast<memref::CastOp>(def))
+      v = cast.getSource();
+    else
+      return v;
+  }
+  return v;
+}
+
+/// The element offset of `v` (a strided memref) when its elements are one
+/// contiguous run starting there, else nullopt. Dims of size 1 may have any
+/// stride.
+std::optional<int64_t> contiguousOffset(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || ShapedType::isDynamic(offset))
+    return std::nullopt;
+  int64_t expected = 1;
+  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    if (type.getDimSize(d) != 1 && strides[d] != expected)
+      return std::nullopt;
+    expected *= type.getDimSize(d);
+  }
+  return offset;
+}
+
+/// Calls `f(op)` for each op that reads or writes the memory of `root`
+/// (every user reached through views and casts that is not one itself).
+template <typename F> void forEachAccess(Value root, F f) {
+  SmallVector<Value> worklist = {root};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      auto view = dyn_cast<ViewLikeOpInterface>(user);
+      if ((view && view.getViewSource() == v) ||
+          isa<memref::CastOp, memref::ExtractStridedMetadataOp>(user)) {
+        for (Value r : user->getResults())
+          worklist.push_back(r);
+        continue;
+      }
+      f(user);
+    }
+  }
 }
 
 struct OnnxccProtectInputsPass
@@ -279,6 +337,88 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
     return arena;
   }
 
+  /// Concat writes each input into a part of its result: a memref.copy from
+  /// buffer A into a contiguous part of buffer B. When nothing touches A
+  /// after the copy, and nothing touches B before it except other such
+  /// copies into disjoint parts, A can live in that part of B from the start
+  /// and the copy goes away. The buffers stay separate when the offset would
+  /// break the arena's alignment. Marks A with B (`host`) and the byte offset;
+  /// B's live range grows to cover A's. Static shapes only.
+  void coalesceCopies(Block &entry, MutableArrayRef<Buffer> buffers,
+                      function_ref<int64_t(Operation *)> topLevel) {
+    DenseMap<Operation *, int> indexOf;
+    for (auto [i, buf] : llvm::enumerate(buffers))
+      if (buf.alloc->getBlock() == &entry)
+        indexOf[buf.alloc] = i;
+    auto bufferOf = [&](Value v) -> int {
+      auto alloc = viewRoot(v).getDefiningOp<memref::AllocOp>();
+      auto it = alloc ? indexOf.find(alloc) : indexOf.end();
+      return it == indexOf.end() ? -1 : it->second;
+    };
+    auto elementBytes = [](Value v) {
+      return (cast<MemRefType>(v.getType()).getElementTypeBitWidth() + 7) / 8;
+    };
+    SmallVector<memref::CopyOp> removed;
+    for (auto copy : llvm::to_vector(entry.getOps<memref::CopyOp>())) {
+      int a = bufferOf(copy.getSource()), b = bufferOf(copy.getTarget());
+      if (a < 0 || b < 0 || a == b || buffers[a].host >= 0)
+        continue;
+      auto sourceType = cast<MemRefType>(copy.getSource().getType());
+      std::optional<int64_t> from = contiguousOffset(copy.getSource());
+      std::optional<int64_t> to = contiguousOffset(copy.getTarget());
+      if (!from || *from != 0 || !to || !sourceType.hasStaticShape() ||
+          sourceType.getNumElements() * elementBytes(copy.getSource()) != buffers[a].size)
+        continue;
+      int64_t begin = *to * elementBytes(copy.getTarget());
+      int64_t end = begin + buffers[a].size;
+      if (begin % alignment != 0)
+        continue;
+      int64_t at = topLevel(copy);
+      bool safe = true;
+      forEachAccess(buffers[a].alloc, [&](Operation *user) {
+        safe &= topLevel(user) <= at;
+      });
+      forEachAccess(buffers[b].alloc, [&](Operation *user) {
+        if (user == copy.getOperation() || topLevel(user) > at)
+          return;
+        // Earlier accesses of B: only copies into other, disjoint parts.
+        auto other = dyn_cast<memref::CopyOp>(user);
+        std::optional<int64_t> part = other ? contiguousOffset(other.getTarget()) : std::nullopt;
+        if (!other || bufferOf(other.getTarget()) != b || bufferOf(other.getSource()) == b ||
+            !part) {
+          safe = false;
+          return;
+        }
+        auto type = cast<MemRefType>(other.getTarget().getType());
+        int64_t lo = *part * elementBytes(other.getTarget());
+        int64_t hi = lo + type.getNumElements() * elementBytes(other.getTarget());
+        safe &= hi <= begin || end <= lo;
+      });
+      if (!safe)
+        continue;
+      buffers[a].host = b;
+      buffers[a].hostOffset = begin;
+      removed.push_back(copy);
+    }
+    // A host may itself live inside another buffer: point every buffer at the
+    // outermost one, with the offsets added up.
+    for (Buffer &buf : buffers) {
+      for (int depth = 0; depth < 64 && buf.host >= 0 && buffers[buf.host].host >= 0; ++depth) {
+        buf.hostOffset += buffers[buf.host].hostOffset;
+        buf.host = buffers[buf.host].host;
+      }
+    }
+    for (Buffer &buf : buffers) {
+      if (buf.host < 0)
+        continue;
+      Buffer &root = buffers[buf.host];
+      root.first = std::min(root.first, buf.first);
+      root.last = std::max(root.last, buf.last);
+    }
+    for (memref::CopyOp copy : removed)
+      copy.erase();
+  }
+
   LogicalResult placeInArena(func::FuncOp func) {
     Block &entry = func.getBody().front();
     DenseMap<Operation *, int64_t> position;
@@ -337,12 +477,14 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
       return failure();
     if (symbolic || llvm::any_of(func.getArguments(), [](Value a) { return symbolOf(a); }))
       return placeSymbolic(func, buffers);
+    coalesceCopies(entry, buffers, topLevel);
 
     // Largest first, each at the lowest aligned offset that overlaps no
     // buffer live at the same time. Ties keep program order: deterministic.
     SmallVector<Buffer *> order;
     for (Buffer &b : buffers)
-      order.push_back(&b);
+      if (b.host < 0)
+        order.push_back(&b);
     llvm::stable_sort(order, [](Buffer *a, Buffer *b) { return a->size > b->size; });
     SmallVector<Buffer *> placed;
     int64_t arenaSize = 0;
@@ -367,6 +509,8 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
     MLIRContext *ctx = func.getContext();
     BlockArgument arena = addArenaArgument(func);
     for (Buffer &buf : buffers) {
+      if (buf.host >= 0)
+        buf.offset = buffers[buf.host].offset + buf.hostOffset;
       OpBuilder b(buf.alloc);
       Value offset = arith::ConstantIndexOp::create(b, buf.alloc.getLoc(), buf.offset);
       Value view = memref::ViewOp::create(b, buf.alloc.getLoc(), buf.alloc.getType(), arena,

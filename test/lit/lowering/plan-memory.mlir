@@ -10,23 +10,23 @@
 // CHECK: %[[C64:.*]] = arith.constant 64 : index
 // CHECK-NEXT: %[[B:.*]] = memref.view %[[ARENA]][%[[C64]]][] : memref<?xi8> to memref<16xf32>
 // CHECK: memref.copy %[[X]], %[[A]]
-// CHECK: memref.copy %[[A]], %[[B]]
+// CHECK: linalg.copy ins(%[[A]] : {{.*}}) outs(%[[B]] :
 // CHECK: %[[C0B:.*]] = arith.constant 0 : index
 // CHECK-NEXT: %[[C:.*]] = memref.view %[[ARENA]][%[[C0B]]][] : memref<?xi8> to memref<16xf32>
-// CHECK: memref.copy %[[B]], %[[C]]
-// CHECK: memref.copy %[[C]], %[[OUT]]
+// CHECK: linalg.copy ins(%[[B]] : {{.*}}) outs(%[[C]] :
+// CHECK: linalg.copy ins(%[[C]] : {{.*}}) outs(%[[OUT]] :
 // CHECK-NOT: memref.alloc
 // CHECK: return
 func.func @chain(%x: memref<16xf32>) -> (memref<16xf32> {onnx.name = "y"}) {
   %a = memref.alloc() : memref<16xf32>
   %b = memref.alloc() : memref<16xf32>
   memref.copy %x, %a : memref<16xf32> to memref<16xf32>
-  memref.copy %a, %b : memref<16xf32> to memref<16xf32>
+  linalg.copy ins(%a : memref<16xf32>) outs(%b : memref<16xf32>)
   // %a is dead here: %c may reuse its bytes.
   %c = memref.alloc() : memref<16xf32>
-  memref.copy %b, %c : memref<16xf32> to memref<16xf32>
+  linalg.copy ins(%b : memref<16xf32>) outs(%c : memref<16xf32>)
   %r = memref.alloc() : memref<16xf32>
-  memref.copy %c, %r : memref<16xf32> to memref<16xf32>
+  linalg.copy ins(%c : memref<16xf32>) outs(%r : memref<16xf32>)
   return %r : memref<16xf32>
 }
 
@@ -126,4 +126,109 @@ func.func @symbolic_bound(%n: index {onnxcc.symbol = "n"}, %x: memref<4xf32>) ->
   %r = memref.alloc() : memref<4xf32>
   memref.copy %x, %r : memref<4xf32> to memref<4xf32>
   return %r : memref<4xf32>
+}
+
+// -----
+
+/// Concat: each part is computed where the copy would have put it. %a and %b
+/// become views of %cat at bytes 0 and 64; the copies are gone and %cat is
+/// live from the first write of %a.
+// CHECK-LABEL: func.func @concat_in_place
+// CHECK-SAME: onnxcc.arena_size = 128
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[A:.*]] = memref.view %{{.*}}[%[[C0]]][] : memref<?xi8> to memref<1x16xf32>
+// CHECK: linalg.copy ins(%{{.*}} : {{.*}}) outs(%[[A]] :
+// CHECK: %[[C64:.*]] = arith.constant 64 : index
+// CHECK-NEXT: %[[B:.*]] = memref.view %{{.*}}[%[[C64]]][] : memref<?xi8> to memref<1x16xf32>
+// CHECK: linalg.copy ins(%{{.*}} : {{.*}}) outs(%[[B]] :
+// CHECK: %[[CAT:.*]] = memref.view %{{.*}} : memref<?xi8> to memref<2x16xf32>
+// CHECK-NOT: memref.copy %[[A]]
+// CHECK-NOT: memref.copy %[[B]]
+// CHECK: memref.copy %[[CAT]], %{{.*}} : memref<2x16xf32> to memref<2x16xf32>
+func.func @concat_in_place(%x: memref<1x16xf32>, %y: memref<1x16xf32>) -> memref<2x16xf32> {
+  %a = memref.alloc() : memref<1x16xf32>
+  linalg.copy ins(%x : memref<1x16xf32>) outs(%a : memref<1x16xf32>)
+  %b = memref.alloc() : memref<1x16xf32>
+  linalg.copy ins(%y : memref<1x16xf32>) outs(%b : memref<1x16xf32>)
+  %cat = memref.alloc() : memref<2x16xf32>
+  %p0 = memref.subview %cat[0, 0] [1, 16] [1, 1] : memref<2x16xf32> to memref<1x16xf32, strided<[16, 1]>>
+  memref.copy %a, %p0 : memref<1x16xf32> to memref<1x16xf32, strided<[16, 1]>>
+  %p1 = memref.subview %cat[1, 0] [1, 16] [1, 1] : memref<2x16xf32> to memref<1x16xf32, strided<[16, 1], offset: 16>>
+  memref.copy %b, %p1 : memref<1x16xf32> to memref<1x16xf32, strided<[16, 1], offset: 16>>
+  // A consumer, so that %cat is not the output itself.
+  %r = memref.alloc() : memref<2x16xf32>
+  memref.copy %cat, %r : memref<2x16xf32> to memref<2x16xf32>
+  return %r : memref<2x16xf32>
+}
+
+// -----
+
+/// Not in place: %a is read after its copy.
+// CHECK-LABEL: func.func @negative_read_after_copy
+// CHECK: memref.copy %{{.*}}, %{{.*}} : memref<1x16xf32> to memref<1x16xf32, strided<[16, 1]>>
+func.func @negative_read_after_copy(%x: memref<1x16xf32>) -> (memref<1x16xf32>, memref<2x16xf32>) {
+  %a = memref.alloc() : memref<1x16xf32>
+  linalg.copy ins(%x : memref<1x16xf32>) outs(%a : memref<1x16xf32>)
+  %cat = memref.alloc() : memref<2x16xf32>
+  %p0 = memref.subview %cat[0, 0] [1, 16] [1, 1] : memref<2x16xf32> to memref<1x16xf32, strided<[16, 1]>>
+  memref.copy %a, %p0 : memref<1x16xf32> to memref<1x16xf32, strided<[16, 1]>>
+  %p1 = memref.subview %cat[1, 0] [1, 16] [1, 1] : memref<2x16xf32> to memref<1x16xf32, strided<[16, 1], offset: 16>>
+  memref.copy %x, %p1 : memref<1x16xf32> to memref<1x16xf32, strided<[16, 1], offset: 16>>
+  %ra = memref.alloc() : memref<1x16xf32>
+  linalg.copy ins(%a : memref<1x16xf32>) outs(%ra : memref<1x16xf32>)
+  %rcat = memref.alloc() : memref<2x16xf32>
+  linalg.copy ins(%cat : memref<2x16xf32>) outs(%rcat : memref<2x16xf32>)
+  return %ra, %rcat : memref<1x16xf32>, memref<2x16xf32>
+}
+
+// -----
+
+/// Not in place: %b's part starts 4 bytes in (the arena's alignment is 64).
+// CHECK-LABEL: func.func @negative_misaligned
+// CHECK: memref.copy %{{.*}}, %{{.*}} : memref<1x16xf32> to memref<1x16xf32, strided<[17, 1], offset: 1>>
+func.func @negative_misaligned(%x: memref<1x16xf32>) -> memref<1x17xf32> {
+  %b = memref.alloc() : memref<1x16xf32>
+  linalg.copy ins(%x : memref<1x16xf32>) outs(%b : memref<1x16xf32>)
+  %cat = memref.alloc() : memref<1x17xf32>
+  %p1 = memref.subview %cat[0, 1] [1, 16] [1, 1] : memref<1x17xf32> to memref<1x16xf32, strided<[17, 1], offset: 1>>
+  memref.copy %b, %p1 : memref<1x16xf32> to memref<1x16xf32, strided<[17, 1], offset: 1>>
+  %r = memref.alloc() : memref<1x17xf32>
+  linalg.copy ins(%cat : memref<1x17xf32>) outs(%r : memref<1x17xf32>)
+  return %r : memref<1x17xf32>
+}
+
+// -----
+
+/// Not in place: a column of %cat is not contiguous.
+// CHECK-LABEL: func.func @negative_column
+// CHECK: memref.copy %{{.*}}, %{{.*}} : memref<16x1xf32> to memref<16x1xf32, strided<[2, 1]>>
+func.func @negative_column(%x: memref<16x1xf32>) -> memref<16x2xf32> {
+  %c = memref.alloc() : memref<16x1xf32>
+  linalg.copy ins(%x : memref<16x1xf32>) outs(%c : memref<16x1xf32>)
+  %cat = memref.alloc() : memref<16x2xf32>
+  %q0 = memref.subview %cat[0, 0] [16, 1] [1, 1] : memref<16x2xf32> to memref<16x1xf32, strided<[2, 1]>>
+  memref.copy %c, %q0 : memref<16x1xf32> to memref<16x1xf32, strided<[2, 1]>>
+  %r = memref.alloc() : memref<16x2xf32>
+  linalg.copy ins(%cat : memref<16x2xf32>) outs(%r : memref<16x2xf32>)
+  return %r : memref<16x2xf32>
+}
+
+// -----
+
+/// Not in place: %cat is written (filled) before the copy into it; %d's
+/// bytes would be overwritten by the fill.
+// CHECK-LABEL: func.func @negative_written_before
+// CHECK: linalg.fill
+// CHECK: memref.copy %{{.*}}, %{{.*}} : memref<1x16xf32> to memref<1x16xf32, strided<[16, 1], offset: 16>>
+func.func @negative_written_before(%x: memref<1x16xf32>) -> memref<2x16xf32> {
+  %cst = arith.constant 0.0 : f32
+  %d = memref.alloc() : memref<1x16xf32>
+  linalg.copy ins(%x : memref<1x16xf32>) outs(%d : memref<1x16xf32>)
+  %cat = memref.alloc() : memref<2x16xf32>
+  linalg.fill ins(%cst : f32) outs(%cat : memref<2x16xf32>)
+  %s0 = memref.subview %cat[1, 0] [1, 16] [1, 1] : memref<2x16xf32> to memref<1x16xf32, strided<[16, 1], offset: 16>>
+  memref.copy %d, %s0 : memref<1x16xf32> to memref<1x16xf32, strided<[16, 1], offset: 16>>
+  %r = memref.alloc() : memref<2x16xf32>
+  linalg.copy ins(%cat : memref<2x16xf32>) outs(%r : memref<2x16xf32>)
+  return %r : memref<2x16xf32>
 }
