@@ -60,7 +60,12 @@ void buildCpuLoweringPipeline(OpPassManager &pm, StringRef kernels, int64_t thre
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createOnnxccPlanMemoryPass());
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // With threads, loop nests stay scf.parallel where linalg says they are
+  // parallel: the emitter runs the large ones on the thread pool.
+  if (kernels != "none" && threads > 1)
+    pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  else
+    pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createCanonicalizerPass());

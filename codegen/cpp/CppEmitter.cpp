@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
@@ -155,11 +156,15 @@ private:
   Error emitMath(Operation &op);
   Error emitMemRef(Operation &op);
   Error emitFor(scf::ForOp op);
+  Error emitParallel(scf::ParallelOp op);
   Error emitIf(scf::IfOp op);
   Error emitCall(func::CallOp op);
   void emitNodeComment(Operation &op);
 
   std::string value(Value v) { return names.lookup(v); }
+  /// Parts a top-level parallel loop nest is split into on the thread pool.
+  int64_t loopParts(scf::ParallelOp op) const;
+  int64_t moduleThreads = 1; // the module's onnxcc.threads
   /// The expression for the first byte of the weights.
   std::string weightsBase() const {
     return options.embedWeights ? options.name + "_weights" : std::string("weights_");
@@ -379,6 +384,8 @@ Error Emitter::emitOp(Operation &op) {
     return emitMemRef(op);
   if (auto f = dyn_cast<scf::ForOp>(op))
     return emitFor(f);
+  if (auto p = dyn_cast<scf::ParallelOp>(op))
+    return emitParallel(p);
   if (auto i = dyn_cast<scf::IfOp>(op))
     return emitIf(i);
   if (auto call = dyn_cast<func::CallOp>(op))
@@ -736,6 +743,93 @@ Error Emitter::emitFor(scf::ForOp op) {
   return Error::success();
 }
 
+/// With --threads N (the module's onnxcc.threads), a parallel loop nest at
+/// the top of the function whose outermost dim has static bounds and at
+/// least N iterations, and whose static iteration count is large enough to
+/// pay for waking the pool, runs in N parts, each a fixed range of that dim.
+/// Every element is computed exactly as by one thread: results do not depend
+/// on the split. Nests that call functions (a status to return) stay serial.
+int64_t Emitter::loopParts(scf::ParallelOp op) const {
+  if (moduleThreads < 2 || !isa<func::FuncOp>(op->getParentOp()))
+    return 1;
+  auto lb = getConstantIntValue(op.getLowerBound()[0]);
+  auto ub = getConstantIntValue(op.getUpperBound()[0]);
+  auto step = getConstantIntValue(op.getStep()[0]);
+  if (!lb || !ub || !step || *step < 1 || (*ub - *lb + *step - 1) / *step < moduleThreads)
+    return 1;
+  // Iterations of the whole nest, counting dims with unknown bounds as 1.
+  const int64_t enough = 32768;
+  int64_t work = 1;
+  bool calls = false;
+  op->walk([&](Operation *inner) {
+    calls |= isa<func::CallOp>(inner);
+    auto count = [&](Value l, Value u, Value s) {
+      auto a = getConstantIntValue(l), b = getConstantIntValue(u), c = getConstantIntValue(s);
+      if (a && b && c && *c > 0 && *b > *a)
+        work = std::min(work * std::min((*b - *a + *c - 1) / *c, enough), enough);
+    };
+    if (auto p = dyn_cast<scf::ParallelOp>(inner))
+      for (unsigned d = 0; d < p.getNumLoops(); ++d)
+        count(p.getLowerBound()[d], p.getUpperBound()[d], p.getStep()[d]);
+    else if (auto f = dyn_cast<scf::ForOp>(inner))
+      count(f.getLowerBound(), f.getUpperBound(), f.getStep());
+  });
+  return calls || work < enough ? 1 : moduleThreads;
+}
+
+Error Emitter::emitParallel(scf::ParallelOp op) {
+  if (op.getNumResults() != 0)
+    return errorAt(op, "a parallel loop with reductions");
+  int64_t parts = loopParts(op);
+  std::string job;
+  if (parts > 1) {
+    job = newName();
+    line() << "auto " << job << " = [&](int64_t part_) {\n";
+    ++indent;
+  }
+  for (unsigned d = 0; d < op.getNumLoops(); ++d) {
+    std::string iv = newName("i");
+    std::string step = value(op.getStep()[d]);
+    std::string lo = value(op.getLowerBound()[d]), hi = value(op.getUpperBound()[d]);
+    if (d == 0 && parts > 1) {
+      // Part p takes iterations [T p / N, T (p + 1) / N) of the T there are.
+      int64_t l = *getConstantIntValue(op.getLowerBound()[0]);
+      int64_t u = *getConstantIntValue(op.getUpperBound()[0]);
+      int64_t s = *getConstantIntValue(op.getStep()[0]);
+      int64_t trips = (u - l + s - 1) / s;
+      // The last part ends at l + T s, past the last iteration by less than s.
+      auto bound = [&](const std::string &part) {
+        std::string k = part + " * INT64_C(" + std::to_string(trips) + ") / " +
+                        std::to_string(parts);
+        if (s != 1)
+          k = "(" + k + ") * INT64_C(" + std::to_string(s) + ")";
+        return l == 0 ? k : "INT64_C(" + std::to_string(l) + ") + " + k;
+      };
+      lo = bound("part_");
+      hi = bound("(part_ + 1)");
+    }
+    line() << "for (int64_t " << iv << " = " << lo << "; " << iv << " < " << hi << "; "
+           << (step == "1" ? "++" + iv : iv + " += " + step) << ") {\n";
+    ++indent;
+    names[op.getInductionVars()[d]] = iv;
+  }
+  Block &body = *op.getBody();
+  for (Operation &inner : body.without_terminator())
+    if (Error e = emitOp(inner))
+      return e;
+  for (unsigned d = 0; d < op.getNumLoops(); ++d) {
+    --indent;
+    line() << "}\n";
+  }
+  if (parts > 1) {
+    --indent;
+    line() << "};\n";
+    line() << "onnxcc_rt::parallel_for(" << options.name << "_parallel_, " << options.name
+           << "_parallel_ctx_, " << options.name << "_pool_, " << parts << ", " << job << ");\n";
+  }
+  return Error::success();
+}
+
 Error Emitter::emitIf(scf::IfOp op) {
   SmallVector<std::string> results;
   for (Value r : op.getResults()) {
@@ -936,7 +1030,11 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
   int64_t stringPoolSize = 0;
   bool usesStringPool = false;
   bool usesKernels = false;
-  int64_t threads = 1; // parts of the calls split for the thread pool
+  if (auto a = module->getAttrOfType<IntegerAttr>("onnxcc.threads"))
+    moduleThreads = a.getInt();
+  int64_t threads = 1; // parts of the calls and loops split for the thread pool
+  for (auto loop : func.getOps<scf::ParallelOp>())
+    threads = std::max(threads, loopParts(loop));
   func.walk([&](func::CallOp call) {
     if (auto parts = call->getAttrOfType<IntegerAttr>("onnxcc.parts"))
       threads = std::max<int64_t>(threads, parts.getInt());

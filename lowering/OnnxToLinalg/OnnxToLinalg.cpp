@@ -497,6 +497,10 @@ struct ConvertOnnxToLinalgPass
       }
       populateKernelPatterns(converter, patterns, *isa, threads);
       module->setAttr("onnxcc.kernels_isa", StringAttr::get(ctx, kernels));
+      // The C++ emitter splits large parallel loop nests into as many parts.
+      if (threads > 1)
+        module->setAttr("onnxcc.threads",
+                        IntegerAttr::get(IntegerType::get(ctx, 64), threads));
     }
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
