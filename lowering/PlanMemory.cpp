@@ -86,7 +86,9 @@ std::optional<SymExpr> dimPoly(Value m, int64_t d, int depth = 0) {
   }
   if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def)) {
     std::optional<SymExpr> product = SymExpr::constant(1);
-    for (int64_t s : collapse.getReassociationIndices()[d]) {
+    // A local: the range-for would otherwise walk a destroyed temporary.
+    SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
+    for (int64_t s : groups[d]) {
       auto part = dimPoly(collapse.getSrc(), s, depth + 1);
       if (!part || !(product = SymExpr::mul(*product, *part)))
         return std::nullopt;

@@ -232,3 +232,24 @@ func.func @negative_written_before(%x: memref<1x16xf32>) -> memref<2x16xf32> {
   linalg.copy ins(%cat : memref<2x16xf32>) outs(%r : memref<2x16xf32>)
   return %r : memref<2x16xf32>
 }
+
+// -----
+
+/// A size read through a collapse_shape of a symbolic buffer: the dim of
+/// the collapsed group is the product of its source dims (4 n bytes here).
+/// This once walked a destroyed temporary (caught by the sanitizer build).
+// CHECK-LABEL: func.func @symbolic_collapse
+// CHECK: arith.muli %{{.*}}, %c4
+// CHECK: memref.view %{{.*}} : memref<?xi8> to memref<?xf32>
+func.func @symbolic_collapse(%n: index {onnxcc.symbol = "n"}, %x: memref<1x?xf32>) -> memref<?xf32> {
+  %c0 = arith.constant 0 : index
+  %a = memref.alloc(%n) : memref<1x?xf32>
+  memref.copy %x, %a : memref<1x?xf32> to memref<1x?xf32>
+  %flat = memref.collapse_shape %a [[0, 1]] : memref<1x?xf32> into memref<?xf32>
+  %d = memref.dim %flat, %c0 : memref<?xf32>
+  %b = memref.alloc(%d) : memref<?xf32>
+  linalg.copy ins(%flat : memref<?xf32>) outs(%b : memref<?xf32>)
+  %r = memref.alloc(%d) : memref<?xf32>
+  linalg.copy ins(%b : memref<?xf32>) outs(%r : memref<?xf32>)
+  return %r : memref<?xf32>
+}
