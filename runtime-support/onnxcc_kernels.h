@@ -1324,12 +1324,15 @@ inline int conv2d(const float *x, const float *wpacked, const float *bias, int32
   const bool init = has_bias || has_z;
   const ActParams actp{act, p0, p1};
   (void)PB, (void)PR;
-  for (int64_t u = u0; u < u1; ++u) {
-    int64_t mc = u % nmc, t = u / nmc;
+  // Consecutive units of one pixel block (chunks of panels) run as one: the
+  // block's im2col is packed once per part, not once per chunk.
+  for (int64_t u = u0, next; u < u1; u = next) {
+    int64_t t = u / nmc;
+    next = std::min(u1, (t + 1) * nmc);
     int64_t pb = t % npb;
     t /= npb;
     int64_t g = t % G, b = t / G;
-    int64_t pan0 = panels * mc / nmc, pan1 = panels * (mc + 1) / nmc;
+    int64_t pan0 = panels * (u % nmc) / nmc, pan1 = panels * ((next - 1) % nmc + 1) / nmc;
     int64_t pix0 = pb * plan.nb, np = std::min(plan.nb, P - pix0);
     const float *xg = x + (b * C + g * cg) * H * W;
     float *yg = y + (b * M + g * mg) * P + pix0;
@@ -2143,8 +2146,11 @@ inline int conv2d_nhwc(const float *x, const float *wpacked, const float *bias, 
   part_range(total, part, parts, u0, u1);
   float *blk = direct ? nullptr : scratch + part * (rb * K);
   const ActParams actp{act, p0, p1};
-  for (int64_t u = u0; u < u1; ++u) {
-    const int64_t blkIdx = u / nmc, mc = u % nmc;
+  // Consecutive units of one pixel block (chunks of panels) run as one: the
+  // block's im2col rows are written once per part, not once per chunk.
+  for (int64_t u = u0, next; u < u1; u = next) {
+    const int64_t blkIdx = u / nmc;
+    next = std::min(u1, (blkIdx + 1) * nmc);
     const int64_t r0 = blkIdx * rb, nrows = std::min(rb, rows - r0);
     const float *a = x + r0 * C;
     int64_t lda = C;
@@ -2154,7 +2160,7 @@ inline int conv2d_nhwc(const float *x, const float *wpacked, const float *bias, 
       lda = K;
     }
     gemm_rows_nhwc(a, lda, wpacked, has_bias ? bias : nullptr, has_z ? z : nullptr, y, r0, nrows,
-                   npan * mc / nmc, npan * (mc + 1) / nmc, M, K, actp);
+                   npan * (u % nmc) / nmc, npan * ((next - 1) % nmc + 1) / nmc, M, K, actp);
   }
   return 0;
 }
