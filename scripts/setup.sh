@@ -15,9 +15,13 @@ PACKAGES=(
   # Model format: protobuf and the ONNX schema (onnx.proto).
   libprotobuf-dev protobuf-compiler libonnx-dev
   libfmt-dev ninja-build cmake g++
+  # The examples' tests build with both CMake generators (Ninja and Makefiles).
+  make
   # Tests: the ONNX backend test data, and python for model generation.
   libonnx-testdata python3-onnx python3-torch python3-torchvision
   python3-protobuf python3-numpy
+  # Tests: headless Chromium renders the pages `onnxcc graph` writes.
+  chromium
 )
 
 log() { echo "setup.sh: $*"; }

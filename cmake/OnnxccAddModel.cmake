@@ -1,0 +1,117 @@
+# onnxcc_add_model: compile an ONNX model with onnxcc at build time into a
+# static library.
+#
+#   onnxcc_add_model(TARGET classifier MODEL model.onnx
+#                    [NAME n]                  # symbol prefix and file names (default: the
+#                                              # model's file name without extension)
+#                    [TARGET_KIND cpp]         # code generator (only cpp exists yet)
+#                    [SHAPES in=1x3x224x224 ...]  # static dims (onnxcc compile --shape)
+#                    [THREADS n]               # onnxcc compile --threads (links Threads::Threads)
+#                    [TARGET_CPU cpu])         # onnxcc compile --target-cpu
+#
+# The build runs `onnxcc compile` into ${CMAKE_CURRENT_BINARY_DIR}/<TARGET>/
+# (NAME.h, NAME.cpp, NAME.cpp.weights, onnxcc_*.h) whenever the model or the
+# onnxcc executable changes, and compiles NAME.cpp into the STATIC library
+# <TARGET>, whose PUBLIC include folder holds NAME.h. ONNXCC_EXECUTABLE must
+# name the compiler (onnxccConfig.cmake sets it).
+include_guard(GLOBAL)
+
+function(onnxcc_add_model)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "TARGET;MODEL;NAME;TARGET_KIND;THREADS;TARGET_CPU"
+                        "SHAPES")
+  set(where "onnxcc_add_model(${ARG_TARGET})")
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "${where}: unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT ARG_TARGET)
+    message(FATAL_ERROR "onnxcc_add_model: TARGET is required")
+  endif()
+  if(NOT ARG_MODEL)
+    message(FATAL_ERROR "${where}: MODEL is required")
+  endif()
+  if(TARGET "${ARG_TARGET}")
+    message(FATAL_ERROR "${where}: a target named ${ARG_TARGET} exists already")
+  endif()
+  if(NOT ONNXCC_EXECUTABLE)
+    get_property(ONNXCC_EXECUTABLE GLOBAL PROPERTY ONNXCC_EXECUTABLE)
+  endif()
+  if(NOT ONNXCC_EXECUTABLE)
+    message(FATAL_ERROR "${where}: ONNXCC_EXECUTABLE is not set: use find_package(onnxcc)")
+  endif()
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(NOT "CXX" IN_LIST languages)
+    message(FATAL_ERROR "${where}: the generated code is C++: enable the CXX language "
+                        "(project(... LANGUAGES C CXX))")
+  endif()
+
+  # The code generator. `onnxcc compile --target` knows cpp only; the Halide
+  # and CUDA generators are planned (DESIGN.md).
+  if(NOT ARG_TARGET_KIND)
+    set(ARG_TARGET_KIND cpp)
+  endif()
+  if(ARG_TARGET_KIND STREQUAL "halide" OR ARG_TARGET_KIND STREQUAL "cuda")
+    message(FATAL_ERROR "${where}: TARGET_KIND ${ARG_TARGET_KIND} is not available yet: "
+                        "onnxcc generates C++ only (TARGET_KIND cpp)")
+  elseif(NOT ARG_TARGET_KIND STREQUAL "cpp")
+    message(FATAL_ERROR "${where}: unknown TARGET_KIND '${ARG_TARGET_KIND}' (cpp; halide "
+                        "and cuda are planned)")
+  endif()
+
+  get_filename_component(model "${ARG_MODEL}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(NOT EXISTS "${model}")
+    message(FATAL_ERROR "${where}: model ${model} does not exist")
+  endif()
+  if(NOT DEFINED ARG_NAME)
+    get_filename_component(ARG_NAME "${model}" NAME_WE)
+  endif()
+  if(NOT ARG_NAME MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    message(FATAL_ERROR "${where}: NAME '${ARG_NAME}' is not a C identifier (it prefixes "
+                        "the model's symbols): give NAME")
+  endif()
+
+  set(options --target cpp --name "${ARG_NAME}")
+  foreach(shape IN LISTS ARG_SHAPES)
+    if(NOT shape MATCHES "^[^=]+=[0-9]+(x[0-9]+)*$")
+      message(FATAL_ERROR "${where}: SHAPES entry '${shape}' is not INPUT=D0xD1x...")
+    endif()
+    list(APPEND options "--shape=${shape}")
+  endforeach()
+  set(threads 1)
+  if(DEFINED ARG_THREADS)
+    if(NOT ARG_THREADS MATCHES "^[1-9][0-9]*$")
+      message(FATAL_ERROR "${where}: THREADS '${ARG_THREADS}' is not a positive number")
+    endif()
+    set(threads ${ARG_THREADS})
+    list(APPEND options "--threads=${threads}")
+  endif()
+  if(ARG_TARGET_CPU)
+    list(APPEND options "--target-cpu=${ARG_TARGET_CPU}")
+  endif()
+
+  set(dir "${CMAKE_CURRENT_BINARY_DIR}/${ARG_TARGET}")
+  set(header "${dir}/${ARG_NAME}.h")
+  set(source "${dir}/${ARG_NAME}.cpp")
+  set(weights "${dir}/${ARG_NAME}.cpp.weights")
+  # Only the files every compile writes are OUTPUTs: onnxcc_kernels*.h and
+  # onnxcc_threads.h come with some models only, and the compiler's
+  # dependency scan of NAME.cpp finds them.
+  add_custom_command(
+    OUTPUT "${header}" "${source}" "${weights}" "${dir}/onnxcc_rt.h"
+    COMMAND "${ONNXCC_EXECUTABLE}" compile "${model}" -o "${dir}" ${options}
+    DEPENDS "${model}" "${ONNXCC_EXECUTABLE}"
+    COMMENT "onnxcc: compiling ${ARG_MODEL} to ${ARG_TARGET}/${ARG_NAME}.cpp"
+    VERBATIM)
+
+  add_library(${ARG_TARGET} STATIC "${source}" "${header}")
+  # NAME.cpp embeds the weights with `.incbin __FILE__ ".weights"`, which no
+  # dependency scan sees.
+  set_source_files_properties("${source}" PROPERTIES OBJECT_DEPENDS "${weights}")
+  target_include_directories(${ARG_TARGET} PUBLIC "$<BUILD_INTERFACE:${dir}>")
+  target_compile_features(${ARG_TARGET} PRIVATE cxx_std_17)
+  if(threads GREATER 1)
+    find_package(Threads REQUIRED)
+    target_link_libraries(${ARG_TARGET} PUBLIC Threads::Threads)
+  endif()
+  set_target_properties(${ARG_TARGET} PROPERTIES
+    ONNXCC_MODEL "${model}" ONNXCC_NAME "${ARG_NAME}" ONNXCC_OUTPUT_DIR "${dir}")
+endfunction()
