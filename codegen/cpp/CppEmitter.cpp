@@ -22,6 +22,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -187,10 +188,16 @@ private:
       return errorAt(v.getDefiningOp(), "unsupported scalar type");
     std::string n = newName();
     StringRef round = roundingFor(v.getType());
+    // A size that only views use may end up in no expression (the view's
+    // strides are static, or fold into another name).
+    bool maybeUnused = llvm::any_of(v.getUsers(), [](Operation *user) {
+      return isa<ViewLikeOpInterface, memref::ReinterpretCastOp>(user);
+    });
+    llvm::raw_ostream &out = line() << (maybeUnused ? "[[maybe_unused]] " : "");
     if (!round.empty() && !isa_and_nonnull<memref::LoadOp>(v.getDefiningOp()))
-      line() << "const " << t << " " << n << " = " << round << "(" << expr << ");\n";
+      out << "const " << t << " " << n << " = " << round << "(" << expr << ");\n";
     else
-      line() << "const " << t << " " << n << " = " << expr << ";\n";
+      out << "const " << t << " " << n << " = " << expr << ";\n";
     names[v] = n;
     return Error::success();
   }
