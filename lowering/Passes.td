@@ -32,6 +32,25 @@ def ConvertOnnxToLinalgPass : Pass<"convert-onnx-to-linalg", "::mlir::ModuleOp">
                            "::mlir::bufferization::BufferizationDialect"];
 }
 
+def OnnxccFuseElementwisePass : Pass<"onnxcc-fuse-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Fuse elementwise linalg.generic ops into their consumers, bounded";
+  let description = [{
+    Upstream's elementwise fusion (linalg::populateElementwiseOpsFusionPatterns,
+    reshapes folded by expansion, constant folding of linalg ops), with the
+    control function upstream's test pass uses (a producer with one use)
+    plus a bound: a fusion whose result would hold more than
+    `max-body-ops` ops in its body is not done. Each fusion clones both
+    bodies, so without a bound a chain of n elementwise ops costs O(n^2)
+    (a chain of 100,000 nodes took minutes); with one it is linear.
+  }];
+  let options = [
+    Option<"maxBodyOps", "max-body-ops", "int64_t", "64",
+           "Largest body a fused op may have">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
 def OnnxccProtectInputsPass : Pass<"onnxcc-protect-inputs", "::mlir::func::FuncOp"> {
   let summary = "Mark function arguments read-only for bufferization";
   let description = [{

@@ -51,7 +51,7 @@ void buildCpuLoweringPipeline(OpPassManager &pm, StringRef kernels, int64_t thre
   pm.addPass(createCanonicalizerPass());
   // Each linalg.generic that reads its operands elementwise fuses into its
   // producer's loop nest.
-  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  pm.addNestedPass<func::FuncOp>(createOnnxccFuseElementwisePass());
   pm.addNestedPass<func::FuncOp>(createOnnxccProtectInputsPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
