@@ -16,12 +16,16 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/TargetParser/Host.h"
+
+#include <chrono>
 
 using namespace mlir;
 using llvm::Error;
@@ -166,9 +170,59 @@ std::function<LogicalResult(Diagnostic &)> firstErrorCollector(std::string &diag
   };
 }
 
-/// A context with every dialect onnxcc uses loaded; diagnostics are turned
-/// into the tools' own one-line errors.
-std::unique_ptr<MLIRContext> makeContext() {
+/// The model at `modelPath` imported into `context`.
+llvm::Expected<OwningOpRef<ModuleOp>> loadAndImport(MLIRContext &context, StringRef modelPath) {
+  auto model = loadModel(modelPath);
+  if (!model)
+    return model.takeError();
+  return importModel(context, *model);
+}
+
+/// `onnxcc compile`'s progress lines (--quiet or a stderr that is no
+/// terminal turn them off): each stage as it starts, the time at the end.
+class Progress {
+public:
+  explicit Progress(bool enabled) : enabled(enabled) {}
+  void stage(StringRef what) {
+    if (!enabled)
+      return;
+    llvm::errs() << "onnxcc: [" << ++count << "] " << what << "\n";
+    llvm::errs().flush();
+  }
+  void done() {
+    if (!enabled)
+      return;
+    std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
+    llvm::errs() << "onnxcc: done in " << llvm::format("%.2f", seconds.count()) << " s\n";
+    llvm::errs().flush();
+  }
+
+private:
+  bool enabled;
+  unsigned count = 0;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+};
+
+/// Reports the lowering stage when the first pass past the graph passes
+/// starts (the pipeline is one pass manager).
+class LoweringProgress : public PassInstrumentation {
+public:
+  explicit LoweringProgress(Progress &progress) : progress(progress) {}
+  void runBeforePass(Pass *pass, Operation *) override {
+    // Module-level pass: no other pass runs at the same time.
+    if (pass->getArgument() == "convert-onnx-to-linalg" && !seen) {
+      seen = true;
+      progress.stage("lowering");
+    }
+  }
+
+private:
+  Progress &progress;
+  bool seen = false;
+};
+} // namespace
+
+std::unique_ptr<MLIRContext> makeCompilerContext() {
   DialectRegistry registry;
   registerAllDialects(registry);
   auto context = std::make_unique<MLIRContext>(registry);
@@ -177,19 +231,9 @@ std::unique_ptr<MLIRContext> makeContext() {
   return context;
 }
 
-/// The model at `modelPath` imported into `context`.
-llvm::Expected<OwningOpRef<ModuleOp>> loadAndImport(MLIRContext &context, StringRef modelPath) {
-  auto model = loadModel(modelPath);
-  if (!model)
-    return model.takeError();
-  return importModel(context, *model);
-}
-} // namespace
-
-Error optimizeModel(StringRef modelPath, const OptimizeOptions &options,
-                    ::onnx::ModelProto &out) {
-  std::unique_ptr<MLIRContext> context = makeContext();
-  auto module = loadAndImport(*context, modelPath);
+llvm::Expected<OwningOpRef<ModuleOp>> optimizeModule(MLIRContext &context, StringRef modelPath,
+                                                     const OptimizeOptions &options) {
+  auto module = loadAndImport(context, modelPath);
   if (!module)
     return module.takeError();
   auto func = *(*module)->getOps<func::FuncOp>().begin();
@@ -197,13 +241,22 @@ Error optimizeModel(StringRef modelPath, const OptimizeOptions &options,
     return makeError(modelPath + ": " + toString(std::move(e)));
 
   std::string diagnostic;
-  ScopedDiagnosticHandler handler(context.get(), firstErrorCollector(diagnostic));
-  PassManager pm(context.get());
+  ScopedDiagnosticHandler handler(&context, firstErrorCollector(diagnostic));
+  PassManager pm(&context);
   buildGraphPipeline(pm);
   if (options.channelsLast)
     buildLayoutPipeline(pm);
   if (failed(pm.run(**module)))
     return makeError(modelPath + ": " + (diagnostic.empty() ? "optimization failed" : diagnostic));
+  return std::move(*module);
+}
+
+Error optimizeModel(StringRef modelPath, const OptimizeOptions &options,
+                    ::onnx::ModelProto &out) {
+  std::unique_ptr<MLIRContext> context = makeCompilerContext();
+  auto module = optimizeModule(*context, modelPath, options);
+  if (!module)
+    return module.takeError();
   ExportOptions exportOptions;
   exportOptions.expandInternalOps = !options.keepFused;
   if (Error e = exportModel(**module, out, exportOptions))
@@ -245,8 +298,10 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
     return kernelIsa.takeError();
   if (options.threads < 1 || options.threads > 256)
     return makeError("--threads must be between 1 and 256, not " + Twine(options.threads));
-  std::unique_ptr<MLIRContext> ownedContext = makeContext();
+  Progress progress(options.progress);
+  std::unique_ptr<MLIRContext> ownedContext = makeCompilerContext();
   MLIRContext &context = *ownedContext;
+  progress.stage("import " + llvm::sys::path::filename(modelPath).str());
   auto module = loadAndImport(context, modelPath);
   if (!module)
     return module.takeError();
@@ -286,16 +341,21 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
   }
   if (options.timePasses)
     pm.enableTiming();
+  pm.addInstrumentation(std::make_unique<LoweringProgress>(progress));
+  progress.stage(options.passPipeline.empty() ? "graph passes" : "pass pipeline");
   if (failed(pm.run(**module)))
     return makeError(modelPath + ": " + (diagnostic.empty() ? "lowering failed" : diagnostic));
   if (options.emit != EmitStage::Cpp) {
+    progress.stage("print");
     (*module)->print(irOut);
+    progress.done();
     return Error::success();
   }
 
   // The emitter sizes the string pool from this (see codegen/cpp/ABI.md).
   (**module)->setAttr("onnxcc.string_pool_size",
                       IntegerAttr::get(IntegerType::get(&context, 64), options.stringPoolSize));
+  progress.stage("emit C++");
   codegen::CppEmitOptions emitOptions;
   emitOptions.name = options.name;
   emitOptions.modelPath = llvm::sys::path::filename(modelPath).str();
@@ -303,6 +363,7 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
   auto cpp = codegen::emitCpp(**module, emitOptions);
   if (!cpp)
     return makeError(modelPath + ": " + toString(cpp.takeError()));
+  progress.stage("write " + options.outDir);
   if (std::error_code ec = llvm::sys::fs::create_directories(options.outDir))
     return makeError("cannot create " + options.outDir + ": " + ec.message());
   if (Error e = writeFile(options.outDir, options.name + ".h", cpp->header))
@@ -324,8 +385,11 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
     if (Error e = writeFile(options.outDir, "onnxcc_threads.h",
                             StringRef(kThreadsHeader, sizeof(kThreadsHeader) - 1)))
       return e;
-  return writeFile(options.outDir, "onnxcc_rt.h",
-                   StringRef(kRuntimeSupportHeader, sizeof(kRuntimeSupportHeader) - 1));
+  if (Error e = writeFile(options.outDir, "onnxcc_rt.h",
+                          StringRef(kRuntimeSupportHeader, sizeof(kRuntimeSupportHeader) - 1)))
+    return e;
+  progress.done();
+  return Error::success();
 }
 
 } // namespace onnxcc

@@ -2,11 +2,15 @@
 #ifndef ONNXCC_COMPILER_DRIVER_H
 #define ONNXCC_COMPILER_DRIVER_H
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,6 +56,9 @@ struct CompileOptions {
   /// Threads the heavy layers (the kernels' calls) are split over
   /// (--threads); 1 means no threads at all.
   int64_t threads = 1;
+  /// Print each stage (import, graph passes, lowering, emit, write) to
+  /// stderr as it starts, and the total time at the end.
+  bool progress = false;
 };
 
 /// The runtime-support kernel ISA (none, generic, avx2, avx512) for
@@ -74,6 +81,17 @@ struct OptimizeOptions {
   /// kernels.
   bool channelsLast = false;
 };
+
+/// A context with every dialect onnxcc uses loaded; diagnostics are not
+/// printed (the functions here turn them into one-line errors).
+std::unique_ptr<mlir::MLIRContext> makeCompilerContext();
+
+/// The module optimizeModel exports: the model at `modelPath` imported into
+/// `context` (from makeCompilerContext), --shape applied, after the graph
+/// passes.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+optimizeModule(mlir::MLIRContext &context, llvm::StringRef modelPath,
+               const OptimizeOptions &options);
 
 /// Imports the model at `modelPath`, runs the graph passes (the pipeline
 /// onnxcc-optimize-graph) and writes the result into `out` as an ONNX model.

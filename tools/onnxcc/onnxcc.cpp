@@ -5,10 +5,12 @@
 // onnxcc verify MODEL DATASET   compile, build, run and compare with a dataset
 // onnxcc optimize MODEL -o OUT   the model after the graph passes, as ONNX
 // onnxcc bench MODEL             compile, build and time on random inputs
+// onnxcc graph MODEL -o FILE     draw the graph: .dot, .svg or .html
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Bench.h"
 #include "compiler/Driver.h"
+#include "compiler/Graph.h"
 #include "compiler/Importer.h"
 #include "compiler/Inspect.h"
 #include "compiler/ModelLoader.h"
@@ -25,6 +27,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -81,6 +84,28 @@ cl::opt<int64_t> compileThreads(
     cl::desc("Split each heavy layer over N threads of a persistent pool (default 1: no "
              "threads)"),
     cl::value_desc("N"), cl::init(1), cl::sub(compileCmd));
+
+cl::opt<bool> compileQuiet(
+    "quiet",
+    cl::desc("Print no progress lines (they go to stderr only when it is a terminal)"),
+    cl::sub(compileCmd));
+cl::alias compileQuietShort("q", cl::desc("Alias for --quiet"), cl::aliasopt(compileQuiet));
+
+cl::SubCommand graphCmd("graph", "Draw the model's graph: FILE.dot (Graphviz source), "
+                                 ".svg, or .html (one self-contained page: pan, zoom, "
+                                 "click a node for its details)");
+cl::opt<std::string> graphModelPath(cl::Positional, cl::desc("<model.onnx|.onnxtxt>"),
+                                    cl::Required, cl::sub(graphCmd));
+cl::opt<std::string> graphOut("o", cl::desc("Output file: .dot, .svg or .html"),
+                              cl::value_desc("file"), cl::Required, cl::sub(graphCmd));
+cl::opt<bool> graphOptimized("optimized",
+                             cl::desc("Draw the graph after the graph passes (fused ops "
+                                      "included) instead of as imported"),
+                             cl::sub(graphCmd));
+cl::list<std::string> graphShapes("shape",
+                                  cl::desc("With --optimized: static dims of an input, "
+                                           "NAME=D0xD1x... (repeatable)"),
+                                  cl::sub(graphCmd));
 
 cl::SubCommand importCmd("import", "Print a model as onnx-dialect MLIR");
 cl::opt<std::string> importModelPath(cl::Positional, cl::desc("<model.onnx|.onnxtxt>"),
@@ -366,6 +391,20 @@ int runOptimize() {
   return 0;
 }
 
+int runGraph() {
+  if (!graphOptimized && !graphShapes.empty())
+    return reportError("--shape needs --optimized");
+  onnxcc::GraphOptions options;
+  options.optimized = graphOptimized;
+  auto shapes = parseShapes(graphShapes);
+  if (!shapes)
+    return reportError(toString(shapes.takeError()));
+  options.shapes = std::move(*shapes);
+  if (Error e = onnxcc::writeModelGraph(graphModelPath, graphOut, options))
+    return reportError(toString(std::move(e)));
+  return 0;
+}
+
 int runCompile() {
   if (compileTarget != "cpp")
     return reportError("--target " + compileTarget + " is not available yet (only cpp)");
@@ -376,6 +415,7 @@ int runCompile() {
   options.timePasses = compileTimePasses;
   options.targetCpu = compileTargetCpu;
   options.threads = compileThreads;
+  options.progress = !compileQuiet && sys::Process::StandardErrIsDisplayed();
   if (compileWeights != "embed" && compileWeights != "file")
     return reportError("--weights must be embed or file, not '" + compileWeights + "'");
   options.embedWeights = compileWeights == "embed";
@@ -427,6 +467,8 @@ int main(int argc, char **argv) {
     return runOptimize();
   if (benchCmd)
     return runBench();
+  if (graphCmd)
+    return runGraph();
   errs() << "onnxcc: no command given; see 'onnxcc --help'\n";
   return 1;
 }
