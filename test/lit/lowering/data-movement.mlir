@@ -10,15 +10,13 @@ func.func @transpose_default(%x: tensor<2x3x4xf32>) -> tensor<4x3x2xf32> {
 
 // -----
 
-/// Concat inserts each input at its running offset; a negative axis counts
+/// Concat is tensor.concat of its non-empty inputs; a negative axis counts
 /// from the end.
 // CHECK-LABEL: func.func @concat
-// CHECK-SAME: (%[[A:.*]]: tensor<2x3xf32>, %[[B:.*]]: tensor<2x5xf32>)
-// CHECK: %[[E:.*]] = tensor.empty() : tensor<2x8xf32>
-// CHECK: %[[I0:.*]] = tensor.insert_slice %[[A]] into %[[E]][0, 0] [2, 3] [1, 1]
-// CHECK: tensor.insert_slice %[[B]] into %[[I0]][0, 3] [2, 5] [1, 1]
-func.func @concat(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tensor<2x8xf32> {
-  %0 = "onnx.Concat"(%a, %b) {axis = -1 : i64} : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>
+// CHECK-SAME: (%[[A:.*]]: tensor<2x3xf32>, %[[B:.*]]: tensor<2x5xf32>, %[[Z:.*]]: tensor<2x0xf32>)
+// CHECK: tensor.concat dim(1) %[[A]], %[[B]] : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>
+func.func @concat(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>, %z: tensor<2x0xf32>) -> tensor<2x8xf32> {
+  %0 = "onnx.Concat"(%a, %z, %b) {axis = -1 : i64} : (tensor<2x3xf32>, tensor<2x0xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>
   return %0 : tensor<2x8xf32>
 }
 
