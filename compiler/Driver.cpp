@@ -34,19 +34,6 @@ using llvm::Twine;
 
 namespace onnxcc {
 
-// kRuntimeSupportHeader: runtime-support/onnxcc_rt.h, embedded at build time
-// (compiler/EmbedText.cmake), so that onnxcc works wherever it is installed.
-#include "onnxcc_rt.inc"
-// kKernelsHeader: runtime-support/onnxcc_kernels.h, likewise.
-#include "onnxcc_kernels.inc"
-// kWinogradHeader: runtime-support/onnxcc_kernels_winograd.h, likewise (the
-// kernels header includes it).
-#include "onnxcc_kernels_winograd.inc"
-// kThreadsHeader: runtime-support/onnxcc_threads.h, likewise.
-#include "onnxcc_threads.inc"
-
-namespace {
-/// dtype names as `onnxcc inspect` prints them.
 std::string dtypeName(Type t) {
   if (auto s = dyn_cast<ShapedType>(t))
     t = s.getElementType();
@@ -60,6 +47,19 @@ std::string dtypeName(Type t) {
     return (i.isUnsigned() ? "uint" : "int") + std::to_string(i.getWidth());
   return "unknown";
 }
+
+// kRuntimeSupportHeader: runtime-support/onnxcc_rt.h, embedded at build time
+// (compiler/EmbedText.cmake), so that onnxcc works wherever it is installed.
+#include "onnxcc_rt.inc"
+// kKernelsHeader: runtime-support/onnxcc_kernels.h, likewise.
+#include "onnxcc_kernels.inc"
+// kWinogradHeader: runtime-support/onnxcc_kernels_winograd.h, likewise (the
+// kernels header includes it).
+#include "onnxcc_kernels_winograd.inc"
+// kThreadsHeader: runtime-support/onnxcc_threads.h, likewise.
+#include "onnxcc_threads.inc"
+
+namespace {
 
 /// Applies --shape: inputs with symbolic dims get the given static dims.
 Error setShapes(func::FuncOp func, const std::vector<std::pair<std::string, std::vector<int64_t>>> &shapes) {

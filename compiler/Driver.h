@@ -98,6 +98,10 @@ optimizeModule(mlir::MLIRContext &context, llvm::StringRef modelPath,
 llvm::Error optimizeModel(llvm::StringRef modelPath, const OptimizeOptions &options,
                           ::onnx::ModelProto &out);
 
+/// The dtype name of `t` (of its elements, for a shaped type) as `onnxcc
+/// inspect` prints it: float32, int64, bool, string, ...; "unknown" else.
+std::string dtypeName(mlir::Type t);
+
 /// A C identifier made from `s` (the default model name from a file name).
 std::string sanitizeIdentifier(llvm::StringRef s);
 

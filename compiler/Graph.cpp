@@ -149,26 +149,19 @@ std::string formatBytes(uint64_t bytes) {
 // The graph
 //===----------------------------------------------------------------------===//
 
-/// The dtype names `onnxcc inspect` prints.
-std::string dtypeName(Type t) {
-  if (t.isF32()) return "float32";
-  if (t.isF64()) return "float64";
-  if (t.isF16()) return "float16";
-  if (t.isBF16()) return "bfloat16";
-  if (t.isInteger(1)) return "bool";
-  if (isa<onnx::StringType>(t)) return "string";
-  if (auto i = dyn_cast<IntegerType>(t))
-    return (i.isUnsigned() ? "uint" : "int") + std::to_string(i.getWidth());
-  std::string s;
-  llvm::raw_string_ostream(s) << t;
-  return s;
+/// The dtype name `onnxcc inspect` prints, else the MLIR type.
+std::string elementName(Type t) {
+  std::string name = dtypeName(t);
+  if (name == "unknown")
+    llvm::raw_string_ostream(name = "") << t;
+  return name;
 }
 
 /// `float32[1, 3, 224, 224]`; a dynamic dim by its name in `dimParams` (a
 /// graph input's or output's onnx.dim_params) when it has one, else `?`.
 std::string typeName(Type t, ArrayAttr dimParams = {}) {
   if (auto ranked = dyn_cast<RankedTensorType>(t)) {
-    std::string s = dtypeName(ranked.getElementType()) + "[";
+    std::string s = elementName(ranked.getElementType()) + "[";
     for (int64_t i = 0; i < ranked.getRank(); ++i) {
       if (i)
         s += ", ";
@@ -186,7 +179,7 @@ std::string typeName(Type t, ArrayAttr dimParams = {}) {
     return s + "]";
   }
   if (auto unranked = dyn_cast<UnrankedTensorType>(t))
-    return dtypeName(unranked.getElementType()) + "[*]";
+    return elementName(unranked.getElementType()) + "[*]";
   std::string s;
   llvm::raw_string_ostream(s) << t;
   return cleanText(s);
