@@ -180,7 +180,10 @@ Expected<LoadedModel> loadModel(StringRef path) {
                                       /*RequiresNullTerminator=*/false);
   if (!buffer)
     return makeError(path, "cannot read model: " + buffer.getError().message());
-  StringRef bytes = (*buffer)->getBuffer();
+  return parseModel((*buffer)->getBuffer(), path, isTextModelPath(path));
+}
+
+Expected<LoadedModel> parseModel(StringRef bytes, StringRef path, bool text) {
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
     return makeError(path, "model file is larger than 2 GiB; keep the weights "
                            "as external data");
@@ -192,7 +195,7 @@ Expected<LoadedModel> loadModel(StringRef path) {
   sys::path::remove_filename(dir);
   model.dir = dir.empty() ? std::string(".") : std::string(dir);
 
-  if (isTextModelPath(path)) {
+  if (text) {
     google::protobuf::TextFormat::Parser parser;
     FirstErrorCollector errors;
     parser.RecordErrorsTo(&errors);

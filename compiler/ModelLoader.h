@@ -42,6 +42,11 @@ bool isTextModelPath(llvm::StringRef path);
 /// range.
 llvm::Expected<LoadedModel> loadModel(llvm::StringRef path);
 
+/// Parses a model held in memory as loadModel does a file's bytes: as text
+/// when `text`, else as binary. `path` names the model in errors and is where
+/// external data is looked up (relative to its folder).
+llvm::Expected<LoadedModel> parseModel(llvm::StringRef bytes, llvm::StringRef path, bool text);
+
 } // namespace onnxcc
 
 #endif // ONNXCC_COMPILER_MODELLOADER_H

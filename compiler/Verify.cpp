@@ -558,8 +558,10 @@ int main(int argc, char **argv) {
     argv[slot] = (char *)path;
   }
   const size_t align = @NAME@_ARENA_ALIGN < 64 ? 64 : @NAME@_ARENA_ALIGN;
-  const void *inputs[@NAME@_NUM_INPUTS + 1];
-  void *outputs[@NAME@_NUM_OUTPUTS + 1];
+  // The tensors live until the process exits; static, so that LeakSanitizer
+  // (harnesses built with -fsanitize=address) sees them as still referenced.
+  static const void *inputs[@NAME@_NUM_INPUTS + 1];
+  static void *outputs[@NAME@_NUM_OUTPUTS + 1];
   for (int i = 0; i < numInputs; ++i) {
     if (isString(&@NAME@_inputs[i])) {
       size_t count = numBytesOf(&@NAME@_inputs[i], actualShape[i]) / sizeof(const char *);
@@ -639,6 +641,8 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  // Only now: the strings of string outputs may live in the arena.
+  free(arena);
   return 0;
 }
 )";

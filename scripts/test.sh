@@ -42,7 +42,7 @@ fi
 asan=${ONNXCC_ASAN_BUILD_DIR:-$root/build-asan}
 cmake -G Ninja -S "$root" -B "$asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
-  -DONNXCC_SANITIZE=address,undefined
+  -DONNXCC_SANITIZE=address,undefined -DONNXCC_FUZZ=ON
 ninja -C "$asan" onnxcc onnxcc-opt
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ninja -C "$asan" check-onnxcc 2>&1 | tee "$log"

@@ -56,6 +56,11 @@ try:
 except Exception:
     pass
 
+# Headless Chromium renders the pages `onnxcc graph` writes.
+if shutil.which("chromium"):
+    config.available_features.add("chromium")
+    config.substitutions.append(("%chromium", shutil.which("chromium")))
+
 # ONNX Runtime (npm onnxruntime-node, installed by scripts/setup.sh) runs the
 # models `onnxcc optimize` writes.
 if shutil.which("node") and os.path.isdir(
@@ -65,3 +70,18 @@ if shutil.which("node") and os.path.isdir(
     config.substitutions.append(
         ("%ort_compare", "env ONNXCC_ORT_DIR=%s node %s" % (
             config.ort_dir, os.path.join(config.onnxcc_src_root, "test/models/ort_compare.js"))))
+
+# The onnxcc under test is a sanitizer build (-DONNXCC_SANITIZE=address,...):
+# `asan` and `ubsan`, for the tests that only make sense (or only fit in time)
+# there.
+sanitizers = getattr(config, "onnxcc_sanitize", "").replace(";", ",").split(",")
+if "address" in sanitizers:
+    config.available_features.add("asan")
+if "undefined" in sanitizers:
+    config.available_features.add("ubsan")
+
+# The libFuzzer target of the importer (-DONNXCC_FUZZ=ON).
+if os.path.isfile(os.path.join(config.onnxcc_tools_dir, "onnxcc-fuzz")):
+    config.available_features.add("fuzz")
+    config.substitutions.append(
+        ("%onnxcc_fuzz", os.path.join(config.onnxcc_tools_dir, "onnxcc-fuzz")))
