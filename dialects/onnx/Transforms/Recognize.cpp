@@ -14,6 +14,7 @@
 //                       x * 0.5 * (1 + Tanh(sqrt(2/pi) *
 //                                (x + 0.044715 * x^3)))             "tanh"
 //   SiLU                x * Sigmoid(x)
+//   HardSwish           x * HardSigmoid(x, alpha 1/6, beta 0.5)
 //   ScaledDotProduct-   Softmax(MatMul(Q, Transpose(K)) * c [+ Mask], -1) V,
 //   Attention           the scale c also found as a division or on Q
 //
@@ -233,6 +234,26 @@ struct RecognizeSiLU : OpRewritePattern<MulOp> {
           !isFloatTensor(x.getType()))
         continue;
       rewriter.replaceOpWithNewOp<SiLUOp>(mul, mul.getType(), x);
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// x * HardSigmoid(x) with alpha 1/6 and beta 0.5, either order: HardSwish
+/// as PyTorch exports it below opset 14.
+struct RecognizeHardSwish : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MulOp mul, PatternRewriter &rewriter) const override {
+    for (auto [x, s] : {std::pair(mul.getA(), mul.getB()), std::pair(mul.getB(), mul.getA())}) {
+      auto hard = singleUse<HardSigmoidOp>(s);
+      if (!hard || hard.getX() != x || x.getType() != mul.getType() ||
+          !isFloatTensor(x.getType()) ||
+          !approx(hard.getAlpha().convertToDouble(), 1.0 / 6.0) ||
+          !approx(hard.getBeta().convertToDouble(), 0.5))
+        continue;
+      rewriter.replaceOpWithNewOp<HardSwishOp>(mul, mul.getType(), x);
       return success();
     }
     return failure();
@@ -531,7 +552,8 @@ struct RecognizeAttention : OpRewritePattern<MatMulOp> {
 struct OnnxRecognizePass : public impl::OnnxRecognizePassBase<OnnxRecognizePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<RecognizeLayerNorm, RecognizeGelu, RecognizeSiLU, RecognizeAttention>(
+    patterns.add<RecognizeLayerNorm, RecognizeGelu, RecognizeSiLU, RecognizeHardSwish,
+                 RecognizeAttention>(
         &getContext());
     GreedyRewriteConfig config;
     config.setUseTopDownTraversal(true);

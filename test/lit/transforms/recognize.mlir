@@ -326,6 +326,36 @@ func.func @silu(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 
 // -----
 
+/// HardSwish: x * HardSigmoid(x, 1/6, 0.5), both orders (torch 1.13 at
+/// opset 13); other alpha or beta, another operand, or a HardSigmoid used
+/// again stay as they are.
+// CHECK-LABEL: func.func @hardswish(
+// CHECK-SAME: %[[X:.*]]: tensor<2x8xf32>, %[[Y:.*]]: tensor<2x8xf32>
+// CHECK-NEXT: %[[A:.*]] = "onnx.HardSwish"(%[[X]])
+// CHECK-NEXT: %[[B:.*]] = "onnx.HardSwish"(%[[A]])
+// CHECK-NEXT: %[[H:.*]] = "onnx.HardSigmoid"(%[[B]]) <{alpha = 2.000000e-01 : f32, beta = 5.000000e-01 : f32}>
+// CHECK-NEXT: %[[C:.*]] = "onnx.Mul"(%[[B]], %[[H]])
+// CHECK-NEXT: %[[G:.*]] = "onnx.HardSigmoid"(%[[Y]])
+// CHECK-NEXT: %[[D:.*]] = "onnx.Mul"(%[[C]], %[[G]])
+// CHECK-NEXT: %[[K:.*]] = "onnx.HardSigmoid"(%[[D]])
+// CHECK-NEXT: %[[E:.*]] = "onnx.Mul"(%[[D]], %[[K]])
+// CHECK-NEXT: return %[[E]], %[[K]]
+func.func @hardswish(%x: tensor<2x8xf32>, %y: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>) {
+  %h = "onnx.HardSigmoid"(%x) {alpha = 0.16666667 : f32, beta = 0.5 : f32} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %a = "onnx.Mul"(%x, %h) : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %h2 = "onnx.HardSigmoid"(%a) {alpha = 0.16666667 : f32, beta = 0.5 : f32} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %b = "onnx.Mul"(%h2, %a) : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %h3 = "onnx.HardSigmoid"(%b) : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %c = "onnx.Mul"(%b, %h3) : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %g = "onnx.HardSigmoid"(%y) {alpha = 0.16666667 : f32, beta = 0.5 : f32} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %d = "onnx.Mul"(%c, %g) : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %k = "onnx.HardSigmoid"(%d) {alpha = 0.16666667 : f32, beta = 0.5 : f32} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %e = "onnx.Mul"(%d, %k) : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %e, %k : tensor<2x8xf32>, tensor<2x8xf32>
+}
+
+// -----
+
 /// x * Sigmoid(y) is not SiLU; nor is x * Sigmoid(x) when the Sigmoid is
 /// used again.
 // CHECK-LABEL: func.func @negative_silu(
