@@ -8,9 +8,8 @@
 // ...), and the runtime-support headers both include define inline functions
 // only, so the two link side by side. Prints what `classify IMAGE.ppm` and
 // then what `classify_text SEQUENCES.txt` print.
-#include "ppm.h"
+#include "classify_image.h"
 #include "sequences.h"
-#include "stripes.h"
 #include "text_encoder.h"
 
 #include <cstdio>
@@ -19,36 +18,6 @@
 #include <vector>
 
 namespace {
-
-const char *const kClasses[] = {"horizontal", "vertical", "diagonal", "checkerboard"};
-
-int classifyImage(const char *path) {
-  std::vector<unsigned char> pixels;
-  std::string error = examples::readPpm(path, 32, pixels);
-  if (!error.empty()) {
-    std::fprintf(stderr, "two_models: error: %s: %s\n", path, error.c_str());
-    return 1;
-  }
-  static float image[3 * 32 * 32];
-  for (int c = 0; c < 3; ++c)
-    for (int i = 0; i < 32 * 32; ++i)
-      image[c * 32 * 32 + i] = pixels[size_t(i) * 3 + c] / 255.0f;
-  static stripes::Model model;
-  float probabilities[4];
-  if (int status = model.run(image, probabilities)) {
-    std::fprintf(stderr, "two_models: error: stripes_run failed with status %d\n", status);
-    return 1;
-  }
-  int best = 0;
-  for (int k = 1; k < 4; ++k)
-    if (probabilities[k] > probabilities[best])
-      best = k;
-  std::printf("class %d %s\nprobabilities", best, kClasses[best]);
-  for (float p : probabilities)
-    std::printf(" %.6e", p);
-  std::printf("\n");
-  return 0;
-}
 
 int classifyText(const char *path) {
   std::vector<std::vector<int64_t>> sequences;
@@ -85,7 +54,7 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "usage: two_models IMAGE.ppm SEQUENCES.txt\n");
     return 2;
   }
-  if (int status = classifyImage(argv[1]))
+  if (int status = examples::classifyImage("two_models", argv[1]))
     return status;
   return classifyText(argv[2]);
 }
