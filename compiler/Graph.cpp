@@ -13,6 +13,7 @@
 #include "compiler/Driver.h"
 #include "compiler/Errors.h"
 #include "compiler/Importer.h"
+#include "compiler/Inspect.h"
 #include "compiler/ModelLoader.h"
 
 #include "dialects/onnx/OnnxDialect.h"
@@ -130,18 +131,6 @@ std::string num(double v) {
     s.pop_back();
   if (s.back() == '.')
     s.pop_back();
-  return s;
-}
-
-std::string formatBytes(uint64_t bytes) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  if (bytes < 1024)
-    os << bytes << " B";
-  else if (bytes < 1024 * 1024)
-    os << llvm::format("%.1f KiB", bytes / 1024.0);
-  else
-    os << llvm::format("%.1f MiB", bytes / (1024.0 * 1024.0));
   return s;
 }
 

@@ -252,7 +252,8 @@ void printValues(StringRef title, const std::vector<ValueSummary> &values,
     os << "  " << left_justify(value.name, width) << "  " << value.type << "\n";
 }
 
-/// Bytes in binary units with one decimal, for a reader's sense of scale.
+} // namespace
+
 std::string formatBytes(uint64_t bytes) {
   static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   double size = static_cast<double>(bytes);
@@ -265,7 +266,6 @@ std::string formatBytes(uint64_t bytes) {
     return std::to_string(bytes) + " B";
   return formatv("{0:f1} {1}", size, units[unit]).str();
 }
-} // namespace
 
 std::string getDataTypeName(int32_t dataType) {
   if (const DataTypeInfo *info = lookupDataType(dataType))

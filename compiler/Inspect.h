@@ -65,6 +65,10 @@ struct ModelSummary {
   uint64_t parameterBytes = 0;
 };
 
+/// Bytes in binary units with one decimal (`24 B`, `1.5 KiB`, `44.6 MiB`),
+/// for a reader's sense of scale.
+std::string formatBytes(uint64_t bytes);
+
 /// The printable name of an ONNX TensorProto data type (`float32`, `int64`,
 /// ...); `type<N>` for a number this build does not know.
 std::string getDataTypeName(int32_t dataType);
