@@ -13,8 +13,13 @@
 //     channels-last when it holds a depthwise convolution: their kernels
 //     keep the channels in the vector, where NCHW has short planes (7x7,
 //     14x14) that fill vectors poorly. Chains without (ResNet-like ones,
-//     whose 3x3 convolutions run Winograd in NCHW) stay NCHW. Mode `all`
-//     converts every eligible convolution.
+//     whose 3x3 convolutions run Winograd in NCHW) stay NCHW. Besides, a
+//     convolution with a small output plane (under 64 pixels, where
+//     Winograd does not apply either) goes channels-last on its own when its
+//     output channels fill 16-lane vectors better than its pixels do:
+//     ResNet's 7x7 stage, whose 49 pixels fill 4 vectors to 77% while its
+//     512 channels fill 32 to 100%. Its transposes are as small as its
+//     planes. Mode `all` converts every eligible convolution.
 //  3. Each chosen convolution becomes onnx.FusedConvNHWC between a Transpose
 //     to NHWC of X (and of the residual Z) and a Transpose back to NCHW.
 //  4. The transposes back to NCHW sink through the layout-agnostic ops
@@ -134,6 +139,20 @@ bool eligible(Operation *op, bool &depthwise) {
       return false;
   }
   return true;
+}
+
+/// Whether `conv` (eligible) has an output plane under 64 pixels that its
+/// output channels fill vectors of 16 lanes better than: M / roundup(M, 16)
+/// against P / roundup(P, 16), the fractions of the lanes in use.
+bool smallPlane(Operation *conv) {
+  auto yType = cast<RankedTensorType>(conv->getResult(0).getType());
+  int64_t m = yType.getDimSize(1), p = yType.getDimSize(2) * yType.getDimSize(3);
+  if (p >= 64 || m <= 0 || p <= 0)
+    return false;
+  auto fill = [](int64_t n) {
+    return static_cast<double>(n) / static_cast<double>((n + 15) / 16 * 16);
+  };
+  return fill(m) > fill(p);
 }
 
 /// Transposes to NHWC made for the converted convolutions, one per value:
@@ -388,7 +407,7 @@ struct OnnxChannelsLastPass : public impl::OnnxChannelsLastPassBase<OnnxChannels
     IRRewriter rewriter(&getContext());
     NHWCValues nhwc(rewriter);
     for (Operation *conv : convs)
-      if (chosenLeaders.contains(chains.classes.getLeaderValue(conv)))
+      if (chosenLeaders.contains(chains.classes.getLeaderValue(conv)) || smallPlane(conv))
         convertConv(rewriter, nhwc, conv);
 
     GreedyRewriteConfig config;

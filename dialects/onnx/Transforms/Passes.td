@@ -77,10 +77,14 @@ def OnnxChannelsLastPass : Pass<"onnx-channels-last", "::mlir::func::FuncOp"> {
   let summary = "Run convolution chains in channels-last (NHWC) layout";
   let description = [{
     Convolutions linked through elementwise ops and GlobalAveragePool form
-    chains. A chosen chain's convolutions become onnx.FusedConvNHWC between
-    transposes, and the transposes back to NCHW sink through the chain until
-    they cancel against the next convolution's, so only the chain's inputs
-    and outputs are transposed. Only float32 2-D convolutions with static
+    chains. A chain holding a depthwise convolution is chosen (mode
+    depthwise-chains) or every chain (mode all); so is, on its own, a
+    convolution whose output plane has under 64 pixels and whose output
+    channels fill 16-lane vectors better than those pixels do. The chosen
+    convolutions become onnx.FusedConvNHWC between transposes, and the
+    transposes back to NCHW sink through the chain until they cancel against
+    the next convolution's, so only the chain's inputs and outputs are
+    transposed. Only float32 2-D convolutions with static
     shapes, constant W and group 1 or depthwise take part (what the kernels
     compute); run it only when the lowering uses kernels.
   }];

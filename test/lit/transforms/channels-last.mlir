@@ -186,3 +186,55 @@ func.func @negative_f64(%x: tensor<1x4x8x8xf64>) -> tensor<1x4x8x8xf64> {
   %a = "onnx.Conv"(%x, %w, %none) {group = 4 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf64>, tensor<4x1x3x3xf64>, none) -> tensor<1x4x8x8xf64>
   return %a : tensor<1x4x8x8xf64>
 }
+
+// -----
+
+/// Small planes: ResNet's last stage. Both 3x3 convolutions have a 7x7
+/// output plane (49 pixels fill 4 vectors of 16 to 77%) and 32 output
+/// channels (2 vectors, 100%), so each goes channels-last although the chain
+/// has no depthwise convolution. The transpose between them cancels; the
+/// input is transposed once for the first conv and for the residual.
+// CHECK-LABEL: func.func @small_plane(
+// CHECK-SAME: %[[X:.*]]: tensor<1x32x7x7xf32>
+// CHECK: %[[XT:.*]] = "onnx.Transpose"(%[[X]]) <{perm = array<i64: 0, 2, 3, 1>}> : (tensor<1x32x7x7xf32>) -> tensor<1x7x7x32xf32>
+// CHECK: %[[A:.*]] = "onnx.FusedConvNHWC"(%[[XT]], {{.*}}) -> tensor<1x7x7x32xf32>
+// CHECK: %[[B:.*]] = "onnx.FusedConvNHWC"(%[[A]], %{{.*}}, %{{.*}}, %[[XT]]) {{.*}} -> tensor<1x7x7x32xf32>
+// CHECK: %[[Y:.*]] = "onnx.Transpose"(%[[B]]) <{perm = array<i64: 0, 3, 1, 2>}>
+// CHECK-NOT: onnx.Transpose
+// CHECK: return %[[Y]]
+func.func @small_plane(%x: tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  %w = "onnx.Constant"() {value = dense<0.5> : tensor<32x32x3x3xf32>} : () -> tensor<32x32x3x3xf32>
+  %a = "onnx.FusedConv"(%x, %w, %none, %none) {pads = array<i64: 1, 1, 1, 1>, activation = "Relu"} : (tensor<1x32x7x7xf32>, tensor<32x32x3x3xf32>, none, none) -> tensor<1x32x7x7xf32>
+  %b = "onnx.FusedConv"(%a, %w, %none, %x) {pads = array<i64: 1, 1, 1, 1>, activation = "Relu"} : (tensor<1x32x7x7xf32>, tensor<32x32x3x3xf32>, none, tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32>
+  return %b : tensor<1x32x7x7xf32>
+}
+
+/// A stride-2 convolution into a 7x7 plane converts on its own; the 14x14
+/// convolution before it (196 pixels) stays NCHW, with a transpose between.
+// CHECK-LABEL: func.func @small_plane_after_large(
+// CHECK: %[[A:.*]] = "onnx.Conv"({{.*}} -> tensor<1x32x14x14xf32>
+// CHECK: %[[AT:.*]] = "onnx.Transpose"(%[[A]]) <{perm = array<i64: 0, 2, 3, 1>}>
+// CHECK: "onnx.FusedConvNHWC"(%[[AT]], {{.*}}strides = array<i64: 2, 2>{{.*}} -> tensor<1x7x7x32xf32>
+func.func @small_plane_after_large(%x: tensor<1x32x14x14xf32>) -> tensor<1x32x7x7xf32> {
+  %none = "onnx.NoValue"() : () -> none
+  %w = "onnx.Constant"() {value = dense<0.5> : tensor<32x32x3x3xf32>} : () -> tensor<32x32x3x3xf32>
+  %a = "onnx.Conv"(%x, %w, %none) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x32x14x14xf32>, tensor<32x32x3x3xf32>, none) -> tensor<1x32x14x14xf32>
+  %b = "onnx.Conv"(%a, %w, %none) {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x32x14x14xf32>, tensor<32x32x3x3xf32>, none) -> tensor<1x32x7x7xf32>
+  return %b : tensor<1x32x7x7xf32>
+}
+
+/// Not small: an 8x8 plane (64 pixels fill 4 vectors); and a 7x7 plane with
+/// 8 output channels (half a vector, below the pixels' 77%).
+// CHECK-LABEL: func.func @negative_small_plane(
+// CHECK-NOT: onnx.FusedConvNHWC
+// CHECK-NOT: onnx.Transpose
+// CHECK: return
+func.func @negative_small_plane(%x: tensor<1x32x8x8xf32>, %y: tensor<1x32x7x7xf32>) -> (tensor<1x32x8x8xf32>, tensor<1x8x7x7xf32>) {
+  %none = "onnx.NoValue"() : () -> none
+  %w = "onnx.Constant"() {value = dense<0.5> : tensor<32x32x3x3xf32>} : () -> tensor<32x32x3x3xf32>
+  %v = "onnx.Constant"() {value = dense<0.5> : tensor<8x32x3x3xf32>} : () -> tensor<8x32x3x3xf32>
+  %a = "onnx.Conv"(%x, %w, %none) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x32x8x8xf32>, tensor<32x32x3x3xf32>, none) -> tensor<1x32x8x8xf32>
+  %b = "onnx.Conv"(%y, %v, %none) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x32x7x7xf32>, tensor<8x32x3x3xf32>, none) -> tensor<1x8x7x7xf32>
+  return %a, %b : tensor<1x32x8x8xf32>, tensor<1x8x7x7xf32>
+}

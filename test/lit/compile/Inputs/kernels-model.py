@@ -83,12 +83,21 @@ node("GlobalAveragePool", ["x"], "y_global_avg_pool")
 output("y_global_avg_pool", x.mean(dim=(2, 3), keepdim=True))
 
 # Stride 2, asymmetric pads (top 1, left 0, bottom 1, right 1), Sigmoid.
-w, b = rand(12, 8, 3, 3, scale=0.3), rand(12)
+# (10 output channels fill 10/16 of a vector, less than its 7x5 plane fills
+# 3 of them: it stays NCHW.)
+w, b = rand(10, 8, 3, 3, scale=0.3), rand(10)
 node("Conv", ["x", const("w_s2", w), const("b_s2", b)], "s2", pads=[1, 0, 1, 1],
      strides=[2, 2])
 node("Sigmoid", ["s2"], "y_conv_s2_sigmoid")
 output("y_conv_s2_sigmoid",
        torch.sigmoid(F.conv2d(F.pad(x, (0, 1, 1, 1)), t(w), t(b), stride=2)))
+
+# A small plane: 7x6 pixels fill 3 vectors to 88%, 32 output channels fill
+# 2 to 100%, so this one runs channels-last on its own, between transposes.
+w, b = rand(32, 8, 3, 3, scale=0.3), rand(32)
+node("Conv", ["x", const("w_sp", w), const("b_sp", b)], "sp", pads=[1, 1, 1, 1], strides=[2, 2])
+node("Relu", ["sp"], "y_small_plane_relu")
+output("y_small_plane_relu", F.relu(F.conv2d(x, t(w), t(b), padding=1, stride=2)))
 
 # 1x1 convolution plus a residual (another 1x1 convolution), HardSwish.
 w1, w2, b = rand(20, 8, 1, 1), rand(20, 8, 1, 1), rand(20)
