@@ -240,11 +240,14 @@ constexpr int vec_width(int isa) {
 
 namespace detail {
 /// NHWC conv: output pixels (rows of the GEMM) per block: the block's
-/// im2col rows (rows x K floats) stay near 256 KB; a multiple of 8 (every
-/// GEMM row tile), at most 256 rows and no more than one image needs.
-/// Depends on K and OH*OW only, never on the split.
+/// im2col rows (rows x K floats) stay within 1 MB; a multiple of 8 (every
+/// GEMM row tile), at most 256 rows and no more than one image needs. The
+/// weights stream once per block, each value used by the block's rows: a
+/// 7x7 image at K = 4608 is one block of 56 rows, not seven of 8 (which
+/// read ResNet's 9 MB layer from L3 seven times). Depends on K and OH*OW
+/// only, never on the split.
 inline int64_t nhwc_block_rows(int64_t K, int64_t P) {
-  int64_t rb = (int64_t(65536) / std::max<int64_t>(K, 1)) / 8 * 8;
+  int64_t rb = (int64_t(262144) / std::max<int64_t>(K, 1)) / 8 * 8;
   rb = std::max<int64_t>(8, std::min<int64_t>(256, rb));
   return std::min(rb, round_up(std::max<int64_t>(P, 1), 8));
 }
@@ -839,6 +842,7 @@ inline VT apply_act(VT x, int32_t act, float p0, float p1) {
 #else
 #define ONNXCC_NOINLINE
 #endif
+
 
 /// The epilogue y = act(acc + bias + z) of a GEMM tile runs in two passes
 /// over the tile, out of line (inlined into a microkernel, the activation
