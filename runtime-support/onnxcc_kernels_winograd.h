@@ -149,6 +149,85 @@ inline int64_t winograd_scratch_floats(int isa, int64_t C, int64_t M, int64_t H,
 }
 
 //===----------------------------------------------------------------------===//
+// Channels last: Winograd F(2x2, 3x3).
+//
+// For small planes in NHWC (ResNet's 7x7 stage), where the weights dominate:
+// F(2x2, 3x3) needs 16 transformed positions (weights 16/9 of the direct
+// ones, where F(4x4) needs 4x) for 2.25x fewer multiplications. Tile t
+// (image, tile row, tile column over the whole batch) reads a 4x4 input
+// patch d; V_xi = (B^T d B)_xi runs along the channels (one vector of
+// channels per step), the 16 products are GEMMs [tiles x C] x [C x M] with U_xi
+// packed as GEMM B panels, and A^T m A with the fused epilogue writes 2x2
+// outputs along the output channels.
+//===----------------------------------------------------------------------===//
+
+namespace detail {
+constexpr int kWino2Xi = 16;
+
+/// Tiles per block of conv2d_winograd_nhwc: their transformed input (16 x
+/// tiles x C floats) stays within 1 MB; a multiple of 8 (the GEMM row tile),
+/// at most 64 and no more than one image has. Independent of the batch.
+inline int64_t wino2_block_tiles(int64_t C, int64_t OH, int64_t OW) {
+  int64_t tb = (int64_t(262144) / (kWino2Xi * std::max<int64_t>(C, 1))) / 8 * 8;
+  tb = std::max<int64_t>(8, std::min<int64_t>(64, tb));
+  return std::min(tb, round_up(std::max<int64_t>(ceil_div(OH, 2) * ceil_div(OW, 2), 1), 8));
+}
+} // namespace detail
+
+/// Whether conv2d_winograd_nhwc handles this channels-last convolution and
+/// is expected to beat conv2d_nhwc: 3x3, stride 1, dilation 1, one group,
+/// at least 16 input and output channels, and a plane under 64 pixels (where
+/// conv2d_winograd does not apply; larger planes have not been measured).
+inline bool winograd_nhwc_applies(int isa, int64_t C, int64_t M, int64_t OH, int64_t OW,
+                                  int64_t KH, int64_t KW, int64_t SH, int64_t SW, int64_t DH,
+                                  int64_t DW, int64_t G) {
+  (void)isa;
+  if (KH != 3 || KW != 3 || SH != 1 || SW != 1 || DH != 1 || DW != 1 || G != 1)
+    return false;
+  return C >= 16 && M >= 16 && OH >= 1 && OW >= 1 && OH * OW < 64;
+}
+
+inline int64_t packed_winograd_nhwc_weights_floats(int isa, int64_t M, int64_t C) {
+  return detail::kWino2Xi * packed_gemm_b_floats(isa, C, M);
+}
+
+/// Transforms and packs weights w[M][C][3][3]: U = G g G^T (in double), each
+/// of the 16 positions as the B operand [C][M] of a GEMM in pack_gemm_b's
+/// panel layout: out[((xi * panels + j) * C + c) * NR + n] =
+/// U_xi[j*NR + n][c], zero for columns past M.
+inline void pack_winograd_nhwc_weights(int isa, const float *w, int64_t M, int64_t C,
+                                       float *out) {
+  const int64_t nr = gemm_nr(isa), panels = detail::ceil_div(M, nr);
+  // G for F(2x2, 3x3), interpolation points 0, +-1.
+  static const double g[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  for (int64_t j = 0; j < panels; ++j)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t n = 0; n < nr; ++n) {
+        const int64_t m = j * nr + n;
+        double u[4][4] = {};
+        if (m < M) {
+          const float *k = w + (m * C + c) * 9;
+          double t[4][3]; // G g
+          for (int i = 0; i < 4; ++i)
+            for (int q = 0; q < 3; ++q)
+              t[i][q] = g[i][0] * k[q] + g[i][1] * k[3 + q] + g[i][2] * k[6 + q];
+          for (int i = 0; i < 4; ++i)
+            for (int q = 0; q < 4; ++q)
+              u[i][q] = t[i][0] * g[q][0] + t[i][1] * g[q][1] + t[i][2] * g[q][2];
+        }
+        for (int xi = 0; xi < detail::kWino2Xi; ++xi)
+          out[((xi * panels + j) * C + c) * nr + n] = static_cast<float>(u[xi / 4][xi % 4]);
+      }
+}
+
+/// Scratch floats per part of conv2d_winograd_nhwc: the transformed input of
+/// one block of tiles and the 16 products of one B panel.
+inline int64_t winograd_nhwc_scratch_floats(int isa, int64_t C, int64_t OH, int64_t OW) {
+  const int64_t tb = detail::wino2_block_tiles(C, OH, OW);
+  return detail::kWino2Xi * tb * (C + gemm_nr(isa));
+}
+
+//===----------------------------------------------------------------------===//
 // Run-time kernel (SIMD; its own target pragma region).
 //===----------------------------------------------------------------------===//
 
@@ -511,6 +590,169 @@ inline int conv2d_winograd(const float *x, const float *wpacked, const float *bi
         wino_output(pbuf + r * ldp, pXi, nt, seg, ns, obuf, L, m0 + r, M, OH, OW, bp, zp, y, act,
                     p0, p1);
     }
+  }
+  return 0;
+}
+
+namespace detail {
+/// V for tiles t0 .. t0+nt-1: vbuf[(xi * tb + t - t0) * C + c] =
+/// (B^T d B)_xi of channel c, d the tile's 4x4 patch of x (NHWC, zeros
+/// outside).
+inline void wino2_input(const float *x, int64_t C, int64_t H, int64_t W, int64_t PT, int64_t PL,
+                        int64_t th, int64_t tw, int64_t t0, int64_t nt, int64_t tb, float *vbuf) {
+  constexpr int VW = Vec::W;
+  for (int64_t t = t0; t < t0 + nt; ++t) {
+    const int64_t b = t / (th * tw), r = t % (th * tw);
+    const int64_t ih0 = 2 * (r / tw) - PT, iw0 = 2 * (r % tw) - PL;
+    const float *src[4][4];
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) {
+        const int64_t ih = ih0 + i, iw = iw0 + j;
+        src[i][j] = ih >= 0 && ih < H && iw >= 0 && iw < W ? x + ((b * H + ih) * W + iw) * C
+                                                            : nullptr;
+      }
+    float *dst = vbuf + (t - t0) * C;
+    for (int64_t c = 0; c < C; c += VW) {
+      const int n = static_cast<int>(std::min<int64_t>(VW, C - c));
+      VT d[4][4];
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j)
+          d[i][j] = !src[i][j] ? Vec::zero()
+                    : n == VW  ? Vec::load(src[i][j] + c)
+                               : Vec::load_n(src[i][j] + c, n);
+      VT e[4][4]; // B^T d
+      for (int j = 0; j < 4; ++j) {
+        e[0][j] = Vec::sub(d[0][j], d[2][j]);
+        e[1][j] = Vec::add(d[1][j], d[2][j]);
+        e[2][j] = Vec::sub(d[2][j], d[1][j]);
+        e[3][j] = Vec::sub(d[1][j], d[3][j]);
+      }
+      for (int i = 0; i < 4; ++i) {
+        const VT v[4] = {Vec::sub(e[i][0], e[i][2]), Vec::add(e[i][1], e[i][2]),
+                         Vec::sub(e[i][2], e[i][1]), Vec::sub(e[i][1], e[i][3])};
+        for (int j = 0; j < 4; ++j) {
+          float *p = dst + (i * 4 + j) * tb * C + c;
+          if (n == VW)
+            Vec::store(p, v[j]);
+          else
+            Vec::store_n(p, v[j], n);
+        }
+      }
+    }
+  }
+}
+
+/// y (NHWC) for tiles t0 .. t0+nt-1 and output channels n0 .. n0+ncols-1:
+/// act(A^T m A + bias + z), m the 16 products in pbuf[(xi * tb + t - t0) *
+/// NR + n]; outputs past OH / OW are not written.
+inline void wino2_output(const float *pbuf, int64_t tb, int64_t t0, int64_t nt, int64_t th,
+                         int64_t tw, int64_t OH, int64_t OW, int64_t M, int64_t n0, int ncols,
+                         const float *bias, const float *z, float *y, int32_t act, float p0,
+                         float p1) {
+  constexpr int VW = Vec::W;
+  const int64_t nr = VW * Vec::NV;
+  for (int64_t t = t0; t < t0 + nt; ++t) {
+    const int64_t b = t / (th * tw), r = t % (th * tw);
+    const int64_t oh0 = 2 * (r / tw), ow0 = 2 * (r % tw);
+    for (int n = 0; n < ncols; n += VW) {
+      const int k = std::min(VW, ncols - n);
+      VT m[4][4];
+      for (int xi = 0; xi < kWino2Xi; ++xi) {
+        const float *p = pbuf + (xi * tb + t - t0) * nr + n;
+        m[xi / 4][xi % 4] = k == VW ? Vec::load(p) : Vec::load_n(p, k);
+      }
+      VT s[2][4]; // A^T m
+      for (int j = 0; j < 4; ++j) {
+        s[0][j] = Vec::add(Vec::add(m[0][j], m[1][j]), m[2][j]);
+        s[1][j] = Vec::sub(Vec::sub(m[1][j], m[2][j]), m[3][j]);
+      }
+      const VT bv = !bias ? Vec::zero() : k == VW ? Vec::load(bias + n0 + n)
+                                                  : Vec::load_n(bias + n0 + n, k);
+      for (int i = 0; i < 2; ++i) {
+        if (oh0 + i >= OH)
+          break;
+        const VT o[2] = {Vec::add(Vec::add(s[i][0], s[i][1]), s[i][2]),
+                         Vec::sub(Vec::sub(s[i][1], s[i][2]), s[i][3])};
+        for (int j = 0; j < 2; ++j) {
+          if (ow0 + j >= OW)
+            break;
+          const int64_t at = ((b * OH + oh0 + i) * OW + ow0 + j) * M + n0 + n;
+          VT v = Vec::add(o[j], bv);
+          if (z)
+            v = Vec::add(v, k == VW ? Vec::load(z + at) : Vec::load_n(z + at, k));
+          if (act != kActNone)
+            v = apply_act(v, act, p0, p1);
+          if (k == VW)
+            Vec::store(y + at, v);
+          else
+            Vec::store_n(y + at, v, k);
+        }
+      }
+    }
+  }
+}
+} // namespace detail
+
+/// 3x3 stride-1 convolution (group 1), channels last, by Winograd F(2x2,
+/// 3x3): x [batch][H][W][C], y and z [batch][OH][OW][M], weights packed by
+/// pack_winograd_nhwc_weights, y = act(conv + bias + z). Work units are
+/// (block of tiles, B panel); a part builds a block's V once for its
+/// consecutive units. Results are bitwise identical for any `parts`; z may
+/// be y itself.
+inline int conv2d_winograd_nhwc(const float *x, const float *wpacked, const float *bias,
+                                int32_t has_bias, const float *z, int32_t has_z, float *y,
+                                float *scratch, int64_t batch, int64_t C, int64_t H, int64_t W,
+                                int64_t M, int64_t OH, int64_t OW, int64_t PT, int64_t PL,
+                                int64_t PB, int64_t PR, int32_t act, float p0, float p1,
+                                int64_t part, int64_t parts, int32_t isa_check) {
+  using namespace detail;
+  if (isa_check != ONNXCC_KERNELS_ISA)
+    return kStatusWrongIsa;
+  (void)PB, (void)PR;
+  constexpr int MR = Vec::GemmMR;
+  const int isa = ONNXCC_KERNELS_ISA;
+  const int64_t nr = Vec::W * Vec::NV;
+  const int64_t th = ceil_div(OH, 2), tw = ceil_div(OW, 2), tiles = batch * th * tw;
+  if (tiles <= 0 || M <= 0)
+    return 0;
+  const int64_t tb = wino2_block_tiles(C, OH, OW), nblocks = ceil_div(tiles, tb);
+  const int64_t npan = ceil_div(M, nr);
+  int64_t u0, u1;
+  part_range(nblocks * npan, part, parts, u0, u1);
+  float *vbuf = scratch + part * winograd_nhwc_scratch_floats(isa, C, OH, OW);
+  float *pbuf = vbuf + kWino2Xi * tb * C;
+  const float *bp = has_bias ? bias : nullptr;
+  const float *zp = has_z ? z : nullptr;
+  int64_t built = -1;
+  for (int64_t u = u0; u < u1; ++u) {
+    const int64_t blk = u / npan, pan = u % npan;
+    const int64_t t0 = blk * tb, nt = std::min(tb, tiles - t0);
+    if (blk != built) {
+      wino2_input(x, C, H, W, PT, PL, th, tw, t0, nt, tb, vbuf);
+      built = blk;
+    }
+    const int64_t n0 = pan * nr;
+    const int ncols = static_cast<int>(std::min(nr, M - n0));
+    for (int xi = 0; xi < kWino2Xi; ++xi) {
+      const float *a = vbuf + xi * tb * C;
+      const float *bk = wpacked + (xi * npan + pan) * C * nr;
+      float *cp = pbuf + xi * tb * nr;
+      for (int64_t m = 0; m < nt;) {
+        const int64_t rest = nt - m;
+        const int step = rest >= MR ? MR : (MR > 2 && rest >= 2) ? 2 : 1;
+        if (step == MR)
+          ukernel_cols<MR, false>(C, a + m * C, C, bk, nr, false, cp + m * nr, nr, ncols, MR,
+                                  false, nullptr);
+        else if (step == 2)
+          ukernel_cols<2, false>(C, a + m * C, C, bk, nr, false, cp + m * nr, nr, ncols, 2, false,
+                                 nullptr);
+        else
+          ukernel_cols<1, false>(C, a + m * C, C, bk, nr, false, cp + m * nr, nr, ncols, 1, false,
+                                 nullptr);
+        m += step;
+      }
+    }
+    wino2_output(pbuf, tb, t0, nt, th, tw, OH, OW, M, n0, ncols, bp, zp, y, act, p0, p1);
   }
   return 0;
 }

@@ -19,7 +19,10 @@
 //   MaxPool (2-D), GlobalAveragePool  max_pool2d, global_avg_pool.
 //   FusedConvNHWC (onnx-channels-last)  depthwise_conv2d_nhwc (channels in
 //                      the vector) or conv2d_nhwc (im2col rows + the packed-B
-//                      GEMM; a 1x1 convolution is the GEMM itself).
+//                      GEMM; a 1x1 convolution is the GEMM itself); 3x3
+//                      stride-1 ones on small planes, where
+//                      winograd_nhwc_applies, to conv2d_winograd_nhwc
+//                      (F(2x2, 3x3)).
 //   ReduceMean over consecutive axes  reduce_mean_mid.
 //
 // The epilogue (bias, residual Z, activation) runs inside the kernel as it
@@ -318,12 +321,16 @@ template <typename OpTy> struct ConvKernelLowering : KernelPattern<OpTy> {
     // NCHW: depthwise, Winograd (3x3 stride 1, where the header says it
     // pays) and im2col + GEMM; channels-last: depthwise and im2col + GEMM
     // (group 1).
-    enum { Direct, Depthwise, Winograd, DirectNHWC, DepthwiseNHWC } algorithm = Direct;
+    enum { Direct, Depthwise, Winograd, DirectNHWC, DepthwiseNHWC, WinogradNHWC } algorithm =
+        Direct;
     bool depthwise = G == C && M == C && C > 1;
     if (kChannelsLast) {
       if (!depthwise && G != 1)
         return rewriter.notifyMatchFailure(op, "a grouped channels-last convolution");
       algorithm = depthwise ? DepthwiseNHWC : DirectNHWC;
+      if (!depthwise &&
+          k::winograd_nhwc_applies(target, C, M, OH, OW, KH, KW, SH, SW, DH, DW, G))
+        algorithm = WinogradNHWC;
     } else if (depthwise) {
       algorithm = Depthwise;
     } else if (k::winograd_applies(target, C, M, OH, OW, KH, KW, SH, SW, DH, DW, G)) {
@@ -349,6 +356,11 @@ template <typename OpTy> struct ConvKernelLowering : KernelPattern<OpTy> {
       weightBuffer = packedConstant(rewriter, loc, op, "_nhwc", packed);
       scratch = k::conv2d_nhwc_scratch_floats(target, C, KH, KW, OH, OW, SH, SW, PT, PL, PB, PR,
                                               DH, DW);
+    } else if (algorithm == WinogradNHWC) {
+      std::vector<float> packed(k::packed_winograd_nhwc_weights_floats(target, M, C));
+      k::pack_winograd_nhwc_weights(target, weights->data(), M, C, packed.data());
+      weightBuffer = packedConstant(rewriter, loc, op, "_winograd_nhwc", packed);
+      scratch = k::winograd_nhwc_scratch_floats(target, C, OH, OW);
     } else if (algorithm == Winograd) {
       std::vector<float> packed(k::packed_winograd_weights_floats(target, M, C));
       k::pack_winograd_weights(target, weights->data(), M, C, packed.data());
@@ -377,7 +389,7 @@ template <typename OpTy> struct ConvKernelLowering : KernelPattern<OpTy> {
       call.i64(v);
     if (algorithm != Depthwise && algorithm != DepthwiseNHWC)
       call.i64(M);
-    if (algorithm == Winograd) {
+    if (algorithm == Winograd || algorithm == WinogradNHWC) {
       for (int64_t v : {OH, OW, PT, PL, PB, PR})
         call.i64(v);
     } else if (algorithm == DepthwiseNHWC) {
@@ -391,10 +403,11 @@ template <typename OpTy> struct ConvKernelLowering : KernelPattern<OpTy> {
       call.i64(G);
     call.activation(*act);
     call.partition();
-    if (algorithm == Direct || algorithm == DirectNHWC)
+    if (algorithm == Direct || algorithm == DirectNHWC || algorithm == WinogradNHWC)
       call.i32(target);
-    static constexpr StringLiteral names[] = {"conv2d", "depthwise_conv2d", "conv2d_winograd",
-                                              "conv2d_nhwc", "depthwise_conv2d_nhwc"};
+    static constexpr StringLiteral names[] = {"conv2d",          "depthwise_conv2d",
+                                              "conv2d_winograd", "conv2d_nhwc",
+                                              "depthwise_conv2d_nhwc", "conv2d_winograd_nhwc"};
     call.emit(op, names[algorithm]);
     rewriter.replaceOp(op, resultTensor(rewriter, loc, out, yType, {}));
     return success();

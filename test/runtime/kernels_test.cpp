@@ -701,8 +701,27 @@ float normal(Rng &rng) {
 /// (Winograd rounds like a transform of the whole tile, not per term),
 /// scaled through the activation. he: N(0,1) inputs and He-initialised
 /// weights, no epilogue; *relErr gets max |err| / max |out|.
+/// [n][c][h][w] -> [n][h][w][c], or back when `back`.
+std::vector<float> relayout(const std::vector<float> &v, int64_t n, int64_t c, int64_t h,
+                            int64_t w, bool back) {
+  std::vector<float> out(v.size());
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t q = 0; q < h * w; ++q) {
+        const int64_t nchw = (b * c + ch) * h * w + q, nhwc = (b * h * w + q) * c + ch;
+        if (back)
+          out[nchw] = v[nhwc];
+        else
+          out[nhwc] = v[nchw];
+      }
+  return out;
+}
+
+/// (nhwc: the same case through conv2d_winograd_nhwc, F(2x2, 3x3), with x,
+/// z and y channels-last.)
 std::string run_wino(const WinoCase &t, int act, bool hasBias, bool hasZ, uint64_t seed,
-                     bool aliasZ = false, bool he = false, double *relErr = nullptr) {
+                     bool aliasZ = false, bool he = false, double *relErr = nullptr,
+                     bool nhwc = false) {
   Rng rng(seed);
   const int64_t oh = t.h + t.pt + t.pb - 2, ow = t.w + t.pl + t.pr - 2;
   std::vector<float> x(t.n * t.c * t.h * t.w), w(t.m * t.c * 9), bias(t.m), z(t.n * t.m * oh * ow);
@@ -717,26 +736,38 @@ std::string run_wino(const WinoCase &t, int act, bool hasBias, bool hasZ, uint64
     v = rng.uniform();
   float p0, p1;
   act_params(act, p0, p1);
-  Guarded wp(k::packed_winograd_weights_floats(kIsa, t.m, t.c));
-  k::pack_winograd_weights(kIsa, w.data(), t.m, t.c, wp.data());
+  Guarded wp(nhwc ? k::packed_winograd_nhwc_weights_floats(kIsa, t.m, t.c)
+                  : k::packed_winograd_weights_floats(kIsa, t.m, t.c));
+  if (nhwc)
+    k::pack_winograd_nhwc_weights(kIsa, w.data(), t.m, t.c, wp.data());
+  else
+    k::pack_winograd_weights(kIsa, w.data(), t.m, t.c, wp.data());
   if (!wp.guards_ok())
     return "pack_winograd_weights wrote out of bounds";
   const int64_t sf =
-      k::winograd_scratch_floats(kIsa, t.c, t.m, t.h, t.w, oh, ow, t.pt, t.pl, t.pb, t.pr);
+      nhwc ? k::winograd_nhwc_scratch_floats(kIsa, t.c, oh, ow)
+           : k::winograd_scratch_floats(kIsa, t.c, t.m, t.h, t.w, oh, ow, t.pt, t.pl, t.pb, t.pr);
+  const std::vector<float> xl = nhwc ? relayout(x, t.n, t.c, t.h, t.w, false) : x;
+  const std::vector<float> zl = nhwc ? relayout(z, t.n, t.m, oh, ow, false) : z;
   const int64_t ysize = t.n * t.m * oh * ow;
   std::vector<float> nans(ysize + t.m, std::numeric_limits<float>::quiet_NaN());
   std::vector<float> first;
   for (int parts = 1; parts <= 3; ++parts) {
     Guarded y(ysize, 777.0f), scratch(sf * parts, 3.0e38f);
-    const float *zp = hasZ ? z.data() : nans.data();
+    const float *zp = hasZ ? zl.data() : nans.data();
     if (aliasZ) {
-      std::memcpy(y.data(), z.data(), ysize * sizeof(float));
+      std::memcpy(y.data(), zl.data(), ysize * sizeof(float));
       zp = y.data();
     }
     for (int64_t p = 0; p < parts; ++p) {
-      int rc = k::conv2d_winograd(x.data(), wp.data(), hasBias ? bias.data() : nans.data(),
-                                  hasBias, zp, hasZ, y.data(), scratch.data(), t.n, t.c, t.h, t.w,
-                                  t.m, oh, ow, t.pt, t.pl, t.pb, t.pr, act, p0, p1, p, parts);
+      const float *bp = hasBias ? bias.data() : nans.data();
+      int rc = nhwc ? k::conv2d_winograd_nhwc(xl.data(), wp.data(), bp, hasBias, zp, hasZ,
+                                              y.data(), scratch.data(), t.n, t.c, t.h, t.w, t.m,
+                                              oh, ow, t.pt, t.pl, t.pb, t.pr, act, p0, p1, p,
+                                              parts, kIsa)
+                    : k::conv2d_winograd(xl.data(), wp.data(), bp, hasBias, zp, hasZ, y.data(),
+                                         scratch.data(), t.n, t.c, t.h, t.w, t.m, oh, ow, t.pt,
+                                         t.pl, t.pb, t.pr, act, p0, p1, p, parts);
       if (rc != 0)
         return "conv2d_winograd returned " + std::to_string(rc);
     }
@@ -749,6 +780,8 @@ std::string run_wino(const WinoCase &t, int act, bool hasBias, bool hasZ, uint64
     else if (std::memcmp(first.data(), y.data(), ysize * sizeof(float)) != 0)
       return "parts=" + std::to_string(parts) + " differs bitwise from parts=1";
   }
+  if (nhwc)
+    first = relayout(first, t.n, t.m, oh, ow, true);
   std::vector<double> sums(ysize);
   double maxSum = 0;
   for (int64_t b = 0; b < t.n; ++b)
@@ -799,7 +832,9 @@ std::string run_wino(const WinoCase &t, int act, bool hasBias, bool hasZ, uint64
   return "";
 }
 
-void test_winograd() {
+/// conv2d_winograd, or with `nhwc` conv2d_winograd_nhwc, on the same cases.
+void test_winograd(bool nhwc) {
+  const std::string kname = nhwc ? "conv2d_winograd_nhwc" : "conv2d_winograd";
   int bad = 0, idx = 0;
   std::string detail;
   const WinoCase cases[] = {
@@ -823,29 +858,31 @@ void test_winograd() {
     for (int variant = 0; variant < 3; ++variant) {
       int act = (idx * 3 + variant) % 11;
       bool hasBias = (idx + variant) % 2 == 0, hasZ = (idx + variant) % 3 != 1;
-      std::string err = run_wino(t, act, hasBias, hasZ, 500 + idx * 7 + variant);
+      std::string err =
+          run_wino(t, act, hasBias, hasZ, 500 + idx * 7 + variant, false, false, nullptr, nhwc);
       if (!err.empty() && !bad++)
         detail = wino_name(t) + ": " + err;
     }
     ++idx;
   }
-  report("conv2d_winograd shapes (" + std::to_string(idx) + " shapes x 3 epilogues, parts 1-3)",
+  report(kname + " shapes (" + std::to_string(idx) + " shapes x 3 epilogues, parts 1-3)",
          bad, detail);
 
   bad = 0;
   for (int act = 0; act <= 10; ++act) {
     WinoCase t{2, 9, 11, 10, 13, 1, 1, 1, 1};
-    std::string err = run_wino(t, act, act % 2 == 0, true, 600 + act, /*aliasZ=*/act % 2 == 1);
+    std::string err = run_wino(t, act, act % 2 == 0, true, 600 + act,
+                               /*aliasZ=*/act % 2 == 1, false, nullptr, nhwc);
     if (!err.empty() && !bad++)
       detail = wino_name(t) + ": " + err;
   }
   for (int64_t hw = 1; hw <= 13; ++hw) {
     WinoCase t{1, 3, hw, 14 - hw, 5, 1, 1, 1, 1};
-    std::string err = run_wino(t, 1, true, true, 700 + hw, /*aliasZ=*/true);
+    std::string err = run_wino(t, 1, true, true, 700 + hw, /*aliasZ=*/true, false, nullptr, nhwc);
     if (!err.empty() && !bad++)
       detail = wino_name(t) + ": " + err;
   }
-  report("conv2d_winograd activations 0..10, in place (z == y), edge tiles", bad, detail);
+  report(kname + " activations 0..10, in place (z == y), edge tiles", bad, detail);
 
   // Accuracy of F(4x4, 3x3): N(0,1) inputs, He-initialised weights.
   bad = 0;
@@ -855,17 +892,28 @@ void test_winograd() {
                           {1, 512, 7, 7, 16, 1, 1, 1, 1}};
   for (const WinoCase &t : acc) {
     double rel = 0;
-    std::string err = run_wino(t, 0, false, false, 800 + t.c, false, true, &rel);
+    std::string err = run_wino(t, 0, false, false, 800 + t.c, false, true, &rel, nhwc);
     worst = std::max(worst, rel);
     if ((!err.empty() || rel > 1e-4) && !bad++)
       detail = wino_name(t) + ": " + (err.empty() ? "max err / max |y| too big" : err);
   }
   char buf[80];
   std::snprintf(buf, sizeof buf, "max err / max |y| = %.3g", worst);
-  report("conv2d_winograd accuracy (He weights, C 64..512, <= 1e-4 of max |y|)", bad,
+  report(kname + " accuracy (He weights, C 64..512, <= 1e-4 of max |y|)", bad,
          bad ? detail + "; " + buf : buf);
 
   // Applicability and packing size.
+  if (nhwc) {
+    bool ok = k::winograd_nhwc_applies(kIsa, 512, 512, 7, 7, 3, 3, 1, 1, 1, 1, 1) &&
+              !k::winograd_nhwc_applies(kIsa, 512, 512, 8, 8, 3, 3, 1, 1, 1, 1, 1) &&
+              !k::winograd_nhwc_applies(kIsa, 512, 512, 7, 7, 3, 3, 2, 2, 1, 1, 1) &&
+              !k::winograd_nhwc_applies(kIsa, 512, 512, 7, 7, 3, 3, 1, 1, 2, 2, 1) &&
+              !k::winograd_nhwc_applies(kIsa, 512, 512, 7, 7, 3, 3, 1, 1, 1, 1, 2) &&
+              !k::winograd_nhwc_applies(kIsa, 512, 512, 7, 7, 1, 1, 1, 1, 1, 1, 1) &&
+              !k::winograd_nhwc_applies(kIsa, 8, 512, 7, 7, 3, 3, 1, 1, 1, 1, 1);
+    report("winograd_nhwc_applies", !ok, "");
+    return;
+  }
   bool ok = k::winograd_applies(kIsa, 64, 64, 56, 56, 3, 3, 1, 1, 1, 1, 1) &&
             !k::winograd_applies(kIsa, 64, 64, 56, 56, 3, 3, 2, 2, 1, 1, 1) &&
             !k::winograd_applies(kIsa, 64, 64, 56, 56, 3, 3, 1, 1, 2, 2, 1) &&
@@ -1564,7 +1612,8 @@ int main() {
   test_depthwise_shapes();
   test_activation_edges();
   test_pooling();
-  test_winograd();
+  test_winograd(false);
+  test_winograd(true);
   test_nhwc_packing();
   test_depthwise_nhwc();
   test_conv_nhwc();

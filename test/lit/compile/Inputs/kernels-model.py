@@ -98,6 +98,16 @@ w, b = rand(32, 8, 3, 3, scale=0.3), rand(32)
 node("Conv", ["x", const("w_sp", w), const("b_sp", b)], "sp", pads=[1, 1, 1, 1], strides=[2, 2])
 node("Relu", ["sp"], "y_small_plane_relu")
 output("y_small_plane_relu", F.relu(F.conv2d(x, t(w), t(b), padding=1, stride=2)))
+sp = F.relu(F.conv2d(x, t(w), t(b), padding=1, stride=2))
+
+# On that plane, a 3x3 stride-1 convolution over 32 channels with the
+# residual and Relu: channels-last Winograd F(2x2, 3x3).
+w, b = rand(32, 32, 3, 3, scale=0.15), rand(32)
+node("Conv", ["y_small_plane_relu", const("w_spw", w), const("b_spw", b)], "spw",
+     pads=[1, 1, 1, 1])
+node("Add", ["spw", "y_small_plane_relu"], "spw_res")
+node("Relu", ["spw_res"], "y_small_plane_winograd")
+output("y_small_plane_winograd", F.relu(F.conv2d(sp, t(w), t(b), padding=1) + sp))
 
 # 1x1 convolution plus a residual (another 1x1 convolution), HardSwish.
 w1, w2, b = rand(20, 8, 1, 1), rand(20, 8, 1, 1), rand(20)
