@@ -1052,16 +1052,25 @@ inline void copy_strided(float *d, const float *s, int64_t n, int64_t sw) {
 /// Writes `n` im2col values of one K row into the packed block: pixels q ..
 /// q+n-1 of the block (which may cross tile boundaries), read from `row`
 /// (null: the row is padding) at columns iw0, iw0+sw, ...
+/// Of `n` pixels reading columns iw0, iw0+sw, ...: how many lead into the
+/// left padding, and how many valid columns follow.
+inline void im2col_span(int64_t n, int64_t iw0, int64_t sw, int64_t W, int64_t &lead,
+                        int64_t &valid) {
+  lead = iw0 < 0 ? std::min(n, ceil_div(-iw0, sw)) : 0;
+  int64_t lastValid = iw0 <= W - 1 ? (W - 1 - iw0) / sw : -1; // last j with col < W
+  valid = std::max<int64_t>(0, std::min(n - 1, lastValid) - lead + 1);
+}
+
+/// (lead, valid: im2col_span's, or -1 to compute them here.)
 inline void im2col_run(float *blk, int64_t kc, int64_t kk, int64_t q, int64_t n, const float *row,
-                       int64_t iw0, int64_t sw, int64_t W) {
+                       int64_t iw0, int64_t sw, int64_t W, int64_t lead = -1,
+                       int64_t valid = -1) {
   const int64_t nr = Vec::W * Vec::NV;
   // Leading / trailing pixels whose column falls into the padding.
-  int64_t lead = 0, valid = 0;
-  if (row) {
-    lead = iw0 < 0 ? std::min(n, ceil_div(-iw0, sw)) : 0;
-    int64_t lastValid = iw0 <= W - 1 ? (W - 1 - iw0) / sw : -1; // last j with col < W
-    valid = std::max<int64_t>(0, std::min(n - 1, lastValid) - lead + 1);
-  }
+  if (!row)
+    lead = valid = 0;
+  else if (lead < 0)
+    im2col_span(n, iw0, sw, W, lead, valid);
   int64_t j = 0;
   while (j < n) {
     int64_t qq = q + j;
@@ -1093,17 +1102,27 @@ struct ConvShape {
 inline void pack_im2col(const float *x, const ConvShape &s, int64_t k0, int64_t kc, int64_t p0,
                         int64_t np, float *blk) {
   const int64_t khw = s.KH * s.KW, nr = Vec::W * Vec::NV;
+  const int64_t oh0 = p0 / s.OW, ow0 = p0 % s.OW;
   for (int64_t kk = 0; kk < kc; ++kk) {
     int64_t k = k0 + kk, ch = k / khw, kh = (k % khw) / s.KW, kw = k % s.KW;
     const float *plane = x + ch * s.H * s.W;
-    int64_t q = 0;
+    // Runs over whole output rows share their padding split (no divisions
+    // per row: these runs are short, 7 to 112 pixels).
+    const int64_t iwFull = -s.PL + kw * s.DW;
+    int64_t leadFull, validFull;
+    im2col_span(s.OW, iwFull, s.SW, s.W, leadFull, validFull);
+    int64_t q = 0, oh = oh0, ow = ow0;
     while (q < np) {
-      int64_t p = p0 + q, oh = p / s.OW, ow = p % s.OW;
       int64_t n = std::min(np - q, s.OW - ow);
       int64_t ih = oh * s.SH - s.PT + kh * s.DH;
       const float *row = (ih >= 0 && ih < s.H) ? plane + ih * s.W : nullptr;
-      im2col_run(blk, kc, kk, q, n, row, ow * s.SW - s.PL + kw * s.DW, s.SW, s.W);
+      if (ow == 0 && n == s.OW)
+        im2col_run(blk, kc, kk, q, n, row, iwFull, s.SW, s.W, leadFull, validFull);
+      else
+        im2col_run(blk, kc, kk, q, n, row, ow * s.SW - s.PL + kw * s.DW, s.SW, s.W);
       q += n;
+      ow = 0;
+      ++oh;
     }
     // Zero the unused lanes of a partial last tile (they are loaded, never
     // stored).
