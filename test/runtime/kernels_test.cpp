@@ -902,25 +902,32 @@ void test_winograd(bool nhwc) {
   report(kname + " accuracy (He weights, C 64..512, <= 1e-4 of max |y|)", bad,
          bad ? detail + "; " + buf : buf);
 
-  // Applicability and packing size.
-  if (nhwc) {
-    bool ok = k::winograd_nhwc_applies(kIsa, 512, 512, 7, 7, 3, 3, 1, 1, 1, 1, 1) &&
-              !k::winograd_nhwc_applies(kIsa, 512, 512, 8, 8, 3, 3, 1, 1, 1, 1, 1) &&
-              !k::winograd_nhwc_applies(kIsa, 512, 512, 7, 7, 3, 3, 2, 2, 1, 1, 1) &&
-              !k::winograd_nhwc_applies(kIsa, 512, 512, 7, 7, 3, 3, 1, 1, 2, 2, 1) &&
-              !k::winograd_nhwc_applies(kIsa, 512, 512, 7, 7, 3, 3, 1, 1, 1, 1, 2) &&
-              !k::winograd_nhwc_applies(kIsa, 512, 512, 7, 7, 1, 1, 1, 1, 1, 1, 1) &&
-              !k::winograd_nhwc_applies(kIsa, 8, 512, 7, 7, 3, 3, 1, 1, 1, 1, 1);
-    report("winograd_nhwc_applies", !ok, "");
-    return;
-  }
-  bool ok = k::winograd_applies(kIsa, 64, 64, 56, 56, 3, 3, 1, 1, 1, 1, 1) &&
-            !k::winograd_applies(kIsa, 64, 64, 56, 56, 3, 3, 2, 2, 1, 1, 1) &&
-            !k::winograd_applies(kIsa, 64, 64, 56, 56, 3, 3, 1, 1, 2, 2, 1) &&
-            !k::winograd_applies(kIsa, 64, 64, 56, 56, 3, 3, 1, 1, 1, 1, 2) &&
-            !k::winograd_applies(kIsa, 64, 64, 56, 56, 5, 5, 1, 1, 1, 1, 1) &&
-            !k::winograd_applies(kIsa, 3, 64, 224, 224, 3, 3, 1, 1, 1, 1, 1);
-  report("winograd_applies", !ok, "");
+  // Applicability: 3x3, stride 1, dilation 1, one group, C and M >= 16;
+  // NCHW from 64 output pixels, channels-last below.
+  struct Applies {
+    int64_t c, m, oh, ow, kh, sh, dh, g;
+    bool nchw, nhwc;
+  };
+  const Applies cases2[] = {
+      {64, 64, 56, 56, 3, 1, 1, 1, true, false},  {64, 64, 56, 56, 3, 2, 1, 1, false, false},
+      {64, 64, 56, 56, 3, 1, 2, 1, false, false}, {64, 64, 56, 56, 3, 1, 1, 2, false, false},
+      {64, 64, 56, 56, 5, 1, 1, 1, false, false}, {3, 64, 224, 224, 3, 1, 1, 1, false, false},
+      {512, 512, 7, 7, 3, 1, 1, 1, false, true},  {512, 512, 8, 8, 3, 1, 1, 1, true, false},
+      {512, 512, 7, 7, 3, 2, 1, 1, false, false}, {512, 512, 7, 7, 3, 1, 2, 1, false, false},
+      {512, 512, 7, 7, 3, 1, 1, 2, false, false}, {512, 512, 7, 7, 1, 1, 1, 1, false, false},
+      {8, 512, 7, 7, 3, 1, 1, 1, false, false},
+  };
+  auto applies = nhwc ? k::winograd_nhwc_applies : k::winograd_applies;
+  bad = 0;
+  for (const Applies &t : cases2)
+    if (applies(kIsa, t.c, t.m, t.oh, t.ow, t.kh, t.kh, t.sh, t.sh, t.dh, t.dh, t.g) !=
+            (nhwc ? t.nhwc : t.nchw) &&
+        !bad++)
+      detail = "c" + std::to_string(t.c) + " m" + std::to_string(t.m) + " " +
+               std::to_string(t.oh) + "x" + std::to_string(t.ow) + " k" + std::to_string(t.kh) +
+               " s" + std::to_string(t.sh) + " d" + std::to_string(t.dh) + " g" +
+               std::to_string(t.g);
+  report(nhwc ? "winograd_nhwc_applies" : "winograd_applies", bad, bad ? detail : "");
 }
 //===----------------------------------------------------------------------===//
 // Depthwise shapes of MobileNetV2 / EfficientNet, and size sweeps (tails)
