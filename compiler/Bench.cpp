@@ -77,6 +77,9 @@ constexpr const char *harnessTemplate = R"(// Timing harness written by onnxcc b
 
 #include <fstream>
 #include <sys/resource.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #ifdef @NAME@_NUM_SYMBOLS
 #error "onnxcc bench compiles models with static shapes"
@@ -103,6 +106,27 @@ void *allocate(size_t bytes, size_t align) {
   if (p)
     memset(p, 0, size ? size : align);
   return p;
+}
+
+/// The arena, zeroed. On Linux a block of 2 MB or more is 2 MB-aligned and
+/// marked MADV_HUGEPAGE, so that transparent huge pages back it where the
+/// system allows them: the first run then takes a page fault per 2 MB of
+/// arena, not per 4 KB (ResNet-18's 4 MB: about 980 fewer faults, some 2 ms
+/// of its cold start). The arena is one block of a size known at compile
+/// time, so an application can do the same (ABI.md, "The arena").
+void *allocateArena(size_t bytes, size_t align) {
+#ifdef __linux__
+  const size_t huge = size_t(2) << 20;
+  if (bytes >= huge && align <= huge) {
+    size_t size = (bytes + huge - 1) / huge * huge;
+    if (void *p = aligned_alloc(huge, size)) {
+      (void)madvise(p, size, MADV_HUGEPAGE); // a hint: no effect where THP is off
+      memset(p, 0, size);
+      return p;
+    }
+  }
+#endif
+  return allocate(bytes, align);
 }
 
 /// splitmix64: a small generator with the same sequence everywhere.
@@ -270,7 +294,7 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  void *arena = allocate(@NAME@_ARENA_SIZE, @NAME@_ARENA_ALIGN);
+  void *arena = allocateArena(@NAME@_ARENA_SIZE, @NAME@_ARENA_ALIGN);
   if (!arena) {
     fprintf(stderr, "cannot allocate the %zu-byte arena\n", (size_t)@NAME@_ARENA_SIZE);
     return 2;
