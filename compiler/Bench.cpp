@@ -65,6 +65,7 @@ constexpr const char *harnessTemplate = R"(// Timing harness written by onnxcc b
 //                      that counts the parent's memory when it spawned the
 //                      harness without a fork)
 // --outputs DIR writes output K of the last run to DIR/output_K.bin.
+#define @NAME@_NO_CXX_WRAPPER
 #include "@NAME@.h"
 
 #include <chrono>

@@ -410,6 +410,7 @@ constexpr const char *harnessTemplate = R"(// Generic harness written by onnxcc 
 // With symbolic dims, --describe also prints `sym NAME` lines, and a run is
 //   run --dims=D0,D1,... SHAPE:IN... -- SHAPE:OUT...
 // with each tensor's actual shape (dims joined by 'x', empty for a scalar).
+#define @NAME@_NO_CXX_WRAPPER
 #include "@NAME@.h"
 
 #include <stdint.h>
