@@ -1089,7 +1089,8 @@ Expected<bool> verifyDataset(const Dataset &dataset, const TensorTable &table,
     StringRef file = sys::path::filename(path);
     // ONNX 1.12's backend data stores bfloat16 tensors as their uint16 bit
     // patterns; the bytes are the same.
-    bool bfloat16AsBits = info.dtypeName == "bfloat16" && tensor->dtype->name == "uint16";
+    bool bfloat16AsBits =
+        info.dtypeName == "bfloat16" && StringRef(tensor->dtype->name) == "uint16";
     if (tensor->dtype->name != info.dtypeName && !bfloat16AsBits)
       return makeError(VerifyStage::Dataset,
                        dataset.name + "/" + file + ": " + tensor->dtype->name +
