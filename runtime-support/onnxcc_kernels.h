@@ -1061,16 +1061,12 @@ inline void im2col_span(int64_t n, int64_t iw0, int64_t sw, int64_t W, int64_t &
   valid = std::max<int64_t>(0, std::min(n - 1, lastValid) - lead + 1);
 }
 
-/// (lead, valid: im2col_span's, or -1 to compute them here.)
+/// (lead, valid: im2col_span's for these n pixels; ignored for a padding row.)
 inline void im2col_run(float *blk, int64_t kc, int64_t kk, int64_t q, int64_t n, const float *row,
-                       int64_t iw0, int64_t sw, int64_t W, int64_t lead = -1,
-                       int64_t valid = -1) {
+                       int64_t iw0, int64_t sw, int64_t lead, int64_t valid) {
   const int64_t nr = Vec::W * Vec::NV;
-  // Leading / trailing pixels whose column falls into the padding.
   if (!row)
     lead = valid = 0;
-  else if (lead < 0)
-    im2col_span(n, iw0, sw, W, lead, valid);
   int64_t j = 0;
   while (j < n) {
     int64_t qq = q + j;
@@ -1116,10 +1112,14 @@ inline void pack_im2col(const float *x, const ConvShape &s, int64_t k0, int64_t 
       int64_t n = std::min(np - q, s.OW - ow);
       int64_t ih = oh * s.SH - s.PT + kh * s.DH;
       const float *row = (ih >= 0 && ih < s.H) ? plane + ih * s.W : nullptr;
-      if (ow == 0 && n == s.OW)
-        im2col_run(blk, kc, kk, q, n, row, iwFull, s.SW, s.W, leadFull, validFull);
-      else
-        im2col_run(blk, kc, kk, q, n, row, ow * s.SW - s.PL + kw * s.DW, s.SW, s.W);
+      if (ow == 0 && n == s.OW) {
+        im2col_run(blk, kc, kk, q, n, row, iwFull, s.SW, leadFull, validFull);
+      } else {
+        const int64_t iw0 = ow * s.SW - s.PL + kw * s.DW;
+        int64_t lead, valid;
+        im2col_span(n, iw0, s.SW, s.W, lead, valid);
+        im2col_run(blk, kc, kk, q, n, row, iw0, s.SW, lead, valid);
+      }
       q += n;
       ow = 0;
       ++oh;

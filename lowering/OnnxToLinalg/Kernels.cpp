@@ -328,8 +328,7 @@ template <typename OpTy> struct ConvKernelLowering : KernelPattern<OpTy> {
       if (!depthwise && G != 1)
         return rewriter.notifyMatchFailure(op, "a grouped channels-last convolution");
       algorithm = depthwise ? DepthwiseNHWC : DirectNHWC;
-      if (!depthwise &&
-          k::winograd_nhwc_applies(target, C, M, OH, OW, KH, KW, SH, SW, DH, DW, G))
+      if (k::winograd_nhwc_applies(target, C, M, OH, OW, KH, KW, SH, SW, DH, DW, G))
         algorithm = WinogradNHWC;
     } else if (depthwise) {
       algorithm = Depthwise;
