@@ -1347,10 +1347,26 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
         << "_parallel_ctx_ = ctx;\n}\n\n";
     }
     if (!weights.empty() && options.embedWeights) {
+      // Weights of 4 MiB or more start on a 2 MiB boundary in an ELF object:
+      // the linker then gives their segment that alignment, Linux loads it
+      // 2 MiB-aligned, and the page cache's large folios map with one fault
+      // per 2 MiB instead of one per 64 KiB (ResNet-18's 96 MB: 1,500 fewer
+      // faults, some 4 ms of its cold start). It costs up to 4 MiB of padding
+      // in the executable file, not in memory.
+      const bool hugeAligned = weights.size() >= (size_t(4) << 20);
       s << "// The weights (" << weights.size() << " bytes) are the file " << n
-        << ".cpp.weights next to this one,\n// embedded by the assembler.\n";
+        << ".cpp.weights next to this one,\n// embedded by the assembler"
+        << (hugeAligned ? "; 2 MiB-aligned in ELF objects, so that\n// the system can map "
+                          "them with huge pages (see ABI.md, \"The weights\").\n"
+                        : ".\n");
       s << "extern \"C\" const unsigned char " << n << "_weights[];\n";
-      s << "__asm__(\".section .rodata\\n\"\n        \".balign 64\\n\"\n        \".globl " << n
+      s << "__asm__(\".section .rodata\\n\"\n";
+      if (hugeAligned)
+        s << "#ifdef __ELF__\n        \".balign 2097152\\n\"\n#else\n        \".balign "
+             "64\\n\"\n#endif\n";
+      else
+        s << "        \".balign 64\\n\"\n";
+      s << "        \".globl " << n
         << "_weights\\n\"\n        \".hidden " << n << "_weights\\n\"\n        \"" << n
         << "_weights:\\n\"\n        \".incbin \\\"\" __FILE__ \".weights\\\"\\n\"\n"
         << "        \".previous\\n\");\n\n";
