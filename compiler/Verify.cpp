@@ -680,13 +680,18 @@ struct TensorTable {
   SmallVector<SmallVector<std::string>> dimParams;
 };
 
-/// The first non-empty line of a file (a child's stderr), trimmed.
+/// The line of a child's stderr that says what went wrong, trimmed: the
+/// first with "error:" (a compiler's diagnostic comes after "In file
+/// included from" lines), else the first non-empty one.
 std::string firstLine(StringRef path) {
   auto buffer = MemoryBuffer::getFile(path);
   if (!buffer)
     return "";
   SmallVector<StringRef> lines;
   (*buffer)->getBuffer().split(lines, '\n');
+  for (StringRef line : lines)
+    if (line.contains("error:"))
+      return line.trim().str();
   for (StringRef line : lines)
     if (!line.trim().empty())
       return line.trim().str();
@@ -717,12 +722,15 @@ Error runProgram(VerifyStage stage, StringRef what, ArrayRef<std::string> args,
                               (detail.empty() ? "" : ": " + detail));
 }
 
-Expected<TensorTable> describeHarness(StringRef workDir, StringRef runPath) {
+/// `runCommand`: the harness binary, after the --run-with emulator if any.
+Expected<TensorTable> describeHarness(StringRef workDir, ArrayRef<std::string> runCommand) {
   SmallString<256> outPath(workDir), errPath(workDir);
   sys::path::append(outPath, "describe.txt");
   sys::path::append(errPath, "describe.err");
-  if (auto err = runProgram(VerifyStage::Run, "the harness (--describe)",
-                            {runPath.str(), "--describe"}, outPath, errPath))
+  SmallVector<std::string> command(runCommand.begin(), runCommand.end());
+  command.push_back("--describe");
+  if (auto err = runProgram(VerifyStage::Run, "the harness (--describe)", command, outPath,
+                            errPath))
     return std::move(err);
   auto buffer = MemoryBuffer::getFile(outPath);
   if (!buffer)
@@ -767,6 +775,24 @@ Expected<TensorTable> describeHarness(StringRef workDir, StringRef runPath) {
   return table;
 }
 
+/// `spec` split at spaces, its first word looked up on PATH unless it is a
+/// path; an error naming `what` when it is not found.
+Expected<SmallVector<std::string>> resolveCommand(StringRef spec, VerifyStage stage,
+                                                  StringRef what) {
+  SmallVector<StringRef> words;
+  spec.split(words, ' ', -1, /*KeepEmpty=*/false);
+  SmallVector<std::string> command;
+  for (StringRef word : words)
+    command.push_back(word.str());
+  if (!command.empty() && !sys::path::has_parent_path(command[0])) {
+    auto path = sys::findProgramByName(command[0]);
+    if (!path)
+      return makeError(stage, what + " '" + command[0] + "' not found");
+    command[0] = *path;
+  }
+  return command;
+}
+
 /// The compiler and its leading arguments: --cxx, else $CXX (which may
 /// carry arguments, e.g. "ccache g++"), else c++.
 Expected<SmallVector<std::string>> findCompiler(StringRef cxxOption) {
@@ -776,18 +802,13 @@ Expected<SmallVector<std::string>> findCompiler(StringRef cxxOption) {
       spec = *env;
   if (StringRef(spec).trim().empty())
     spec = "c++";
-  SmallVector<StringRef> words;
-  StringRef(spec).split(words, ' ', -1, /*KeepEmpty=*/false);
-  SmallVector<std::string> command;
-  for (StringRef word : words)
-    command.push_back(word.str());
-  if (!sys::path::has_parent_path(command[0])) {
-    auto path = sys::findProgramByName(command[0]);
-    if (!path)
-      return makeError(VerifyStage::Build, "C++ compiler '" + command[0] + "' not found");
-    command[0] = *path;
-  }
-  return command;
+  return resolveCommand(spec, VerifyStage::Build, "C++ compiler");
+}
+
+/// The --run-with emulator and its leading arguments (e.g. "qemu-aarch64 -L
+/// /usr/aarch64-linux-gnu"); empty when there is none.
+Expected<SmallVector<std::string>> findRunner(StringRef spec) {
+  return resolveCommand(spec, VerifyStage::Run, "--run-with program");
 }
 
 /// Finds the model name of a folder written by `onnxcc compile`: the NAME
@@ -1045,7 +1066,7 @@ std::string formatNumber(double value) {
 
 /// Runs one dataset; prints a line per output and returns whether all passed.
 Expected<bool> verifyDataset(const Dataset &dataset, const TensorTable &table,
-                             StringRef workDir, StringRef runPath,
+                             StringRef workDir, ArrayRef<std::string> runCommand,
                              const VerifyOptions &options, raw_ostream &os) {
   auto inDir = [&](const Twine &file) {
     SmallString<256> path(workDir);
@@ -1080,7 +1101,8 @@ Expected<bool> verifyDataset(const Dataset &dataset, const TensorTable &table,
     return true;
   };
 
-  SmallVector<std::string> command = {runPath.str()};
+  SmallVector<std::string> command(runCommand.begin(), runCommand.end());
+  const size_t firstArg = command.size();
   for (auto [i, path] : llvm::enumerate(dataset.inputs)) {
     const TensorInfo &info = table.inputs[i];
     auto tensor = readTensor(path);
@@ -1150,7 +1172,7 @@ Expected<bool> verifyDataset(const Dataset &dataset, const TensorTable &table,
                                                    table.symbols[k] + "'");
       dims += (k ? "," : "") + std::to_string(*value);
     }
-    command.insert(command.begin() + 1, dims);
+    command.insert(command.begin() + firstArg, dims);
   }
   std::string stdoutPath = inDir("run.out"), stderrPath = inDir("run.err");
   if (auto err = runProgram(VerifyStage::Run, "the harness (" + dataset.name + ")",
@@ -1252,6 +1274,9 @@ Expected<bool> verifyModel(StringRef modelPath, StringRef datasetDir,
   auto datasets = findDatasets(datasetDir);
   if (!datasets)
     return datasets.takeError();
+  auto runCommand = findRunner(options.runWith);
+  if (!runCommand)
+    return runCommand.takeError();
 
   // The work folder: kept, given, or temporary (removed on every exit).
   SmallString<256> workDir;
@@ -1312,7 +1337,8 @@ Expected<bool> verifyModel(StringRef modelPath, StringRef datasetDir,
   if (auto err = buildHarness(workDir, name, instantiateHarness(name), options.cxx,
                               options.cxxOptLevel, runPath))
     return std::move(err);
-  auto table = describeHarness(workDir, runPath);
+  runCommand->push_back(runPath);
+  auto table = describeHarness(workDir, *runCommand);
   if (!table)
     return table.takeError();
   for (const auto *infos : {&table->inputs, &table->outputs})
@@ -1338,7 +1364,7 @@ Expected<bool> verifyModel(StringRef modelPath, StringRef datasetDir,
   bool allPassed = true;
   unsigned numOutputs = 0;
   for (const Dataset &dataset : *datasets) {
-    auto passed = verifyDataset(dataset, *table, workDir, runPath, options, os);
+    auto passed = verifyDataset(dataset, *table, workDir, *runCommand, options, os);
     if (!passed)
       return passed.takeError();
     allPassed &= *passed;

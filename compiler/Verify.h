@@ -32,6 +32,10 @@ struct VerifyOptions {
   /// the threads heavy layers are split over.
   std::string targetCpu = "native";
   int64_t threads = 1;
+  /// Runs the harness through this program and its leading arguments (an
+  /// emulator such as qemu-aarch64, for code cross-built with `cxx`); empty:
+  /// runs it directly.
+  std::string runWith;
 };
 
 /// Which step of `onnxcc verify` failed; the conformance runner tells a model

@@ -184,6 +184,11 @@ cl::opt<int64_t> verifyThreads("threads", cl::desc("As for compile (default 1)")
                                cl::value_desc("N"), cl::init(1), cl::sub(verifyCmd));
 cl::opt<std::string> verifyCxx("cxx", cl::desc("C++ compiler (default: $CXX, else c++)"),
                                cl::value_desc("path"), cl::sub(verifyCmd));
+cl::opt<std::string> verifyRunWith(
+    "run-with",
+    cl::desc("Run the harness through this program (an emulator for a cross-built harness, "
+             "e.g. --cxx \"aarch64-linux-gnu-g++ -static\" --run-with qemu-aarch64)"),
+    cl::value_desc("command"), cl::sub(verifyCmd));
 cl::opt<std::string> verifyCxxOpt("cxx-opt",
                                   cl::desc("Optimization flag of the harness build"),
                                   cl::init("-O2"), cl::sub(verifyCmd));
@@ -327,6 +332,7 @@ int runVerify() {
   options.keepDir = verifyKeep;
   options.cxx = verifyCxx;
   options.cxxOptLevel = verifyCxxOpt;
+  options.runWith = verifyRunWith;
   options.targetCpu = verifyTargetCpu;
   options.threads = verifyThreads;
   options.generatedDir = verifyGenerated;
