@@ -24,6 +24,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
 
 #include <chrono>
 
@@ -280,9 +281,14 @@ llvm::Expected<std::string> kernelIsaForTarget(StringRef targetCpu) {
     return std::string("avx2");
   if (targetCpu == "x86-64-v4" || targetCpu == "avx512")
     return std::string("avx512");
+  if (targetCpu == "armv8-a" || targetCpu == "neon")
+    return std::string("neon");
   if (targetCpu != "native")
     return makeError("--target-cpu: unknown CPU '" + targetCpu +
-                     "' (native, generic, x86-64-v3, x86-64-v4 or none)");
+                     "' (native, generic, x86-64-v3, x86-64-v4, armv8-a or none)");
+  // Advanced SIMD is part of every AArch64 CPU.
+  if (llvm::Triple(llvm::sys::getProcessTriple()).isAArch64())
+    return std::string("neon");
   llvm::StringMap<bool, llvm::MallocAllocator> features = llvm::sys::getHostCPUFeatures();
   auto has = [&](StringRef f) { return features.lookup(f); };
   if (has("avx512f") && has("avx512vl") && has("avx512bw") && has("avx512dq") && has("fma"))

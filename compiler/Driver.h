@@ -50,7 +50,8 @@ struct CompileOptions {
   bool timePasses = false;
   /// The CPU the generated code runs on (--target-cpu): `native` (the
   /// compiling machine), `generic` (portable C++), `x86-64-v3` (AVX2+FMA),
-  /// `x86-64-v4` (AVX-512), or `none` (no kernels: loop nests only). It picks
+  /// `x86-64-v4` (AVX-512), `armv8-a` (AArch64 NEON), or `none` (no kernels:
+  /// loop nests only). It picks
   /// the ISA of the runtime-support kernels and their packed weight layout.
   std::string targetCpu = "native";
   /// Threads the heavy layers (the kernels' calls) are split over

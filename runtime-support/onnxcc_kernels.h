@@ -2,7 +2,8 @@
 // convolution (im2col + register-blocked GEMM), GEMM with a packed constant B
 // operand, depthwise convolution and vectorized activations.
 //
-// Header-only, C++17, standard library plus <immintrin.h> on x86. Generated
+// Header-only, C++17, standard library plus <immintrin.h> on x86 or
+// <arm_neon.h> on AArch64. Generated
 // code defines ONNXCC_KERNELS_ISA before including this header; the SIMD
 // code enables its instruction set itself (target pragmas), so the generated
 // source builds with a plain `c++ -std=c++17 -O2`. The packing and sizing
@@ -21,8 +22,9 @@
 //    itself for 1x1 stride-1 convs), B = weights packed like pack_gemm_b.
 //  - depthwise_conv2d_nhwc: channels are the vector dimension; 3x3 / 5x5
 //    kernels keep their weight vectors in registers (dw_nhwc_vec).
-// Tiles: AVX-512 8 x 48 (24 zmm accumulators), AVX2 4 x 24 (12 ymm),
-// generic 8 x 8 (gemm 4 x 8) in plain loops. Column tails use masked loads
+// Tiles: AVX-512 8 x 48 (24 zmm accumulators), AVX2 4 x 24 (12 ymm), NEON
+// 8 x 12 (24 of the 32 q registers), generic 8 x 8 (gemm 4 x 8) in plain
+// loops. Column tails use masked loads
 // and stores; nothing is read or written outside the buffers.
 //
 // Aliasing: the output may be the z (residual) operand itself; it must not
@@ -36,6 +38,7 @@
 #define ONNXCC_ISA_GENERIC 0
 #define ONNXCC_ISA_AVX2 1
 #define ONNXCC_ISA_AVX512 2
+#define ONNXCC_ISA_NEON 3
 
 #ifndef ONNXCC_KERNELS_ISA
 #define ONNXCC_KERNELS_ISA ONNXCC_ISA_GENERIC
@@ -53,6 +56,11 @@
 #error "onnxcc: the x86 kernels need GCC or clang; recompile the model with --target-cpu generic"
 #endif
 #include <immintrin.h>
+#elif ONNXCC_KERNELS_ISA == ONNXCC_ISA_NEON
+#if !defined(__aarch64__) && !defined(_M_ARM64)
+#error "onnxcc: generated for AArch64 NEON; recompile the model with --target-cpu generic"
+#endif
+#include <arm_neon.h>
 #elif ONNXCC_KERNELS_ISA != ONNXCC_ISA_GENERIC
 #error "onnxcc: unknown ONNXCC_KERNELS_ISA"
 #endif
@@ -76,7 +84,8 @@ constexpr int kStatusCpuUnsupported = 8;
 /// Whether the running CPU has the instructions of ONNXCC_KERNELS_ISA (run()
 /// checks this first, so that a model compiled for another machine returns
 /// a status instead of dying of an illegal instruction). F16C, which every
-/// AVX2 CPU has, is not asked for: clang 14 does not know its name.
+/// AVX2 CPU has, is not asked for: clang 14 does not know its name. NEON
+/// (Advanced SIMD) is part of every AArch64 CPU.
 inline bool cpu_supported() {
 #if ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX512
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
@@ -99,7 +108,10 @@ inline bool cpu_supported() {
 constexpr int conv_mr(int isa) { return isa == ONNXCC_ISA_AVX2 ? 4 : 8; }
 /// Output pixels per conv register tile (columns of the tile).
 constexpr int conv_nr(int isa) {
-  return isa == ONNXCC_ISA_AVX512 ? 48 : isa == ONNXCC_ISA_AVX2 ? 24 : 8;
+  return isa == ONNXCC_ISA_AVX512 ? 48
+         : isa == ONNXCC_ISA_AVX2 ? 24
+         : isa == ONNXCC_ISA_NEON ? 12
+                                  : 8;
 }
 /// Columns per packed GEMM-B panel.
 constexpr int gemm_nr(int isa) { return conv_nr(isa); }
@@ -235,7 +247,7 @@ inline int64_t depthwise_conv2d_scratch_floats(int isa, int64_t H, int64_t W, in
 /// Floats per vector of the ISA (the channel padding of the NHWC depthwise
 /// weights).
 constexpr int vec_width(int isa) {
-  return isa == ONNXCC_ISA_AVX512 ? 16 : isa == ONNXCC_ISA_AVX2 ? 8 : 4;
+  return isa == ONNXCC_ISA_AVX512 ? 16 : isa == ONNXCC_ISA_AVX2 ? 8 : 4; // NEON: 4
 }
 
 namespace detail {
@@ -469,6 +481,64 @@ struct Vec {
   static T pow2i(T n) {
     __m256i i = _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127));
     return _mm256_castsi256_ps(_mm256_slli_epi32(i, 23));
+  }
+};
+#elif ONNXCC_KERNELS_ISA == ONNXCC_ISA_NEON
+/// 4 lanes of AArch64 Advanced SIMD; tails through a copy on the stack. The
+/// comparisons and selects keep the x86 semantics (max returns b when either
+/// operand is NaN), so every ISA treats NaN alike.
+struct Vec {
+  using T = float32x4_t;
+  static constexpr int W = 4;
+  static constexpr int MR = conv_mr(ONNXCC_ISA_NEON);
+  static constexpr int NV = 3;
+  static constexpr int GemmMR = 8;
+  static T zero() { return vdupq_n_f32(0.0f); }
+  static T set1(float f) { return vdupq_n_f32(f); }
+  static T load(const float *p) { return vld1q_f32(p); }
+  static T load_n(const float *p, int n) {
+    float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int i = 0; i < n; ++i)
+      t[i] = p[i];
+    return vld1q_f32(t);
+  }
+  static void store(float *p, T v) { vst1q_f32(p, v); }
+  static void store_n(float *p, T v, int n) {
+    float t[4];
+    vst1q_f32(t, v);
+    for (int i = 0; i < n; ++i)
+      p[i] = t[i];
+  }
+  static T fma(T a, T b, T c) { return vfmaq_f32(c, a, b); }
+  static T fnma(T a, T b, T c) { return vfmsq_f32(c, a, b); }
+  static T fms(T a, T b, T c) { return vnegq_f32(vfmsq_f32(c, a, b)); }
+  static T add(T a, T b) { return vaddq_f32(a, b); }
+  static T sub(T a, T b) { return vsubq_f32(a, b); }
+  static T mul(T a, T b) { return vmulq_f32(a, b); }
+  static T div(T a, T b) { return vdivq_f32(a, b); }
+  /// Approximate 1/a: the 8-bit estimate and one Newton step (relative
+  /// error < 2^-15).
+  static T rcp(T a) {
+    T r = vrecpeq_f32(a);
+    return vmulq_f32(r, vrecpsq_f32(a, r));
+  }
+  static T nabs(T a) { return vnegq_f32(vabsq_f32(a)); }
+  static T max(T a, T b) { return vbslq_f32(vcgtq_f32(a, b), a, b); }
+  static T min(T a, T b) { return vbslq_f32(vcltq_f32(a, b), a, b); }
+  static T abs(T a) { return vabsq_f32(a); }
+  static T sel_lt(T a, T b, T x, T y) { return vbslq_f32(vcltq_f32(a, b), x, y); }
+  static T sel_nan(T a, T x, T y) { return vbslq_f32(vceqq_f32(a, a), y, x); }
+  static T copysign(T mag, T sgn) { return vbslq_f32(vdupq_n_u32(0x80000000u), sgn, mag); }
+  static T load_even(const float *p) { return vld2q_f32(p).val[0]; }
+  static T load_even_n(const float *p, int n) {
+    float t[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    for (int i = 0; i < n; ++i)
+      t[i] = p[i];
+    return vld2q_f32(t).val[0];
+  }
+  static T pow2i(T n) {
+    int32x4_t i = vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127));
+    return vreinterpretq_f32_s32(vshlq_n_s32(i, 23));
   }
 };
 #else

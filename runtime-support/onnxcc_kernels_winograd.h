@@ -288,6 +288,11 @@ inline VT wino_load_range(const float *p, int lo, int hi) {
   const __m256i m = _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(lo), i),
                                         _mm256_cmpgt_epi32(_mm256_set1_epi32(hi), i));
   return _mm256_maskload_ps(p, m);
+#elif ONNXCC_KERNELS_ISA == ONNXCC_ISA_NEON
+  float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  for (int i = lo; i < hi; ++i)
+    t[i] = p[i];
+  return vld1q_f32(t);
 #else
   VT r = Vec::zero();
   for (int i = lo; i < hi; ++i)
@@ -310,6 +315,8 @@ inline VT wino_load4(const float *p) {
   __m256 f = _mm256_shuffle_ps(_mm256_loadu_ps(p + 16), _mm256_loadu_ps(p + 24), 0x00);
   __m256 g = _mm256_shuffle_ps(e, f, _MM_SHUFFLE(2, 0, 2, 0)); // p0 p8 p16 p24 p4 p12 p20 p28
   return _mm256_permutevar8x32_ps(g, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+#elif ONNXCC_KERNELS_ISA == ONNXCC_ISA_NEON
+  return vld4q_f32(p).val[0];
 #else
   VT r;
   for (int i = 0; i < Vec::W; ++i)
@@ -354,6 +361,9 @@ inline void wino_store4(float *p, const VT *v) {
   _mm256_storeu_ps(p + 8, _mm256_permute2f128_ps(u2, u3, 0x20));
   _mm256_storeu_ps(p + 16, _mm256_permute2f128_ps(u0, u1, 0x31));
   _mm256_storeu_ps(p + 24, _mm256_permute2f128_ps(u2, u3, 0x31));
+#elif ONNXCC_KERNELS_ISA == ONNXCC_ISA_NEON
+  float32x4x4_t q = {{v[0], v[1], v[2], v[3]}};
+  vst4q_f32(p, q);
 #else
   for (int i = 0; i < Vec::W; ++i)
     for (int k = 0; k < 4; ++k)

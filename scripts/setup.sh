@@ -22,6 +22,8 @@ PACKAGES=(
   python3-protobuf python3-numpy
   # Tests: headless Chromium renders the pages `onnxcc graph` writes.
   chromium
+  # Tests: the AArch64 NEON kernels, cross-built and run under user-mode QEMU.
+  g++-aarch64-linux-gnu qemu-user
 )
 
 log() { echo "setup.sh: $*"; }

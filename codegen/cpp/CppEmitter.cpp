@@ -1056,9 +1056,9 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
   StringRef kernelsIsa;
   if (usesKernels) {
     auto isa = module->getAttrOfType<StringAttr>("onnxcc.kernels_isa");
-    if (!isa || !llvm::is_contained({"generic", "avx2", "avx512"}, isa.getValue()))
+    if (!isa || !llvm::is_contained({"generic", "avx2", "avx512", "neon"}, isa.getValue()))
       return errorAt(module, "calls into the kernels need the module's onnxcc.kernels_isa "
-                             "(generic, avx2 or avx512)");
+                             "(generic, avx2, avx512 or neon)");
     kernelsIsa = isa.getValue();
   }
   if (usesStringPool) {
@@ -1241,6 +1241,8 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     if (kernelsIsa == "avx2" || kernelsIsa == "avx512")
       h << "/* Compiled for " << (kernelsIsa == "avx2" ? "x86-64 AVX2+FMA" : "x86-64 AVX-512")
         << " (--target-cpu): run() returns 8 on a CPU without it. */\n";
+    else if (kernelsIsa == "neon")
+      h << "/* Compiled for AArch64 NEON (--target-cpu): the source builds for AArch64 only. */\n";
     if (hasStrings && usesStringPool)
       h << "/* String tensors are arrays of `const char *` (NUL-terminated UTF-8). Output\n"
         << "   strings point to input strings, to constants or into the arena's "

@@ -54,6 +54,8 @@ std::optional<int> kernelIsaFromName(StringRef name) {
     return ONNXCC_ISA_AVX2;
   if (name == "avx512")
     return ONNXCC_ISA_AVX512;
+  if (name == "neon")
+    return ONNXCC_ISA_NEON;
   return std::nullopt;
 }
 

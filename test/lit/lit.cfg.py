@@ -33,6 +33,13 @@ if cxx:
     config.available_features.add("onnxcc-compile")
     config.substitutions.append(("%cxx", cxx))
 
+# An AArch64 cross compiler and user-mode QEMU (scripts/setup.sh installs
+# both), for the tests of the NEON kernels.
+if shutil.which("aarch64-linux-gnu-g++") and shutil.which("qemu-aarch64"):
+    config.available_features.add("aarch64-qemu")
+    config.substitutions.append(("%aarch64_cxx", shutil.which("aarch64-linux-gnu-g++")))
+    config.substitutions.append(("%qemu_aarch64", shutil.which("qemu-aarch64")))
+
 # x86 vector extensions of the host, for tests that run the SIMD kernels.
 try:
     with open("/proc/cpuinfo") as f:

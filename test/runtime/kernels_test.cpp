@@ -1,5 +1,5 @@
 // kernels_test.cpp - checks runtime-support/onnxcc_kernels.h against naive
-// double-precision references. Build with -DONNXCC_KERNELS_ISA=<0|1|2> and
+// double-precision references. Build with -DONNXCC_KERNELS_ISA=<0|1|2|3> and
 // -I runtime-support; prints one PASS/FAIL line per case group and exits
 // non-zero on any failure.
 //

@@ -77,7 +77,8 @@ cl::opt<bool> compileTimePasses("time-passes", cl::desc("Report the time of ever
 cl::opt<std::string> compileTargetCpu(
     "target-cpu",
     cl::desc("CPU the code runs on: native (default; this machine), generic (portable C++), "
-             "x86-64-v3 (AVX2+FMA), x86-64-v4 (AVX-512), none (loop nests, no kernels)"),
+             "x86-64-v3 (AVX2+FMA), x86-64-v4 (AVX-512), armv8-a (AArch64 NEON), none (loop "
+             "nests, no kernels)"),
     cl::init("native"), cl::sub(compileCmd));
 cl::opt<int64_t> compileThreads(
     "threads",
@@ -178,7 +179,8 @@ cl::opt<std::string> verifyKeep("keep",
                                          "this folder (reused as a build cache)"),
                                 cl::value_desc("dir"), cl::sub(verifyCmd));
 cl::opt<std::string> verifyTargetCpu(
-    "target-cpu", cl::desc("As for compile: native (default), generic, x86-64-v3, x86-64-v4, none"),
+    "target-cpu",
+    cl::desc("As for compile: native (default), generic, x86-64-v3, x86-64-v4, armv8-a, none"),
     cl::init("native"), cl::sub(verifyCmd));
 cl::opt<int64_t> verifyThreads("threads", cl::desc("As for compile (default 1)"),
                                cl::value_desc("N"), cl::init(1), cl::sub(verifyCmd));
