@@ -43,6 +43,17 @@ ERROR_PREFIX = "onnxcc: error: "
 CRASH_MARKERS = ("Assertion", "Stack dump", "PLEASE submit")
 
 
+def resolve_program(name):
+    """`name` itself when it is a path, else the program found on PATH; exits
+    when there is none."""
+    if os.sep in name:
+        return name
+    found = shutil.which(name)
+    if not found:
+        sys.exit("%s not found" % name)
+    return found
+
+
 def read_out_of_scope(expected_dir):
     """{suite/test: reason}; every entry must say why it is left out."""
     path = os.path.join(expected_dir, "out-of-scope.txt")
@@ -203,11 +214,7 @@ def main():
                         help="rewrite the expectations of the tests run")
     args = parser.parse_args()
 
-    if os.sep not in args.onnxcc:
-        found = shutil.which(args.onnxcc)
-        if not found:
-            sys.exit("%s not found" % args.onnxcc)
-        args.onnxcc = found
+    args.onnxcc = resolve_program(args.onnxcc)
     if args.cache:
         args.cache = os.path.abspath(args.cache)
     pattern = re.compile(args.filter) if args.filter else None

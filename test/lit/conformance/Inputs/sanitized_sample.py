@@ -20,7 +20,6 @@ Exits 1 when a test is not clean.
 import argparse
 import concurrent.futures
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -29,6 +28,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC_ROOT = os.path.normpath(os.path.join(HERE, "..", "..", "..", ".."))
+# The expectation files are read as the conformance runner reads them.
+sys.path.insert(0, os.path.join(SRC_ROOT, "test", "conformance"))
+from run_conformance import read_expected, read_out_of_scope, resolve_program  # noqa: E402
 DEFAULT_DATA = "/usr/share/libonnx-testdata/data"
 DEFAULT_EXPECTED = os.path.join(SRC_ROOT, "test", "conformance", "expected")
 DEFAULT_FLAGS = ("-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all "
@@ -42,19 +44,9 @@ SANITIZER_ENV = {
 
 
 def expected_passing(expected_dir):
-    tests = []
-    with open(os.path.join(expected_dir, "node.txt")) as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) == 2 and parts[1] == "pass" and not line.startswith("#"):
-                tests.append(parts[0])
-    out_of_scope = set()
-    path = os.path.join(expected_dir, "out-of-scope.txt")
-    if os.path.isfile(path):
-        with open(path) as f:
-            out_of_scope = {line.split()[0] for line in f
-                            if line.strip() and not line.startswith("#")}
-    return sorted(t for t in tests if "node/" + t not in out_of_scope)
+    out_of_scope = read_out_of_scope(expected_dir)
+    return sorted(test for test, status in read_expected(expected_dir, "node").items()
+                  if status == "pass" and "node/" + test not in out_of_scope)
 
 
 def sample(tests, count):
@@ -113,11 +105,7 @@ def main():
                         help="flags of the harness builds (default: %s)" % DEFAULT_FLAGS)
     args = parser.parse_args()
 
-    if os.sep not in args.onnxcc:
-        found = shutil.which(args.onnxcc)
-        if not found:
-            sys.exit("%s not found" % args.onnxcc)
-        args.onnxcc = found
+    args.onnxcc = resolve_program(args.onnxcc)
     tests = sample(expected_passing(args.expected), args.count)
     temp = None
     if not args.cache:
