@@ -683,7 +683,7 @@ struct TensorTable {
 /// The line of a child's stderr that says what went wrong, trimmed: the
 /// first with "error:" (a compiler's diagnostic comes after "In file
 /// included from" lines), else the first non-empty one.
-std::string firstLine(StringRef path) {
+std::string errorLine(StringRef path) {
   auto buffer = MemoryBuffer::getFile(path);
   if (!buffer)
     return "";
@@ -714,7 +714,7 @@ Error runProgram(VerifyStage stage, StringRef what, ArrayRef<std::string> args,
     return makeError(stage, "cannot run " + args[0] + ": " + errMsg);
   if (rc == 0)
     return Error::success();
-  std::string detail = firstLine(stderrPath);
+  std::string detail = errorLine(stderrPath);
   if (rc < 0)
     return makeError(stage, what + " crashed (" + errMsg + ")" +
                                 (detail.empty() ? "" : ": " + detail));

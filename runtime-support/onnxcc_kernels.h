@@ -244,8 +244,8 @@ inline int64_t depthwise_conv2d_scratch_floats(int isa, int64_t H, int64_t W, in
 // Channels-last (NHWC) layouts and sizes (portable, any host).
 //===----------------------------------------------------------------------===//
 
-/// Floats per vector of the ISA (the channel padding of the NHWC depthwise
-/// weights).
+/// Floats per vector of the ISA (Vec::W of the compiled one): the channel
+/// padding of the NHWC depthwise weights, the Winograd block rounding.
 constexpr int vec_width(int isa) {
   return isa == ONNXCC_ISA_AVX512 ? 16 : isa == ONNXCC_ISA_AVX2 ? 8 : 4; // NEON: 4
 }
@@ -663,6 +663,7 @@ struct Vec {
 #endif
 
 using VT = Vec::T;
+static_assert(vec_width(ONNXCC_KERNELS_ISA) == Vec::W, "vec_width disagrees with Vec");
 
 //===----------------------------------------------------------------------===//
 // Elementary functions.

@@ -41,18 +41,13 @@ constexpr int kWinoM = 4;
 constexpr int kWinoA = kWinoM + 2;
 constexpr int kWinoXi = kWinoA * kWinoA;
 
-/// Lanes of the ISA's vector (Vec::W for the compiled one).
-constexpr int wino_lanes(int isa) {
-  return isa == ONNXCC_ISA_AVX512 ? 16 : isa == ONNXCC_ISA_AVX2 ? 8 : 4;
-}
-
 /// Tiles per block: the block's transformed input (36 * C * nb floats) is
 /// kept near 768 KB (L2), nb a multiple of the vector width, at least 16
 /// (each weight is loaded once per block: large C streams 36 * M * C weights)
 /// and at most one register-tile width. Independent of the batch size (so
 /// scratch sizing does not need it).
 inline int64_t wino_nb_max(int isa, int64_t C) {
-  const int64_t w = wino_lanes(isa), nr = conv_nr(isa);
+  const int64_t w = vec_width(isa), nr = conv_nr(isa);
   const int64_t budget = 192 * 1024;
   int64_t nb = budget / (kWinoXi * std::max<int64_t>(C, 1)) / w * w;
   return std::min(nr, std::max(std::min<int64_t>(nr, 16), nb));
@@ -61,7 +56,7 @@ inline int64_t wino_nb_max(int isa, int64_t C) {
 /// Floats per row buffer of the transforms: 4 columns per tile of a block
 /// plus slack for whole-vector accesses past the last tile.
 inline int64_t wino_row_floats(int isa, int64_t C) {
-  const int64_t w = wino_lanes(isa);
+  const int64_t w = vec_width(isa);
   return 4 * round_up(wino_nb_max(isa, C), w) + 4 * w;
 }
 
@@ -69,7 +64,7 @@ struct WinoPlan {
   int64_t th, tw, tiles, nb, nblocks;
 };
 inline WinoPlan wino_plan(int isa, int64_t batch, int64_t C, int64_t OH, int64_t OW) {
-  const int64_t w = wino_lanes(isa);
+  const int64_t w = vec_width(isa);
   WinoPlan p;
   p.th = ceil_div(OH, kWinoM);
   p.tw = ceil_div(OW, kWinoM);
@@ -143,7 +138,7 @@ inline int64_t winograd_scratch_floats(int isa, int64_t C, int64_t M, int64_t H,
                                        int64_t OH, int64_t OW, int64_t PT, int64_t PL, int64_t PB,
                                        int64_t PR) {
   (void)M, (void)H, (void)W, (void)OH, (void)OW, (void)PT, (void)PL, (void)PB, (void)PR;
-  const int64_t nb = detail::wino_nb_max(isa, C), lanes = detail::wino_lanes(isa);
+  const int64_t nb = detail::wino_nb_max(isa, C), lanes = vec_width(isa);
   return detail::kWinoXi * (C * nb + conv_mr(isa) * detail::round_up(nb, lanes) + 32) +
          16 * detail::wino_row_floats(isa, C) + 16;
 }
