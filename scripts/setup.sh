@@ -12,9 +12,14 @@ set -euo pipefail
 PACKAGES=(
   # Compiler infrastructure: LLVM/MLIR 22 (MLIR dylib, mlir-tblgen, lit, FileCheck).
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22
+  # The sanitizer (ASan/UBSan) and libFuzzer builds of scripts/test.sh link
+  # clang's runtime libraries, which clang-22 alone does not bring.
+  libclang-rt-22-dev
   # Model format: protobuf and the ONNX schema (onnx.proto).
   libprotobuf-dev protobuf-compiler libonnx-dev
   libfmt-dev ninja-build cmake g++
+  # The unit tests of the compiler's helpers (test/unit).
+  libgtest-dev
   # The examples' tests build with both CMake generators (Ninja and Makefiles).
   make
   # Tests: the ONNX backend test data, and python for model generation.
