@@ -287,10 +287,22 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
     OpBuilder b(ret);
     llvm::SmallPtrSet<Operation *, 4> replacedAllocs;
     SmallVector<ArrayAttr> outputDims;
+    // The output arguments made so far: a value returned twice (two model
+    // outputs that are one tensor) is the first one's argument by the time
+    // the loop reaches it again, and is copied from there.
+    DenseMap<Value, unsigned> outputArgs;
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
       auto type = dyn_cast<MemRefType>(v.getType());
       if (!type)
         return ret.emitError("function result is not a buffer");
+      if (auto earlier = outputArgs.find(v); earlier != outputArgs.end()) {
+        outputDims.push_back(outputDims[earlier->second]);
+        BlockArgument arg = entry.addArgument(v.getType(), ret.getLoc());
+        argTypes.push_back(v.getType());
+        outputArgs[arg] = i;
+        memref::CopyOp::create(b, ret.getLoc(), v, arg);
+        continue;
+      }
       SmallVector<Attribute> dims;
       if (!type.hasStaticShape()) {
         for (int64_t d = 0; d < type.getRank(); ++d) {
@@ -305,6 +317,7 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
       auto argType = MemRefType::get(type.getShape(), type.getElementType());
       BlockArgument arg = entry.addArgument(argType, ret.getLoc());
       argTypes.push_back(argType);
+      outputArgs[arg] = i;
       auto alloc = v.getDefiningOp<memref::AllocOp>();
       if (alloc && type.getLayout().isIdentity() && !replacedAllocs.count(alloc)) {
         replacedAllocs.insert(alloc);
