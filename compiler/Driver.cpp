@@ -2,6 +2,7 @@
 #include "compiler/Driver.h"
 #include "compiler/Errors.h"
 
+#include "codegen/SourceText.h"
 #include "codegen/cpp/CppEmitter.h"
 #include "compiler/Exporter.h"
 #include "compiler/Importer.h"
@@ -266,11 +267,21 @@ Error optimizeModel(StringRef modelPath, const OptimizeOptions &options,
 }
 
 std::string sanitizeIdentifier(StringRef s) {
+  // NAME prefixes every symbol (NAME_run, NAME_H) and names the C++ wrapper's
+  // namespace: no `__` may arise, so runs of `_` become one and none ends it.
   std::string id;
-  for (char c : s)
-    id.push_back(llvm::isAlnum(c) ? c : '_');
-  if (id.empty() || llvm::isDigit(id[0]))
-    id = "model_" + id;
+  for (char c : s) {
+    char m = llvm::isAlnum(c) ? c : '_';
+    if (m != '_' || (!id.empty() && id.back() != '_'))
+      id.push_back(m);
+  }
+  while (!id.empty() && id.back() == '_')
+    id.pop_back();
+  if (id.size() > 48)
+    id = codegen::identifierBase(id);
+  if (id.empty() || llvm::isDigit(id[0]) ||
+      (codegen::isReservedIdentifier(id) && !codegen::isLibraryFunction(id)))
+    id = "model" + (id.empty() ? "" : "_" + id);
   return id;
 }
 

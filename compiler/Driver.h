@@ -103,7 +103,8 @@ llvm::Error optimizeModel(llvm::StringRef modelPath, const OptimizeOptions &opti
 /// inspect` prints it: float32, int64, bool, string, ...; "unknown" else.
 std::string dtypeName(mlir::Type t);
 
-/// A C identifier made from `s` (the default model name from a file name).
+/// A C identifier made from `s` (the default model name from a file name):
+/// no keyword, no reserved form, no `__` once NAME_ symbols are made from it.
 std::string sanitizeIdentifier(llvm::StringRef s);
 
 } // namespace onnxcc

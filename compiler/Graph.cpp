@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Graph.h"
+#include "codegen/SourceText.h"
 #include "compiler/Driver.h"
 #include "compiler/Errors.h"
 #include "compiler/Importer.h"
@@ -47,29 +48,9 @@ namespace {
 // Strings
 //===----------------------------------------------------------------------===//
 
-/// `s` as valid UTF-8 without control characters: names come from the model
-/// file and protobuf does not check them. Invalid bytes and control
-/// characters (XML cannot hold them, not even escaped) become U+FFFD.
-std::string cleanText(StringRef s) {
-  std::string valid = llvm::json::isUTF8(s) ? s.str() : llvm::json::fixUTF8(s);
-  std::string out;
-  out.reserve(valid.size());
-  for (size_t i = 0; i < valid.size(); ++i) {
-    unsigned char c = valid[i];
-    // U+FFFE and U+FFFF are not XML characters either.
-    if (c == 0xEF && i + 2 < valid.size() && (unsigned char)valid[i + 1] == 0xBF &&
-        ((unsigned char)valid[i + 2] == 0xBE || (unsigned char)valid[i + 2] == 0xBF)) {
-      out += "\xEF\xBF\xBD";
-      i += 2;
-      continue;
-    }
-    if (c < 0x20 || c == 0x7F)
-      out += "\xEF\xBF\xBD";
-    else
-      out.push_back(static_cast<char>(c));
-  }
-  return out;
-}
+// Names come from the model file and protobuf does not check them: they
+// reach DOT, SVG and HTML only through codegen/SourceText.h.
+using codegen::cleanText;
 
 /// At most `limit` characters of clean text `s`, cut at a character
 /// boundary, with an ellipsis when cut.
@@ -93,32 +74,8 @@ size_t charCount(const std::string &s) {
   return n;
 }
 
-/// Clean text escaped for XML/HTML text and attribute values.
-std::string xml(const std::string &s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-    case '&': out += "&amp;"; break;
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '"': out += "&quot;"; break;
-    case '\'': out += "&#39;"; break;
-    default: out.push_back(c);
-    }
-  }
-  return out;
-}
-
-/// Clean text escaped for a double-quoted DOT string.
-std::string dot(const std::string &s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\')
-      out.push_back('\\');
-    out.push_back(c);
-  }
-  return out;
-}
+std::string xml(const std::string &s) { return codegen::xmlText(s); }
+std::string dot(const std::string &s) { return codegen::dotString(s); }
 
 /// A number with at most two decimals, the same on every machine.
 std::string num(double v) {

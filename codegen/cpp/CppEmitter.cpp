@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/cpp/CppEmitter.h"
+#include "codegen/SourceText.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -217,7 +218,7 @@ private:
   DenseMap<Value, std::string> names;
   DenseMap<Value, MemRefView> views;
   /// Identifiers in use in the generated function (ports, named locals).
-  llvm::StringSet<> usedNames;
+  IdentifierTable idents;
   /// Offsets of the constants in the weights blob.
   llvm::StringMap<int64_t> globalOffsets;
   std::string weights;
@@ -241,15 +242,7 @@ std::string Emitter::localName(Operation *op, StringRef prefix) {
         visit(l);
   };
   visit(op->getLoc());
-  std::string id = prefix.str();
-  for (char c : base)
-    id.push_back(llvm::isAlnum(c) ? c : '_');
-  if (base.empty())
-    id += "t";
-  std::string unique = id;
-  for (int k = 2; !usedNames.insert(unique).second; ++k)
-    unique = id + "_" + std::to_string(k);
-  return unique;
+  return idents.unique(base, prefix);
 }
 
 MemRefView Emitter::identityView(MemRefType t, std::string base, ArrayRef<std::string> sizes) {
@@ -367,7 +360,9 @@ void Emitter::emitNodeComment(Operation &op) {
   visit(op.getLoc());
   if (opType.empty())
     return;
-  std::string label = opType + (nodeName.empty() ? "" : " '" + nodeName + "'");
+  // Both come from the model: only their comment-safe form goes there.
+  std::string label =
+      commentText(opType) + (nodeName.empty() ? "" : " '" + commentText(nodeName) + "'");
   pendingNode = label == lastNode ? "" : label;
 }
 
@@ -1071,48 +1066,17 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     arenaSize += stringPoolBytes;
   }
 
-  // C identifiers for the ports: the ONNX name, made unique.
-  llvm::StringSet<> &used = usedNames;
-  auto ident = [&](StringRef s) {
-    std::string id;
-    for (char c : s)
-      id.push_back(llvm::isAlnum(c) ? c : '_');
-    if (id.empty() || llvm::isDigit(id[0]))
-      id = "t_" + id;
-    // Not a C/C++ keyword or type name, nor one of the emitter's own locals
-    // (v12, i3, acc4, next5, sel6).
-    static const char *const reserved[] = {
-        "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool",
-        "break", "case", "catch", "char", "char16_t", "char32_t", "char8_t", "class", "compl",
-        "concept", "const", "consteval", "constexpr", "constinit", "const_cast", "continue",
-        "co_await", "co_return", "co_yield", "decltype", "default", "delete", "do", "double",
-        "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
-        "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new",
-        "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private",
-        "protected", "public", "register", "reinterpret_cast", "requires", "restrict", "return",
-        "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
-        "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef",
-        "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
-        "wchar_t", "while", "xor", "xor_eq", "int8_t", "int16_t", "int32_t", "int64_t",
-        "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t", "uintptr_t", "std",
-        "onnxcc_rt", "weights", "weights_", "arena_", "inputs", "outputs", "main",
-        "string_pool_"};
-    bool clash = llvm::is_contained(reserved, StringRef(id)) || StringRef(id).starts_with("_");
-    for (StringRef prefix : {"v", "i", "acc", "next", "sel", "t_"}) {
-      StringRef rest = StringRef(id);
-      if (rest.consume_front(prefix) && !rest.empty() && llvm::all_of(rest, llvm::isDigit))
-        clash = true;
-    }
-    if (clash || StringRef(id).starts_with(options.name + "_"))
-      id = "p_" + id;
-    std::string unique = id;
-    for (int k = 2; !used.insert(unique).second; ++k)
-      unique = id + "_" + std::to_string(k);
-    return unique;
-  };
-  used.insert("arena");
-  used.insert("arena_size");
-  used.insert("dims");
+  // C identifiers for the ports: the ONNX name, made unique. Besides what
+  // IdentifierTable excludes, not one of the emitter's own names (the
+  // numbered locals v12, i3, acc4, next5, sel6, the size function's s0, and
+  // the model's NAME_ symbols).
+  for (const char *own : {"onnxcc_rt", "weights", "weights_", "arena_", "inputs", "outputs",
+                          "string_pool_", "arena", "arena_size", "dims", "Model"})
+    idents.reserve(own);
+  for (const char *numbered : {"v", "i", "acc", "next", "sel", "s", "t_"})
+    idents.reserveNumbered(numbered);
+  idents.reservePrefix(options.name + "_");
+  auto ident = [&](StringRef s) { return idents.unique(s); };
   SmallVector<std::string> symbolNames;
   for (auto &[arg, name] : symbols) {
     std::string id = ident(name);
@@ -1194,7 +1158,7 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
   {
     llvm::raw_string_ostream h(model.header);
     std::string guard = llvm::StringRef(n).upper() + "_H";
-    h << "// " << n << ".h - generated by onnxcc from " << options.modelPath
+    h << "// " << n << ".h - generated by onnxcc from " << commentText(options.modelPath)
       << ". Do not edit.\n";
     h << "#ifndef " << guard << "\n#define " << guard << "\n\n";
     h << "#include <stddef.h>\n#include <stdint.h>\n";
@@ -1258,10 +1222,10 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     h << "int " << n << "_run(" << arenaParam << weightsParam << symbolParams;
     for (Port &p : inputs)
       h << ",\n    " << p.paramType(true) << names[func.getArgument(p.arg)] << " /* "
-        << p.name << ": " << p.dtype << "[" << dimsOf(p) << "] */";
+        << commentText(p.name) << ": " << p.dtype << "[" << dimsOf(p) << "] */";
     for (Port &p : outputs)
-      h << ",\n    " << p.paramType(false) << names[func.getArgument(p.arg)] << " /* " << p.name
-        << ": " << p.dtype << "[" << dimsOf(p) << "] */";
+      h << ",\n    " << p.paramType(false) << names[func.getArgument(p.arg)] << " /* "
+        << commentText(p.name) << ": " << p.dtype << "[" << dimsOf(p) << "] */";
     h << ");\n\n";
     h << "/* The same with arrays of pointers, in model order"
       << (symbolic ? ", and the symbolic dims in `dims`" : "") << ". */\n";
@@ -1327,7 +1291,7 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
   }
   {
     llvm::raw_string_ostream s(model.source);
-    s << "// " << n << ".cpp - generated by onnxcc from " << options.modelPath
+    s << "// " << n << ".cpp - generated by onnxcc from " << commentText(options.modelPath)
       << ". Do not edit.\n";
     s << "#define " << n << "_NO_CXX_WRAPPER\n";
     s << "#include \"" << n << ".h\"\n#include \"onnxcc_rt.h\"\n";
@@ -1380,7 +1344,7 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       s << "extern \"C\" const " << n << "_tensor_info " << n << "_" << kind << "["
         << std::max<size_t>(ports.size(), 1) << "] = {\n";
       for (auto [i, p] : llvm::enumerate(ports))
-        s << "  {\"" << llvm::StringRef(p.name) << "\", \"" << p.dtype << "\", "
+        s << "  {" << cStringLiteral(p.name, 96, "\n   ") << ", \"" << p.dtype << "\", "
           << (p.isString() ? "sizeof(const char *)" : std::to_string(dtypeBytes(p.type)))
           << ", " << p.type.getRank() << ", " << kind << "_shape_" << i << "},\n";
       if (ports.empty())
@@ -1395,7 +1359,7 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     if (symbolic) {
       s << "extern \"C\" const char *const " << n << "_symbols[" << symbols.size() << "] = {";
       for (auto [k, sym] : llvm::enumerate(symbols))
-        s << (k ? ", " : "") << "\"" << sym.second << "\"";
+        s << (k ? ", " : "") << cStringLiteral(sym.second, 96, "\n    ");
       s << "};\n\n";
       s << "extern \"C\" size_t " << n << "_arena_size(" << StringRef(symbolParams).drop_front(2)
         << ") {\n";

@@ -87,8 +87,16 @@ if "address" in sanitizers:
 if "undefined" in sanitizers:
     config.available_features.add("ubsan")
 
+# The unit tests of the compiler's helpers (test/unit, GoogleTest).
+if os.path.isfile(os.path.join(config.onnxcc_tools_dir, "onnxcc-unittests")):
+    config.available_features.add("unittests")
+    config.substitutions.append(
+        ("%onnxcc_unittests", os.path.join(config.onnxcc_tools_dir, "onnxcc-unittests")))
+
 # The libFuzzer target of the importer (-DONNXCC_FUZZ=ON).
 if os.path.isfile(os.path.join(config.onnxcc_tools_dir, "onnxcc-fuzz")):
     config.available_features.add("fuzz")
+    config.substitutions.append(
+        ("%onnxcc_fuzz_emit", os.path.join(config.onnxcc_tools_dir, "onnxcc-fuzz-emit")))
     config.substitutions.append(
         ("%onnxcc_fuzz", os.path.join(config.onnxcc_tools_dir, "onnxcc-fuzz")))

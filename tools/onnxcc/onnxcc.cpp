@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Bench.h"
+#include "codegen/SourceText.h"
 #include "compiler/Driver.h"
 #include "compiler/Graph.h"
 #include "compiler/Importer.h"
@@ -236,7 +237,9 @@ cl::opt<std::string> benchJson("json",
 
 /// Prints `message` as the tool's one-line error and returns exit status 1.
 int reportError(const Twine &message) {
-  WithColor::error(errs(), "onnxcc") << message << "\n";
+  // One line, whatever names from the model the message quotes.
+  WithColor::error(errs(), "onnxcc") << onnxcc::codegen::displayText(message.str(), 8192)
+                                     << "\n";
   return 1;
 }
 
@@ -435,7 +438,10 @@ int runCompile() {
                      ? onnxcc::sanitizeIdentifier(sys::path::stem(compileModelPath))
                      : std::string(compileName);
   if (options.name != onnxcc::sanitizeIdentifier(options.name))
-    return reportError("--name '" + options.name + "' is not a C identifier");
+    return reportError("--name '" + options.name +
+                       "' is not a usable C identifier (letters, digits and single '_' "
+                       "inside; no keyword; e.g. '" +
+                       onnxcc::sanitizeIdentifier(options.name) + "')");
   auto shapes = parseShapes(compileShapes);
   if (!shapes)
     return reportError(toString(shapes.takeError()));
