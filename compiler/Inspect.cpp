@@ -1,5 +1,6 @@
 //===- Inspect.cpp - Facts about an ONNX model, without MLIR --------------===//
 #include "compiler/Inspect.h"
+#include "codegen/SourceText.h"
 #include "compiler/Errors.h"
 
 #include "onnx.pb.h"
@@ -245,11 +246,15 @@ json::Value valueToJson(const ValueSummary &value) {
 void printValues(StringRef title, const std::vector<ValueSummary> &values,
                  raw_ostream &os) {
   os << title << ": " << values.size() << "\n";
+  // Names from the model, one line each whatever bytes they hold.
+  std::vector<std::string> names;
   size_t width = 0;
-  for (const ValueSummary &value : values)
-    width = std::max(width, value.name.size());
-  for (const ValueSummary &value : values)
-    os << "  " << left_justify(value.name, width) << "  " << value.type << "\n";
+  for (const ValueSummary &value : values) {
+    names.push_back(codegen::displayText(value.name));
+    width = std::max(width, names.back().size());
+  }
+  for (auto [value, name] : llvm::zip(values, names))
+    os << "  " << left_justify(name, width) << "  " << codegen::displayText(value.type) << "\n";
 }
 
 } // namespace
@@ -321,11 +326,12 @@ void printModelSummary(const ModelSummary &summary, raw_ostream &os) {
        << summary.opsets[i].second;
   os << "\n";
   os << "producer: "
-     << (summary.producerName.empty() ? std::string("?") : summary.producerName);
+     << (summary.producerName.empty() ? std::string("?")
+                                      : codegen::displayText(summary.producerName));
   if (!summary.producerVersion.empty())
-    os << " " << summary.producerVersion;
+    os << " " << codegen::displayText(summary.producerVersion);
   os << "\n";
-  os << "graph: " << summary.graphName << "\n";
+  os << "graph: " << codegen::displayText(summary.graphName) << "\n";
   printValues("inputs", summary.inputs, os);
   printValues("outputs", summary.outputs, os);
   os << "nodes: " << summary.nodeCount << " (" << summary.nodeCountWithSubgraphs
@@ -333,9 +339,10 @@ void printModelSummary(const ModelSummary &summary, raw_ostream &os) {
   os << "ops: " << summary.opHistogram.size() << "\n";
   size_t width = 0;
   for (const auto &entry : summary.opHistogram)
-    width = std::max(width, entry.first.size());
+    width = std::max(width, codegen::displayText(entry.first).size());
   for (const auto &entry : summary.opHistogram)
-    os << "  " << left_justify(entry.first, width) << "  " << entry.second << "\n";
+    os << "  " << left_justify(codegen::displayText(entry.first), width) << "  " << entry.second
+       << "\n";
   os << "parameters: " << summary.parameterCount << " in "
      << summary.initializerCount << " initializers, " << summary.parameterBytes
      << " bytes (" << formatBytes(summary.parameterBytes) << ")\n";

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Verify.h"
+#include "codegen/SourceText.h"
 #include "compiler/Driver.h"
 #include "compiler/ModelLoader.h"
 
@@ -405,6 +406,7 @@ Expected<SmallVector<Dataset>> findDatasets(StringRef dir) {
 constexpr const char *harnessTemplate = R"(// Generic harness written by onnxcc verify: runs @NAME@ on raw tensor files.
 //   run --describe            prints the tensor table, one line per tensor:
 //                             in|out DTYPE ELEM_SIZE RANK DIMS... NAME
+//                             (names as hex digits of their bytes)
 //   run IN... -- OUT...       reads dense inputs, runs, writes dense outputs
 //                             (strings: each followed by a NUL)
 // With symbolic dims, --describe also prints `sym NAME` lines, and a run is
@@ -462,11 +464,20 @@ static const char *splitShape(char *arg, int32_t rank, int64_t **shape) {
 
 static int isString(const @NAME@_tensor_info *t) { return strcmp(t->dtype, "string") == 0; }
 
+/// A name from the model as hex digits of its bytes, so that no byte of it
+/// (a newline, a space) can break the line.
+static void printHex(const char *s) {
+  for (; *s; ++s)
+    printf("%02x", (unsigned)(unsigned char)*s);
+}
+
 static void describe(const char *kind, const @NAME@_tensor_info *t) {
   printf("%s %s %d %d", kind, t->dtype, (int)t->elem_size, (int)t->rank);
   for (int32_t i = 0; i < t->rank; ++i)
     printf(" %lld", (long long)t->shape[i]);
-  printf(" %s\n", t->name);
+  printf(" ");
+  printHex(t->name);
+  printf("\n");
 }
 
 /// Tensors get the arena's alignment too: kernels may rely on it.
@@ -518,8 +529,11 @@ int main(int argc, char **argv) {
     for (int i = 0; i < numOutputs; ++i)
       describe("out", &@NAME@_outputs[i]);
 #ifdef @NAME@_NUM_SYMBOLS
-    for (int k = 0; k < NUM_SYMBOLS; ++k)
-      printf("sym %s\n", @NAME@_symbols[k]);
+    for (int k = 0; k < NUM_SYMBOLS; ++k) {
+      printf("sym ");
+      printHex(@NAME@_symbols[k]);
+      printf("\n");
+    }
 #endif
     return 0;
   }
@@ -744,8 +758,16 @@ Expected<TensorTable> describeHarness(StringRef workDir, ArrayRef<std::string> r
     };
     TensorInfo info;
     auto [kind, rest] = line.split(' ');
+    // Names come as hex digits of their bytes.
+    auto unhex = [](StringRef hex, std::string &out) {
+      return hex.size() % 2 == 0 && llvm::all_of(hex, llvm::isHexDigit) &&
+             (out = llvm::fromHex(hex), true);
+    };
     if (kind == "sym") {
-      table.symbols.push_back(rest.str());
+      std::string name;
+      if (!unhex(rest, name))
+        return bad();
+      table.symbols.push_back(std::move(name));
       continue;
     }
     auto [dtypeName, rest1] = rest.split(' ');
@@ -762,7 +784,8 @@ Expected<TensorTable> describeHarness(StringRef workDir, ArrayRef<std::string> r
       info.shape.push_back(dim);
       rest3 = tail;
     }
-    info.name = rest3.str();
+    if (!unhex(rest3, info.name))
+      return bad();
     info.dtypeName = dtypeName.str();
     info.dtype = lookupDType(dtypeName);
     if (kind == "in")
@@ -1182,7 +1205,7 @@ Expected<bool> verifyDataset(const Dataset &dataset, const TensorTable &table,
   bool allPassed = true;
   for (auto [i, path] : llvm::enumerate(dataset.outputs)) {
     const TensorInfo &info = table.outputs[i];
-    os << dataset.name << " " << info.name << ": ";
+    os << dataset.name << " " << codegen::displayText(info.name) << ": ";
     auto expected = readTensor(path);
     if (!expected)
       return expected.takeError();
@@ -1358,7 +1381,10 @@ Expected<bool> verifyModel(StringRef modelPath, StringRef datasetDir,
     if (!params)
       return params.takeError();
     table->dimParams = std::move(*params);
-    os << "symbolic dims: " << llvm::join(table->symbols, ", ") << "\n";
+    SmallVector<std::string> symbols;
+    for (const std::string &sym : table->symbols)
+      symbols.push_back(codegen::displayText(sym));
+    os << "symbolic dims: " << llvm::join(symbols, ", ") << "\n";
   }
 
   bool allPassed = true;
