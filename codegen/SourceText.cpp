@@ -264,6 +264,10 @@ std::string IdentifierTable::unique(StringRef name, StringRef prefix) {
     id = "p_" + id;
   // The suffix never makes a `__` (reserved) from an id that ends in `_`.
   std::string stem = id.back() == '_' ? id : id + "_";
+  // Digits after the stem must not make a numbered name of the scope's own
+  // ("t" taken twice would give t_2, t_3, ... which a "t_" rule excludes).
+  if (isExcluded(stem + "0"))
+    stem += "n";
   std::string candidate = id;
   for (int k = 2; isTaken(candidate); ++k)
     candidate = stem + std::to_string(k);

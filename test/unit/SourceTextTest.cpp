@@ -266,6 +266,19 @@ TEST(Identifiers, TableIsUniqueAndStable) {
   EXPECT_EQ(ids[12], "p_int_2");
 }
 
+TEST(Identifiers, SuffixesAvoidNumberedNames) {
+  // "" and "\xff" both give "t"/"t_"; with numbered t_N names reserved the
+  // suffixes must still find free identifiers (this used to loop forever).
+  IdentifierTable table;
+  table.reserveNumbered("t_");
+  std::set<std::string> seen;
+  for (const char *name : {"", "", "", "\xff", "\xff", "\xfe"}) {
+    std::string id = table.unique(name);
+    EXPECT_TRUE(isUsableIdentifier(id)) << id;
+    EXPECT_TRUE(seen.insert(id).second) << "twice: " << id;
+  }
+}
+
 TEST(CleanText, IsValidUtf8WithoutControls) {
   for (const std::string &s : hostileNames()) {
     std::string clean = cleanText(s);
