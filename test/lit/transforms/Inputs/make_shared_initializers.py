@@ -4,21 +4,22 @@ numpy computes here.
 
 Usage: make_shared_initializers.py OUT_DIR
 
-  x -> conv_a (w, bias m) -> bn_a (scale s, B m, mean m, var s) -> relu_a
-    -> conv_b (w again, no bias) -> bn_b (scale Identity(s), B Identity(m),
-       mean m, var v) -> + Unsqueeze(s) -> relu_b
+  x -> conv_a (w, bias n) -> bn_a (scale t, B n, mean n, var t) -> relu_a
+    -> conv_b (w again, no bias) -> bn_b (scale Identity(t), B Identity(n),
+       mean n, var t) -> + Unsqueeze(s) -> relu_b
     -> dw_1 (depthwise wd) -> bn_c (s, m, m, s) -> dw_2 (wd again)
        -> + Unsqueeze(s) -> bn_d (s, m, m, v), left unfolded (its input is
           an Add) -> y
-  relu_b -> GlobalAveragePool -> Flatten -> gemm (wg, C m) -> bn_e (s, m, m, s)
-    -> z
+  relu_b -> GlobalAveragePool -> Flatten -> gemm (wg, C n)
+    -> bn_e (t, Identity(n), n, t) -> z
 
-So one BatchNormalization reads the same constant as scale and var, and as B
-and mean (and as its Conv's or Gemm's bias); every BatchNormalization reads
-the constants of the others, some through Identity; two Convs share their
-weights, two depthwise Convs theirs; the constant a fold rewrites (the
-Unsqueeze of s, and the weights each fold replaces) is still read by other
-nodes; one BatchNormalization that does not fold keeps reading them all.
+So each BatchNormalization reads one constant as scale and var, and one as
+B and mean (and its Conv's or Gemm's bias); they read each other's
+constants, some through Identity; two Convs share their weights, two
+depthwise Convs theirs. t and n die with the last of the three folds that
+read them (bn_e), where each stands for two or three values; s and m stay,
+read by bn_d and by the Unsqueeze that constant folding turns into a new
+constant.
 OUT_DIR gets shared.onnx and test/test_data_set_0/{input_0,output_0,output_1}.pb.
 """
 import os
@@ -45,9 +46,11 @@ def rand(*shape, lo=-1.0, hi=1.0):
 w = rand(C, C, 3, 3)
 wd = rand(C, 1, 3, 3)
 wg = rand(C, C)
-s = rand(C, lo=0.5, hi=2.0)   # scale of every BN, var of some
-m = rand(C)                   # B and mean of every BN, bias of conv_a and gemm
-v = rand(C, lo=0.1, hi=3.0)   # var of bn_b and bn_d
+t = rand(C, lo=0.5, hi=2.0)   # scale and var of bn_a, bn_b, bn_e
+n = rand(C)                   # B and mean of bn_a, bn_b, bn_e; bias of conv_a, gemm
+s = rand(C, lo=0.5, hi=2.0)   # scale of bn_c and bn_d, var of bn_c
+m = rand(C)                   # B and mean of bn_c and bn_d
+v = rand(C, lo=0.1, hi=3.0)   # var of bn_d
 
 
 def conv(x, w, b, group):
@@ -77,39 +80,39 @@ def bn(x, scale, b, mean, var):
 
 x = rand(N, C, H, W_)
 s3 = s.astype(np.float64).reshape(1, C, 1, 1)
-relu_a = np.maximum(bn(conv(x.astype(np.float64), w, m, 1), s, m, m, s), 0)
-relu_b = np.maximum(bn(conv(relu_a, w, None, 1), s, m, m, v) + s3, 0)
+relu_a = np.maximum(bn(conv(x.astype(np.float64), w, n, 1), t, n, n, t), 0)
+relu_b = np.maximum(bn(conv(relu_a, w, None, 1), t, n, n, t) + s3, 0)
 dw = conv(bn(conv(relu_b, wd, None, C), s, m, m, s), wd, None, C) + s3
 y = bn(dw, s, m, m, v).astype(np.float32)
 pooled = relu_b.mean(axis=(2, 3))
-z = bn(pooled @ wg.astype(np.float64).T + m.astype(np.float64), s, m, m, s).astype(np.float32)
+z = bn(pooled @ wg.astype(np.float64).T + n.astype(np.float64), t, n, n, t).astype(np.float32)
 
 BN = "BatchNormalization"
 nodes = [
-    helper.make_node("Identity", ["s"], ["s_id"], name="s_copy"),
-    helper.make_node("Identity", ["m"], ["m_id"], name="m_copy"),
+    helper.make_node("Identity", ["t"], ["t_id"], name="t_copy"),
+    helper.make_node("Identity", ["n"], ["n_id"], name="n_copy"),
     helper.make_node("Unsqueeze", ["s", "axes12"], ["s_chw"], name="s_unsqueeze"),
-    helper.make_node("Conv", ["x", "w", "m"], ["conv_a"], name="conv_a", pads=[1] * 4),
-    helper.make_node(BN, ["conv_a", "s", "m", "m", "s"], ["bn_a"], name="bn_a", epsilon=eps),
+    helper.make_node("Conv", ["x", "w", "n"], ["conv_a"], name="conv_a", pads=[1] * 4),
+    helper.make_node(BN, ["conv_a", "t", "n", "n", "t"], ["bn_a"], name="bn_a", epsilon=eps),
     helper.make_node("Relu", ["bn_a"], ["relu_a"], name="relu_a"),
     helper.make_node("Conv", ["relu_a", "w"], ["conv_b"], name="conv_b", pads=[1] * 4),
-    helper.make_node(BN, ["conv_b", "s_id", "m_id", "m", "v"], ["bn_b"], name="bn_b",
+    helper.make_node(BN, ["conv_b", "t_id", "n_id", "n", "t"], ["bn_b"], name="bn_b",
                      epsilon=eps),
     helper.make_node("Add", ["bn_b", "s_chw"], ["add_b"], name="add_b"),
     helper.make_node("Relu", ["add_b"], ["relu_b"], name="relu_b"),
     helper.make_node("Conv", ["relu_b", "wd"], ["dw_1"], name="dw_1", group=C, pads=[1] * 4),
-    helper.make_node(BN, ["dw_1", "s", "m_id", "m", "s_id"], ["bn_c"], name="bn_c",
+    helper.make_node(BN, ["dw_1", "s", "m", "m", "s"], ["bn_c"], name="bn_c",
                      epsilon=eps),
     helper.make_node("Conv", ["bn_c", "wd"], ["dw_2"], name="dw_2", group=C, pads=[1] * 4),
     helper.make_node("Add", ["dw_2", "s_chw"], ["add_d"], name="add_d"),
     helper.make_node(BN, ["add_d", "s", "m", "m", "v"], ["y"], name="bn_d", epsilon=eps),
     helper.make_node("GlobalAveragePool", ["relu_b"], ["pool"], name="pool"),
     helper.make_node("Flatten", ["pool"], ["flat"], name="flat"),
-    helper.make_node("Gemm", ["flat", "wg", "m"], ["gemm"], name="gemm", transB=1),
-    helper.make_node(BN, ["gemm", "s", "m_id", "m", "s"], ["z"], name="bn_e", epsilon=eps),
+    helper.make_node("Gemm", ["flat", "wg", "n"], ["gemm"], name="gemm", transB=1),
+    helper.make_node(BN, ["gemm", "t", "n_id", "n", "t"], ["z"], name="bn_e", epsilon=eps),
 ]
 inits = [numpy_helper.from_array(t, k) for k, t in [
-    ("w", w), ("wd", wd), ("wg", wg), ("s", s), ("m", m), ("v", v),
+    ("w", w), ("wd", wd), ("wg", wg), ("t", t), ("n", n), ("s", s), ("m", m), ("v", v),
     ("axes12", np.array([1, 2], dtype=np.int64))]]
 graph = helper.make_graph(
     nodes, "shared_initializers",
