@@ -21,8 +21,10 @@ namespace onnxcc {
 #include "lowering/Passes.h.inc"
 
 /// Adds shape inference and the graph passes over the onnx dialect
-/// (registered as the pipeline onnxcc-optimize-graph).
-void buildGraphPipeline(mlir::OpPassManager &pm);
+/// (registered as the pipeline onnxcc-optimize-graph). Without
+/// `foldBatchNorm`, BatchNormalization stays for the lowering (tests of it on
+/// whole models).
+void buildGraphPipeline(mlir::OpPassManager &pm, bool foldBatchNorm = true);
 
 /// Adds the layout choice after the graph passes: onnx-channels-last, then
 /// the folding of the constants it transposed and the cancelling of
@@ -35,7 +37,7 @@ void buildLayoutPipeline(mlir::OpPassManager &pm);
 /// of the runtime-support kernels heavy ops call, or "none" for loop nests;
 /// each kernel call is split into `threads` parts run on a thread pool.
 void buildCpuLoweringPipeline(mlir::OpPassManager &pm, llvm::StringRef kernels = "none",
-                              int64_t threads = 1);
+                              int64_t threads = 1, bool foldBatchNorm = true);
 
 /// Registers the pipeline as `onnxcc-lower-cpu` for onnxcc-opt.
 void registerLoweringPipelines();

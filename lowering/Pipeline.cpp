@@ -16,7 +16,7 @@ using namespace mlir;
 
 namespace onnxcc {
 
-void buildGraphPipeline(OpPassManager &pm) {
+void buildGraphPipeline(OpPassManager &pm, bool foldBatchNorm) {
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxInferShapesPass());
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxStackSequencesPass());
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxInferShapesPass());
@@ -24,7 +24,8 @@ void buildGraphPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxSimplifyPass());
   pm.addNestedPass<func::FuncOp>(createOnnxFoldConstantsPass());
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxSimplifyPass());
-  pm.addNestedPass<func::FuncOp>(onnx::createOnnxFoldBatchNormPass());
+  if (foldBatchNorm)
+    pm.addNestedPass<func::FuncOp>(onnx::createOnnxFoldBatchNormPass());
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxRecognizePass());
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxFusePass());
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxSimplifyPass());
@@ -37,8 +38,9 @@ void buildLayoutPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxSimplifyPass());
 }
 
-void buildCpuLoweringPipeline(OpPassManager &pm, StringRef kernels, int64_t threads) {
-  buildGraphPipeline(pm);
+void buildCpuLoweringPipeline(OpPassManager &pm, StringRef kernels, int64_t threads,
+                              bool foldBatchNorm) {
+  buildGraphPipeline(pm, foldBatchNorm);
   if (kernels != "none")
     buildLayoutPipeline(pm);
   ConvertOnnxToLinalgPassOptions lowering;
@@ -81,6 +83,10 @@ struct CpuLoweringOptions : public PassPipelineOptions<CpuLoweringOptions> {
   Option<int64_t> threads{*this, "threads",
                           llvm::cl::desc("Parts each kernel call is split into (1: no threads)"),
                           llvm::cl::init(1)};
+  Option<bool> foldBatchNorm{*this, "fold-batchnorm",
+                             llvm::cl::desc("Fold BatchNormalization into Conv/Gemm weights "
+                                            "(false: lower it as it is)"),
+                             llvm::cl::init(true)};
 };
 } // namespace
 
@@ -88,11 +94,11 @@ void registerLoweringPipelines() {
   registerOnnxccLoweringPasses();
   PassPipelineRegistration<>("onnxcc-optimize-graph",
                              "Shape inference and the graph passes over the onnx dialect",
-                             buildGraphPipeline);
+                             [](OpPassManager &pm) { buildGraphPipeline(pm); });
   PassPipelineRegistration<CpuLoweringOptions>(
       "onnxcc-lower-cpu", "Lower the onnx dialect to loops over buffers in one arena",
       [](OpPassManager &pm, const CpuLoweringOptions &options) {
-        buildCpuLoweringPipeline(pm, options.kernels, options.threads);
+        buildCpuLoweringPipeline(pm, options.kernels, options.threads, options.foldBatchNorm);
       });
 }
 

@@ -29,6 +29,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <cmath>
@@ -175,15 +176,24 @@ private:
     return cst.getResult();
   }
 
-  /// The producer computes the BatchNormalization's result from here on.
+  /// The producer computes the BatchNormalization's result from here on, and
+  /// the constants nothing reads any more go. Exporters share equal
+  /// initializers, so one constant can be several of these values (scale and
+  /// var all ones, B and mean all zeros, mean and the old bias): each is
+  /// erased once, and all are found before any is, since a Value lives in
+  /// the op that defines it.
   void finish(Operation *producer, ArrayRef<Value> replacedWeights) {
     SmallVector<Value> replaced(replacedWeights);
     replaced.append({bn.getScale(), bn.getB(), bn.getInputMean(), bn.getInputVar()});
+    llvm::SetVector<Operation *> defs;
+    for (Value v : replaced)
+      if (auto cst = v.getDefiningOp<ConstantOp>())
+        defs.insert(cst);
     producer->getResult(0).setType(bn.getY().getType());
     bn.getY().replaceAllUsesWith(producer->getResult(0));
     bn.erase();
-    for (Value v : replaced)
-      if (Operation *def = v.getDefiningOp(); def && isa<ConstantOp>(def) && def->use_empty())
+    for (Operation *def : defs)
+      if (def->use_empty())
         def->erase();
   }
 

@@ -308,6 +308,67 @@ func.func @negative_stats_wrong_size(%x: tensor<1x1x3x3xf32>) -> tensor<1x2x3x3x
 
 // -----
 
+/// Exporters share equal initializers: here one constant is scale and var
+/// (%sv) of both BatchNormalizations, one is B and mean of both and the
+/// first Conv's bias (%bm), and both Convs read the same weights. Each fold
+/// erases the constants left unread once: a use-after-free under ASan before.
+/// eps = 1, var = [3, 15]: s = [3, 15] / [2, 4] = [1.5, 3.75];
+/// W' = [2 * 1.5, 3 * 3.75] = [3, 11.25] for both Convs.
+/// First: b' = (b - mean) * s + B = 0 * s + [1, -1] = [1, -1].
+/// Second (no bias): b' = -mean * s + B = [-1.5 + 1, 3.75 - 1] = [-0.5, 2.75].
+/// No old constant is left.
+// CHECK-LABEL: func.func @shared_statistics(
+// CHECK-NOT: onnx.BatchNormalization
+// CHECK-DAG: %[[W1:.*]] = "onnx.Constant"() <{value = dense<{{\[\[\[\[}}3.000000e+00]]], {{\[\[\[}}1.125000e+01]]]]> : tensor<2x1x1x1xf32>}>
+// CHECK-DAG: %[[B1:.*]] = "onnx.Constant"() <{value = dense<[1.000000e+00, -1.000000e+00]> : tensor<2xf32>}>
+// CHECK-DAG: %[[W2:.*]] = "onnx.Constant"() <{value = dense<{{\[\[\[\[}}3.000000e+00]]], {{\[\[\[}}1.125000e+01]]]]> : tensor<2x1x1x1xf32>}>
+// CHECK-DAG: %[[B2:.*]] = "onnx.Constant"() <{value = dense<[-5.000000e-01, 2.750000e+00]> : tensor<2xf32>}>
+// CHECK-DAG: %[[Y1:.*]] = "onnx.Conv"(%{{.*}}, %[[W1]], %[[B1]])
+// CHECK-DAG: %[[Y2:.*]] = "onnx.Conv"(%{{.*}}, %[[W2]], %[[B2]])
+// CHECK: return %[[Y1]], %[[Y2]]
+// CHECK-NOT: onnx.Constant
+// CHECK-NOT: dense<[3.000000e+00, 1.500000e+01]>
+func.func @shared_statistics(%x: tensor<1x1x3x3xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) {
+  %none = "onnx.NoValue"() : () -> none
+  %w = "onnx.Constant"() {value = dense<[[[[2.0]]], [[[3.0]]]]> : tensor<2x1x1x1xf32>} : () -> tensor<2x1x1x1xf32>
+  %sv = "onnx.Constant"() {value = dense<[3.0, 15.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %bm = "onnx.Constant"() {value = dense<[1.0, -1.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %c1 = "onnx.Conv"(%x, %w, %bm) {kernel_shape = array<i64: 1, 1>} : (tensor<1x1x3x3xf32>, tensor<2x1x1x1xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
+  %y1, %m1, %v1 = "onnx.BatchNormalization"(%c1, %sv, %bm, %bm, %sv) {epsilon = 1.0 : f32} : (tensor<1x2x3x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2x3x3xf32>, none, none)
+  %c2 = "onnx.Conv"(%x, %w, %none) {kernel_shape = array<i64: 1, 1>} : (tensor<1x1x3x3xf32>, tensor<2x1x1x1xf32>, none) -> tensor<1x2x3x3xf32>
+  %y2, %m2, %v2 = "onnx.BatchNormalization"(%c2, %sv, %bm, %bm, %sv) {epsilon = 1.0 : f32} : (tensor<1x2x3x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2x3x3xf32>, none, none)
+  return %y1, %y2 : tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>
+}
+
+// -----
+
+/// Gemm whose C is the BatchNormalization's B and mean, and whose scale is
+/// its var (one constant each, as above). s = [3, 15] / [2, 4] = [1.5, 3.75];
+/// B' = [[1 * 1.5, 2 * 1.5], [3 * 3.75, 4 * 3.75]] = [[1.5, 3], [11.25, 15]]
+/// (transB = 1: row n is column n); C' = (C - mean) * s + B = C = [1, -1].
+/// A shared statistic that another node still reads stays: here the scale,
+/// read by the Relu.
+// CHECK-LABEL: func.func @gemm_shared_statistics(
+// CHECK-NOT: onnx.BatchNormalization
+// CHECK-DAG: %[[SV:.*]] = "onnx.Constant"() <{value = dense<[3.000000e+00, 1.500000e+01]> : tensor<2xf32>}>
+// CHECK-DAG: %[[B:.*]] = "onnx.Constant"() <{value = dense<{{\[\[}}1.500000e+00, 3.000000e+00], [1.125000e+01, 1.500000e+01]]> : tensor<2x2xf32>}>
+// CHECK-DAG: %[[C:.*]] = "onnx.Constant"() <{value = dense<[1.000000e+00, -1.000000e+00]> : tensor<2xf32>}>
+// CHECK-DAG: %[[Y:.*]] = "onnx.Gemm"(%{{.*}}, %[[B]], %[[C]])
+// CHECK-DAG: %[[R:.*]] = "onnx.Relu"(%[[SV]])
+// CHECK: return %[[Y]], %[[R]]
+// CHECK-NOT: onnx.Constant
+func.func @gemm_shared_statistics(%a: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<2xf32>) {
+  %b = "onnx.Constant"() {value = dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>} : () -> tensor<2x2xf32>
+  %sv = "onnx.Constant"() {value = dense<[3.0, 15.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %bm = "onnx.Constant"() {value = dense<[1.0, -1.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %g = "onnx.Gemm"(%a, %b, %bm) {transB = 1 : i64} : (tensor<3x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  %y, %m, %v = "onnx.BatchNormalization"(%g, %sv, %bm, %bm, %sv) {epsilon = 1.0 : f32} : (tensor<3x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<3x2xf32>, none, none)
+  %r = "onnx.Relu"(%sv) : (tensor<2xf32>) -> tensor<2xf32>
+  return %y, %r : tensor<3x2xf32>, tensor<2xf32>
+}
+
+// -----
+
 /// Weights in a resource blob (as the importer stores large initializers):
 /// W = [2, 3] (little-endian f32 after the 4-byte alignment header), the
 /// statistics of @conv_bias: W' = [1, 6], b' = [0.5, -8]; small results stay

@@ -489,3 +489,60 @@ func.func @fixpoint(%x: tensor<2x4x4xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>)
   %y = "onnx.ScaledDotProductAttention"(%l, %l, %l, %b) {scale = 0.5 : f32} : (tensor<2x4x4xf32>, tensor<2x4x4xf32>, tensor<2x4x4xf32>, tensor<4xf32>) -> tensor<2x4x4xf32>
   return %y : tensor<2x4x4xf32>
 }
+
+// -----
+
+/// Exporters share equal constants between chains: both LayerNorms read one
+/// axes, exponent, eps, weight and bias, both GELUs one sqrt(2), 1 and 0.5.
+/// Each chain is recognized, and the weight and bias both new ops read stay.
+// CHECK-LABEL: func.func @shared_constants(
+// CHECK-SAME: %[[X1:[^:]*]]: tensor<2x4xf32>, %[[X2:[^:]*]]: tensor<2x4xf32>
+// CHECK-DAG: %[[W:.*]] = "onnx.Constant"() <{value = dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]>
+// CHECK-DAG: %[[B:.*]] = "onnx.Constant"() <{value = dense<[5.000000e-01, 0.000000e+00, 0.000000e+00, 0.000000e+00]>
+// CHECK-DAG: %[[L1:[^,]*]], %{{.*}}, %{{.*}} = "onnx.LayerNormalization"(%[[X1]], %[[W]], %[[B]])
+// CHECK-DAG: %[[L2:[^,]*]], %{{.*}}, %{{.*}} = "onnx.LayerNormalization"(%[[X2]], %[[W]], %[[B]])
+// CHECK-DAG: %[[G1:.*]] = "onnx.Gelu"(%[[L1]])
+// CHECK-DAG: %[[G2:.*]] = "onnx.Gelu"(%[[L2]])
+// CHECK: return %[[G1]], %[[G2]]
+// CHECK-NOT: onnx.Erf
+func.func @shared_constants(%x1: tensor<2x4xf32>, %x2: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+  %axes = "onnx.Constant"() {value = dense<[-1]> : tensor<1xi64>} : () -> tensor<1xi64>
+  %two = "onnx.Constant"() {value = dense<2.0> : tensor<f32>} : () -> tensor<f32>
+  %eps = "onnx.Constant"() {value = dense<9.99999974E-6> : tensor<f32>} : () -> tensor<f32>
+  %w = "onnx.Constant"() {value = dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>} : () -> tensor<4xf32>
+  %b = "onnx.Constant"() {value = dense<[0.5, 0.0, 0.0, 0.0]> : tensor<4xf32>} : () -> tensor<4xf32>
+  %sqrt2 = "onnx.Constant"() {value = dense<1.41421354> : tensor<f32>} : () -> tensor<f32>
+  %one = "onnx.Constant"() {value = dense<1.0> : tensor<f32>} : () -> tensor<f32>
+  %half = "onnx.Constant"() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+
+  %mean1 = "onnx.ReduceMean"(%x1, %axes) : (tensor<2x4xf32>, tensor<1xi64>) -> tensor<2x1xf32>
+  %d1 = "onnx.Sub"(%x1, %mean1) : (tensor<2x4xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+  %sq1 = "onnx.Pow"(%d1, %two) : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+  %var1 = "onnx.ReduceMean"(%sq1, %axes) : (tensor<2x4xf32>, tensor<1xi64>) -> tensor<2x1xf32>
+  %ve1 = "onnx.Add"(%var1, %eps) : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xf32>
+  %sd1 = "onnx.Sqrt"(%ve1) : (tensor<2x1xf32>) -> tensor<2x1xf32>
+  %n1 = "onnx.Div"(%d1, %sd1) : (tensor<2x4xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+  %s1 = "onnx.Mul"(%n1, %w) : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %l1 = "onnx.Add"(%s1, %b) : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %a1 = "onnx.Div"(%l1, %sqrt2) : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+  %e1 = "onnx.Erf"(%a1) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  %p1 = "onnx.Add"(%e1, %one) : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+  %m1 = "onnx.Mul"(%l1, %p1) : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %y1 = "onnx.Mul"(%m1, %half) : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+
+  %mean2 = "onnx.ReduceMean"(%x2, %axes) : (tensor<2x4xf32>, tensor<1xi64>) -> tensor<2x1xf32>
+  %d2 = "onnx.Sub"(%x2, %mean2) : (tensor<2x4xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+  %sq2 = "onnx.Pow"(%d2, %two) : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+  %var2 = "onnx.ReduceMean"(%sq2, %axes) : (tensor<2x4xf32>, tensor<1xi64>) -> tensor<2x1xf32>
+  %ve2 = "onnx.Add"(%var2, %eps) : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xf32>
+  %sd2 = "onnx.Sqrt"(%ve2) : (tensor<2x1xf32>) -> tensor<2x1xf32>
+  %n2 = "onnx.Div"(%d2, %sd2) : (tensor<2x4xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+  %s2 = "onnx.Mul"(%n2, %w) : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %l2 = "onnx.Add"(%s2, %b) : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %a2 = "onnx.Div"(%l2, %sqrt2) : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+  %e2 = "onnx.Erf"(%a2) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  %p2 = "onnx.Add"(%e2, %one) : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+  %m2 = "onnx.Mul"(%l2, %p2) : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %y2 = "onnx.Mul"(%m2, %half) : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+  return %y1, %y2 : tensor<2x4xf32>, tensor<2x4xf32>
+}
