@@ -3,8 +3,10 @@
 #include "dialects/onnx/OnnxOps.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 #include <algorithm>
+#include <cstring>
 
 using namespace mlir;
 
@@ -494,6 +496,56 @@ std::optional<SmallVector<Dim>> ShapeContext::getDimValues(Value v) const {
 
 std::optional<SmallVector<int64_t>> ShapeContext::getIntValues(Value v) const {
   return staticValues(getDimValues(v));
+}
+
+bool ShapeContext::forEachIntValue(Value v,
+                                   function_ref<bool(int64_t position, int64_t value)> fn) const {
+  ElementsAttr attr = getConstant(v);
+  auto intType = attr ? dyn_cast<IntegerType>(attr.getElementType()) : IntegerType();
+  unsigned width = intType ? intType.getWidth() : 0;
+  if (!attr || !intType || width % 8 != 0 || width > 64) {
+    auto values = getIntValues(v);
+    if (!values)
+      return false;
+    for (auto [i, x] : llvm::enumerate(*values))
+      if (!fn(i, x))
+        break;
+    return true;
+  }
+  // Raw little-endian bytes, as the importer and the constant folder store
+  // them: a dense attribute (one element when a splat) or a resource blob.
+  ArrayRef<char> raw;
+  bool splat = false;
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    raw = dense.getRawData();
+    splat = dense.isSplat();
+  } else if (auto res = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = res.getRawHandle().getBlob();
+    if (!blob)
+      return false;
+    raw = blob->getData();
+  } else {
+    return false;
+  }
+  size_t bytes = width / 8;
+  int64_t n = attr.getNumElements();
+  if (splat ? raw.size() < bytes : raw.size() != static_cast<size_t>(n) * bytes)
+    return false;
+  bool isUnsigned = intType.isUnsigned();
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, raw.data() + (splat ? 0 : i * bytes), bytes);
+    int64_t x;
+    if (width == 64)
+      x = static_cast<int64_t>(bits);
+    else if (isUnsigned)
+      x = static_cast<int64_t>(bits);
+    else
+      x = static_cast<int64_t>(bits << (64 - width)) >> (64 - width);
+    if (!fn(i, x))
+      break;
+  }
+  return true;
 }
 
 std::optional<SmallVector<double>> ShapeContext::getFloatValues(Value v) const {
