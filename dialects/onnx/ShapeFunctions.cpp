@@ -1346,9 +1346,9 @@ LogicalResult ScatterNDOp::inferShapes(ShapeContext &ctx) {
   Dim k = indices->back();
   if (!k.isStatic())
     return success();
-  if (k.size < 1 || k.size > r)
-    return ctx.fail("last dim of indices (" + Twine(k.size) + ") must be in [1, " + Twine(r) +
-                    "]");
+  if (k.size > r)
+    return ctx.fail("last dim of indices (" + Twine(k.size) + ") must be at most the rank " +
+                    Twine(r) + " of data");
   if (updates) {
     Shape expected(indices->begin(), indices->end() - 1);
     expected.append(data->begin() + k.size, data->end());

@@ -203,7 +203,7 @@ func.func @negative_scatter_nd_updates(%x: tensor<4x3xf32>, %i: tensor<2x1xi64>,
 // -----
 
 func.func @negative_scatter_nd_tuple_length(%x: tensor<4x3xf32>, %i: tensor<2x3xi64>, %u: tensor<2xf32>) -> tensor<*xf32> {
-  // expected-error @+1 {{last dim of indices (3) must be in [1, 2]}}
+  // expected-error @+1 {{last dim of indices (3) must be at most the rank 2 of data}}
   %0 = "onnx.ScatterND"(%x, %i, %u) : (tensor<4x3xf32>, tensor<2x3xi64>, tensor<2xf32>) -> tensor<*xf32>
   return %0 : tensor<*xf32>
 }
