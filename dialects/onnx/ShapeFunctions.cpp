@@ -9,7 +9,9 @@
 // A shape function never asserts on user IR: when an input it needs is
 // missing, unranked or not constant it leaves the result unknown (or gives
 // only its rank), and when static shapes contradict each other it fails with
-// a message naming the dims.
+// a message naming the dims. Constant operands are held to the op's rules
+// too: an index known at compile time outside its static axis is an error
+// here, not a clamp in the generated code.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/onnx/OnnxOps.h"
