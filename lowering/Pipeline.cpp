@@ -23,6 +23,9 @@ void buildGraphPipeline(OpPassManager &pm, bool foldBatchNorm) {
   // Graph optimizations.
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxSimplifyPass());
   pm.addNestedPass<func::FuncOp>(createOnnxFoldConstantsPass());
+  // Operands that only folding made constant (shapes, indices, axes) are
+  // checked now: an error the shape functions find there is the model's.
+  pm.addNestedPass<func::FuncOp>(onnx::createOnnxInferShapesPass());
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxSimplifyPass());
   if (foldBatchNorm)
     pm.addNestedPass<func::FuncOp>(onnx::createOnnxFoldBatchNormPass());

@@ -3,8 +3,10 @@
 #include "dialects/onnx/OnnxOps.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 #include <algorithm>
+#include <cstring>
 
 using namespace mlir;
 
@@ -494,6 +496,68 @@ std::optional<SmallVector<Dim>> ShapeContext::getDimValues(Value v) const {
 
 std::optional<SmallVector<int64_t>> ShapeContext::getIntValues(Value v) const {
   return staticValues(getDimValues(v));
+}
+
+namespace {
+/// The raw little-endian bytes of an integer elements attribute of 8 to 64
+/// bits, as the importer and the constant folder store them: a dense
+/// attribute (one element when a splat) or a resource blob. Nullopt for
+/// anything else (booleans, sparse attributes, a blob of the wrong size).
+struct RawInts {
+  ArrayRef<char> bytes;
+  unsigned width;
+  bool isUnsigned;
+  bool splat;
+  int64_t count;
+
+  int64_t at(int64_t i) const {
+    uint64_t bits = 0;
+    std::memcpy(&bits, bytes.data() + (splat ? 0 : i * (width / 8)), width / 8);
+    if (width == 64 || isUnsigned)
+      return static_cast<int64_t>(bits);
+    return static_cast<int64_t>(bits << (64 - width)) >> (64 - width);
+  }
+};
+
+std::optional<RawInts> rawInts(ElementsAttr attr) {
+  auto intType = attr ? dyn_cast<IntegerType>(attr.getElementType()) : IntegerType();
+  if (!intType || intType.getWidth() % 8 != 0 || intType.getWidth() > 64)
+    return std::nullopt;
+  RawInts out{{}, intType.getWidth(), intType.isUnsigned(), false, attr.getNumElements()};
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    out.bytes = dense.getRawData();
+    out.splat = dense.isSplat();
+  } else if (auto res = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = res.getRawHandle().getBlob();
+    if (!blob)
+      return std::nullopt;
+    out.bytes = blob->getData();
+  } else {
+    return std::nullopt;
+  }
+  size_t bytes = out.width / 8;
+  if (out.splat ? out.bytes.size() < bytes
+                : out.bytes.size() != static_cast<size_t>(out.count) * bytes)
+    return std::nullopt;
+  return out;
+}
+} // namespace
+
+bool ShapeContext::forEachIntValue(Value v,
+                                   function_ref<bool(int64_t position, int64_t value)> fn) const {
+  if (auto raw = rawInts(getConstant(v))) {
+    for (int64_t i = 0; i < raw->count; ++i)
+      if (!fn(i, raw->at(i)))
+        break;
+    return true;
+  }
+  auto values = getIntValues(v);
+  if (!values)
+    return false;
+  for (auto [i, x] : llvm::enumerate(*values))
+    if (!fn(i, x))
+      break;
+  return true;
 }
 
 std::optional<SmallVector<double>> ShapeContext::getFloatValues(Value v) const {

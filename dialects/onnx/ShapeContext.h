@@ -7,6 +7,7 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
@@ -145,6 +146,15 @@ public:
       return std::nullopt;
     return getIntValues(op->getOperand(i));
   }
+  /// Calls `fn(position, value)` for the elements of integer operand `v` in
+  /// order, when they are known at compile time: an onnx.Constant of any size
+  /// (read in place, resource blobs included), else what getIntValues
+  /// computes. Stops at the first `fn` that returns false. Returns false
+  /// when the values are not known. Index checks read indices through this:
+  /// index tensors may be far larger than the shape values getIntValues is
+  /// meant for.
+  bool forEachIntValue(mlir::Value v,
+                       llvm::function_ref<bool(int64_t position, int64_t value)> fn) const;
   /// The floating-point contents of constant operand `v`, if it is one.
   std::optional<llvm::SmallVector<double>> getFloatValues(mlir::Value v) const;
   /// The constant attribute behind `v`, if `v` is an onnx.Constant.

@@ -9,7 +9,9 @@
 // A shape function never asserts on user IR: when an input it needs is
 // missing, unranked or not constant it leaves the result unknown (or gives
 // only its rank), and when static shapes contradict each other it fails with
-// a message naming the dims.
+// a message naming the dims. Constant operands are held to the op's rules
+// too: an index known at compile time outside its static axis is an error
+// here, not a clamp in the generated code.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/onnx/OnnxOps.h"
@@ -518,6 +520,56 @@ FailureOr<std::optional<Shape>> constantShapeOperand(ShapeContext &ctx, unsigned
   return std::optional<Shape>(s);
 }
 
+/// Checks the index values of operand `indicesIdx` when they are known at
+/// compile time: the element at `position` indexes axis `axisOf(position)` of
+/// `data` and must lie in [-s, s) when that axis has a static size s (ONNX
+/// makes anything else an error; indices that arrive at run time are clamped
+/// instead, see codegen/cpp/ABI.md). Symbolic or unknown axes are not checked.
+LogicalResult checkIndexValues(ShapeContext &ctx, unsigned indicesIdx, const Shape &data,
+                               llvm::function_ref<int64_t(int64_t position)> axisOf) {
+  if (llvm::none_of(data, [](const Dim &d) { return d.isStatic(); }))
+    return success();
+  std::optional<std::pair<int64_t, int64_t>> bad; // (value, axis)
+  ctx.forEachIntValue(ctx.getOp()->getOperand(indicesIdx), [&](int64_t position, int64_t v) {
+    int64_t axis = axisOf(position);
+    const Dim &d = data[axis];
+    if (!d.isStatic() || (v >= -d.size && v < d.size))
+      return true;
+    bad = {v, axis};
+    return false;
+  });
+  if (!bad)
+    return success();
+  int64_t s = data[bad->second].size;
+  return ctx.fail("index " + Twine(bad->first) + " of input 'indices' is out of range [" +
+                  Twine(-s) + ", " + Twine(s) + ") of axis " + Twine(bad->second));
+}
+
+/// GatherElements and ScatterElements: off the axis, indices (and the
+/// updates, which have their shape) address data's elements by position, so
+/// no static dim of indices may exceed data's there.
+LogicalResult checkElementsShape(ShapeContext &ctx, const Shape &data, const Shape &indices,
+                                 int64_t axis) {
+  for (size_t d = 0; d < data.size() && d < indices.size(); ++d) {
+    if (static_cast<int64_t>(d) == axis || !data[d].isStatic() || !indices[d].isStatic() ||
+        indices[d].size <= data[d].size)
+      continue;
+    return ctx.fail("indices " + shapeText(indices) + " are larger than data " +
+                    shapeText(data) + " in dim " + Twine(d) + ", which is not the axis");
+  }
+  return success();
+}
+
+/// GatherND and ScatterND: each k-tuple of the indices (k their last,
+/// static dim) indexes data's axes first, first + 1, ..., first + k - 1.
+LogicalResult checkIndexTuples(ShapeContext &ctx, unsigned indicesIdx, const Shape &data,
+                               int64_t k, int64_t first) {
+  if (k < 1 || first + k > static_cast<int64_t>(data.size()))
+    return success();
+  return checkIndexValues(ctx, indicesIdx, data,
+                          [&](int64_t position) { return first + position % k; });
+}
+
 } // namespace
 
 namespace onnxcc::onnx {
@@ -562,10 +614,10 @@ UNARY(Sigmoid) UNARY(Sign) UNARY(Sin) UNARY(Sinh) UNARY(Softplus)
 UNARY(Softsign) UNARY(Sqrt) UNARY(Tan) UNARY(Tanh) UNARY(ThresholdedRelu)
 UNARY(Shrink) UNARY(Cast) UNARY(CastLike) UNARY(Softmax) UNARY(LogSoftmax)
 UNARY(Hardmax) UNARY(LRN) UNARY(MeanVarianceNormalization)
-UNARY(InstanceNormalization) UNARY(CumSum) UNARY(Trilu) UNARY(Bernoulli)
+UNARY(InstanceNormalization) UNARY(Trilu) UNARY(Bernoulli)
 UNARY(RandomNormalLike) UNARY(RandomUniformLike) UNARY(Clip)
 UNARY(LpNormalization) UNARY(EyeLike) UNARY(ReverseSequence)
-UNARY(ScatterElements) UNARY(ScatterND) UNARY(QuantizeLinear)
+UNARY(QuantizeLinear)
 UNARY(DequantizeLinear)
 
 // Ops whose every result has the shape of the first input.
@@ -1216,6 +1268,8 @@ LogicalResult GatherOp::inferShapes(ShapeContext &ctx) {
   if (!axis)
     return ctx.fail("axis " + Twine(axisAttr) + " is out of range for data of rank " +
                     Twine(data->size()));
+  if (failed(checkIndexValues(ctx, 1, *data, [&](int64_t) { return *axis; })))
+    return failure();
   Shape out(data->begin(), data->begin() + *axis);
   out.append(indices->begin(), indices->end());
   out.append(data->begin() + *axis + 1, data->end());
@@ -1232,7 +1286,95 @@ LogicalResult GatherElementsOp::inferShapes(ShapeContext &ctx) {
   if (data && data->size() != indices->size())
     return ctx.fail("indices " + shapeText(*indices) + " and data " + shapeText(*data) +
                     " must have the same rank");
+  if (data) {
+    int64_t axisAttr = static_cast<int64_t>(getAxis());
+    auto axis = normalizeAxis(axisAttr, data->size());
+    if (!axis)
+      return ctx.fail("axis " + Twine(axisAttr) + " is out of range for data of rank " +
+                      Twine(data->size()));
+    if (failed(checkElementsShape(ctx, *data, *indices, *axis)) ||
+        failed(checkIndexValues(ctx, 1, *data, [&](int64_t) { return *axis; })))
+      return failure();
+  }
   ctx.setShape(0, *indices);
+  return success();
+}
+
+/// The shape of data; updates have the shape of indices, which has the rank
+/// of data.
+LogicalResult ScatterElementsOp::inferShapes(ShapeContext &ctx) {
+  auto data = ctx.operandShape(0);
+  auto indices = ctx.operandShape(1);
+  auto updates = ctx.operandShape(2);
+  if (data)
+    ctx.setShape(0, *data);
+  if (indices && updates) {
+    if (indices->size() != updates->size())
+      return ctx.fail("updates " + shapeText(*updates) + " and indices " +
+                      shapeText(*indices) + " must have the same shape");
+    for (auto [u, i] : llvm::zip(*updates, *indices))
+      if (failed(unifyDim(u, i)))
+        return ctx.fail("updates " + shapeText(*updates) + " and indices " +
+                        shapeText(*indices) + " must have the same shape");
+  }
+  if (!data || !indices)
+    return success();
+  if (data->size() != indices->size())
+    return ctx.fail("indices " + shapeText(*indices) + " and data " + shapeText(*data) +
+                    " must have the same rank");
+  int64_t axisAttr = static_cast<int64_t>(getAxis());
+  auto axis = normalizeAxis(axisAttr, data->size());
+  if (!axis)
+    return ctx.fail("axis " + Twine(axisAttr) + " is out of range for data of rank " +
+                    Twine(data->size()));
+  if (failed(checkElementsShape(ctx, *data, *indices, *axis)))
+    return failure();
+  return checkIndexValues(ctx, 1, *data, [&](int64_t) { return *axis; });
+}
+
+/// The shape of data; updates are indices[:-1] + data[k:], k the length of
+/// the index tuples.
+LogicalResult ScatterNDOp::inferShapes(ShapeContext &ctx) {
+  auto data = ctx.operandShape(0);
+  auto indices = ctx.operandShape(1);
+  auto updates = ctx.operandShape(2);
+  if (data)
+    ctx.setShape(0, *data);
+  if (!data || !indices)
+    return success();
+  int64_t r = data->size(), q = indices->size();
+  if (q < 1 || r < 1)
+    return ctx.fail("data and indices must have rank >= 1");
+  Dim k = indices->back();
+  if (!k.isStatic())
+    return success();
+  if (k.size > r)
+    return ctx.fail("last dim of indices (" + Twine(k.size) + ") must be at most the rank " +
+                    Twine(r) + " of data");
+  if (updates) {
+    Shape expected(indices->begin(), indices->end() - 1);
+    expected.append(data->begin() + k.size, data->end());
+    bool same = updates->size() == expected.size();
+    for (size_t i = 0; same && i < expected.size(); ++i)
+      same = succeeded(unifyDim((*updates)[i], expected[i]));
+    if (!same)
+      return ctx.fail("updates " + shapeText(*updates) + " must have shape " +
+                      shapeText(expected) + " (indices " + shapeText(*indices) +
+                      " without its last dim, then data " + shapeText(*data) + " from dim " +
+                      Twine(k.size) + ")");
+  }
+  return checkIndexTuples(ctx, 1, *data, k.size, 0);
+}
+
+/// The shape of x; the constant axis must be one of its dims.
+LogicalResult CumSumOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  ctx.setShape(0, *x);
+  if (auto axis = operandScalar(ctx, 1); axis && !normalizeAxis(*axis, x->size()))
+    return ctx.fail("axis " + Twine(*axis) + " is out of range for input of rank " +
+                    Twine(x->size()));
   return success();
 }
 
@@ -1255,6 +1397,12 @@ LogicalResult GatherNDOp::inferShapes(ShapeContext &ctx) {
   if (k.size < 1 || k.size > r - b)
     return ctx.fail("last dim of indices (" + Twine(k.size) + ") must be in [1, " +
                     Twine(r - b) + "]");
+  for (int64_t d = 0; d < b; ++d)
+    if (failed(unifyDim((*data)[d], (*indices)[d])))
+      return ctx.fail("batch dim " + Twine(d) + " of indices " + shapeText(*indices) +
+                      " differs from data " + shapeText(*data));
+  if (failed(checkIndexTuples(ctx, 1, *data, k.size, b)))
+    return failure();
   Shape out(indices->begin(), indices->end() - 1);
   out.append(data->begin() + b + k.size, data->end());
   ctx.setShape(0, out);

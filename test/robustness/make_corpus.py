@@ -404,9 +404,22 @@ def hostile_attribute_cases(c):
     c.extreme("const-slice-step-0", model(
         [node("Slice", ["x", "st", "en", "ax", "sp"], ["y"], name="slice")], [vi("x", [10])],
         [vi("y", None)], [const("st", [0]), const("en", [5]), const("ax", [0]), const("sp", [0])]))
-    c.extreme("const-gather-out-of-range", model(
+    # ONNX makes an index outside [-s, s) an error; constant ones are
+    # rejected at compile time (the first one found is named).
+    c.reject("const-gather-out-of-range", model(
         [node("Gather", ["d", "i"], ["y"], name="gather")], [], [vi("y", None)],
-        [helper.make_tensor("d", FLOAT, [3], [1, 2, 3]), const("i", [5, -7, 2**62])]))
+        [helper.make_tensor("d", FLOAT, [3], [1, 2, 3]), const("i", [5, -7, 2**62])]),
+        r"node 'gather' .*index 5 of input 'indices' is out of range \[-3, 3\) of axis 0")
+    c.reject("const-scatternd-out-of-range", model(
+        [node("ScatterND", ["d", "i", "u"], ["y"], name="scatter")], [vi("d", [3, 2])],
+        [vi("y", None)],
+        [helper.make_tensor("i", i64, [2, 1], [1, 2**62]),
+         helper.make_tensor("u", FLOAT, [2, 2], [1, 2, 3, 4])]),
+        r"node 'scatter' .*index 4611686018427387904 of input 'indices' is out of range")
+    c.reject("const-gatherelements-int32-min", model(
+        [node("GatherElements", ["d", "i"], ["y"], name="gather", axis=1)], [vi("d", [2, 3])],
+        [vi("y", None)], [helper.make_tensor("i", TensorProto.INT32, [1, 2], [-3, -2**31])]),
+        r"node 'gather' .*index -2147483648 of input 'indices' is out of range \[-3, 3\) of axis 1")
     c.extreme("const-range-delta-0", model(
         [node("Range", ["a", "b", "d"], ["y"], name="range")], [], [vi("y", None)],
         [helper.make_tensor("a", i64, [], [0]), helper.make_tensor("b", i64, [], [10]),
