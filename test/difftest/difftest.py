@@ -52,7 +52,7 @@ import onnx  # noqa: E402
 from onnx import helper  # noqa: E402
 
 FINDINGS = ("mismatch", "onnxcc-crash", "onnxcc-hang", "onnxcc-refused", "build-failed",
-            "run-failed")
+            "run-failed", "symbolic-refused")
 STATUSES = ("pass",) + FINDINGS + ("skipped-by-ort",)
 CRASH_MARKS = ("Assertion", "PLEASE submit a bug report", "Stack dump", "AddressSanitizer",
                "UndefinedBehaviorSanitizer", "runtime error:", "LeakSanitizer", "Segmentation fault")
@@ -146,9 +146,9 @@ class Runner:
         self.verify_seconds = 0.0
         self.models = 0
 
-    def verify(self, model_path, dataset, tol, opt, workdir):
+    def verify(self, model_path, dataset, tol, opt, workdir, cpu):
         cmd = [self.args.onnxcc, "verify", model_path, dataset, "--atol", repr(tol[0]),
-               "--rtol", repr(tol[1]), "--cxx-opt", opt, "--target-cpu", self.args.target_cpu]
+               "--rtol", repr(tol[1]), "--cxx-opt", opt, "--target-cpu", cpu]
         if self.args.keep:
             cmd += ["--keep", os.path.join(workdir, "keep")]
         env = dict(os.environ, TMPDIR=workdir)
@@ -174,7 +174,7 @@ class Runner:
         msg = re.sub(r"^onnxcc: error: [^:]*: ", "", msg)
         return re.sub(r"'g\d+_[^']*'", "'...'", msg)
 
-    def check(self, model, datas, tol, opt, workdir, tag):
+    def check(self, model, datas, tol, opt, workdir, cpu):
         """Writes model and dataset, runs ORT then onnxcc; returns (status, detail, symbolic_ok)."""
         os.makedirs(workdir, exist_ok=True)
         path = os.path.join(workdir, "model.onnx")
@@ -186,11 +186,15 @@ class Runner:
         reply = self.ort.run(path, dataset)
         if reply != "ok":
             return "skipped-by-ort", reply[6:].strip()[:300], True
-        rc, out, err, to = self.verify(path, dataset, tol, opt, workdir)
+        rc, out, err, to = self.verify(path, dataset, tol, opt, workdir, cpu)
         status, detail = classify(rc, out, err, to)
         symbolic_ok = True
         if status == "pass" and has_dim_params(model) and "symbolic dims:" not in out:
             symbolic_ok = False
+            if self.args.strict_symbolic:
+                msg = self.symbolic_message(path, workdir)
+                if msg:
+                    return "symbolic-refused", msg, False
         return status, detail, symbolic_ok
 
     def run_seed(self, seed):
@@ -204,7 +208,11 @@ class Runner:
         # Mostly -O1 (fast to build); every few models at -O2, where the C++
         # compiler vectorizes and contracts differently.
         opt = "-O2" if seed % a.o2_every == 0 else a.cxx_opt
-        status, detail, symbolic_ok = self.check(model, datas, info["tol"], opt, workdir, str(seed))
+        # The kernels' header (Conv, Gemm, MatMul... with constant weights)
+        # costs two thirds of a C++ build: only every few models use them;
+        # the others lower every op to loop nests (--target-cpu none).
+        cpu = a.target_cpu if seed % a.kernels_every == 0 else "none"
+        status, detail, symbolic_ok = self.check(model, datas, info["tol"], opt, workdir, cpu)
         with self.lock:
             self.models += 1
         ncomp = len(info["components"])
@@ -222,15 +230,15 @@ class Runner:
             if ncomp == 1:
                 st, det, sym_ok = status, detail, symbolic_ok
             else:
-                st, det, sym_ok = self.check(sub, subdatas, info["tol"], opt, cdir, "%d:%d" % (seed, i))
-            self.record(seed, i, st, det, op_types(sub), info, opt)
+                st, det, sym_ok = self.check(sub, subdatas, info["tol"], opt, cdir, cpu)
+            self.record(seed, i, st, det, op_types(sub), info, opt + " " + cpu)
             if st == "pass":
                 if not sym_ok:
                     self.note_fallback(seed, sub, subdatas, info, cdir)
                 shutil.rmtree(cdir, ignore_errors=True)
         if ncomp > 1 and all(f["status"] == "pass" for f in self.findings_of(seed)):
             # Only the packed model fails: keep it as a finding of its own.
-            self.record(seed, "all", status, detail, op_types(model), info, opt)
+            self.record(seed, "all", status, detail, op_types(model), info, opt + " " + cpu)
         if not any(f["status"] in FINDINGS for f in self.findings_of(seed)):
             shutil.rmtree(workdir, ignore_errors=True)
 
@@ -248,11 +256,15 @@ class Runner:
         if msg:
             with self.lock:
                 self.fallbacks[msg] += 1
+            comp = int(model.graph.name.rsplit("_g", 1)[1]) if "_g" in model.graph.name else "all"
+            self.record(seed, comp, "symbolic-fallback", msg, op_types(model), info, count=False)
 
-    def record(self, seed, comp, status, detail, ops, info, opt=None):
+    def record(self, seed, comp, status, detail, ops, info, opt=None, count=True):
         with self.lock:
-            if comp != "all":
+            if comp != "all" and count:
                 self.counts[status] += 1
+            if count and self.args.progress and sum(self.counts.values()) % self.args.progress == 0:
+                print("progress: %d graphs, %s" % (sum(self.counts.values()), dict(self.counts)), flush=True)
             if status != "pass":
                 entry = {"seed": seed, "component": comp, "status": status, "detail": detail,
                          "ops": ops, "opset": info["opset"] if info else None, "opt": opt}
@@ -294,9 +306,14 @@ def main():
     ap.add_argument("--timeout", type=float, default=300, help="seconds per onnxcc verify")
     ap.add_argument("--cxx-opt", default="-O1", help="optimization flag of the C++ build")
     ap.add_argument("--o2-every", type=int, default=8, help="every Nth seed builds with -O2")
-    ap.add_argument("--target-cpu", default="native")
+    ap.add_argument("--target-cpu", default="native", help="of the seeds that use the kernels")
+    ap.add_argument("--kernels-every", type=int, default=3,
+                    help="every Nth seed uses the kernels (--target-cpu); the others none")
     ap.add_argument("--keep", action="store_true", help="keep onnxcc verify's work folders")
     ap.add_argument("-q", "--quiet", action="store_true", help="only the table")
+    ap.add_argument("--progress", type=int, default=0, help="print the counts every N graphs")
+    ap.add_argument("--strict-symbolic", action="store_true",
+                    help="a graph onnxcc compiles only with fixed dims is a finding (symbolic-refused)")
     args = ap.parse_args()
     if args.work is None:
         args.work = tempfile.mkdtemp(prefix="difftest-")

@@ -49,7 +49,8 @@ class Minimizer:
         self.args, self.model, self.tol = args, model, tol
         self.work = tempfile.mkdtemp(prefix="minimize-")
         runner_args = argparse.Namespace(onnxcc=args.onnxcc, ort_dir=args.ort_dir, timeout=args.timeout,
-                                         keep=False, target_cpu=args.target_cpu, results=None, quiet=True)
+                                         keep=False, target_cpu=args.target_cpu, results=None, quiet=True,
+                                         progress=0, strict_symbolic=args.strict_symbolic)
         self.runner = difftest.Runner(runner_args)
         self.tests = 0
         self.values = self.all_values(datas)
@@ -85,6 +86,7 @@ class Minimizer:
         produced = {o for n in nodes for o in n.output}
         inits = {t.name: t for t in g.initializer}
         consts = {n.output[0]: n for n in g.node if n.op_type == "Constant"}
+        graph_inputs = {vi.name: vi for vi in g.input}
         inputs, datas, new_inits, seen = [], [], [], set()
         for n in nodes:
             for name in n.input:
@@ -97,8 +99,11 @@ class Minimizer:
                     new_inits.append(numpy_helper.from_array(self.values[name], name))
                 else:
                     data = self.values[name]
-                    inputs.append(helper.make_tensor_value_info(
-                        name, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[data.dtype], list(data.shape)))
+                    if name in graph_inputs:  # keeps its dim_params
+                        inputs.append(graph_inputs[name])
+                    else:
+                        inputs.append(helper.make_tensor_value_info(
+                            name, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[data.dtype], list(data.shape)))
                     datas.append(data)
         read = {i for n in nodes for i in n.input}
         original = {o.name for o in g.output}
@@ -124,7 +129,7 @@ class Minimizer:
             return False
         self.tests += 1
         d = os.path.join(self.work, "t%d" % self.tests)
-        status, detail, _ = self.runner.check(m, datas, self.tol, self.args.cxx_opt, d, "min")
+        status, detail, _ = self.runner.check(m, datas, self.tol, self.args.cxx_opt, d, self.args.target_cpu)
         shutil.rmtree(d, ignore_errors=True)
         ok = signature(status, detail) == self.target
         if self.args.verbose:
@@ -159,7 +164,7 @@ class Minimizer:
         everything = list(range(len(g.node)))
         m, datas, _ = self.candidate(everything, [o.name for o in g.output])
         d = os.path.join(self.work, "orig")
-        status, detail, _ = self.runner.check(m, datas, self.tol, self.args.cxx_opt, d, "orig")
+        status, detail, _ = self.runner.check(m, datas, self.tol, self.args.cxx_opt, d, self.args.target_cpu)
         self.target = signature(status, detail)
         print("finding: %s %s" % (status, detail))
         if status == "pass":
@@ -205,9 +210,11 @@ def main():
     ap.add_argument("--ort-dir", default=os.environ.get("ONNXCC_ORT_DIR", os.path.join(HERE, "..", "..", ".deps", "onnxruntime-node")))
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--cxx-opt", default="-O1")
-    ap.add_argument("--target-cpu", default="native")
+    ap.add_argument("--target-cpu", default="native", help="none where difftest said so (opt field)")
     ap.add_argument("-o", "--output", required=True)
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--strict-symbolic", action="store_true",
+                    help="the finding is that onnxcc compiles the graph only with fixed dims")
     args = ap.parse_args()
     if args.seed is not None:
         model, datas, info = gen_graph.make_model(args.seed, args.components)
