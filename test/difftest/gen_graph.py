@@ -70,6 +70,7 @@ class Value:
         self.name, self.dtype, self.shape = name, dtype, tuple(int(d) for d in shape)
         self.lo, self.hi, self.exact = float(lo), float(hi), exact
         self.uses = 0
+        self.terminal = False  # an output only: no node reads it
 
     @property
     def rank(self):
@@ -194,6 +195,8 @@ class Builder:
         return self.rng.choice(cands)
 
     def usable(self, v, dtypes=None, exact=False, nonempty=True, min_rank=0, max_rank=6):
+        if v.terminal:
+            return False
         if dtypes is not None and v.dtype not in dtypes:
             return False
         if exact and not v.exact:
@@ -230,7 +233,7 @@ class Builder:
         broadcasts with `shape` (size-1 dims, fewer dims, or more dims)."""
         if self.rng.random() < 0.35:
             def ok(v):
-                if v.dtype != dtype or (exact and not v.exact):
+                if v.dtype != dtype or (exact and not v.exact) or v.terminal:
                     return False
                 if lo is not None and (v.lo < lo or v.hi > hi):
                     return False
@@ -696,13 +699,16 @@ def op_pool(b):
     pads = [b.rng.randint(0, (ks[i % nd] - 1) // 1) if ks[i % nd] > 1 else 0 for i in range(2 * nd)]
     pads = [min(p, ks[i % nd] - 1) for i, p in enumerate(pads)]
     ceil = b.opset >= 10 and b.rng.random() < 0.3
+    terminal = False
     out = []
     for i in range(nd):
         o = conv_out(spatial[i], ks[i], strides[i], pads[i], pads[i + nd], dil[i], ceil)
         # The spec drops a last window that would start in the right padding
-        # (ceil_mode); ORT 1.30 keeps it (see README.md): stay clear of that case.
+        # (ceil_mode), and so do ORT 1.30's kernels, but not its shape
+        # inference: such a value is only an output, of unstated dims.
         if ceil and (o - 1) * strides[i] >= spatial[i] + pads[i]:
-            raise Skip()
+            o -= 1
+            terminal = True
         out.append(o)
     attrs = dict(kernel_shape=ks, strides=strides, pads=pads)
     if ceil:
@@ -721,7 +727,8 @@ def op_pool(b):
         exact = x.exact
         if any(pads):
             pass  # padding is -inf for MaxPool: windows always hold a real element here
-    b.emit(name, [x], [(F32, x.shape[:2] + tuple(out), lo, hi, exact)], **attrs)
+    (v,) = b.emit(name, [x], [(F32, x.shape[:2] + tuple(out), lo, hi, exact)], **attrs)
+    v.terminal = terminal
 
 
 def op_global_pool(b):
@@ -914,7 +921,7 @@ def op_concat(b):
             continue
         shape = list(x.shape)
         shape[axis] = b.rng.choice([1, 2, 3] + ([0] if b.allow_empty else []))
-        same = [v for v in b.values if v.dtype == x.dtype and v.rank == x.rank and
+        same = [v for v in b.values if v.dtype == x.dtype and v.rank == x.rank and not v.terminal and
                 all(v.shape[i] == x.shape[i] for i in range(x.rank) if i != axis) and
                 (v.exact or v.mag <= BIG or v.dtype not in FLOATS)]
         if same and b.rng.random() < 0.4:
@@ -1360,7 +1367,8 @@ def make_model(seed, components=1, opset=None):
             inputs.append(value_info(name, dtype, dims))
             datas.append(data)
         for v in outs:
-            outputs.append(value_info(v.name, v.dtype, [None] * v.rank if symbolic or crng.random() < 0.2 else list(v.shape)))
+            unstated = symbolic or v.terminal or crng.random() < 0.2
+            outputs.append(value_info(v.name, v.dtype, [None] * v.rank if unstated else list(v.shape)))
         comp_info.append({"prefix": prefix, "nodes": len(bld.nodes), "f16": bld.used_f16})
     graph = helper.make_graph(nodes, "difftest_%d" % seed, inputs, outputs, inits)
     model = helper.make_model(graph, producer_name="onnxcc-difftest",
