@@ -1168,8 +1168,8 @@ def op_resize(b):
 
 def op_depth_space(b):
     name = b.rng.choice(["DepthToSpace", "SpaceToDepth"])
-    # ORT implements DepthToSpace/SpaceToDepth before opset 11 (13) for float32 only.
-    x = b.pick(lambda v: b.usable(v, [F32, F64, I32, I64] if b.opset >= 13 else [F32], min_rank=4, max_rank=4))
+    # ORT implements DepthToSpace/SpaceToDepth for float32 (and from opset 13 float64) only.
+    x = b.pick(lambda v: b.usable(v, [F32, F64] if b.opset >= 13 else [F32], min_rank=4, max_rank=4))
     n, c, h, w = x.shape
     bs = b.rng.choice([2, 3])
     attrs = {"blocksize": bs}
@@ -1281,6 +1281,19 @@ def op_einsum(b):
            equation=eq)
 
 
+def op_cumsum(b):
+    x = b.pick(lambda v: b.usable(v, [F32, F64, I32, I64], min_rank=1) and (v.dtype in INTS or v.mag <= 10))
+    axis = b.rng.randrange(x.rank)
+    n = x.shape[axis]
+    m = n * x.mag
+    if x.dtype in INTS and m > 2 ** 30:
+        raise Skip()
+    ax = axis - x.rank if b.rng.random() < 0.3 else axis
+    b.emit("CumSum", [x, b.const(np.array(ax), b.rng.choice([I64, I32]))],
+           [(x.dtype, x.shape, min(0.0, n * x.lo), max(0.0, n * x.hi), x.dtype in INTS)],
+           exclusive=b.rng.choice([0, 1]), reverse=b.rng.choice([0, 1]))
+
+
 # (name, min opset, max opset, weight, builder)
 OPS = [(n, UNARY[n][0], MAX_OPSET, 1.0 if n not in ("Relu", "Sigmoid", "Tanh", "Exp", "Abs", "Neg") else 2.0,
         make_unary(n)) for n in UNARY]
@@ -1330,6 +1343,7 @@ OPS += [
     ("Dropout", 7, MAX_OPSET, 0.3, op_dropout),
     ("PRelu", 7, MAX_OPSET, 1.0, op_prelu),
     ("Einsum", 12, MAX_OPSET, 1.0, op_einsum),
+    ("CumSum", 11, MAX_OPSET, 1.0, op_cumsum),
 ]
 
 
