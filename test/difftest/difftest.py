@@ -343,6 +343,9 @@ def main():
     ap.add_argument("--strict-symbolic", action="store_true",
                     help="a graph onnxcc compiles only with fixed dims is a finding (symbolic-refused)")
     args = ap.parse_args()
+    if not os.path.isdir(os.path.join(args.ort_dir, "node_modules", "onnxruntime-node")):
+        sys.exit("%s: no onnxruntime-node under %s (scripts/setup.sh installs it; or --ort-dir)"
+                 % (os.path.basename(__file__), args.ort_dir))
     if args.work is None:
         args.work = tempfile.mkdtemp(prefix="difftest-")
     os.makedirs(args.work, exist_ok=True)

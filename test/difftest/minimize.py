@@ -217,6 +217,9 @@ def main():
     ap.add_argument("--strict-symbolic", action="store_true",
                     help="the finding is that onnxcc compiles the graph only with fixed dims")
     args = ap.parse_args()
+    if not os.path.isdir(os.path.join(args.ort_dir, "node_modules", "onnxruntime-node")):
+        sys.exit("%s: no onnxruntime-node under %s (scripts/setup.sh installs it; or --ort-dir)"
+                 % (os.path.basename(__file__), args.ort_dir))
     if args.seed is not None:
         model, datas, info = gen_graph.make_model(args.seed, args.components)
         model, datas = difftest.component_model(model, datas, "g%d_" % args.component)
