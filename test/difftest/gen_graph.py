@@ -1207,7 +1207,7 @@ def op_topk(b):
 
 
 def op_trilu(b):
-    x = b.pick(lambda v: b.usable(v, min_rank=2))
+    x = b.pick(lambda v: b.usable(v, [F32, F64, I64], min_rank=2))  # ORT's Trilu types
     args = [x]
     if b.rng.random() < 0.6:
         args.append(b.const(np.array(b.rng.randint(-2, 2))))
