@@ -26,8 +26,13 @@ def main():
         p = subprocess.run([onnxcc, "verify", os.path.join(d, "model.onnx"), os.path.join(d, "test_data_set_0"),
                             "--cxx-opt", "-O1"] + args, capture_output=True, text=True, timeout=600)
         ok = p.returncode == 0
-        failed += not ok
         last = (p.stdout + p.stderr).strip().splitlines()
+        # expect.txt: lines verify must print (e.g. that symbolic dims stayed symbolic).
+        expect = os.path.join(d, "expect.txt")
+        for line in open(expect).read().splitlines() if os.path.exists(expect) else []:
+            if ok and line not in p.stdout.splitlines():
+                ok, last = False, ["missing: " + line]
+        failed += not ok
         print("%s %s%s" % ("PASS" if ok else "FAIL", name, "" if ok else ": " + (last[-1] if last else "")))
     print("%d of %d regressions pass" % (len(names) - failed, len(names)))
     return 1 if failed or not names else 0
