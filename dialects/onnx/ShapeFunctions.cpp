@@ -244,7 +244,12 @@ FailureOr<Shape> slideWindow(ShapeContext &ctx, ArrayRef<Dim> in, const Window &
                       " (with padding) is smaller than the window extent " +
                       Twine(extent));
     int64_t span = padded - extent;
-    out[i] = Dim::known((w.ceilMode ? ceilDiv(span, s) : span / s) + 1);
+    int64_t outSize = (w.ceilMode ? ceilDiv(span, s) : span / s) + 1;
+    // ceil_mode drops a last window that would start in the end padding, as
+    // the spec says (and ONNX Runtime and PyTorch do).
+    if (w.ceilMode && w.autoPad == "NOTSET" && (outSize - 1) * s >= size + (*pads)[i])
+      --outSize;
+    out[i] = Dim::known(outSize);
   }
   return out;
 }

@@ -284,7 +284,10 @@ struct ConcatLowering : OpConversionPattern<onnx::ConcatOp> {
     }
     if (total != type.getDimSize(*axis))
       return rewriter.notifyMatchFailure(op, "input sizes do not add up to the result");
-    if (parts.empty()) {
+    // A result with a 0 in another dim has no elements either: the parts'
+    // subviews would sit at offsets past that dim's end, which the memref
+    // verifier rejects.
+    if (parts.empty() || llvm::is_contained(type.getShape(), 0)) {
       rewriter.replaceOp(op, emptyOf(rewriter, op.getLoc(), type));
       return success();
     }

@@ -404,7 +404,10 @@ private:
       Value ori = s.sub(s.div(s.add(xOut, s.f64(0.5)), params.scale), s.f64(0.5));
       if (transform == Transform::HalfPixel)
         return ori;
-      return unlessWidthOne(s.f64(-0.5), ori);
+      // The spec (and ONNX Runtime) put an output of width 1 at 0; ONNX
+      // 1.12's reference said -0.5, which linear and nearest clamp to 0 but
+      // cubic does not.
+      return unlessWidthOne(s.f64(0.0), ori);
     }
     }
     llvm_unreachable("unknown coordinate transformation");

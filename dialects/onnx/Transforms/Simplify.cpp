@@ -236,8 +236,13 @@ struct TransposeOfUnitDims : OpRewritePattern<TransposeOp> {
         rewriter, op.getLoc(), TypeRange{shapeType}, ValueRange{},
         ArrayRef<NamedAttribute>{rewriter.getNamedAttr(
             "value", DenseIntElementsAttr::get(shapeType, out.getShape()))});
+    // A 0 in the target is a size only with allowzero; else it copies the
+    // input's dim, and a re-inferred shape would differ from `out`.
+    SmallVector<NamedAttribute> attrs;
+    if (llvm::is_contained(out.getShape(), 0))
+      attrs.push_back(rewriter.getNamedAttr("allowzero", rewriter.getI64IntegerAttr(1)));
     rewriter.replaceOpWithNewOp<ReshapeOp>(op, TypeRange{out}, ValueRange{op.getData(), shape},
-                                           ArrayRef<NamedAttribute>{});
+                                           attrs);
     return success();
   }
 };
