@@ -173,7 +173,8 @@ std::vector<std::string> generatedTokens(llvm::StringRef dir) {
   return all;
 }
 
-/// A folder of this process for the model and the generated files.
+/// A folder of this process for the model and the generated files, removed
+/// when the process exits.
 const std::string &workDir() {
   static std::string dir = [] {
     llvm::SmallString<128> path;
@@ -181,6 +182,10 @@ const std::string &workDir() {
       std::abort();
     return std::string(path);
   }();
+  static const bool cleanup = [] {
+    return std::atexit([] { llvm::sys::fs::remove_directories(workDir()); }) == 0;
+  }();
+  (void)cleanup;
   return dir;
 }
 
