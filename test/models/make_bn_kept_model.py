@@ -27,11 +27,11 @@ write the same tensors.
 import os
 import sys
 
-import numpy as np
-import onnx
-from onnx import numpy_helper
 import torch
 import torchvision
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_torchvision_model import export_with_dataset  # noqa: E402
 
 MODELS = {
     "resnet18": torchvision.models.resnet18,
@@ -67,23 +67,8 @@ def main():
                     m.running_mean.copy_(shift)
     example = torch.randn(1, 3, 224, 224, generator=generator)
 
-    os.makedirs(os.path.join(outdir, "test_data_set_0"), exist_ok=True)
-    model_path = os.path.join(outdir, "model.onnx")
-    with torch.no_grad():
-        torch.onnx.export(model, example, model_path, opset_version=17,
-                          do_constant_folding=False,
-                          training=torch.onnx.TrainingMode.PRESERVE,
-                          input_names=["input"], output_names=["logits"])
-        expected = model(example)
-    onnx.checker.check_model(onnx.load(model_path))
-
-    def write(tensor, file, tensor_name):
-        proto = numpy_helper.from_array(np.ascontiguousarray(tensor.numpy()), tensor_name)
-        with open(os.path.join(outdir, "test_data_set_0", file), "wb") as f:
-            f.write(proto.SerializeToString())
-
-    write(example, "input_0.pb", "input")
-    write(expected, "output_0.pb", "logits")
+    export_with_dataset(model, example, outdir, opset_version=17, do_constant_folding=False,
+                        training=torch.onnx.TrainingMode.PRESERVE)
 
 
 if __name__ == "__main__":

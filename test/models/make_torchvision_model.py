@@ -47,10 +47,17 @@ def main():
                 m.bias.copy_(torch.randn(m.num_features, generator=generator) * 0.1)
     example = torch.randn(1, 3, 224, 224, generator=generator)
 
+    export_with_dataset(model, example, outdir, opset_version=13)
+
+
+def export_with_dataset(model, example, outdir, **export_args):
+    """Writes OUTDIR/model.onnx (input "input", output "logits", exported
+    with `export_args`) and OUTDIR/test_data_set_0 with `example` and the
+    model's output for it."""
     os.makedirs(os.path.join(outdir, "test_data_set_0"), exist_ok=True)
     model_path = os.path.join(outdir, "model.onnx")
     with torch.no_grad():
-        torch.onnx.export(model, example, model_path, opset_version=13,
+        torch.onnx.export(model, example, model_path, **export_args,
                           input_names=["input"], output_names=["logits"])
         expected = model(example)
     onnx.checker.check_model(onnx.load(model_path))
