@@ -134,10 +134,11 @@ std::vector<std::string> tokens(llvm::StringRef text) {
       while (j < n && isIdent(text[j]))
         ++j;
       llvm::StringRef word = text.slice(i, j);
-      // Numbers and the words of the language stay; names are `id`.
+      // Numbers, keywords (which no identifier made from a name can be) and
+      // the word after a `#` stay; other identifiers are `id`.
       bool keep = std::isdigit(static_cast<unsigned char>(c)) ||
-                  llvm::is_contained({"include", "define", "ifndef", "ifdef", "endif", "if",
-                                      "else", "error", "extern", "const", "static", "return",
+                  (!out.empty() && out.back() == "#") ||
+                  llvm::is_contained({"if", "else", "extern", "const", "static", "return",
                                       "int", "void", "struct", "namespace", "typedef"},
                                      word);
       out.push_back(keep ? word.str() : "id");
