@@ -16,62 +16,10 @@ const fs = require('fs');
 const path = require('path');
 const readline = require('readline');
 
-const ort = require(process.env.ONNXCC_ORT_DIR
-  ? path.resolve(process.env.ONNXCC_ORT_DIR, 'node_modules', 'onnxruntime-node')
-  : 'onnxruntime-node');
-
-// ONNX data type <-> ORT type and typed array.
-const TYPES = {
-  1: ['float32', Float32Array], 2: ['uint8', Uint8Array], 3: ['int8', Int8Array],
-  4: ['uint16', Uint16Array], 5: ['int16', Int16Array], 6: ['int32', Int32Array],
-  7: ['int64', BigInt64Array], 9: ['bool', Uint8Array], 10: ['float16', Uint16Array],
-  11: ['float64', Float64Array], 12: ['uint32', Uint32Array], 13: ['uint64', BigUint64Array],
-};
+// The runtime, the ONNX data types and the TensorProto reader are those of
+// test/models/ort_datasets.js (the runtime from $ONNXCC_ORT_DIR there too).
+const {ort, TYPES, readTensor} = require('../models/ort_datasets.js');
 const ONNX_TYPE = Object.fromEntries(Object.entries(TYPES).map(([k, v]) => [v[0], Number(k)]));
-
-function readVarint(buf, pos) {
-  let result = 0n, shift = 0n;
-  for (;;) {
-    const b = buf[pos.i++];
-    result |= BigInt(b & 0x7f) << shift;
-    if (!(b & 0x80)) return result;
-    shift += 7n;
-  }
-}
-
-// The TensorProto fields gen_graph.py writes: dims, data_type, raw_data.
-function readTensor(file) {
-  const buf = fs.readFileSync(file);
-  const pos = {i: 0}, dims = [];
-  let dataType = 0, raw = Buffer.alloc(0);
-  while (pos.i < buf.length) {
-    const key = Number(readVarint(buf, pos));
-    const field = key >>> 3, wire = key & 7;
-    if (wire === 0) {
-      const v = readVarint(buf, pos);
-      if (field === 1) dims.push(Number(BigInt.asIntN(64, v)));
-      else if (field === 2) dataType = Number(v);
-    } else if (wire === 2) {
-      const len = Number(readVarint(buf, pos));
-      const bytes = buf.subarray(pos.i, pos.i + len);
-      pos.i += len;
-      if (field === 1) {
-        const p = {i: 0};
-        while (p.i < bytes.length) dims.push(Number(BigInt.asIntN(64, readVarint(bytes, p))));
-      } else if (field === 9) raw = bytes;
-    } else if (wire === 1) pos.i += 8;
-    else if (wire === 5) pos.i += 4;
-    else throw new Error(`${path.basename(file)}: wire type ${wire}`);
-  }
-  const t = TYPES[dataType];
-  if (!t) throw new Error(`${path.basename(file)}: data type ${dataType}`);
-  const [name, Ctor] = t;
-  const n = dims.reduce((a, b) => a * b, 1);
-  const copy = Buffer.alloc(Math.max(raw.length, 8)); // aligned copy
-  raw.copy(copy);
-  const data = new Ctor(copy.buffer, copy.byteOffset, n);
-  return new ort.Tensor(name, name === 'bool' ? Uint8Array.from(data).map((x) => x !== 0) : data, dims);
-}
 
 function varint(value) {
   let v = BigInt.asUintN(64, BigInt(value));

@@ -160,4 +160,8 @@ async function main() {
   }
 }
 
-main().catch((e) => { console.error(`ort_datasets: ${e.message}`); process.exit(2); });
+// Also a module: test/difftest/ort_run.js reads its inputs with readTensor.
+module.exports = {ort, TYPES, readTensor};
+
+if (require.main === module)
+  main().catch((e) => { console.error(`ort_datasets: ${e.message}`); process.exit(2); });
