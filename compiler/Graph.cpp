@@ -74,8 +74,8 @@ size_t charCount(const std::string &s) {
   return n;
 }
 
-std::string xml(const std::string &s) { return codegen::xmlText(s); }
-std::string dot(const std::string &s) { return codegen::dotString(s); }
+using codegen::dotString;
+using codegen::xmlText;
 
 /// A number with at most two decimals, the same on every machine.
 std::string num(double v) {
@@ -733,7 +733,7 @@ Layout layoutGraph(const Graph &graph) {
 std::string writeDot(const Graph &graph) {
   std::string out;
   llvm::raw_string_ostream os(out);
-  os << "digraph \"" << dot(graph.title) << "\" {\n"
+  os << "digraph \"" << dotString(graph.title) << "\" {\n"
      << "  rankdir=TB;\n"
      << "  node [fontname=\"monospace\", fontsize=11];\n"
      << "  edge [fontname=\"monospace\", fontsize=9];\n";
@@ -741,7 +741,7 @@ std::string writeDot(const Graph &graph) {
     const Node &node = graph.nodes[i];
     std::string label;
     for (const std::string &line : nodeLines(node))
-      label += (label.empty() ? "" : "\\n") + dot(line);
+      label += (label.empty() ? "" : "\\n") + dotString(line);
     os << "  n" << i << " [label=\"" << label << "\"";
     switch (node.kind) {
     case Kind::Input:
@@ -760,7 +760,7 @@ std::string writeDot(const Graph &graph) {
     os << ", class=\"" << kindName(node.kind) << "\"];\n";
   }
   for (const Edge &e : graph.edges)
-    os << "  n" << e.from << " -> n" << e.to << " [label=\"" << dot(e.label) << "\"];\n";
+    os << "  n" << e.from << " -> n" << e.to << " [label=\"" << dotString(e.label) << "\"];\n";
   os << "}\n";
   return out;
 }
@@ -776,7 +776,7 @@ std::string writeSvg(const Graph &graph, const Layout &layout, bool standalone) 
   os << " class=\"onnxcc-graph\" width=\"" << num(layout.width) << "\" height=\""
      << num(layout.height) << "\" viewBox=\"0 0 " << num(layout.width) << " "
      << num(layout.height) << "\" font-family=\"monospace\" font-size=\"12\">\n"
-     << "<title>" << xml(graph.title) << "</title>\n"
+     << "<title>" << xmlText(graph.title) << "</title>\n"
      << "<style>\n"
      << ".node rect{stroke:#456;stroke-width:1}\n"
      << ".node.op rect{fill:#dde8f8}\n"
@@ -798,7 +798,7 @@ std::string writeSvg(const Graph &graph, const Layout &layout, bool standalone) 
   for (size_t e = 0; e < graph.edges.size(); ++e) {
     const auto &path = layout.paths[e];
     os << "<g class=\"edge\" data-from=\"" << graph.edges[e].from << "\" data-to=\""
-       << graph.edges[e].to << "\"><title>" << xml(graph.edges[e].label) << "</title><path d=\"M"
+       << graph.edges[e].to << "\"><title>" << xmlText(graph.edges[e].label) << "</title><path d=\"M"
        << num(path[0].first) << "," << num(path[0].second);
     for (size_t k = 0; k + 1 < path.size(); ++k) {
       double midY = (path[k].second + path[k + 1].second) / 2;
@@ -811,7 +811,7 @@ std::string writeSvg(const Graph &graph, const Layout &layout, bool standalone) 
     const auto &a = path[path.size() - 2];
     const auto &b = path.back();
     os << "<text x=\"" << num((a.first + b.first) / 2 + 4) << "\" y=\""
-       << num(b.second - 8) << "\">" << xml(shorten(graph.edges[e].label, kLineChars))
+       << num(b.second - 8) << "\">" << xmlText(shorten(graph.edges[e].label, kLineChars))
        << "</text></g>\n";
   }
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
@@ -819,14 +819,14 @@ std::string writeSvg(const Graph &graph, const Layout &layout, bool standalone) 
     const Box &box = layout.boxes[i];
     std::vector<std::string> lines = nodeLines(node);
     os << "<g class=\"node " << kindName(node.kind) << "\" id=\"node" << i << "\" data-id=\""
-       << i << "\"><title>" << xml(node.title + (node.name.empty() ? "" : " " + node.name))
+       << i << "\"><title>" << xmlText(node.title + (node.name.empty() ? "" : " " + node.name))
        << "</title><rect x=\"" << num(box.x - box.w / 2) << "\" y=\"" << num(box.y - box.h / 2)
        << "\" width=\"" << num(box.w) << "\" height=\"" << num(box.h) << "\" rx=\""
        << (node.kind == Kind::Op ? 6 : node.kind == Kind::Initializer ? 1 : 12) << "\"/>";
     for (size_t k = 0; k < lines.size(); ++k)
       os << "<text class=\"" << (k ? "sub" : "title") << "\" x=\"" << num(box.x)
          << "\" y=\"" << num(box.y - box.h / 2 + 6 + kLineHeight * (k + 1) - 3)
-         << "\" text-anchor=\"middle\">" << xml(lines[k]) << "</text>";
+         << "\" text-anchor=\"middle\">" << xmlText(lines[k]) << "</text>";
     os << "</g>\n";
   }
   os << "</g>\n</svg>\n";
@@ -1006,10 +1006,10 @@ std::string writeHtml(const Graph &graph, const Layout &layout) {
   std::string out;
   llvm::raw_string_ostream os(out);
   os << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-     << "<title>" << xml(graph.title) << "</title>\n<style>" << kPageStyle << "</style>\n"
+     << "<title>" << xmlText(graph.title) << "</title>\n<style>" << kPageStyle << "</style>\n"
      << "</head>\n<body>\n<div id=\"view\">\n"
      << writeSvg(graph, layout, /*standalone=*/false) << "</div>\n"
-     << "<div id=\"panel\"><h1>" << xml(graph.title) << "</h1><p class=\"hint\">"
+     << "<div id=\"panel\"><h1>" << xmlText(graph.title) << "</h1><p class=\"hint\">"
      << graph.nodes.size()
      << " nodes. Drag to pan, wheel to zoom, f to fit, click a node for its "
         "details.</p></div>\n"
