@@ -1076,10 +1076,9 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
   for (const char *numbered : {"v", "i", "acc", "next", "sel", "s", "t_"})
     idents.reserveNumbered(numbered);
   idents.reservePrefix(options.name + "_");
-  auto ident = [&](StringRef s) { return idents.unique(s); };
   SmallVector<std::string> symbolNames;
   for (auto &[arg, name] : symbols) {
-    std::string id = ident(name);
+    std::string id = idents.unique(name);
     symbolIdents[name] = id;
     names[func.getArgument(arg)] = id;
     symbolNames.push_back(id);
@@ -1095,13 +1094,13 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
   // Inside, a string tensor is its pointers as int64_t (see the
   // static_assert in the source).
   for (Port &p : inputs) {
-    std::string id = ident(p.name);
+    std::string id = idents.unique(p.name);
     views[func.getArgument(p.arg)] =
         portView(p, p.isString() ? "reinterpret_cast<const int64_t *>(" + id + ")" : id);
     names[func.getArgument(p.arg)] = id;
   }
   for (Port &p : outputs) {
-    std::string id = ident(p.name);
+    std::string id = idents.unique(p.name);
     views[func.getArgument(p.arg)] =
         portView(p, p.isString() ? "reinterpret_cast<int64_t *>(" + id + ")" : id);
     names[func.getArgument(p.arg)] = id;
