@@ -12,6 +12,17 @@
 
 namespace onnxcc_rt {
 
+/// run() returns this when the symbolic dims it was given break a shape rule
+/// of the model that the compiler could not check (see ABI.md).
+constexpr int status_shape = 9;
+
+/// A symbolic dim of `dim` broadcast (ONNX multidirectional broadcasting)
+/// against a dim of static size `size`: 0 when it is 1 or `size`, else
+/// status_shape.
+inline int check_broadcast(int64_t dim, int64_t size) {
+  return dim == 1 || dim == size ? 0 : status_shape;
+}
+
 /// IEEE maximum/minimum: NaN if either operand is NaN (ONNX Max/Min, Relu).
 template <typename T> inline T maximum(T a, T b) {
   if (std::isnan(a) || std::isnan(b))

@@ -1195,7 +1195,8 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
         << "_ARENA_ALIGN,\n   owned by the caller; one per concurrent call. Returns 0 on "
            "success, 1 for a null\n   pointer, 2 for a misaligned arena, 3 for a symbolic dim "
            "outside [0, " + n + "_MAX_DIM], 4 for\n   an arena smaller than "
-        << n << "_arena_size(...). */\n";
+        << n << "_arena_size(...), 9 for dims that break a shape rule of the model\n"
+           "   (a dim broadcast against a fixed size N that is neither 1 nor N). */\n";
     } else {
       h << "/* Runs the model. `arena` is " << n << "_ARENA_SIZE bytes aligned to "
         << n << "_ARENA_ALIGN, owned by the caller; one per concurrent call.\n"

@@ -61,6 +61,55 @@ Value buildBroadcastGeneric(
   return generic.getResult(0);
 }
 
+Value broadcastSymbolicDims(OpBuilder &b, Operation *at, Location loc, Value operand,
+                            RankedTensorType resultType) {
+  auto t = cast<RankedTensorType>(operand.getType());
+  int64_t offset = resultType.getRank() - t.getRank();
+  SmallVector<int64_t> shape(t.getShape());
+  SmallVector<int64_t> fixed;
+  for (int64_t d = 0; d < t.getRank(); ++d)
+    if (t.isDynamicDim(d) && !resultType.isDynamicDim(offset + d)) {
+      shape[d] = resultType.getDimSize(offset + d);
+      fixed.push_back(d);
+    }
+  if (fixed.empty())
+    return operand;
+  Type i64 = b.getI64Type();
+  func::FuncOp check = declareRuntimeFunction(
+      b, at, "onnxcc_check_broadcast", "onnxcc_rt::check_broadcast",
+      b.getFunctionType({i64, i64}, {b.getI32Type()}), /*usesStringPool=*/false);
+  SmallVector<Value> isOne(t.getRank());
+  for (int64_t d : fixed) {
+    Value dim = tensor::DimOp::create(b, loc, operand, d);
+    Value size = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(shape[d]));
+    func::CallOp::create(b, loc, check,
+                         ValueRange{arith::IndexCastOp::create(b, loc, i64, dim), size});
+    isOne[d] = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, dim, indexConst(b, loc, 1));
+  }
+  SmallVector<Value> dynamicSizes;
+  for (int64_t d = 0; d < t.getRank(); ++d)
+    if (ShapedType::isDynamic(shape[d]))
+      dynamicSizes.push_back(tensor::DimOp::create(b, loc, operand, d));
+  auto type = RankedTensorType::get(shape, t.getElementType());
+  Value init = emptyTensor(b, loc, type, dynamicSizes);
+  int64_t rank = t.getRank();
+  SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, b.getContext())};
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  auto copy = linalg::GenericOp::create(
+      b, loc, type, ValueRange{}, init, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange) {
+        SmallVector<Value> at;
+        Value zero = indexConst(nb, nloc, 0);
+        for (int64_t d = 0; d < rank; ++d) {
+          Value i = linalg::IndexOp::create(nb, nloc, d);
+          at.push_back(isOne[d] ? Value(arith::SelectOp::create(nb, nloc, isOne[d], zero, i)) : i);
+        }
+        linalg::YieldOp::create(nb, nloc,
+                                Value(tensor::ExtractOp::create(nb, nloc, operand, at)));
+      });
+  return copy.getResult(0);
+}
+
 Value castScalar(OpBuilder &b, Location loc, Value v, Type from, Type to) {
   Type toSignless = to;
   if (auto i = dyn_cast<IntegerType>(to); i && !i.isSignless())
@@ -537,12 +586,7 @@ struct ElementwiseLowering : ConversionPattern {
         return rewriter.notifyMatchFailure(op, "operand is not a ranked tensor");
       if (t.getRank() > resultType.getRank())
         return rewriter.notifyMatchFailure(op, "operand has a higher rank than the result");
-      // A symbolic operand dim against a static result dim would need a
-      // run-time broadcast decision.
-      for (int64_t d = 0, off = resultType.getRank() - t.getRank(); d < t.getRank(); ++d)
-        if (t.isDynamicDim(d) && !resultType.isDynamicDim(off + d))
-          return rewriter.notifyMatchFailure(op, "symbolic operand dim meets a static dim");
-      inputs.push_back(v);
+      inputs.push_back(broadcastSymbolicDims(rewriter, op, op->getLoc(), v, resultType));
     }
     if (inputs.empty())
       return rewriter.notifyMatchFailure(op, "no operands");

@@ -411,16 +411,9 @@ bool splitIndependentDims(Operation *op, OnnxTypeConverter &converter) {
   return true;
 }
 
-bool isSymbolicElementwise(Operation *op) {
-  return isa<onnx::AddOp, onnx::SubOp, onnx::MulOp, onnx::DivOp, onnx::PowOp, onnx::ReluOp,
-             onnx::SigmoidOp, onnx::TanhOp, onnx::ExpOp, onnx::LogOp, onnx::SqrtOp, onnx::ErfOp,
-             onnx::NegOp, onnx::AbsOp, onnx::ReciprocalOp, onnx::LeakyReluOp, onnx::EluOp,
-             onnx::HardSigmoidOp, onnx::HardSwishOp, onnx::ClipOp, onnx::MaxOp, onnx::MinOp,
-             onnx::SumOp, onnx::MeanOp, onnx::EqualOp, onnx::LessOp, onnx::GreaterOp,
-             onnx::WhereOp, onnx::CastOp, onnx::NotOp, onnx::AndOp, onnx::OrOp,
-             onnx::SoftplusOp, onnx::FloorOp, onnx::CeilOp, onnx::IdentityOp,
-             onnx::GeluOp, onnx::SiLUOp>(op);
-}
+/// Every elementwise op lowers through one broadcasting linalg.generic,
+/// whose sizes come from its operands (see Elementwise.cpp).
+bool isSymbolicElementwise(Operation *op) { return isElementwiseOp(op); }
 
 } // namespace
 

@@ -98,6 +98,15 @@ mlir::FailureOr<Window> resolveWindow(mlir::RewriterBase &rewriter, mlir::Operat
                                       std::optional<llvm::ArrayRef<int64_t>> pads,
                                       llvm::StringRef autoPad);
 
+/// `operand` (an operand of an op whose result, of `resultType`, it
+/// broadcasts to) with every symbolic dim that meets a static result dim made
+/// that static size. ONNX broadcasting allows only 1 or the result's size
+/// there: run() checks which it is (onnxcc_rt::check_broadcast, status 9 for
+/// anything else) and a dim of 1 is repeated. `operand` itself when no dim
+/// needs it.
+mlir::Value broadcastSymbolicDims(mlir::OpBuilder &b, mlir::Operation *at, mlir::Location loc,
+                                  mlir::Value operand, mlir::RankedTensorType resultType);
+
 /// Declares (once per module) the runtime-support function `cName` as the
 /// private function `symbol` of type `type`, and returns it. Calls to it are
 /// emitted as calls to `cName` (attribute onnxcc.runtime); its i32 result is
