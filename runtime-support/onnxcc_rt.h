@@ -23,6 +23,11 @@ inline int check_broadcast(int64_t dim, int64_t size) {
   return dim == 1 || dim == size ? 0 : status_shape;
 }
 
+/// Two dims the model needs equal, at least one of them symbolic (the
+/// inner dim of a MatMul against its weights', a result dim the model
+/// declares): 0 when they are, else status_shape.
+inline int check_equal(int64_t a, int64_t b) { return a == b ? 0 : status_shape; }
+
 /// IEEE maximum/minimum: NaN if either operand is NaN (ONNX Max/Min, Relu).
 template <typename T> inline T maximum(T a, T b) {
   if (std::isnan(a) || std::isnan(b))

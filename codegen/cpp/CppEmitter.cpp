@@ -1196,7 +1196,8 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
            "success, 1 for a null\n   pointer, 2 for a misaligned arena, 3 for a symbolic dim "
            "outside [0, " + n + "_MAX_DIM], 4 for\n   an arena smaller than "
         << n << "_arena_size(...), 9 for dims that break a shape rule of the model\n"
-           "   (a dim broadcast against a fixed size N that is neither 1 nor N). */\n";
+           "   (two dims it needs equal differ, or a dim broadcast against a fixed size N is\n"
+           "   neither 1 nor N). */\n";
     } else {
       h << "/* Runs the model. `arena` is " << n << "_ARENA_SIZE bytes aligned to "
         << n << "_ARENA_ALIGN, owned by the caller; one per concurrent call.\n"

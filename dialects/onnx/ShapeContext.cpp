@@ -576,6 +576,42 @@ std::optional<SmallVector<double>> ShapeContext::getFloatValues(Value v) const {
   return out;
 }
 
+FailureOr<Dim> ShapeContext::unify(const Dim &a, const Dim &b) {
+  if (a.isStatic() && b.isStatic())
+    return a.size == b.size ? FailureOr<Dim>(a) : FailureOr<Dim>(failure());
+  if (a != b)
+    equalities.push_back({a, b});
+  if (a.isStatic())
+    return a;
+  if (b.isStatic())
+    return b;
+  return a.isSymbolic() ? a : b;
+}
+
+SmallVector<std::pair<Dim, Dim>> dimEqualities(Operation *op, const ShapeMap &map) {
+  auto iface = dyn_cast<ShapeInferenceOpInterface>(op);
+  if (!iface)
+    return {};
+  ShapeContext ctx(op, map);
+  {
+    // The shapes were inferred before: a failure here has been reported.
+    ScopedDiagnosticHandler quiet(op->getContext(), [](Diagnostic &) { return success(); });
+    if (failed(iface.inferShapes(ctx)))
+      return {};
+  }
+  SmallVector<std::pair<Dim, Dim>> out(ctx.getEqualities());
+  for (unsigned i = 0, e = op->getNumResults(); i < e; ++i) {
+    const std::optional<Shape> &inferred = ctx.resultShape(i);
+    auto declared = dyn_cast<RankedTensorType>(op->getResult(i).getType());
+    if (!inferred || !declared || declared.getRank() != static_cast<int64_t>(inferred->size()))
+      continue;
+    for (auto [d, size] : llvm::zip(*inferred, declared.getShape()))
+      if (!d.isStatic() && !ShapedType::isDynamic(size))
+        out.push_back({d, Dim::known(size)});
+  }
+  return out;
+}
+
 LogicalResult ShapeContext::fail(const Twine &message) const {
   return op->emitOpError() << message;
 }

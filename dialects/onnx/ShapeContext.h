@@ -167,6 +167,14 @@ public:
   }
   const std::optional<Shape> &resultShape(unsigned i) const { return results[i]; }
 
+  /// Two dims that the op needs equal: the more precise one, or failure when
+  /// both are static and differ. An equality that holds only for some values
+  /// of the symbols (a symbolic dim and a static one, or two different
+  /// symbolic dims) is recorded: the generated code checks it at run time
+  /// (see dimEqualities).
+  mlir::FailureOr<Dim> unify(const Dim &a, const Dim &b);
+  llvm::ArrayRef<std::pair<Dim, Dim>> getEqualities() const { return equalities; }
+
   /// Emits an error at the op; returns failure for convenient chaining.
   mlir::LogicalResult fail(const llvm::Twine &message) const;
 
@@ -174,12 +182,20 @@ private:
   mlir::Operation *op;
   const ShapeMap &map;
   llvm::SmallVector<std::optional<Shape>, 2> results;
+  llvm::SmallVector<std::pair<Dim, Dim>, 1> equalities;
 };
 
 /// Runs the shape function of `op` (when it has one) and records result shapes
 /// in `map`, refining the result types where dims became static. Fails when the
 /// shape function reports an error or contradicts a declared static dim.
 mlir::LogicalResult inferShapes(mlir::Operation *op, ShapeMap &map);
+
+/// The dim equalities `op` relies on that hold only for some values of the
+/// symbols, given the shapes in `map`: the pairs its shape function unified
+/// (ShapeContext::unify), and a symbolic inferred result dim against the
+/// static one the model declares. Nothing else checks them: a lowering that
+/// trusts its result type must check these at run time first.
+llvm::SmallVector<std::pair<Dim, Dim>> dimEqualities(mlir::Operation *op, const ShapeMap &map);
 
 /// Builds the ranked tensor type for `shape` and `elementType`; symbolic and
 /// unknown dims are dynamic.

@@ -72,17 +72,6 @@ FailureOr<Dim> broadcastDim(const Dim &a, const Dim &b) {
   return Dim::unknown();
 }
 
-/// Two dims that must be equal: the more precise one, or failure when both
-/// are static and differ.
-FailureOr<Dim> unifyDim(const Dim &a, const Dim &b) {
-  if (a.isStatic() && b.isStatic())
-    return a.size == b.size ? FailureOr<Dim>(a) : FailureOr<Dim>(failure());
-  if (a.isStatic())
-    return a;
-  if (b.isStatic())
-    return b;
-  return a.isSymbolic() ? a : b;
-}
 
 /// A dim that is either `a` or `b` (the two branches of an If): kept only
 /// when both agree.
@@ -358,7 +347,7 @@ LogicalResult matmulShape(ShapeContext &ctx, unsigned aIdx, unsigned bIdx) {
   if (rhsVector)
     rhs.push_back(Dim::known(1));
   Dim k1 = lhs[lhs.size() - 1], k2 = rhs[rhs.size() - 2];
-  if (failed(unifyDim(k1, k2)))
+  if (failed(ctx.unify(k1, k2)))
     return ctx.fail("inner dims differ: A " + shapeText(*a) + " has " +
                     dimText(k1) + ", B " + shapeText(*b) + " has " + dimText(k2));
   ArrayRef<Dim> lb = ArrayRef<Dim>(lhs).drop_back(2);
@@ -468,7 +457,7 @@ LogicalResult recurrentShape(ShapeContext &ctx, StringRef direction,
   if (hiddenSize)
     hidden = Dim::known(static_cast<int64_t>(*hiddenSize));
   if (auto r = ctx.operandShape(2); r && r->size() == 3) {
-    auto h = unifyDim(hidden, (*r)[2]);
+    auto h = ctx.unify(hidden, (*r)[2]);
     if (failed(h))
       return ctx.fail("hidden_size " + dimText(hidden) + " does not match R " +
                       shapeText(*r));
@@ -749,7 +738,7 @@ LogicalResult ConvTransposeOp::inferShapes(ShapeContext &ctx) {
     if (wt->size() != x->size())
       return ctx.fail("input X " + shapeText(*x) + " and weight W " +
                       shapeText(*wt) + " have different ranks");
-    if (failed(unifyDim((*x)[1], (*wt)[0])))
+    if (failed(ctx.unify((*x)[1], (*wt)[0])))
       return ctx.fail("input channels " + dimText((*x)[1]) +
                       " do not match weight dim 0 of size " + dimText((*wt)[0]));
     outChannels = group > 0 ? mulDim((*wt)[1], Dim::known(group)) : Dim::unknown();
@@ -830,7 +819,7 @@ LogicalResult BatchNormalizationOp::inferShapes(ShapeContext &ctx) {
   ctx.setShape(0, *x);
   for (unsigned i = 1; i < 5; ++i) {
     auto s = ctx.operandShape(i);
-    if (s && s->size() == 1 && failed(unifyDim((*s)[0], (*x)[1])))
+    if (s && s->size() == 1 && failed(ctx.unify((*s)[0], (*x)[1])))
       return ctx.fail("operand #" + Twine(i) + " has shape " + shapeText(*s) +
                       " but X has " + dimText((*x)[1]) + " channels");
   }
@@ -909,7 +898,7 @@ LogicalResult ConcatOp::inferShapes(ShapeContext &ctx) {
         (*out)[d] = addDims((*out)[d], (*s)[d]);
         continue;
       }
-      auto u = unifyDim((*out)[d], (*s)[d]);
+      auto u = ctx.unify((*out)[d], (*s)[d]);
       if (failed(u))
         return ctx.fail("input #" + Twine(i) + " has size " + dimText((*s)[d]) +
                         " in dim " + Twine(d) + " where earlier inputs have " +
@@ -1065,7 +1054,7 @@ LogicalResult DetOp::inferShapes(ShapeContext &ctx) {
   if (x->size() < 2)
     return ctx.fail("input has shape " + shapeText(*x) + ", expected rank >= 2");
   Dim m = (*x)[x->size() - 2], n = x->back();
-  if (failed(unifyDim(m, n)))
+  if (failed(ctx.unify(m, n)))
     return ctx.fail("input has shape " + shapeText(*x) +
                     ", the last two dims must be equal");
   ctx.setShape(0, Shape(x->begin(), x->end() - 2));
@@ -1145,7 +1134,7 @@ LogicalResult EinsumOp::inferShapes(ShapeContext &ctx) {
         labels[c] = d;
         continue;
       }
-      auto u = unifyDim(it->second, d);
+      auto u = ctx.unify(it->second, d);
       if (failed(u)) {
         // A size-1 dim broadcasts against the label's other occurrences.
         if (d.isStatic() && d.size == 1)
@@ -1318,7 +1307,7 @@ LogicalResult ScatterElementsOp::inferShapes(ShapeContext &ctx) {
       return ctx.fail("updates " + shapeText(*updates) + " and indices " +
                       shapeText(*indices) + " must have the same shape");
     for (auto [u, i] : llvm::zip(*updates, *indices))
-      if (failed(unifyDim(u, i)))
+      if (failed(ctx.unify(u, i)))
         return ctx.fail("updates " + shapeText(*updates) + " and indices " +
                         shapeText(*indices) + " must have the same shape");
   }
@@ -1361,7 +1350,7 @@ LogicalResult ScatterNDOp::inferShapes(ShapeContext &ctx) {
     expected.append(data->begin() + k.size, data->end());
     bool same = updates->size() == expected.size();
     for (size_t i = 0; same && i < expected.size(); ++i)
-      same = succeeded(unifyDim((*updates)[i], expected[i]));
+      same = succeeded(ctx.unify((*updates)[i], expected[i]));
     if (!same)
       return ctx.fail("updates " + shapeText(*updates) + " must have shape " +
                       shapeText(expected) + " (indices " + shapeText(*indices) +
@@ -1403,7 +1392,7 @@ LogicalResult GatherNDOp::inferShapes(ShapeContext &ctx) {
     return ctx.fail("last dim of indices (" + Twine(k.size) + ") must be in [1, " +
                     Twine(r - b) + "]");
   for (int64_t d = 0; d < b; ++d)
-    if (failed(unifyDim((*data)[d], (*indices)[d])))
+    if (failed(ctx.unify((*data)[d], (*indices)[d])))
       return ctx.fail("batch dim " + Twine(d) + " of indices " + shapeText(*indices) +
                       " differs from data " + shapeText(*data));
   if (failed(checkIndexTuples(ctx, 1, *data, k.size, b)))
@@ -1425,7 +1414,7 @@ static LogicalResult gemmShape(ShapeContext &ctx, bool ta, bool tb) {
     return ctx.fail("A " + shapeText(*a) + " and B " + shapeText(*b) + " must have rank 2");
   Dim m = (*a)[ta ? 1 : 0], ka = (*a)[ta ? 0 : 1];
   Dim kb = (*b)[tb ? 1 : 0], n = (*b)[tb ? 0 : 1];
-  if (failed(unifyDim(ka, kb)))
+  if (failed(ctx.unify(ka, kb)))
     return ctx.fail("inner dims differ: A " + shapeText(*a) + " gives K = " + dimText(ka) +
                     ", B " + shapeText(*b) + " gives K = " + dimText(kb));
   Shape out{m, n};
@@ -1435,9 +1424,11 @@ static LogicalResult gemmShape(ShapeContext &ctx, bool ta, bool tb) {
       return ctx.fail("C " + shapeText(*c) + " has rank > 2");
     for (size_t i = 0; i < c->size(); ++i) {
       Dim cd = (*c)[i], &od = out[2 - c->size() + i];
-      if (cd.isStatic() && cd.size == 1)
+      // A symbolic dim of C may be 1 or the result's: the lowering checks
+      // which at run time.
+      if ((cd.isStatic() && cd.size == 1) || !cd.isStatic())
         continue;
-      auto u = unifyDim(od, cd);
+      auto u = ctx.unify(od, cd);
       if (failed(u))
         return ctx.fail("C " + shapeText(*c) + " does not broadcast to [" + dimText(m) +
                         ", " + dimText(n) + "]");
@@ -1470,7 +1461,7 @@ LogicalResult GridSampleOp::inferShapes(ShapeContext &ctx) {
   if (x->size() != grid->size() || x->size() < 3)
     return ctx.fail("X " + shapeText(*x) + " and grid " + shapeText(*grid) +
                     " must have the same rank >= 3");
-  auto n = unifyDim((*x)[0], (*grid)[0]);
+  auto n = ctx.unify((*x)[0], (*grid)[0]);
   if (failed(n))
     return ctx.fail("batch dims of X " + shapeText(*x) + " and grid " + shapeText(*grid) +
                     " differ");
@@ -2426,11 +2417,11 @@ LogicalResult ScaledDotProductAttentionOp::inferShapes(ShapeContext &ctx) {
     return ctx.fail("Q " + shapeText(*q) + ", K " + shapeText(*k) + " and V " +
                     shapeText(*v) + " must have one rank >= 2");
   Dim d = q->back(), dk = k->back();
-  if (failed(unifyDim(d, dk)))
+  if (failed(ctx.unify(d, dk)))
     return ctx.fail("Q " + shapeText(*q) + " and K " + shapeText(*k) +
                     " differ in their last dim");
   Dim sk = (*k)[k->size() - 2], sv = (*v)[v->size() - 2];
-  if (failed(unifyDim(sk, sv)))
+  if (failed(ctx.unify(sk, sv)))
     return ctx.fail("K " + shapeText(*k) + " and V " + shapeText(*v) +
                     " differ in their sequence dim");
   Shape out(q->begin(), q->end());

@@ -561,12 +561,15 @@ struct ExpandLowering : OpConversionPattern<onnx::ExpandOp> {
     auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
     if (inType.getRank() > type.getRank())
       return rewriter.notifyMatchFailure(op, "input rank exceeds the result rank");
+    // A symbolic input dim is 1 or the result's (checked at run time).
+    Value input = broadcastSymbolicDims(rewriter, op, op.getLoc(), adaptor.getInput(), type);
+    inType = cast<RankedTensorType>(input.getType());
     int64_t offset = type.getRank() - inType.getRank();
     for (int64_t d = 0; d < inType.getRank(); ++d)
       if (inType.getDimSize(d) != 1 && inType.getDimSize(d) != type.getDimSize(offset + d))
         return rewriter.notifyMatchFailure(op, "input does not broadcast to the result");
     Value result = buildBroadcastGeneric(
-        rewriter, op.getLoc(), type, adaptor.getInput(),
+        rewriter, op.getLoc(), type, input,
         [](OpBuilder &, Location, ValueRange args) { return args[0]; });
     rewriter.replaceOp(op, result);
     return success();

@@ -25,10 +25,24 @@ Value buildContraction(OpBuilder &b, Location loc, RankedTensorType resultType,
                        ValueRange resultSizes, Value lhs, Value rhs, bool transA = false,
                        bool transB = false) {
   MLIRContext *ctx = b.getContext();
+  bool hasM = cast<RankedTensorType>(lhs.getType()).getRank() >= 2;
+  bool hasN = cast<RankedTensorType>(rhs.getType()).getRank() >= 2;
+  int64_t batchRank = resultType.getRank() - (hasM ? 1 : 0) - (hasN ? 1 : 0);
+  // A symbolic batch dim of an operand against a static one of the result
+  // broadcasts (1 or that size, checked at run time).
+  Operation *inFunc = b.getInsertionBlock()->getParentOp();
+  auto staticBatch = [&](Value v, bool hasMatrixDim) {
+    auto t = cast<RankedTensorType>(v.getType());
+    int64_t matrixRank = hasMatrixDim ? 2 : 1;
+    SmallVector<int64_t> target(resultType.getShape().take_front(batchRank));
+    llvm::append_range(target, t.getShape().take_back(matrixRank));
+    return broadcastSymbolicDims(b, inFunc, loc, v,
+                                 RankedTensorType::get(target, t.getElementType()));
+  };
+  lhs = staticBatch(lhs, hasM);
+  rhs = staticBatch(rhs, hasN);
   auto at = cast<RankedTensorType>(lhs.getType());
   auto bt = cast<RankedTensorType>(rhs.getType());
-  bool hasM = at.getRank() >= 2, hasN = bt.getRank() >= 2;
-  int64_t batchRank = resultType.getRank() - (hasM ? 1 : 0) - (hasN ? 1 : 0);
   int64_t numDims = batchRank + (hasM ? 1 : 0) + (hasN ? 1 : 0) + 1;
   int64_t mDim = batchRank, nDim = batchRank + (hasM ? 1 : 0), kDim = numDims - 1;
   auto batchExprs = [&](RankedTensorType t, int64_t operandBatchRank) {
@@ -119,7 +133,7 @@ struct GemmLowering : OpConversionPattern<onnx::GemmOp> {
     }
     SmallVector<Value> inputs = {product};
     if (hasC)
-      inputs.push_back(c);
+      inputs.push_back(broadcastSymbolicDims(rewriter, op, loc, c, type));
     Type elem = type.getElementType();
     Value result = buildBroadcastGeneric(
         rewriter, loc, type, inputs, [&](OpBuilder &b, Location l, ValueRange args) -> Value {

@@ -14,6 +14,8 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <set>
+
 using namespace mlir;
 
 namespace onnxcc {
@@ -256,6 +258,48 @@ void addSymbolArguments(func::FuncOp func, OnnxTypeConverter &converter) {
                                    func.getLoc())))
       continue;
     values.push_back({name, func.getArgument(k)});
+  }
+}
+
+/// Checks at run time, before each op of `func`, the dim equalities its
+/// lowering relies on but that hold only for some values of the symbols
+/// (onnx::dimEqualities: a symbolic K against a static weight's in a MatMul,
+/// a result dim the model declares static): onnxcc_rt::check_equal returns
+/// status 9 from run() when the dims it was given break one. Each equality is
+/// checked once, before its first use.
+void checkDimEqualities(func::FuncOp func, OnnxTypeConverter &converter) {
+  std::set<std::pair<std::string, std::string>> checked;
+  SmallVector<Operation *> ops;
+  func.walk([&](Operation *op) {
+    if (op->getDialect() && op->getDialect()->getNamespace() == "onnx")
+      ops.push_back(op);
+  });
+  for (Operation *op : ops) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    auto value = [&](const onnx::Dim &d) -> Value {
+      if (d.isStatic())
+        return indexConst(b, loc, d.size);
+      if (!d.isSymbolic())
+        return {};
+      return converter.materialize(b, loc, op, d.expr);
+    };
+    for (const auto &[x, y] : onnx::dimEqualities(op, converter.shapes)) {
+      if (!x.isSymbolic() && !y.isSymbolic())
+        continue;
+      if (!checked.insert({x.str(), y.str()}).second)
+        continue;
+      Value vx = value(x), vy = value(y);
+      if (!vx || !vy)
+        continue;
+      Type i64 = b.getI64Type();
+      func::FuncOp check = declareRuntimeFunction(
+          b, op, "onnxcc_check_equal", "onnxcc_rt::check_equal",
+          b.getFunctionType({i64, i64}, {b.getI32Type()}), /*usesStringPool=*/false);
+      func::CallOp::create(b, loc, check,
+                           ValueRange{arith::IndexCastOp::create(b, loc, i64, vx),
+                                      arith::IndexCastOp::create(b, loc, i64, vy)});
+    }
   }
 }
 
@@ -524,6 +568,7 @@ struct ConvertOnnxToLinalgPass
           }
       }
       addSymbolArguments(func, converter);
+      checkDimEqualities(func, converter);
     }
 
     // Ops whose symbolic dims they treat independently run on static slices.
