@@ -1777,6 +1777,13 @@ LogicalResult RangeOp::inferShapes(ShapeContext &ctx) {
     return std::nullopt;
   };
   auto start = readScalar(0), limit = readScalar(1), delta = readScalar(2);
+  if (start && delta && *start == 0 && *delta == 1 && !limit) {
+    // range(0, n) of a dim n (exporters' positions, arange(seq)): n elements.
+    if (auto dims = ctx.operandDims(1); dims && dims->size() == 1 && (*dims)[0].isSymbolic()) {
+      ctx.setShape(0, Shape{(*dims)[0]});
+      return success();
+    }
+  }
   if (!start || !limit || !delta) {
     ctx.setRank(0, 1);
     return success();

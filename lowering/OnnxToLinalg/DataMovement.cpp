@@ -893,14 +893,16 @@ struct SizeLowering : OpConversionPattern<onnx::SizeOp> {
   }
 };
 
-/// ConstantOfShape: the result shape is static, so only `value` matters.
+/// ConstantOfShape: shape inference gave the result shape (static, or
+/// symbolic from Shape -> Gather -> Concat chains), so only `value` matters.
 struct ConstantOfShapeLowering : OpConversionPattern<onnx::ConstantOfShapeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::ConstantOfShapeOp op, OpAdaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType type = typeAndSizes->first;
     Type elem = type.getElementType();
     TypedAttr value = rewriter.getZeroAttr(elem);
     if (auto attr = op.getValueAttr()) {
@@ -922,7 +924,7 @@ struct ConstantOfShapeLowering : OpConversionPattern<onnx::ConstantOfShapeOp> {
     }
     // A fill rather than a splat constant: large shapes must not become
     // large globals.
-    rewriter.replaceOp(op, buildFilled(rewriter, op.getLoc(), type, value));
+    rewriter.replaceOp(op, buildFilled(rewriter, op.getLoc(), type, value, typeAndSizes->second));
     return success();
   }
 };

@@ -505,16 +505,17 @@ struct RangeLowering : OpConversionPattern<onnx::RangeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::RangeOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType type = typeAndSizes->first;
     if (type.getRank() != 1)
       return rewriter.notifyMatchFailure(op, "result must be 1-D");
     if (rankedOf(adaptor.getStart()).getNumElements() != 1 ||
         rankedOf(adaptor.getDelta()).getNumElements() != 1)
       return rewriter.notifyMatchFailure(op, "start and delta must be scalars");
     Location loc = op.getLoc();
-    if (!nonEmpty(type)) {
+    if (type.hasStaticShape() && !nonEmpty(type)) {
       rewriter.replaceOp(op, tensor::EmptyOp::create(rewriter, loc, type.getShape(),
                                                      type.getElementType()));
       return success();
@@ -527,7 +528,8 @@ struct RangeLowering : OpConversionPattern<onnx::RangeOp> {
         [&](OpBuilder &b, Location l, ArrayRef<Value> ivs, ValueRange) -> Value {
           Value i = arith::IndexCastOp::create(b, l, b.getI64Type(), ivs[0]);
           return buildRangeElement(b, l, i, start, delta, elem);
-        });
+        },
+        typeAndSizes->second);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -539,15 +541,16 @@ struct TriluLowering : OpConversionPattern<onnx::TriluOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::TriluOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType type = typeAndSizes->first;
     Value input = adaptor.getInput();
     int64_t r = type.getRank();
     if (r < 2 || rankedOf(input).getShape() != type.getShape())
       return rewriter.notifyMatchFailure(op, "input must be at least 2-D, shaped as the result");
     Location loc = op.getLoc();
-    if (!nonEmpty(type)) {
+    if (type.hasStaticShape() && !nonEmpty(type)) {
       rewriter.replaceOp(op, input);
       return success();
     }
@@ -570,7 +573,8 @@ struct TriluLowering : OpConversionPattern<onnx::TriluOp> {
               b, l, upper ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle, diff, k);
           Value zero = arith::ConstantOp::create(b, l, b.getZeroAttr(args[0].getType()));
           return arith::SelectOp::create(b, l, keep, args[0], zero);
-        });
+        },
+        typeAndSizes->second);
     rewriter.replaceOp(op, result);
     return success();
   }
