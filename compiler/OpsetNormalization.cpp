@@ -566,6 +566,23 @@ Error resize18(NodeContext &nc) {
   return nc.importGeneric({"antialias", "keep_aspect_ratio_policy"});
 }
 
+/// Gelu (new in opset 20) is onnxcc's own onnx.Gelu, the op the graph passes
+/// make of the Gelu patterns of older opsets: same inputs, attribute and
+/// default.
+Error gelu20(NodeContext &nc) {
+  if (Error e = onlyAttributes(nc, {"approximate"}))
+    return e;
+  std::string approximate = nc.stringAttr("approximate", "none");
+  if (approximate != "none" && approximate != "tanh")
+    return nc.error("unknown approximate '" + approximate + "' (none or tanh)");
+  if (nc.numInputs() != 1 || !nc.hasInput(0))
+    return nc.error("Gelu takes one input, has " + llvm::Twine(nc.numInputs()));
+  auto x = nc.input(0);
+  if (!x)
+    return x.takeError();
+  return emit(nc, "Gelu", {*x}, {namedStr(nc, "approximate", approximate)});
+}
+
 struct Handler {
   const char *opType;
   int fromSince; // Inclusive range of since-versions (or opsets for
@@ -628,6 +645,9 @@ const Handler handlers[] = {
     {"ScatterElements", 18, kMaxOpset, scatterReduction18},
     {"ScatterND", 18, kMaxOpset, scatterReduction18},
     {"Resize", 18, kMaxOpset, resize18},
+    // Ops new in opsets 18 to 28 that an op of the dialect implements (by
+    // opset, as they have no schema in the table).
+    {"Gelu", 20, kMaxOpset, gelu20},
 };
 
 } // namespace

@@ -9,9 +9,11 @@ Usage: newer-opset-model.py OUT_DIR OPSET
   y_pad    Pad(x, [0,0,1,0,0,2], 'reflect')      Pad 18+ without axes
   y_cast   Cast(x, to=DOUBLE, saturate=0)        Cast 19+ to a type of Cast 13
   y_pool   AveragePool(q, 2x2, dilations 1)      AveragePool 19+ with dilations 1
+  y_gelu   Gelu(x), Gelu(x, 'tanh') summed       Gelu, new in opset 20
 
 OUT_DIR gets model.onnx and test/test_data_set_0/{input_K,output_K}.pb.
 """
+import math
 import os
 import sys
 
@@ -39,6 +41,9 @@ nodes = [
     helper.make_node("Cast", ["x"], ["y_cast"], to=TensorProto.DOUBLE, saturate=0),
     helper.make_node("AveragePool", ["q"], ["y_pool"], kernel_shape=[2, 2],
                      dilations=[1, 1]),
+    helper.make_node("Gelu", ["x"], ["g_erf"]),
+    helper.make_node("Gelu", ["x"], ["g_tanh"], approximate="tanh"),
+    helper.make_node("Add", ["g_erf", "g_tanh"], ["y_gelu"]),
 ]
 inits = [
     numpy_helper.from_array(w, "w"),
@@ -54,6 +59,9 @@ pool = np.zeros((1, 2, 4, 4))
 for i in range(4):
     for j in range(4):
         pool[:, :, i, j] = q[:, :, i:i + 2, j:j + 2].astype(np.float64).mean(axis=(2, 3))
+x64 = x.astype(np.float64)
+g_erf = 0.5 * x64 * (1 + np.vectorize(math.erf)(x64 / math.sqrt(2)))
+g_tanh = 0.5 * x64 * (1 + np.tanh(math.sqrt(2 / math.pi) * (x64 + 0.044715 * x64**3)))
 expected = {
     "y": (e / e.sum(axis=-1, keepdims=True)).astype(np.float32),
     "y_mean": x.mean(axis=1, keepdims=True),
@@ -62,6 +70,7 @@ expected = {
     "y_pad": np.pad(x, [(0, 0), (0, 0), (1, 2)], mode="reflect"),
     "y_cast": x.astype(np.float64),
     "y_pool": pool.astype(np.float32),
+    "y_gelu": (g_erf + g_tanh).astype(np.float32),
 }
 
 def info(name, a):
