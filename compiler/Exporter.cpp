@@ -888,9 +888,14 @@ Error exportModel(ModuleOp module, ::onnx::ModelProto &model, const ExportOption
   func::FuncOp func = *funcs.begin();
   model.set_ir_version(8); // the IR version of opset 17
   model.set_producer_name("onnxcc");
+  // Every op of the dialect has the form of its version at opset 17 (the
+  // importer brings newer opsets to it, and Reduce* are written back with
+  // attribute axes), so the model is stamped 17 whatever opset it was read at:
+  // stamping the opset it was read at (up to 28) would change what some of its
+  // nodes mean (Reduce*, GridSample modes, DFT's axis).
   auto *opset = model.add_opset_import();
   opset->set_domain("");
-  opset->set_version(importer::kMaxOpset);
+  opset->set_version(importer::kImplementedOpset);
   bool usesInternal = false;
   if (!options.expandInternalOps)
     func.walk([&](Operation *op) { usesInternal |= isInternalOp(op); });

@@ -868,6 +868,8 @@ Expected<Type> GraphImporter::resultType(NodeContext &nc, StringRef opType, unsi
     special = unranked(dtypeAttr(ctx, attrs, "to", ::onnx::TensorProto::UNDEFINED));
   else if (opType == "CastLike" && operands.size() > 1)
     special = unranked(valueElementType(operands[1]));
+  else if (opType == "Gelu" && !operands.empty())
+    special = unranked(valueElementType(operands[0]));
   else if (opType == "Constant" || opType == "ConstantOfShape") {
     if (auto v = dyn_cast_or_null<ElementsAttr>(findAttr(attrs, "value")))
       special = opType == "Constant" ? Type(v.getType()) : unranked(v.getElementType());

@@ -35,7 +35,9 @@ struct OutTypeRule {
   char option; // 's' single, 'o' optional, 'v' variadic
 };
 
-/// One operator of the dialect as the ONNX 1.12 schemas describe it.
+/// One operator of the dialect as the ONNX schemas describe it: the version
+/// the dialect implements (`latestSince`), every version up to kMaxOpset, and
+/// those that import as the implemented one without a handler.
 struct OpSchemaInfo {
   llvm::StringRef name;
   int latestSince;
@@ -52,7 +54,11 @@ struct OpSchemaInfo {
 const OpSchemaInfo *lookupSchema(llvm::StringRef opType);
 
 /// Newest opset of ai.onnx the importer knows.
-constexpr int64_t kMaxOpset = 17;
+constexpr int64_t kMaxOpset = 28;
+/// Newest opset whose operator versions the dialect defines: every op of the
+/// dialect has the form of its newest version up to this opset (Reduce* that of
+/// opset 18), so a graph of the dialect written back as ONNX is valid at it.
+constexpr int64_t kImplementedOpset = 17;
 
 class GraphImporter;
 

@@ -27,10 +27,14 @@ struct LoadedModel {
   ~LoadedModel();
 };
 
-/// Newest ONNX IR version the loader accepts. Versions 9 and 10 (ONNX 1.13 to
-/// 1.16) only added element types and fields that the importer checks and
-/// rejects on its own; later ones may change what existing fields mean.
-constexpr int64_t kMaxIrVersion = 10;
+/// Newest ONNX IR version the loader accepts (ONNX 1.20 to 1.22; opsets up to
+/// 28 come in it). Versions 9 to 13 only added element types (float8, int4,
+/// float4e2m1 in 11, float8e8m0 in 12, int2 in 13), which the importer
+/// rejects on its own, function overloads, and in 11 the multi-device
+/// configuration (ModelProto.configuration, NodeProto.device_configurations:
+/// where nodes run and how tensors are sharded, not what they compute), which
+/// the importer ignores. None changes what an existing field means.
+constexpr int64_t kMaxIrVersion = 13;
 
 /// True for the file names read as protobuf text format (.onnxtxt, .pbtxt,
 /// .textproto, .prototxt); anything else is read as binary protobuf.

@@ -6,6 +6,10 @@
 // the equivalent ops of the dialect through NodeContext::build, so result
 // types, verification and shape inference are the same as for a plain node.
 //
+// Versions newer than the implemented one that add a feature are mapped onto
+// it only where the node leaves the feature unused; otherwise the node is
+// refused with the importer's "the opset N version of OP is not supported".
+//
 //===----------------------------------------------------------------------===//
 #include "compiler/ImporterImpl.h"
 
@@ -425,6 +429,160 @@ Error resize11(NodeContext &nc) {
   return nc.importGeneric();
 }
 
+/// The refusal of a newer version of an op whose new feature the node uses.
+Error unsupportedVersion(NodeContext &nc, const llvm::Twine &feature) {
+  const OpSchemaInfo *schema = lookupSchema(nc.node.op_type());
+  return nc.error("the opset " + llvm::Twine(nc.sinceVersion) + " version of " +
+                  nc.node.op_type() + " is not supported " + feature +
+                  " (it differs from opset " + llvm::Twine(schema ? schema->latestSince : 0) +
+                  ", the version onnxcc implements)");
+}
+
+/// Split 18 adds `num_outputs`; without it, it is Split 13.
+Error split18(NodeContext &nc) {
+  if (nc.attr("num_outputs"))
+    return unsupportedVersion(nc, "with attribute 'num_outputs'");
+  return nc.importGeneric();
+}
+
+/// Pad 18 adds the `axes` input, Pad 19 the mode 'wrap'; without them, it is Pad 13.
+Error pad18(NodeContext &nc) {
+  if (Error e = onlyAttributes(nc, {"mode"}))
+    return e;
+  if (nc.hasInput(3))
+    return unsupportedVersion(nc, "with the 'axes' input");
+  std::string mode = nc.stringAttr("mode", "constant");
+  if (mode != "constant" && mode != "reflect" && mode != "edge")
+    return unsupportedVersion(nc, "with mode '" + mode + "'");
+  if (nc.numInputs() > 4)
+    return nc.error("has " + llvm::Twine(nc.numInputs()) +
+                    " inputs, the operator takes at most 4");
+  auto in = inputs(nc, 3);
+  if (!in)
+    return in.takeError();
+  SmallVector<NamedAttribute> attrs;
+  if (nc.attr("mode"))
+    attrs.push_back(namedStr(nc, "mode", mode));
+  return emit(nc, "Pad", *in, attrs);
+}
+
+bool allOnes(const std::optional<SmallVector<int64_t>> &v) {
+  return !v || llvm::all_of(*v, [](int64_t x) { return x == 1; });
+}
+
+/// AveragePool 19 adds `dilations`; with all of them 1, it is AveragePool 11.
+Error averagePool19(NodeContext &nc) {
+  if (!allOnes(nc.intsAttr("dilations")))
+    return unsupportedVersion(nc, "with dilations other than 1");
+  return nc.importGeneric({"dilations"});
+}
+
+/// LpPool 18 adds `ceil_mode` and `dilations`; with ceil_mode 0 and all
+/// dilations 1, it is LpPool 11.
+Error lpPool18(NodeContext &nc) {
+  if (nc.intAttr("ceil_mode", 0) != 0)
+    return unsupportedVersion(nc, "with ceil_mode 1");
+  if (!allOnes(nc.intsAttr("dilations")))
+    return unsupportedVersion(nc, "with dilations other than 1");
+  return nc.importGeneric({"ceil_mode", "dilations"});
+}
+
+/// Cast 19 adds `saturate` and Cast 24 `round_mode`, which only concern the
+/// float8 and float4 element types (ONNX types 17 and up); to the types Cast 13
+/// knows, it is Cast 13.
+Error cast19(NodeContext &nc) {
+  if (Error e = onlyAttributes(nc, {"to", "saturate", "round_mode"}))
+    return e;
+  if (const auto *to = nc.attr("to")) {
+    int64_t t = to->i();
+    bool known = (t >= 1 && t <= 13) || t == 16; // FLOAT .. UINT64, BFLOAT16
+    if (!known)
+      return unsupportedVersion(nc, "with target type " + llvm::Twine(t));
+  }
+  return nc.importGeneric({"saturate", "round_mode"});
+}
+
+/// CastLike 19 adds `saturate` and CastLike 24 `round_mode` (float8 and float4
+/// targets only, which the importer does not read): it is CastLike 15.
+Error castLike19(NodeContext &nc) {
+  if (Error e = onlyAttributes(nc, {"saturate", "round_mode"}))
+    return e;
+  if (nc.hasInput(1)) {
+    auto target = nc.input(1);
+    if (!target)
+      return target.takeError();
+    Type elem = elementTypeOf(*target);
+    if (auto f = dyn_cast_or_null<FloatType>(elem); f && f.getWidth() < 16)
+      return unsupportedVersion(nc, "with a float8 or float4 target");
+  }
+  return nc.importGeneric({"saturate", "round_mode"});
+}
+
+/// QuantizeLinear 19 adds `saturate` (float8 outputs only), 21 `block_size`
+/// and `output_dtype`, 23 `precision`; unused, it is QuantizeLinear 13.
+Error quantize19(NodeContext &nc) {
+  if (Error e = onlyAttributes(nc, {"axis", "saturate", "block_size", "output_dtype",
+                                    "precision"}))
+    return e;
+  for (StringRef a : {"block_size", "output_dtype", "precision"})
+    if (nc.intAttr(a, 0) != 0)
+      return unsupportedVersion(nc, "with attribute '" + a + "'");
+  return nc.importGeneric({"saturate", "block_size", "output_dtype", "precision"});
+}
+
+/// DequantizeLinear 21 adds `block_size`, 23 `output_dtype`; unused, it is
+/// DequantizeLinear 13.
+Error dequantize21(NodeContext &nc) {
+  if (Error e = onlyAttributes(nc, {"axis", "block_size", "output_dtype"}))
+    return e;
+  for (StringRef a : {"block_size", "output_dtype"})
+    if (nc.intAttr(a, 0) != 0)
+      return unsupportedVersion(nc, "with attribute '" + a + "'");
+  return nc.importGeneric({"block_size", "output_dtype"});
+}
+
+/// ScatterElements 18 and ScatterND 18 add the reductions 'max' and 'min';
+/// with 'none', 'add' or 'mul', they are the opset-16 versions.
+Error scatterReduction18(NodeContext &nc) {
+  std::string reduction = nc.stringAttr("reduction", "none");
+  if (reduction != "none" && reduction != "add" && reduction != "mul")
+    return unsupportedVersion(nc, "with reduction '" + reduction + "'");
+  return nc.importGeneric();
+}
+
+/// Resize 18 adds `antialias`, `axes` and `keep_aspect_ratio_policy`, Resize
+/// 19 the coordinate mode 'half_pixel_symmetric'; unused, it is Resize 13.
+Error resize18(NodeContext &nc) {
+  if (nc.intAttr("antialias", 0) != 0)
+    return unsupportedVersion(nc, "with antialias 1");
+  if (nc.attr("axes"))
+    return unsupportedVersion(nc, "with attribute 'axes'");
+  std::string policy = nc.stringAttr("keep_aspect_ratio_policy", "stretch");
+  if (policy != "stretch")
+    return unsupportedVersion(nc, "with keep_aspect_ratio_policy '" + policy + "'");
+  std::string coords = nc.stringAttr("coordinate_transformation_mode", "half_pixel");
+  if (coords == "half_pixel_symmetric")
+    return unsupportedVersion(nc, "with coordinate_transformation_mode '" + coords + "'");
+  return nc.importGeneric({"antialias", "keep_aspect_ratio_policy"});
+}
+
+/// Gelu (new in opset 20) is onnxcc's own onnx.Gelu, the op the graph passes
+/// make of the Gelu patterns of older opsets: same inputs, attribute and
+/// default.
+Error gelu20(NodeContext &nc) {
+  if (Error e = onlyAttributes(nc, {"approximate"}))
+    return e;
+  std::string approximate = nc.stringAttr("approximate", "none");
+  if (approximate != "none" && approximate != "tanh")
+    return nc.error("unknown approximate '" + approximate + "' (none or tanh)");
+  if (nc.numInputs() != 1 || !nc.hasInput(0))
+    return nc.error("Gelu takes one input, has " + llvm::Twine(nc.numInputs()));
+  auto x = nc.input(0);
+  if (!x)
+    return x.takeError();
+  return emit(nc, "Gelu", {*x}, {namedStr(nc, "approximate", approximate)});
+}
+
 struct Handler {
   const char *opType;
   int fromSince; // Inclusive range of since-versions (or opsets for
@@ -437,15 +595,16 @@ const Handler handlers[] = {
     {"Softmax", 1, 12, coercedSoftmax},
     {"LogSoftmax", 1, 12, coercedSoftmax},
     {"Hardmax", 1, 12, coercedSoftmax},
-    {"ReduceL1", 1, kMaxOpset, reduceAxesAttr},
-    {"ReduceL2", 1, kMaxOpset, reduceAxesAttr},
-    {"ReduceLogSum", 1, kMaxOpset, reduceAxesAttr},
-    {"ReduceLogSumExp", 1, kMaxOpset, reduceAxesAttr},
-    {"ReduceMax", 1, kMaxOpset, reduceAxesAttr},
-    {"ReduceMean", 1, kMaxOpset, reduceAxesAttr},
-    {"ReduceMin", 1, kMaxOpset, reduceAxesAttr},
-    {"ReduceProd", 1, kMaxOpset, reduceAxesAttr},
-    {"ReduceSumSquare", 1, kMaxOpset, reduceAxesAttr},
+    // Reduce* of opset 18 and later take `axes` as an input, like the dialect.
+    {"ReduceL1", 1, kImplementedOpset, reduceAxesAttr},
+    {"ReduceL2", 1, kImplementedOpset, reduceAxesAttr},
+    {"ReduceLogSum", 1, kImplementedOpset, reduceAxesAttr},
+    {"ReduceLogSumExp", 1, kImplementedOpset, reduceAxesAttr},
+    {"ReduceMax", 1, kImplementedOpset, reduceAxesAttr},
+    {"ReduceMean", 1, kImplementedOpset, reduceAxesAttr},
+    {"ReduceMin", 1, kImplementedOpset, reduceAxesAttr},
+    {"ReduceProd", 1, kImplementedOpset, reduceAxesAttr},
+    {"ReduceSumSquare", 1, kImplementedOpset, reduceAxesAttr},
     {"ReduceSum", 1, 12, reduceAxesAttr},
     {"Clip", 1, 10, clipAttrs},
     {"Split", 1, 12, splitAttr},
@@ -474,6 +633,21 @@ const Handler handlers[] = {
     {"Equal", 1, 6, legacyBroadcast},
     {"Greater", 1, 6, legacyBroadcast},
     {"Less", 1, 6, legacyBroadcast},
+    // Versions after the implemented one (opset 18 and later).
+    {"Split", 18, kMaxOpset, split18},
+    {"Pad", 18, kMaxOpset, pad18},
+    {"AveragePool", 19, kMaxOpset, averagePool19},
+    {"LpPool", 18, kMaxOpset, lpPool18},
+    {"Cast", 19, kMaxOpset, cast19},
+    {"CastLike", 19, kMaxOpset, castLike19},
+    {"QuantizeLinear", 19, kMaxOpset, quantize19},
+    {"DequantizeLinear", 21, kMaxOpset, dequantize21},
+    {"ScatterElements", 18, kMaxOpset, scatterReduction18},
+    {"ScatterND", 18, kMaxOpset, scatterReduction18},
+    {"Resize", 18, kMaxOpset, resize18},
+    // Ops new in opsets 18 to 28 that an op of the dialect implements (by
+    // opset, as they have no schema in the table).
+    {"Gelu", 20, kMaxOpset, gelu20},
 };
 
 } // namespace

@@ -1,25 +1,87 @@
 #!/usr/bin/env python3
 """Generates the onnx dialect's op definitions from the ONNX operator schemas.
 
-Reads the schemas shipped with Debian's python3-onnx (ONNX 1.12, opset 17) and
-writes two checked-in files:
+Reads ../shared/onnx/schemas-1.23.json (every ONNX 1.23 operator schema with
+its history, ai.onnx opsets 1..28; relative to the repository root) and writes
+two checked-in files:
   dialects/onnx/OnnxOps.gen.td     ODS definition of every ai.onnx operator
   dialects/onnx/OnnxSchema.gen.inc  import table: versions, compatibility, result types
 
-Each op is defined at its newest version; the importer brings older versions to
-that form (see compiler/OpsetNormalization.cpp). Run it again after changing it:
+Each op is defined at the version the lowering implements: its newest version
+up to IMPLEMENTED_OPSET (17). Every other version either has the same signature
+(inputs, outputs, attributes and their defaults; only the type constraints may
+differ) and imports generically, or the importer brings it to that form (see
+compiler/OpsetNormalization.cpp) or refuses it. Run it again after changing it:
   /usr/bin/python3 utils/gen_onnx_dialect.py
 """
+import json
 import os
+import struct
 import sys
 
-import onnx
-import onnx.defs
-from onnx import AttributeProto as AP
-from onnx.defs import OpSchema
-
-MAX_OPSET = 17
+# Newest ai.onnx opset the importer accepts, and the newest opset whose
+# versions the dialect defines (later versions import when they are compatible).
+MAX_OPSET = 28
+IMPLEMENTED_OPSET = 17
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCHEMAS = os.path.join(ROOT, "..", "shared", "onnx", "schemas-1.23.json")
+
+
+class AP:
+    """AttributeProto type names as schemas-1.23.json spells them."""
+    INT, FLOAT, STRING, INTS, FLOATS, STRINGS = "INT", "FLOAT", "STRING", "INTS", "FLOATS", "STRINGS"
+    TENSOR, SPARSE_TENSOR, TYPE_PROTO = "TENSOR", "SPARSE_TENSOR", "TYPE_PROTO"
+    TENSORS, TYPE_PROTOS, GRAPH = "TENSORS", "TYPE_PROTOS", "GRAPH"
+
+
+def f32(v):
+    """The float32 value of `v` as a Python float (attribute defaults are float32)."""
+    return struct.unpack("f", struct.pack("f", float(v)))[0]
+
+
+class Param:
+    def __init__(self, j):
+        self.name = j["name"]
+        self.typeStr = j["type_str"]
+        self.option = j["option"]  # Single, Optional or Variadic
+
+
+class Attr:
+    def __init__(self, j):
+        self.name = j["name"]
+        self.type = j["type"]
+        self.required = j["required"]
+        self.default = j.get("default_value")
+        if self.type == AP.FLOAT and self.default is not None:
+            self.default = f32(self.default)
+
+
+class TypeConstraint:
+    def __init__(self, j):
+        self.type_param_str = j["type_param_str"]
+        self.allowed_type_strs = j["allowed_type_strs"]
+
+
+class Schema:
+    def __init__(self, j):
+        self.name = j["name"]
+        self.domain = j["domain"]
+        self.since_version = j["since_version"]
+        self.deprecated = j["deprecated"]
+        self.inputs = [Param(p) for p in j["inputs"]]
+        self.outputs = [Param(p) for p in j["outputs"]]
+        self.attributes = {a["name"]: Attr(a) for a in j["attributes"]}
+        self.type_constraints = [TypeConstraint(t) for t in j["type_constraints"]]
+
+
+def load_schemas():
+    if not os.path.exists(SCHEMAS):
+        raise SystemExit(f"gen_onnx_dialect.py: {os.path.normpath(SCHEMAS)} is missing; "
+                         "the generator reads the ONNX schemas from ../shared/onnx "
+                         "next to the repository")
+    with open(SCHEMAS) as f:
+        data = json.load(f)
+    return data["onnx_version"], [Schema(j) for j in data["schemas"]]
 
 # Operators that are replaced by another operator on import, so they have no op.
 REPLACED = {"Upsample": "Resize", "Scatter": "ScatterElements"}
@@ -27,6 +89,21 @@ REPLACED = {"Upsample": "Resize", "Scatter": "ScatterElements"}
 # Ops whose attribute semantics changed without a signature change; versions
 # before the given one need a normalization handler.
 SEMANTIC_BREAKS = {"Softmax": 13, "LogSoftmax": 13, "Hardmax": 13}
+
+# Versions after the implemented one whose signature is the same but whose
+# meaning widened: ScatterElements-18 and ScatterND-18 add the reductions
+# 'max' and 'min'. The importer maps them (see compiler/OpsetNormalization.cpp).
+LATER_SEMANTIC_BREAKS = {"ScatterElements": 18, "ScatterND": 18}
+
+# Type lists the dialect keeps although ONNX later corrected the schema of the
+# implemented version in place: ONNX 1.12 gave Erf-13 every numeric type, 1.23
+# only float types; the lowering computes integer Erf in double.
+KEPT_TYPES = {
+    ("Erf", 13, "T"): [
+        "tensor(float16)", "tensor(float)", "tensor(double)", "tensor(bfloat16)",
+        "tensor(uint8)", "tensor(uint16)", "tensor(uint32)", "tensor(uint64)",
+        "tensor(int8)", "tensor(int16)", "tensor(int32)", "tensor(int64)"],
+}
 
 # Reductions that take `axes` as an attribute in opset 17 are defined in the
 # opset-18 form (axes as an optional input) so that every Reduce* op has one shape.
@@ -83,26 +160,25 @@ RESERVED = {"operands", "results", "attributes", "properties", "context",
             "location", "loc", "operation", "type", "name", "region", "body_"}
 
 
-def schemas():
+def schemas(all_schemas):
+    """The implemented version of every ai.onnx op that exists by
+    IMPLEMENTED_OPSET, and the history (up to MAX_OPSET) of those ops."""
     latest, history = {}, {}
-    for s in onnx.defs.get_all_schemas_with_history():
-        if s.domain != "" or s.since_version > MAX_OPSET:
+    for s in all_schemas:
+        if s.domain != "ai.onnx" or s.since_version > MAX_OPSET:
             continue
         history.setdefault(s.name, []).append(s)
+        if s.since_version > IMPLEMENTED_OPSET:
+            continue
         if s.name not in latest or latest[s.name].since_version < s.since_version:
             latest[s.name] = s
-    for h in history.values():
-        h.sort(key=lambda s: s.since_version)
+    history = {n: sorted(h, key=lambda s: s.since_version)
+               for n, h in history.items() if n in latest}
     return latest, history
 
 
 def option(p):
-    o = p.option
-    if o == OpSchema.FormalParameterOption.Optional:
-        return "opt"
-    if o == OpSchema.FormalParameterOption.Variadic:
-        return "var"
-    return "one"
+    return {"Single": "one", "Optional": "opt", "Variadic": "var"}[p.option]
 
 
 def signature(s):
@@ -135,6 +211,37 @@ def compatible(old, new):
                if n not in LEGACY_ATTRS)
 
 
+def full_signature(s, form=None):
+    """Inputs, outputs and attributes (with required flag and default) of `s`;
+    `form` replaces inputs and attributes for ops defined in another shape."""
+    ins, outs, _ = signature(s)
+    attrs = {n: (a.type, a.required, repr(a.default)) for n, a in s.attributes.items()
+             if n not in LEGACY_ATTRS}
+    if form:
+        ins, attrs = form
+    return ins, outs, attrs
+
+
+def reduce_form(s):
+    """The opset-18 signature the dialect gives the Reduce* ops: `axes` is an
+    optional input, `noop_with_empty_axes` an attribute."""
+    ins, _, attrs = full_signature(s)
+    attrs = dict(attrs)
+    attrs.pop("axes", None)
+    attrs["noop_with_empty_axes"] = (AP.INT, False, repr(0))
+    return ins + (("axes", "opt"),), attrs
+
+
+def later_compatible(new, implemented):
+    """A version after the implemented one imports as it when it has the same
+    inputs, outputs, attributes and defaults (only type lists may differ)."""
+    name = implemented.name
+    if name in LATER_SEMANTIC_BREAKS and new.since_version >= LATER_SEMANTIC_BREAKS[name]:
+        return False
+    form = reduce_form(implemented) if name in REDUCE_AXES_AS_INPUT else None
+    return full_signature(new) == full_signature(implemented, form)
+
+
 def cap(name):
     return name[0].upper() + name[1:]
 
@@ -160,7 +267,8 @@ def type_constraint(allowed):
 
 def param_type(schema, p, opt_none):
     tc = {t.type_param_str: t.allowed_type_strs for t in schema.type_constraints}
-    allowed = tc.get(p.typeStr, [p.typeStr])
+    allowed = KEPT_TYPES.get((schema.name, schema.since_version, p.typeStr),
+                             tc.get(p.typeStr, [p.typeStr]))
     parts = type_constraint(allowed)
     if opt_none:
         parts.append("NoneType")
@@ -178,16 +286,16 @@ def cpp_float(v):
 
 def attr_decl(name, a):
     base = ODS_ATTR[a.type]
-    dv = a.default_value
-    has_default = dv.type != 0
+    dv = a.default
+    has_default = dv is not None
     if a.required:
         return f"{base}:${name}"
     if has_default and a.type == AP.INT:
-        return f'DefaultValuedAttr<{base}, "{dv.i}">:${name}'
+        return f'DefaultValuedAttr<{base}, "{dv}">:${name}'
     if has_default and a.type == AP.FLOAT:
-        return f'DefaultValuedAttr<{base}, "::llvm::APFloat({cpp_float(dv.f)})">:${name}'
+        return f'DefaultValuedAttr<{base}, "::llvm::APFloat({cpp_float(dv)})">:${name}'
     if has_default and a.type == AP.STRING:
-        return f'DefaultValuedStrAttr<{base}, "{dv.s.decode()}">:${name}'
+        return f'DefaultValuedStrAttr<{base}, "{dv}">:${name}'
     # List-valued defaults are applied where the attribute is read.
     return f"OptionalAttr<{base}>:${name}"
 
@@ -268,27 +376,38 @@ def out_rule(s, p):
 
 
 def main():
-    latest, history = schemas()
+    onnx_version, all_schemas = load_schemas()
+    latest, history = schemas(all_schemas)
     ops = sorted(n for n in latest if n not in REPLACED)
     td = ["// Generated by utils/gen_onnx_dialect.py from the ONNX "
-          f"{onnx.__version__} operator schemas (opset {MAX_OPSET}). Do not edit.", ""]
+          f"{onnx_version} operator schemas (opset {MAX_OPSET}). Do not edit.", ""]
     for n in ops:
         gen_op(latest[n], td)
     inc = ["// Generated by utils/gen_onnx_dialect.py from the ONNX "
-           f"{onnx.__version__} operator schemas (opset {MAX_OPSET}). Do not edit.",
+           f"{onnx_version} operator schemas (opset {MAX_OPSET}). Do not edit.",
            "// ONNX_OP(name, latestSince, {allSince...}, {compatibleSince...},",
            "//         {{inputName, option}...}, {{attrName, kind}...}, {{outTypeInput, outTypeStr}...})", ""]
     for n in ops:
         s = latest[n]
         hist = history[n]
         all_since = [h.since_version for h in hist]
-        compat = [h.since_version for h in hist if compatible(h, s)
+        older = [h for h in hist if h.since_version <= s.since_version]
+        later = [h for h in hist if h.since_version > s.since_version]
+        compat = [h.since_version for h in older if compatible(h, s)
                   and not (n in SEMANTIC_BREAKS and h.since_version < SEMANTIC_BREAKS[n])]
         if n in REDUCE_AXES_AS_INPUT:
-            compat = []  # every version carries attribute axes: normalized on import
-        ins = ", ".join(f"{{\"{p.name}\", '{OPTION_CODE[option(p)]}'}}" for p in s.inputs)
-        attrs = ", ".join(f"{{\"{a}\", AttrKind::{KIND[s.attributes[a].type]}}}"
-                          for a in sorted(s.attributes))
+            compat = []  # versions up to 17 carry attribute axes: normalized on import
+        compat += [h.since_version for h in later if later_compatible(h, s)]
+        if n in REDUCE_AXES_AS_INPUT:
+            # The table describes the form the dialect defines (opset 18's).
+            ins_sig, attr_sig = reduce_form(s)
+            ins = ", ".join(f"{{\"{p}\", '{OPTION_CODE[o]}'}}" for p, o in ins_sig)
+            attrs = ", ".join(f"{{\"{a}\", AttrKind::{KIND[attr_sig[a][0]]}}}"
+                              for a in sorted(attr_sig))
+        else:
+            ins = ", ".join(f"{{\"{p.name}\", '{OPTION_CODE[option(p)]}'}}" for p in s.inputs)
+            attrs = ", ".join(f"{{\"{a}\", AttrKind::{KIND[s.attributes[a].type]}}}"
+                              for a in sorted(s.attributes))
         outs = ", ".join(out_rule(s, p) for p in s.outputs)
         inc.append(f"ONNX_OP({n}, {s.since_version}, ({', '.join(map(str, all_since))}), "
                    f"({', '.join(map(str, compat))}), ({ins}), ({attrs}), ({outs}))")

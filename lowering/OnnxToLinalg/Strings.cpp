@@ -46,7 +46,12 @@ func::FuncOp declareRuntimeFunction(OpBuilder &rewriter, Operation *at,
 /// `tensor` (a static tensor) as a 1-D buffer of dynamic size.
 Value flatBuffer(OpBuilder &b, Location loc, Value tensor, bool readOnly) {
   auto type = cast<RankedTensorType>(tensor.getType());
-  if (type.getRank() != 1) {
+  if (type.getRank() == 0) {
+    // A scalar has no dim to collapse into: expand it to one element.
+    tensor = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({1}, type.getElementType()), tensor,
+        ArrayRef<ReassociationIndices>{});
+  } else if (type.getRank() != 1) {
     SmallVector<ReassociationIndices> all(1);
     for (int64_t d = 0; d < type.getRank(); ++d)
       all[0].push_back(d);

@@ -186,3 +186,16 @@ func.func @pools(%x: tensor<2x3x9x9xf32>) -> tensor<2x3x1x1xf32> {
   %g = "onnx.GlobalAveragePool"(%p) : (tensor<2x3x5x5xf32>) -> tensor<2x3x1x1xf32>
   return %g : tensor<2x3x1x1xf32>
 }
+
+// -----
+
+/// A scalar attention mask (FlexAttention's expansion at opset 26 has one) is
+/// expanded to a one-element buffer, which the kernel broadcasts with strides
+/// 0, instead of being collapsed (a rank-0 collapse crashed).
+// CHECK-LABEL: func.func @attention_scalar_mask(
+// CHECK: tensor.expand_shape %{{.*}} [] output_shape [1] : tensor<f32> into tensor<1xf32>
+// CHECK: call @onnxcc_kernels_attention(
+func.func @attention_scalar_mask(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x3x4xf32>, %v: tensor<1x2x3x4xf32>, %m: tensor<f32>) -> tensor<1x2x3x4xf32> {
+  %y = "onnx.ScaledDotProductAttention"(%q, %k, %v, %m) {scale = 0.5 : f32} : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<f32>) -> tensor<1x2x3x4xf32>
+  return %y : tensor<1x2x3x4xf32>
+}
