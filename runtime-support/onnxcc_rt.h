@@ -28,6 +28,10 @@ inline int check_broadcast(int64_t dim, int64_t size) {
 /// declares): 0 when they are, else status_shape.
 inline int check_equal(int64_t a, int64_t b) { return a == b ? 0 : status_shape; }
 
+/// A symbolic dim the compiled code needs at least `least` (a Slice [1:] of
+/// it has dim - 1 elements only then): 0 when it is, else status_shape.
+inline int check_at_least(int64_t dim, int64_t least) { return dim >= least ? 0 : status_shape; }
+
 /// IEEE maximum/minimum: NaN if either operand is NaN (ONNX Max/Min, Relu).
 template <typename T> inline T maximum(T a, T b) {
   if (std::isnan(a) || std::isnan(b))

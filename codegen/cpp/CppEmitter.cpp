@@ -1196,8 +1196,8 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
            "success, 1 for a null\n   pointer, 2 for a misaligned arena, 3 for a symbolic dim "
            "outside [0, " + n + "_MAX_DIM], 4 for\n   an arena smaller than "
         << n << "_arena_size(...), 9 for dims that break a shape rule of the model\n"
-           "   (two dims it needs equal differ, or a dim broadcast against a fixed size N is\n"
-           "   neither 1 nor N). */\n";
+           "   (two dims it needs equal differ, a dim broadcast against a fixed size N is\n"
+           "   neither 1 nor N, or a dim is too short for a slice of it). */\n";
     } else {
       h << "/* Runs the model. `arena` is " << n << "_ARENA_SIZE bytes aligned to "
         << n << "_ARENA_ALIGN, owned by the caller; one per concurrent call.\n"

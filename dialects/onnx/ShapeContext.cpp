@@ -580,7 +580,7 @@ FailureOr<Dim> ShapeContext::unify(const Dim &a, const Dim &b) {
   if (a.isStatic() && b.isStatic())
     return a.size == b.size ? FailureOr<Dim>(a) : FailureOr<Dim>(failure());
   if (a != b)
-    equalities.push_back({a, b});
+    constraints.push_back({DimConstraint::Equal, a, b});
   if (a.isStatic())
     return a;
   if (b.isStatic())
@@ -588,7 +588,7 @@ FailureOr<Dim> ShapeContext::unify(const Dim &a, const Dim &b) {
   return a.isSymbolic() ? a : b;
 }
 
-SmallVector<std::pair<Dim, Dim>> dimEqualities(Operation *op, const ShapeMap &map) {
+SmallVector<DimConstraint> dimConstraints(Operation *op, const ShapeMap &map) {
   auto iface = dyn_cast<ShapeInferenceOpInterface>(op);
   if (!iface)
     return {};
@@ -599,7 +599,7 @@ SmallVector<std::pair<Dim, Dim>> dimEqualities(Operation *op, const ShapeMap &ma
     if (failed(iface.inferShapes(ctx)))
       return {};
   }
-  SmallVector<std::pair<Dim, Dim>> out(ctx.getEqualities());
+  SmallVector<DimConstraint> out(ctx.getConstraints());
   for (unsigned i = 0, e = op->getNumResults(); i < e; ++i) {
     const std::optional<Shape> &inferred = ctx.resultShape(i);
     auto declared = dyn_cast<RankedTensorType>(op->getResult(i).getType());
@@ -607,7 +607,7 @@ SmallVector<std::pair<Dim, Dim>> dimEqualities(Operation *op, const ShapeMap &ma
       continue;
     for (auto [d, size] : llvm::zip(*inferred, declared.getShape()))
       if (!d.isStatic() && !ShapedType::isDynamic(size))
-        out.push_back({d, Dim::known(size)});
+        out.push_back({DimConstraint::Equal, d, Dim::known(size)});
   }
   return out;
 }

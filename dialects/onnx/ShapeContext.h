@@ -114,6 +114,13 @@ private:
   llvm::DenseMap<mlir::Value, Shape> shapes;
 };
 
+/// A rule on dims that shape inference relied on but that holds only for
+/// some values of the symbols: `lhs == rhs`, or `lhs >= rhs`.
+struct DimConstraint {
+  enum Kind { Equal, AtLeast } kind;
+  Dim lhs, rhs;
+};
+
 /// What a shape function sees: its op, the shapes of its operands and the
 /// contents of constant operands; it records result shapes.
 class ShapeContext {
@@ -173,7 +180,14 @@ public:
   /// symbolic dims) is recorded: the generated code checks it at run time
   /// (see dimEqualities).
   mlir::FailureOr<Dim> unify(const Dim &a, const Dim &b);
-  llvm::ArrayRef<std::pair<Dim, Dim>> getEqualities() const { return equalities; }
+  /// Records that the op's inferred shapes assume `d >= least` (a Slice
+  /// [1:] of a symbolic dim has d - 1 elements when d >= 1): checked at run
+  /// time like the equalities.
+  void requireAtLeast(const Dim &d, int64_t least) {
+    if (!d.isStatic())
+      constraints.push_back({DimConstraint::AtLeast, d, Dim::known(least)});
+  }
+  llvm::ArrayRef<DimConstraint> getConstraints() const { return constraints; }
 
   /// Emits an error at the op; returns failure for convenient chaining.
   mlir::LogicalResult fail(const llvm::Twine &message) const;
@@ -182,7 +196,7 @@ private:
   mlir::Operation *op;
   const ShapeMap &map;
   llvm::SmallVector<std::optional<Shape>, 2> results;
-  llvm::SmallVector<std::pair<Dim, Dim>, 1> equalities;
+  llvm::SmallVector<DimConstraint, 1> constraints;
 };
 
 /// Runs the shape function of `op` (when it has one) and records result shapes
@@ -190,12 +204,13 @@ private:
 /// shape function reports an error or contradicts a declared static dim.
 mlir::LogicalResult inferShapes(mlir::Operation *op, ShapeMap &map);
 
-/// The dim equalities `op` relies on that hold only for some values of the
+/// The dim rules `op` relies on that hold only for some values of the
 /// symbols, given the shapes in `map`: the pairs its shape function unified
-/// (ShapeContext::unify), and a symbolic inferred result dim against the
-/// static one the model declares. Nothing else checks them: a lowering that
-/// trusts its result type must check these at run time first.
-llvm::SmallVector<std::pair<Dim, Dim>> dimEqualities(mlir::Operation *op, const ShapeMap &map);
+/// (ShapeContext::unify), its requireAtLeast bounds, and a symbolic inferred
+/// result dim against the static one the model declares. Nothing else checks
+/// them: a lowering that trusts its result type must check these at run time
+/// first.
+llvm::SmallVector<DimConstraint> dimConstraints(mlir::Operation *op, const ShapeMap &map);
 
 /// Builds the ranked tensor type for `shape` and `elementType`; symbolic and
 /// unknown dims are dynamic.

@@ -2037,6 +2037,50 @@ LogicalResult SizeOp::inferShapes(ShapeContext &ctx) {
 
 /// Constant starts/ends/axes/steps, clamped as numpy does; a full-range slice
 /// keeps a symbolic dim.
+/// The length of a Slice of symbolic dim `d` from `start` to `end` by step
+/// 1 (ONNX clamps both bounds into the dim) as a polynomial of the symbols,
+/// where it is one once `d` is large enough that no bound clamps: that
+/// bound is recorded (requireAtLeast) and checked at run time. x[1:] has
+/// d - 1 elements for d >= 1, x[-3:] and x[2:5] 3 for d >= 3 and d >= 5,
+/// x[1:-1] d - 2 for d >= 2. Unknown for other steps and for a start from
+/// the end with an end from the start (x[-3:5]).
+Dim symbolicSliceDim(ShapeContext &ctx, const Dim &d, int64_t start, int64_t end,
+                     int64_t step) {
+  // Bounds this far out clamp to the ends of any dim.
+  constexpr int64_t far = std::numeric_limits<int32_t>::max();
+  if (step != 1 || !d.isSymbolic())
+    return Dim::unknown();
+  if (start >= far || end <= -far)
+    return Dim::known(0);
+  if (start <= -far)
+    start = 0;
+  if (end >= far) {
+    if (start >= 0) {
+      ctx.requireAtLeast(d, start);
+      return subDims(d, Dim::known(start));
+    }
+    ctx.requireAtLeast(d, -start);
+    return Dim::known(-start);
+  }
+  if (start >= 0 && end >= 0) {
+    if (end <= start)
+      return Dim::known(0);
+    ctx.requireAtLeast(d, end);
+    return Dim::known(end - start);
+  }
+  if (start >= 0) {
+    ctx.requireAtLeast(d, start - end);
+    return subDims(d, Dim::known(start - end));
+  }
+  if (end < 0) {
+    if (end <= start)
+      return Dim::known(0);
+    ctx.requireAtLeast(d, -start);
+    return Dim::known(end - start);
+  }
+  return Dim::unknown();
+}
+
 LogicalResult SliceOp::inferShapes(ShapeContext &ctx) {
   auto x = ctx.operandShape(0);
   if (!x)
@@ -2094,8 +2138,7 @@ LogicalResult SliceOp::inferShapes(ShapeContext &ctx) {
       return ctx.fail("steps must not be zero");
     Dim d = (*x)[axis];
     if (!d.isStatic()) {
-      bool full = step == 1 && start == 0 && end >= std::numeric_limits<int32_t>::max();
-      out[axis] = full ? d : Dim::unknown();
+      out[axis] = symbolicSliceDim(ctx, d, start, end, step);
       continue;
     }
     out[axis] = Dim::known(normalizeSliceAxis(start, end, step, d.size).count);

@@ -343,7 +343,8 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
     auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
     if (failed(typeAndSizes))
       return failure();
-    if (!typeAndSizes->first.hasStaticShape())
+    if (!typeAndSizes->first.hasStaticShape() ||
+        !cast<RankedTensorType>(adaptor.getData().getType()).hasStaticShape())
       return lowerSymbolic(op, adaptor, typeAndSizes->first, rewriter);
     RankedTensorType type = typeAndSizes->first;
     Value input = adaptor.getData();
@@ -447,11 +448,44 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
       sizes.push_back(inType.isDynamicDim(d)
                           ? OpFoldResult(tensor::DimOp::create(rewriter, loc, input, d).getResult())
                           : OpFoldResult(rewriter.getIndexAttr(inType.getDimSize(d))));
+    const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
+    auto outShape = converter.shapeOf(op->getResult(0));
     for (size_t i = 0; i < axes->size(); ++i) {
       auto axis = normalizeAxis((*axes)[i], rank);
       int64_t step = (*steps)[i];
-      if (!axis || inType.isDynamicDim(*axis) || step <= 0)
-        return rewriter.notifyMatchFailure(op, "symbolic slice of a symbolic dim or backwards");
+      if (!axis || step <= 0)
+        return rewriter.notifyMatchFailure(op, "invalid axis or backwards symbolic slice");
+      if (inType.isDynamicDim(*axis)) {
+        // A symbolic dim sliced by step 1: the length is the result's (see
+        // symbolicSliceDim, whose bound run() has checked); a start from
+        // the end is one from the dim's size.
+        if (step != 1 || !outShape || (*outShape)[*axis].asExpr() == std::nullopt)
+          return rewriter.notifyMatchFailure(op, "symbolic slice of a symbolic dim");
+        const onnx::Dim &length = (*outShape)[*axis];
+        int64_t start = (*starts)[i];
+        constexpr int64_t far = std::numeric_limits<int32_t>::max();
+        if (length.isStatic()) {
+          sizes[*axis] = rewriter.getIndexAttr(length.size);
+          if (length.size == 0)
+            start = 0;
+        } else {
+          Value n = converter.materialize(rewriter, loc, op, length.expr);
+          if (!n)
+            return rewriter.notifyMatchFailure(op, "slice length is not computable");
+          sizes[*axis] = n;
+        }
+        if (start <= -far || start >= far)
+          start = 0;
+        if (start >= 0) {
+          offsets[*axis] = rewriter.getIndexAttr(start);
+        } else {
+          Value dim = tensor::DimOp::create(rewriter, loc, input, *axis);
+          offsets[*axis] =
+              arith::AddIOp::create(rewriter, loc, dim, indexConst(rewriter, loc, start))
+                  .getResult();
+        }
+        continue;
+      }
       int64_t dim = inType.getDimSize(*axis);
       int64_t start = std::clamp<int64_t>((*starts)[i], -dim - 1, dim + 1);
       int64_t end = std::clamp<int64_t>((*ends)[i], -dim - 1, dim + 1);

@@ -15,6 +15,7 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <set>
+#include <tuple>
 
 using namespace mlir;
 
@@ -261,14 +262,15 @@ void addSymbolArguments(func::FuncOp func, OnnxTypeConverter &converter) {
   }
 }
 
-/// Checks at run time, before each op of `func`, the dim equalities its
-/// lowering relies on but that hold only for some values of the symbols
-/// (onnx::dimEqualities: a symbolic K against a static weight's in a MatMul,
-/// a result dim the model declares static): onnxcc_rt::check_equal returns
-/// status 9 from run() when the dims it was given break one. Each equality is
-/// checked once, before its first use.
-void checkDimEqualities(func::FuncOp func, OnnxTypeConverter &converter) {
-  std::set<std::pair<std::string, std::string>> checked;
+/// Checks at run time, before each op of `func`, the dim rules its lowering
+/// relies on but that hold only for some values of the symbols
+/// (onnx::dimConstraints: a symbolic K against a static weight's in a
+/// MatMul, a result dim the model declares static, a Slice [1:] of a
+/// symbolic dim that must not be empty): onnxcc_rt::check_equal and
+/// check_at_least return status 9 from run() when the dims it was given
+/// break one. Each rule is checked once, before its first use.
+void checkDimConstraints(func::FuncOp func, OnnxTypeConverter &converter) {
+  std::set<std::tuple<int, std::string, std::string>> checked;
   SmallVector<Operation *> ops;
   func.walk([&](Operation *op) {
     if (op->getDialect() && op->getDialect()->getNamespace() == "onnx")
@@ -284,21 +286,23 @@ void checkDimEqualities(func::FuncOp func, OnnxTypeConverter &converter) {
         return {};
       return converter.materialize(b, loc, op, d.expr);
     };
-    for (const auto &[x, y] : onnx::dimEqualities(op, converter.shapes)) {
-      if (!x.isSymbolic() && !y.isSymbolic())
+    for (const onnx::DimConstraint &c : onnx::dimConstraints(op, converter.shapes)) {
+      if (!c.lhs.isSymbolic() && !c.rhs.isSymbolic())
         continue;
-      if (!checked.insert({x.str(), y.str()}).second)
+      if (!checked.insert({c.kind, c.lhs.str(), c.rhs.str()}).second)
         continue;
-      Value vx = value(x), vy = value(y);
-      if (!vx || !vy)
+      Value lhs = value(c.lhs), rhs = value(c.rhs);
+      if (!lhs || !rhs)
         continue;
+      bool equal = c.kind == onnx::DimConstraint::Equal;
       Type i64 = b.getI64Type();
       func::FuncOp check = declareRuntimeFunction(
-          b, op, "onnxcc_check_equal", "onnxcc_rt::check_equal",
+          b, op, equal ? "onnxcc_check_equal" : "onnxcc_check_at_least",
+          equal ? "onnxcc_rt::check_equal" : "onnxcc_rt::check_at_least",
           b.getFunctionType({i64, i64}, {b.getI32Type()}), /*usesStringPool=*/false);
       func::CallOp::create(b, loc, check,
-                           ValueRange{arith::IndexCastOp::create(b, loc, i64, vx),
-                                      arith::IndexCastOp::create(b, loc, i64, vy)});
+                           ValueRange{arith::IndexCastOp::create(b, loc, i64, lhs),
+                                      arith::IndexCastOp::create(b, loc, i64, rhs)});
     }
   }
 }
@@ -569,7 +573,7 @@ struct ConvertOnnxToLinalgPass
           }
       }
       addSymbolArguments(func, converter);
-      checkDimEqualities(func, converter);
+      checkDimConstraints(func, converter);
     }
 
     // Ops whose symbolic dims they treat independently run on static slices.
