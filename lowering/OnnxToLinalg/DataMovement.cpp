@@ -264,9 +264,12 @@ struct ConcatLowering : OpConversionPattern<onnx::ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::ConcatOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType type = typeAndSizes->first;
+    if (!type.hasStaticShape())
+      return lowerSymbolic(op, adaptor, type, typeAndSizes->second, rewriter);
     int64_t rank = type.getRank();
     auto axis = normalizeAxis(op.getAxis(), rank);
     if (!axis)
@@ -295,6 +298,49 @@ struct ConcatLowering : OpConversionPattern<onnx::ConcatOp> {
     rewriter.replaceOp(op, result);
     return success();
   }
+
+  /// With symbolic dims, every input must have the result's dims (the same
+  /// polynomials) outside the axis, and the inputs' sizes along the axis must
+  /// add up to the result's: then each part is copied within the result
+  /// whatever the symbols' values. Shape inference unifies a symbolic dim
+  /// with a static or another symbolic one (the model is only valid when
+  /// they agree at run time); such inputs are refused here, since a copy of
+  /// an input whose dim differs would run past the result.
+  LogicalResult lowerSymbolic(onnx::ConcatOp op, OpAdaptor adaptor, RankedTensorType type,
+                              ValueRange resultSizes,
+                              ConversionPatternRewriter &rewriter) const {
+    const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
+    int64_t rank = type.getRank();
+    auto axis = normalizeAxis(op.getAxis(), rank);
+    if (!axis)
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    auto outShape = converter.shapeOf(op.getResult());
+    if (!outShape || static_cast<int64_t>(outShape->size()) != rank)
+      return rewriter.notifyMatchFailure(op, "the result's symbolic shape is not known");
+    SmallVector<Value> parts;
+    onnx::Dim total = onnx::Dim::known(0);
+    for (auto [original, input] : llvm::zip_equal(op.getInputs(), adaptor.getInputs())) {
+      auto shape = converter.shapeOf(original);
+      auto t = dyn_cast<RankedTensorType>(input.getType());
+      if (!shape || !t || t.getRank() != rank || static_cast<int64_t>(shape->size()) != rank)
+        return rewriter.notifyMatchFailure(op, "inputs must have the result's rank");
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != *axis && (*shape)[d] != (*outShape)[d])
+          return rewriter.notifyMatchFailure(op, "an input's dim differs from the result's");
+      total = onnx::addDims(total, (*shape)[*axis]);
+      if ((*shape)[*axis] != onnx::Dim::known(0))
+        parts.push_back(input);
+    }
+    if (!total.asExpr() || total != (*outShape)[*axis])
+      return rewriter.notifyMatchFailure(op, "input sizes do not add up to the result");
+    Location loc = op.getLoc();
+    if (parts.empty() || llvm::is_contained(type.getShape(), 0)) {
+      rewriter.replaceOp(op, emptyTensor(rewriter, loc, type, resultSizes));
+      return success();
+    }
+    rewriter.replaceOp(op, tensor::ConcatOp::create(rewriter, loc, type, *axis, parts));
+    return success();
+  }
 };
 
 /// Split: one extract_slice (a view) per output; the output types, fixed by
@@ -309,6 +355,8 @@ struct SplitLowering : OpConversionPattern<onnx::SplitOp> {
     auto axis = normalizeAxis(op.getAxis(), rank);
     if (!axis)
       return rewriter.notifyMatchFailure(op, "axis out of range");
+    if (!inType.hasStaticShape())
+      return lowerSymbolic(op, input, *axis, rewriter);
     SmallVector<Value> results;
     int64_t offset = 0;
     for (unsigned i = 0; i < op->getNumResults(); ++i) {
@@ -329,6 +377,66 @@ struct SplitLowering : OpConversionPattern<onnx::SplitOp> {
                                                        ValueRange{}, ValueRange{}, ValueRange{},
                                                        offsets, type.getShape(), strides));
     }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+
+  /// With symbolic dims, each part must have the input's dims (the same
+  /// polynomials) outside the axis, and the parts' sizes along the axis must
+  /// add up to the input's, so that every slice lies inside the input for
+  /// all values of the symbols. A split whose sizes fit the input only for
+  /// one value of a symbol (constant `split` of a symbolic dim) is refused.
+  LogicalResult lowerSymbolic(onnx::SplitOp op, Value input, int64_t axis,
+                              ConversionPatternRewriter &rewriter) const {
+    const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
+    auto inShape = converter.shapeOf(op.getInput());
+    int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+    if (!inShape || static_cast<int64_t>(inShape->size()) != rank)
+      return rewriter.notifyMatchFailure(op, "the input's symbolic shape is not known");
+    Location loc = op.getLoc();
+    SmallVector<Value> results;
+    onnx::Dim offset = onnx::Dim::known(0);
+    for (unsigned i = 0; i < op->getNumResults(); ++i) {
+      auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op, i);
+      if (failed(typeAndSizes))
+        return failure();
+      auto [type, sizes] = *typeAndSizes;
+      auto shape = converter.shapeOf(op->getResult(i));
+      if (!shape || static_cast<int64_t>(shape->size()) != rank)
+        return rewriter.notifyMatchFailure(op, "a part's symbolic shape is not known");
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != axis && (*shape)[d] != (*inShape)[d])
+          return rewriter.notifyMatchFailure(op, "a part's dim differs from the input's");
+      auto offsetExpr = offset.asExpr();
+      if (!offsetExpr)
+        return rewriter.notifyMatchFailure(op, "a part's offset is not known");
+      SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+      SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+      SmallVector<OpFoldResult> partSizes;
+      unsigned next = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        partSizes.push_back(type.isDynamicDim(d)
+                                ? OpFoldResult(sizes[next++])
+                                : OpFoldResult(rewriter.getIndexAttr(type.getDimSize(d))));
+      if (offset.isStatic()) {
+        offsets[axis] = rewriter.getIndexAttr(offset.size);
+      } else {
+        Value v = converter.materialize(rewriter, loc, op, *offsetExpr);
+        if (!v)
+          return rewriter.notifyMatchFailure(op, "a part's offset is not known");
+        offsets[axis] = v;
+      }
+      offset = onnx::addDims(offset, (*shape)[axis]);
+      // An empty part has no valid offset to slice at.
+      if (llvm::is_contained(type.getShape(), 0)) {
+        results.push_back(emptyTensor(rewriter, loc, type, sizes));
+        continue;
+      }
+      results.push_back(tensor::ExtractSliceOp::create(rewriter, loc, type, input, offsets,
+                                                       partSizes, strides));
+    }
+    if (!offset.asExpr() || offset != (*inShape)[axis])
+      return rewriter.notifyMatchFailure(op, "the parts do not add up to the input");
     rewriter.replaceOp(op, results);
     return success();
   }
