@@ -725,9 +725,12 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::PadOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    if (!typeAndSizes->first.hasStaticShape())
+      return lowerSymbolic(op, adaptor, typeAndSizes->first, typeAndSizes->second, rewriter);
+    RankedTensorType type = typeAndSizes->first;
     Value input = adaptor.getData();
     auto inType = cast<RankedTensorType>(input.getType());
     int64_t rank = inType.getRank();
@@ -827,6 +830,145 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
             return v;
           return arith::SelectOp::create(b, l, inside, v, fill);
         });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  /// With symbolic dims the pads must be constants, and a symbolic dim may
+  /// only grow (no negative pad on it), so that the input's part of the
+  /// result is at a fixed place for every value of the symbols. Constant
+  /// mode fills the result and inserts the (statically cropped) input;
+  /// edge, reflect and wrap read through a generic, and need the dims they
+  /// pad to be static: they read the input's first and last elements, which
+  /// an empty symbolic dim would not have.
+  LogicalResult lowerSymbolic(onnx::PadOp op, OpAdaptor adaptor, RankedTensorType type,
+                              ValueRange resultSizes,
+                              ConversionPatternRewriter &rewriter) const {
+    Value input = adaptor.getData();
+    auto inType = cast<RankedTensorType>(input.getType());
+    int64_t rank = inType.getRank();
+    auto padsType = dyn_cast<RankedTensorType>(adaptor.getPads().getType());
+    if (!padsType || padsType.getRank() != 1 || padsType.getDimSize(0) != 2 * rank ||
+        type.getRank() != rank)
+      return rewriter.notifyMatchFailure(op, "pads must have 2 * rank values");
+    StringRef mode = op.getMode();
+    if (mode != "constant" && mode != "edge" && mode != "reflect" && mode != "wrap")
+      return rewriter.notifyMatchFailure(op, "unknown pad mode");
+    auto pads = constantInts(op.getPads(), adaptor.getPads());
+    if (!pads)
+      return rewriter.notifyMatchFailure(op, "symbolic pad needs constant pads");
+    const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
+    auto inShape = converter.shapeOf(op.getData());
+    auto outShape = converter.shapeOf(op.getOutput());
+    if (!inShape || !outShape || static_cast<int64_t>(inShape->size()) != rank ||
+        static_cast<int64_t>(outShape->size()) != rank)
+      return rewriter.notifyMatchFailure(op, "symbolic shapes are not known");
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t begin = (*pads)[d], end = (*pads)[rank + d];
+      onnx::Dim grown = onnx::addDims((*inShape)[d], onnx::Dim::known(begin + end));
+      if (grown != (*outShape)[d])
+        return rewriter.notifyMatchFailure(op, "pads disagree with the result shape");
+      if (!inType.isDynamicDim(d)) {
+        if (inType.getDimSize(d) + begin + end != type.getDimSize(d))
+          return rewriter.notifyMatchFailure(op, "pads disagree with the result type");
+        continue;
+      }
+      if (begin < 0 || end < 0)
+        return rewriter.notifyMatchFailure(op, "negative pad of a symbolic dim");
+      if (mode != "constant" && (begin || end))
+        return rewriter.notifyMatchFailure(op, "edge/reflect/wrap padding of a symbolic dim");
+    }
+    Location loc = op.getLoc();
+    if (mode == "constant") {
+      Value fill;
+      Value cv = adaptor.getConstantValue();
+      if (!isa<NoneType>(cv.getType())) {
+        auto cvType = cast<RankedTensorType>(cv.getType());
+        if (cvType.getNumElements() != 1 || cvType.getElementType() != type.getElementType())
+          return rewriter.notifyMatchFailure(op,
+                                             "constant_value must be one element of the data type");
+        SmallVector<Value> zeros(cvType.getRank(), indexConst(rewriter, loc, 0));
+        fill = tensor::ExtractOp::create(rewriter, loc, cv, zeros);
+      } else {
+        fill = arith::ConstantOp::create(rewriter, loc,
+                                         rewriter.getZeroAttr(type.getElementType()));
+      }
+      Value filled =
+          linalg::FillOp::create(rewriter, loc, fill, emptyTensor(rewriter, loc, type, resultSizes))
+              .getResult(0);
+      // Negative pads (of static dims only) crop the input first.
+      SmallVector<OpFoldResult> cropOffsets, cropSizes, insertOffsets;
+      SmallVector<OpFoldResult> ones(rank, rewriter.getIndexAttr(1));
+      SmallVector<int64_t> cropShape;
+      bool crop = false;
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t begin = (*pads)[d], end = (*pads)[rank + d];
+        insertOffsets.push_back(rewriter.getIndexAttr(std::max<int64_t>(begin, 0)));
+        if (inType.isDynamicDim(d)) {
+          cropOffsets.push_back(rewriter.getIndexAttr(0));
+          cropSizes.push_back(tensor::DimOp::create(rewriter, loc, input, d).getResult());
+          cropShape.push_back(ShapedType::kDynamic);
+          continue;
+        }
+        int64_t offset = std::max<int64_t>(-begin, 0);
+        int64_t size = inType.getDimSize(d) - offset - std::max<int64_t>(-end, 0);
+        // Everything cropped away: the result is the fill.
+        if (size <= 0) {
+          rewriter.replaceOp(op, filled);
+          return success();
+        }
+        crop |= size != inType.getDimSize(d);
+        cropOffsets.push_back(rewriter.getIndexAttr(offset));
+        cropSizes.push_back(rewriter.getIndexAttr(size));
+        cropShape.push_back(size);
+      }
+      Value source = input;
+      if (crop)
+        source = tensor::ExtractSliceOp::create(
+            rewriter, loc, RankedTensorType::get(cropShape, type.getElementType()), input,
+            cropOffsets, cropSizes, ones);
+      rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(op, source, filled, insertOffsets,
+                                                         cropSizes, ones);
+      return success();
+    }
+    // Edge, reflect, wrap: only static dims are padded; they are not empty.
+    for (int64_t d = 0; d < rank; ++d)
+      if (!inType.isDynamicDim(d) && ((*pads)[d] || (*pads)[rank + d]) &&
+          inType.getDimSize(d) == 0)
+        return rewriter.notifyMatchFailure(op, "edge/reflect/wrap padding of an empty dim");
+    Value result = buildIndexedGeneric(
+        rewriter, loc, type,
+        [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) -> Value {
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < rank; ++d) {
+            int64_t begin = (*pads)[d], end = (*pads)[rank + d];
+            if (begin == 0 && end == 0) {
+              at.push_back(ivs[d]);
+              continue;
+            }
+            int64_t dim = inType.getDimSize(d);
+            Value j = arith::SubIOp::create(b, l, ivs[d], indexConst(b, l, begin));
+            if (mode == "edge" || (mode == "reflect" && dim == 1)) {
+              at.push_back(clampIndex(b, l, j, indexConst(b, l, 0), indexConst(b, l, dim - 1)));
+              continue;
+            }
+            // As in the static case: wrap has period dim, reflect 2 * (dim - 1).
+            int64_t period = mode == "wrap" ? dim : 2 * (dim - 1);
+            Value p = indexConst(b, l, period);
+            Value m = arith::RemSIOp::create(b, l, j, p);
+            m = arith::AddIOp::create(b, l, m, p);
+            m = arith::RemSIOp::create(b, l, m, p);
+            if (mode == "reflect") {
+              Value mirrored = arith::SubIOp::create(b, l, p, m);
+              Value low = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, m,
+                                                indexConst(b, l, dim));
+              m = arith::SelectOp::create(b, l, low, m, mirrored);
+            }
+            at.push_back(m);
+          }
+          return tensor::ExtractOp::create(b, l, input, at);
+        },
+        resultSizes);
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -182,11 +182,12 @@ Value clampIndex(OpBuilder &b, Location loc, Value idx, Value lo, Value hi) {
 }
 
 Value buildIndexedGeneric(OpBuilder &b, Location loc, RankedTensorType type,
-                          function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> body) {
+                          function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> body,
+                          ValueRange dynamicSizes) {
   int64_t rank = type.getRank();
   SmallVector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(rank, b.getContext())};
   SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  Value init = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  Value init = emptyTensor(b, loc, type, dynamicSizes);
   auto generic = linalg::GenericOp::create(
       b, loc, type, ValueRange{}, init, maps, iterators,
       [&](OpBuilder &nb, Location nloc, ValueRange) {
@@ -432,7 +433,7 @@ bool lowersSymbolicDims(Operation *op) {
              onnx::ReduceMinOp, onnx::ReduceProdOp, onnx::ReduceL1Op, onnx::ReduceL2Op,
              onnx::ReduceLogSumOp, onnx::ReduceLogSumExpOp, onnx::ReduceSumSquareOp,
              onnx::FusedGemmOp, onnx::FusedMatMulOp, onnx::ScaledDotProductAttentionOp,
-             onnx::ConcatOp, onnx::SplitOp>(op);
+             onnx::ConcatOp, onnx::SplitOp, onnx::PadOp>(op);
 }
 
 namespace {
