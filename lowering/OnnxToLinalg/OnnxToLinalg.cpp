@@ -433,7 +433,7 @@ bool lowersSymbolicDims(Operation *op) {
              onnx::ReduceMinOp, onnx::ReduceProdOp, onnx::ReduceL1Op, onnx::ReduceL2Op,
              onnx::ReduceLogSumOp, onnx::ReduceLogSumExpOp, onnx::ReduceSumSquareOp,
              onnx::FusedGemmOp, onnx::FusedMatMulOp, onnx::ScaledDotProductAttentionOp,
-             onnx::ConcatOp, onnx::SplitOp, onnx::PadOp>(op);
+             onnx::ConcatOp, onnx::SplitOp, onnx::PadOp, onnx::BatchNormalizationOp>(op);
 }
 
 namespace {

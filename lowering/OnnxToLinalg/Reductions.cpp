@@ -801,7 +801,9 @@ struct LayerNormalizationLowering : OpConversionPattern<onnx::LayerNormalization
 };
 
 /// Y = (X - mean[c]) / sqrt(var[c] + epsilon) * scale[c] + B[c], with c the
-/// dim 1 of X: inference only.
+/// dim 1 of X: inference only. Every other dim of X may be symbolic (each
+/// element is computed on its own); the channels must be static, as the
+/// [C] operands are.
 struct BatchNormalizationLowering : OpConversionPattern<onnx::BatchNormalizationOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -811,14 +813,26 @@ struct BatchNormalizationLowering : OpConversionPattern<onnx::BatchNormalization
       return rewriter.notifyMatchFailure(op, "training_mode is not lowered");
     if (!isa<NoneType>(op->getResult(1).getType()) || !isa<NoneType>(op->getResult(2).getType()))
       return rewriter.notifyMatchFailure(op, "running statistics are outputs of training only");
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType type = typeAndSizes->first;
     Value x = adaptor.getX();
-    auto inType = sameShapeInput(rewriter, op, x, type);
-    if (!inType || inType.getRank() < 2)
+    auto inType = dyn_cast<RankedTensorType>(x.getType());
+    if (!inType || inType.getShape() != type.getShape())
+      return rewriter.notifyMatchFailure(op, "result shape differs from the input's");
+    if (!type.hasStaticShape()) {
+      // The result's symbolic dims are X's (its sizes come from X).
+      const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
+      auto xShape = converter.shapeOf(op.getX()), yShape = converter.shapeOf(op.getY());
+      if (!xShape || !yShape || *xShape != *yShape)
+        return rewriter.notifyMatchFailure(op, "result shape differs from the input's");
+    }
+    if (inType.getRank() < 2)
       return rewriter.notifyMatchFailure(op, "input must have rank 2 or more");
     int64_t channels = inType.getDimSize(1);
+    if (ShapedType::isDynamic(channels))
+      return rewriter.notifyMatchFailure(op, "symbolic channels");
     SmallVector<Value> inputs = {x};
     for (Value v : {adaptor.getScale(), adaptor.getB(), adaptor.getInputMean(),
                     adaptor.getInputVar()}) {
