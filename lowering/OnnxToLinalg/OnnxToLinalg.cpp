@@ -274,9 +274,11 @@ int64_t independentLeadingDims(Operation *op) {
       a = attr.getInt();
     return a < 0 ? a + rank : a;
   };
+  // The result of a global pool at [n, c] reads only X[n, c, ...].
+  if (isa<onnx::GlobalAveragePoolOp, onnx::GlobalMaxPoolOp, onnx::GlobalLpPoolOp>(op))
+    return std::min<int64_t>(2, rank);
   if (isa<onnx::ConvOp, onnx::FusedConvOp, onnx::ConvTransposeOp, onnx::AveragePoolOp,
-          onnx::LpPoolOp, onnx::GlobalAveragePoolOp, onnx::GlobalMaxPoolOp, onnx::GlobalLpPoolOp,
-          onnx::BatchNormalizationOp, onnx::InstanceNormalizationOp, onnx::LRNOp,
+          onnx::LpPoolOp, onnx::BatchNormalizationOp, onnx::InstanceNormalizationOp, onnx::LRNOp,
           onnx::DepthToSpaceOp, onnx::SpaceToDepthOp, onnx::MaxPoolOp>(op))
     return 1;
   if (isa<onnx::SoftmaxOp, onnx::LogSoftmaxOp, onnx::HardmaxOp, onnx::LayerNormalizationOp>(op))
@@ -303,11 +305,53 @@ int64_t independentLeadingDims(Operation *op) {
   return 0;
 }
 
-/// Ops whose symbolic dims are all leading dims they treat independently
-/// (a dynamic batch for Conv, rows for Softmax) run in a loop nest over
-/// those dims on static slices: the op itself lowers statically. A fused
-/// Conv's residual Z, which has the result's shape, is sliced as the result.
-/// Returns true when `op` was replaced.
+/// For each dim of operand 0 of `op`, the dim of its results that it maps to
+/// when `op` treats it independently (every result at [..., i, ...] reads
+/// operand 0 only at [..., i, ...] there, and the two dims have one size),
+/// or -1. Besides the leading dims above: ArgMax/ArgMin and TopK treat every
+/// dim but their axis independently (a dropped axis shifts the later dims).
+SmallVector<int64_t> independentDims(Operation *op) {
+  auto x = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  if (!x)
+    return {};
+  int64_t rank = x.getRank();
+  SmallVector<int64_t> map(rank, -1);
+  auto axisAttr = [&](int64_t dflt) -> std::optional<int64_t> {
+    int64_t a = dflt;
+    if (auto attr = op->getAttrOfType<IntegerAttr>("axis"))
+      a = attr.getInt();
+    if (a < -rank || a >= rank)
+      return std::nullopt;
+    return a < 0 ? a + rank : a;
+  };
+  auto allBut = [&](int64_t axis, bool dropped) {
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis)
+        map[d] = dropped && d > axis ? d - 1 : d;
+  };
+  if (isa<onnx::ArgMaxOp, onnx::ArgMinOp>(op)) {
+    auto keep = op->getAttrOfType<IntegerAttr>("keepdims");
+    if (auto axis = axisAttr(0))
+      allBut(*axis, keep && keep.getInt() == 0);
+    return map;
+  }
+  if (isa<onnx::TopKOp>(op)) {
+    if (auto axis = axisAttr(-1))
+      allBut(*axis, /*dropped=*/false);
+    return map;
+  }
+  int64_t k = independentLeadingDims(op);
+  for (int64_t d = 0; d < std::min(k, rank); ++d)
+    map[d] = d;
+  return map;
+}
+
+/// Ops whose symbolic dims are all dims they treat independently (a
+/// dynamic batch for Conv, rows for Softmax, the dims besides TopK's axis)
+/// run in a loop nest over those dims on static slices: the op itself
+/// lowers statically. A fused Conv's residual Z, which has the result's
+/// shape, is sliced as the result. Every present result is sliced alike
+/// (TopK's values and indices). Returns true when `op` was replaced.
 bool splitIndependentDims(Operation *op, OnnxTypeConverter &converter) {
   if (op->getNumOperands() == 0 || op->getNumResults() == 0)
     return false;
@@ -316,16 +360,39 @@ bool splitIndependentDims(Operation *op, OnnxTypeConverter &converter) {
   if (!x || !y || y.hasStaticShape() || converter.convertType(x) != x ||
       converter.convertType(y) != y)
     return false;
-  int64_t k = independentLeadingDims(op);
-  SmallVector<int64_t> dims;
+  SmallVector<int64_t> map = independentDims(op);
+  // The split dims of X and where they are in the results.
+  SmallVector<int64_t> dims, resultDims;
   for (int64_t d = 0; d < x.getRank(); ++d)
     if (x.isDynamicDim(d)) {
-      if (d >= k)
+      if (map[d] < 0 || map[d] >= y.getRank())
         return false;
       dims.push_back(d);
+      resultDims.push_back(map[d]);
     }
-  for (int64_t d = 0; d < y.getRank(); ++d)
-    if (y.isDynamicDim(d) && (d >= k || !x.isDynamicDim(d)))
+  // The present results: all of result 0's shape, dynamic only where X is.
+  SmallVector<unsigned> results;
+  for (auto [i, r] : llvm::enumerate(op->getResults())) {
+    if (isa<NoneType>(r.getType()))
+      continue;
+    auto t = dyn_cast<RankedTensorType>(r.getType());
+    if (!t || t.getShape() != y.getShape() || converter.convertType(t) != t)
+      return false;
+    results.push_back(i);
+  }
+  if (results.empty() || results.front() != 0)
+    return false;
+  for (int64_t e = 0; e < y.getRank(); ++e)
+    if (y.isDynamicDim(e) && !llvm::is_contained(resultDims, e))
+      return false;
+  // The symbolic sizes agree: result dim map[d] is X's dim d.
+  auto xShape = converter.shapeOf(op->getOperand(0));
+  auto yShape = converter.shapeOf(op->getResult(0));
+  if (!xShape || !yShape || static_cast<int64_t>(xShape->size()) != x.getRank() ||
+      static_cast<int64_t>(yShape->size()) != y.getRank())
+    return false;
+  for (auto [d, e] : llvm::zip_equal(dims, resultDims))
+    if ((*xShape)[d] != (*yShape)[e])
       return false;
   Value residual;
   if (auto fused = dyn_cast<onnx::FusedConvOp>(op); fused && !isa<NoneType>(fused.getZ().getType()))
@@ -336,54 +403,55 @@ bool splitIndependentDims(Operation *op, OnnxTypeConverter &converter) {
     if (!z || z.getRank() != y.getRank() || converter.convertType(z) != z)
       return false;
     for (int64_t d = 0; d < z.getRank(); ++d)
-      if (!llvm::is_contained(dims, d) && z.getDimSize(d) != y.getDimSize(d))
+      if (!llvm::is_contained(resultDims, d) && z.getDimSize(d) != y.getDimSize(d))
         return false;
   }
   for (Value v : op->getOperands().drop_front())
     if (auto t = dyn_cast<RankedTensorType>(v.getType());
         v != residual && !isa<NoneType>(v.getType()) && (!t || !t.hasStaticShape()))
       return false;
-  // Only ops whose other results are absent (none).
-  for (Value r : op->getResults().drop_front())
-    if (!isa<NoneType>(r.getType()))
-      return false;
 
   OpBuilder b(op);
   Location loc = op->getLoc();
   Value input = op->getOperand(0);
-  SmallVector<Value> lbs, ubs, steps, dynamicSizes;
-  for (int64_t d : dims) {
+  SmallVector<Value> lbs, ubs, steps, dynamicSizes(y.getRank());
+  for (auto [d, e] : llvm::zip_equal(dims, resultDims)) {
     lbs.push_back(indexConst(b, loc, 0));
     Value size = tensor::DimOp::create(b, loc, input, d);
     ubs.push_back(size);
     steps.push_back(indexConst(b, loc, 1));
-    if (y.isDynamicDim(d))
-      dynamicSizes.push_back(size);
+    dynamicSizes[e] = size;
   }
-  Value init = emptyTensor(b, loc, y, dynamicSizes);
+  SmallVector<Value> resultSizes;
+  for (int64_t e = 0; e < y.getRank(); ++e)
+    if (y.isDynamicDim(e))
+      resultSizes.push_back(dynamicSizes[e]);
+  SmallVector<Value> inits;
+  for (unsigned i : results)
+    inits.push_back(emptyTensor(b, loc, cast<RankedTensorType>(op->getResult(i).getType()),
+                                resultSizes));
   SmallVector<int64_t> xInner(x.getShape()), yInner(y.getShape());
-  for (int64_t d : dims) {
+  for (auto [d, e] : llvm::zip_equal(dims, resultDims)) {
     xInner[d] = 1;
-    yInner[d] = 1;
+    yInner[e] = 1;
   }
   auto xInnerType = RankedTensorType::get(xInner, x.getElementType());
-  auto yInnerType = RankedTensorType::get(yInner, y.getElementType());
   scf::LoopNest nest = scf::buildLoopNest(
-      b, loc, lbs, ubs, steps, ValueRange{init},
+      b, loc, lbs, ubs, steps, inits,
       [&](OpBuilder &nb, Location nloc, ValueRange ivs, ValueRange acc) -> scf::ValueVector {
-        auto position = [&](RankedTensorType full, ArrayRef<int64_t> inner,
-                            SmallVectorImpl<OpFoldResult> &offsets,
+        auto position = [&](RankedTensorType full, ArrayRef<int64_t> split,
+                            ArrayRef<int64_t> inner, SmallVectorImpl<OpFoldResult> &offsets,
                             SmallVectorImpl<OpFoldResult> &sizes) {
           for (int64_t d = 0; d < full.getRank(); ++d) {
-            auto it = llvm::find(dims, d);
-            offsets.push_back(it != dims.end() ? OpFoldResult(ivs[it - dims.begin()])
-                                               : OpFoldResult(nb.getIndexAttr(0)));
+            auto it = llvm::find(split, d);
+            offsets.push_back(it != split.end() ? OpFoldResult(ivs[it - split.begin()])
+                                                : OpFoldResult(nb.getIndexAttr(0)));
             sizes.push_back(nb.getIndexAttr(inner[d]));
           }
         };
         SmallVector<OpFoldResult> xOffsets, xSizes, yOffsets, ySizes;
-        position(x, xInner, xOffsets, xSizes);
-        position(y, yInner, yOffsets, ySizes);
+        position(x, dims, xInner, xOffsets, xSizes);
+        position(y, resultDims, yInner, yOffsets, ySizes);
         SmallVector<OpFoldResult> xStrides(x.getRank(), nb.getIndexAttr(1));
         SmallVector<OpFoldResult> yStrides(y.getRank(), nb.getIndexAttr(1));
         Value slice = tensor::ExtractSliceOp::create(nb, nloc, xInnerType, input, xOffsets,
@@ -399,15 +467,21 @@ bool splitIndependentDims(Operation *op, OnnxTypeConverter &converter) {
                                                                yOffsets, ySizes, yStrides));
         }
         Operation *inner = nb.clone(*op, mapping);
-        inner->getResult(0).setType(yInnerType);
-        Value updated = tensor::InsertSliceOp::create(nb, nloc, inner->getResult(0), acc[0],
-                                                      yOffsets, ySizes, yStrides);
-        return {updated};
+        scf::ValueVector updated;
+        for (auto [k, i] : llvm::enumerate(results)) {
+          auto full = cast<RankedTensorType>(op->getResult(i).getType());
+          inner->getResult(i).setType(RankedTensorType::get(yInner, full.getElementType()));
+          updated.push_back(tensor::InsertSliceOp::create(nb, nloc, inner->getResult(i), acc[k],
+                                                          yOffsets, ySizes, yStrides));
+        }
+        return updated;
       });
-  Value result = nest.results.front();
-  if (auto shape = converter.shapes.lookup(op->getResult(0)))
-    converter.shapes.set(result, *shape);
-  op->getResult(0).replaceAllUsesWith(result);
+  for (auto [k, i] : llvm::enumerate(results)) {
+    Value result = nest.results[k];
+    if (auto shape = converter.shapes.lookup(op->getResult(i)))
+      converter.shapes.set(result, *shape);
+    op->getResult(i).replaceAllUsesWith(result);
+  }
   op->erase();
   return true;
 }
