@@ -497,6 +497,123 @@ bool isSymbolicElementwise(Operation *op) {
              onnx::GeluOp, onnx::SiLUOp>(op);
 }
 
+/// Dims as "[S0, 3, 5]".
+std::string shapeText(const onnx::Shape &shape) {
+  std::string out;
+  for (const onnx::Dim &d : shape)
+    out += (out.empty() ? "" : ", ") + d.str();
+  return "[" + out + "]";
+}
+
+/// Why the symbolic dims of `op`'s operands fit its results only for some
+/// values of the symbols, or "": shape inference unifies a symbolic dim with
+/// a static or another symbolic one (Concat of [S0, 4] and [S1, 4] along
+/// dim 1, Squeeze of [S0, 3] into [3], constant Split sizes of a symbolic
+/// dim), which is right for the one model the graph describes but leaves
+/// nothing for the lowering to rely on at other values.
+std::string symbolicMismatch(Operation *op, const OnnxTypeConverter &converter) {
+  auto shapeOf = [&](Value v) -> std::optional<onnx::Shape> {
+    if (isa<NoneType>(v.getType()))
+      return std::nullopt;
+    return converter.shapeOf(v);
+  };
+  auto symbolic = [](const onnx::Shape &s) {
+    return llvm::any_of(s, [](const onnx::Dim &d) { return d.isSymbolic(); });
+  };
+  auto count = [](const onnx::Shape &s) {
+    onnx::Dim n = onnx::Dim::known(1);
+    for (const onnx::Dim &d : s)
+      n = onnx::mulDims(n, d);
+    return n;
+  };
+  auto in = shapeOf(op->getOperand(0));
+  if (!in)
+    return "";
+  if (isa<onnx::ReshapeOp, onnx::SqueezeOp, onnx::UnsqueezeOp, onnx::FlattenOp>(op)) {
+    auto out = shapeOf(op->getResult(0));
+    if (!out || (!symbolic(*in) && !symbolic(*out)))
+      return "";
+    onnx::Dim a = count(*in), b = count(*out);
+    if (a.asExpr() && b.asExpr() && a != b)
+      return "its input " + shapeText(*in) + " has as many elements as its result " +
+             shapeText(*out) + " only for some values of the symbols";
+    return "";
+  }
+  auto axisOf = [&](int64_t rank, int64_t dflt = 0) -> std::optional<int64_t> {
+    int64_t a = dflt;
+    if (auto attr = op->getAttrOfType<IntegerAttr>("axis"))
+      a = attr.getInt();
+    if (a < -rank || a >= rank)
+      return std::nullopt;
+    return a < 0 ? a + rank : a;
+  };
+  if (isa<onnx::ConcatOp>(op)) {
+    auto out = shapeOf(op->getResult(0));
+    auto axis = out ? axisOf(out->size()) : std::nullopt;
+    if (!axis)
+      return "";
+    for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+      auto s = shapeOf(v);
+      if (!s || s->size() != out->size() || (!symbolic(*s) && !symbolic(*out)))
+        continue;
+      for (size_t d = 0; d < s->size(); ++d)
+        if (static_cast<int64_t>(d) != *axis && (*s)[d].asExpr() && (*out)[d].asExpr() &&
+            (*s)[d] != (*out)[d])
+          return "input #" + std::to_string(i) + " " + shapeText(*s) +
+                 " fits its result " + shapeText(*out) + " only for some values of the symbols";
+    }
+    return "";
+  }
+  if (isa<onnx::SplitOp>(op)) {
+    auto axis = axisOf(in->size());
+    if (!axis || !symbolic(*in))
+      return "";
+    onnx::Dim total = onnx::Dim::known(0);
+    for (Value r : op->getResults()) {
+      auto s = shapeOf(r);
+      if (!s || s->size() != in->size())
+        return "";
+      for (size_t d = 0; d < s->size(); ++d)
+        if (static_cast<int64_t>(d) != *axis && (*s)[d].asExpr() && (*in)[d].asExpr() &&
+            (*s)[d] != (*in)[d])
+          return "its part " + shapeText(*s) + " fits its input " + shapeText(*in) +
+                 " only for some values of the symbols";
+      total = onnx::addDims(total, (*s)[*axis]);
+    }
+    if (total.asExpr() && (*in)[*axis].asExpr() && total != (*in)[*axis])
+      return "its parts add up to " + total.str() + " along dim " + std::to_string(*axis) +
+             " of its input " + shapeText(*in) + " only for some values of the symbols";
+    return "";
+  }
+  if (auto pad = dyn_cast<onnx::PadOp>(op); pad && symbolic(*in)) {
+    onnx::ShapeContext ctx(op, converter.shapes);
+    auto pads = ctx.operandInts(1);
+    if (!pads || pads->size() != 2 * in->size())
+      return "";
+    for (size_t d = 0; d < in->size(); ++d) {
+      int64_t begin = (*pads)[d], end = (*pads)[in->size() + d];
+      if (!(*in)[d].isSymbolic() || (!begin && !end))
+        continue;
+      if (begin < 0 || end < 0)
+        return "a negative pad of dim " + std::to_string(d) + " of " + shapeText(*in) +
+               " crops it, which it allows only for some values of the symbols";
+      if (pad.getMode() != "constant")
+        return pad.getMode().str() + " padding of dim " + std::to_string(d) + " of " +
+               shapeText(*in) + " reads elements it has only for some values of the symbols";
+    }
+    return "";
+  }
+  if (isa<onnx::TopKOp>(op))
+    if (auto axis = axisOf(in->size(), -1); axis && (*in)[*axis].isSymbolic())
+      return "it takes K elements along dim " + std::to_string(*axis) + " of " + shapeText(*in) +
+             ", which has them only for some values of the symbols";
+  if (isa<onnx::BatchNormalizationOp, onnx::InstanceNormalizationOp>(op) && in->size() >= 2 &&
+      (*in)[1].isSymbolic())
+    return "its channel dim " + (*in)[1].str() + " of " + shapeText(*in) +
+           " must be static (its [C] operands are read at every channel)";
+  return "";
+}
+
 } // namespace
 
 bool lowersSymbolicDims(Operation *op) {
@@ -626,6 +743,13 @@ struct ConvertOnnxToLinalgPass
     module.walk([&](Operation *op) {
       if (failedOp || !op->getDialect() || op->getDialect()->getNamespace() != "onnx")
         return;
+      if (op->getNumOperands() > 0 && op->getNumResults() > 0)
+        if (std::string why = symbolicMismatch(op, converter); !why.empty()) {
+          failedOp = op;
+          op->emitError() << "cannot lower '" << op->getName() << "' with symbolic dims: "
+                          << why << " (pass --shape to fix them)";
+          return;
+        }
       for (auto [i, t] : llvm::enumerate(op->getResultTypes())) {
         auto r = dyn_cast<RankedTensorType>(t);
         if (isa<onnx::SeqType>(t)) {
