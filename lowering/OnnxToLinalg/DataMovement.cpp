@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "lowering/OnnxToLinalg/Patterns.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 using namespace mlir;
 
 namespace onnxcc::lowering {
@@ -838,9 +840,8 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
   /// only grow (no negative pad on it), so that the input's part of the
   /// result is at a fixed place for every value of the symbols. Constant
   /// mode fills the result and inserts the (statically cropped) input;
-  /// edge, reflect and wrap read through a generic, and need the dims they
-  /// pad to be static: they read the input's first and last elements, which
-  /// an empty symbolic dim would not have.
+  /// edge, reflect and wrap read through a generic, which computes the
+  /// positions in a symbolic dim from its size at run time.
   LogicalResult lowerSymbolic(onnx::PadOp op, OpAdaptor adaptor, RankedTensorType type,
                               ValueRange resultSizes,
                               ConversionPatternRewriter &rewriter) const {
@@ -875,8 +876,6 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
       }
       if (begin < 0 || end < 0)
         return rewriter.notifyMatchFailure(op, "negative pad of a symbolic dim");
-      if (mode != "constant" && (begin || end))
-        return rewriter.notifyMatchFailure(op, "edge/reflect/wrap padding of a symbolic dim");
     }
     Location loc = op.getLoc();
     if (mode == "constant") {
@@ -931,11 +930,31 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
                                                          cropSizes, ones);
       return success();
     }
-    // Edge, reflect, wrap: only static dims are padded; they are not empty.
+    // Edge, reflect, wrap. Static padded dims are not empty; a symbolic one
+    // may be 0 at run time, where ONNX has no element to repeat: no element
+    // is read then (the result is zeros), and every position computed for
+    // a symbolic dim is clamped into it, so nothing is read out of bounds.
     for (int64_t d = 0; d < rank; ++d)
       if (!inType.isDynamicDim(d) && ((*pads)[d] || (*pads)[rank + d]) &&
           inType.getDimSize(d) == 0)
         return rewriter.notifyMatchFailure(op, "edge/reflect/wrap padding of an empty dim");
+    SmallVector<Value> sizes(rank);
+    Value nonEmpty;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!inType.isDynamicDim(d))
+        continue;
+      sizes[d] = tensor::DimOp::create(rewriter, loc, input, d);
+      Value positive = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sgt, sizes[d],
+                                             indexConst(rewriter, loc, 0));
+      nonEmpty = nonEmpty ? Value(arith::AndIOp::create(rewriter, loc, nonEmpty, positive))
+                          : positive;
+    }
+    auto atLeast = [](OpBuilder &b, Location l, Value v, int64_t lo) {
+      Value c = indexConst(b, l, lo);
+      Value below = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, v, c);
+      return Value(arith::SelectOp::create(b, l, below, c, v));
+    };
+    Type elem = type.getElementType();
     Value result = buildIndexedGeneric(
         rewriter, loc, type,
         [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) -> Value {
@@ -946,8 +965,33 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
               at.push_back(ivs[d]);
               continue;
             }
-            int64_t dim = inType.getDimSize(d);
             Value j = arith::SubIOp::create(b, l, ivs[d], indexConst(b, l, begin));
+            if (inType.isDynamicDim(d)) {
+              // The static computations below with the size known at run
+              // time: periods of at least 1, positions within [0, size - 1].
+              Value size = sizes[d];
+              Value last = atLeast(b, l, arith::SubIOp::create(b, l, size, indexConst(b, l, 1)),
+                                   0);
+              if (mode == "edge") {
+                at.push_back(clampIndex(b, l, j, indexConst(b, l, 0), last));
+                continue;
+              }
+              Value p = mode == "wrap"
+                            ? atLeast(b, l, size, 1)
+                            : atLeast(b, l, arith::MulIOp::create(b, l, last, indexConst(b, l, 2)),
+                                      1);
+              Value m = arith::RemSIOp::create(b, l, j, p);
+              m = arith::AddIOp::create(b, l, m, p);
+              m = arith::RemSIOp::create(b, l, m, p);
+              if (mode == "reflect") {
+                Value mirrored = arith::SubIOp::create(b, l, p, m);
+                Value low = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, m, size);
+                m = arith::SelectOp::create(b, l, low, m, mirrored);
+              }
+              at.push_back(clampIndex(b, l, m, indexConst(b, l, 0), last));
+              continue;
+            }
+            int64_t dim = inType.getDimSize(d);
             if (mode == "edge" || (mode == "reflect" && dim == 1)) {
               at.push_back(clampIndex(b, l, j, indexConst(b, l, 0), indexConst(b, l, dim - 1)));
               continue;
@@ -966,7 +1010,19 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
             }
             at.push_back(m);
           }
-          return tensor::ExtractOp::create(b, l, input, at);
+          if (!nonEmpty)
+            return tensor::ExtractOp::create(b, l, input, at);
+          auto ifOp = scf::IfOp::create(
+              b, l, nonEmpty,
+              [&](OpBuilder &tb, Location tl) {
+                scf::YieldOp::create(tb, tl,
+                                     Value(tensor::ExtractOp::create(tb, tl, input, at)));
+              },
+              [&](OpBuilder &eb, Location el) {
+                scf::YieldOp::create(
+                    eb, el, Value(arith::ConstantOp::create(eb, el, eb.getZeroAttr(elem))));
+              });
+          return ifOp.getResult(0);
         },
         resultSizes);
     rewriter.replaceOp(op, result);

@@ -585,7 +585,7 @@ std::string symbolicMismatch(Operation *op, const OnnxTypeConverter &converter) 
              " of its input " + shapeText(*in) + " only for some values of the symbols";
     return "";
   }
-  if (auto pad = dyn_cast<onnx::PadOp>(op); pad && symbolic(*in)) {
+  if (isa<onnx::PadOp>(op) && symbolic(*in)) {
     onnx::ShapeContext ctx(op, converter.shapes);
     auto pads = ctx.operandInts(1);
     if (!pads || pads->size() != 2 * in->size())
@@ -597,9 +597,6 @@ std::string symbolicMismatch(Operation *op, const OnnxTypeConverter &converter) 
       if (begin < 0 || end < 0)
         return "a negative pad of dim " + std::to_string(d) + " of " + shapeText(*in) +
                " crops it, which it allows only for some values of the symbols";
-      if (pad.getMode() != "constant")
-        return pad.getMode().str() + " padding of dim " + std::to_string(d) + " of " +
-               shapeText(*in) + " reads elements it has only for some values of the symbols";
     }
     return "";
   }
