@@ -665,10 +665,13 @@ struct ExpandLowering : OpConversionPattern<onnx::ExpandOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::ExpandOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType type = typeAndSizes->first;
     auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
+    if (!type.hasStaticShape() || !inType.hasStaticShape())
+      return lowerSymbolic(op, adaptor.getInput(), type, typeAndSizes->second, rewriter);
     if (inType.getRank() > type.getRank())
       return rewriter.notifyMatchFailure(op, "input rank exceeds the result rank");
     int64_t offset = type.getRank() - inType.getRank();
@@ -679,6 +682,45 @@ struct ExpandLowering : OpConversionPattern<onnx::ExpandOp> {
         rewriter, op.getLoc(), type, adaptor.getInput(),
         [](OpBuilder &, Location, ValueRange args) { return args[0]; });
     rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  /// With symbolic dims, each input dim is either the result's (the same
+  /// polynomial: read in place) or a static 1 (broadcast: read at 0). A
+  /// symbolic input dim broadcast to another size fits only when the symbol
+  /// is 1 or that size, and is refused.
+  LogicalResult lowerSymbolic(onnx::ExpandOp op, Value input, RankedTensorType type,
+                              ValueRange resultSizes,
+                              ConversionPatternRewriter &rewriter) const {
+    const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
+    auto inShape = converter.shapeOf(op.getInput());
+    auto outShape = converter.shapeOf(op.getOutput());
+    auto inType = cast<RankedTensorType>(input.getType());
+    int64_t rank = type.getRank(), inRank = inType.getRank();
+    if (!inShape || !outShape || static_cast<int64_t>(inShape->size()) != inRank ||
+        static_cast<int64_t>(outShape->size()) != rank || inRank > rank)
+      return rewriter.notifyMatchFailure(op, "symbolic shapes are not known");
+    MLIRContext *ctx = rewriter.getContext();
+    int64_t offset = rank - inRank;
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d = 0; d < inRank; ++d) {
+      const onnx::Dim &in = (*inShape)[d], &out = (*outShape)[offset + d];
+      if (in == onnx::Dim::known(1))
+        exprs.push_back(getAffineConstantExpr(0, ctx));
+      else if (in.asExpr() && in == out)
+        exprs.push_back(getAffineDimExpr(offset + d, ctx));
+      else
+        return rewriter.notifyMatchFailure(op, "a symbolic dim is broadcast");
+    }
+    SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, exprs, ctx),
+                                   AffineMap::getMultiDimIdentityMap(rank, ctx)};
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    Location loc = op.getLoc();
+    Value init = emptyTensor(rewriter, loc, type, resultSizes);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, ValueRange{input}, ValueRange{init}, maps, iterators,
+        [](OpBuilder &b, Location l, ValueRange args) { linalg::YieldOp::create(b, l, args[0]); });
+    rewriter.replaceOp(op, generic.getResult(0));
     return success();
   }
 };
