@@ -1,5 +1,5 @@
 """Writes small models whose inputs have symbolic dims (dim_params) for the
-ops that lower them without fixing the dims: Concat, Split, Pad,
+ops that lower them without fixing the dims: Concat, Split, Pad, Expand,
 BatchNormalization, GlobalMaxPool, ArgMin/ArgMax and TopK. Each model gets
 datasets at several values of its symbols (0 included where the op allows
 it), with expected outputs computed with numpy here.
@@ -85,6 +85,29 @@ save("pad", [
            np.pad(x, ((0, 0), (2, 1), (0, 0)), mode="reflect")])
     for x in (uniform(2, 3, 4), uniform(5, 3, 1), uniform(0, 3, 2))])
 
+# Edge and reflect pads of a symbolic dim read at positions computed from
+# its size at run time. An empty dim has nothing to repeat (numpy and ONNX
+# Runtime refuse it): the result is zeros, and nothing is read out of bounds.
+def pad_modes(x):
+    if x.shape[0] == 0:
+        return [np.zeros((3, 3), np.float32), np.zeros((3, 3), np.float32)]
+    return [np.pad(x, ((2, 1), (0, 0)), mode="edge"),
+            np.pad(x, ((1, 2), (0, 0)), mode="reflect")]
+save("pad_symbolic", [
+    helper.make_node("Pad", ["x", "pe"], ["ye"], mode="edge"),
+    helper.make_node("Pad", ["x", "pr"], ["yr"], mode="reflect"),
+], [helper.make_tensor_value_info("x", F, ["N", 3])],
+   [helper.make_tensor_value_info(n, F, None) for n in ["ye", "yr"]],
+   [const("pe", [2, 0, 1, 0]), const("pr", [1, 0, 2, 0])],
+   [([x], pad_modes(x)) for x in (uniform(1, 3), uniform(2, 3), uniform(5, 3), uniform(0, 3))])
+
+# Expand of [N, 1] to [2, N, 4]: the symbolic dim is kept, the 1 broadcast.
+save("expand", [helper.make_node("Expand", ["x", "shape"], ["y"])],
+     [helper.make_tensor_value_info("x", F, ["N", 1])],
+     [helper.make_tensor_value_info("y", F, None)], [const("shape", [2, 1, 4])],
+     [([x], [np.broadcast_to(x, (2, x.shape[0], 4)).copy()])
+      for x in (uniform(1, 1), uniform(3, 1), uniform(0, 1))])
+
 # BatchNormalization (inference) of [2, 3, H, W]: every dim but the channels
 # may be symbolic.
 scale, bias, mean = uniform(3), uniform(3), uniform(3)
@@ -147,8 +170,8 @@ refuse("refuse_split", [helper.make_node("Split", ["a", "sizes"], ["y", "z"], ax
        [helper.make_tensor_value_info("a", F, [3, "S"])], [const("sizes", [2, 3])], 2)
 refuse("refuse_squeeze", [helper.make_node("Squeeze", ["a", "axes"], ["y"])],
        [helper.make_tensor_value_info("a", F, ["S", 3])], [const("axes", [0])], 1)
-refuse("refuse_pad_edge", [helper.make_node("Pad", ["a", "pads"], ["y"], mode="edge")],
-       [helper.make_tensor_value_info("a", F, ["S", 3])], [const("pads", [1, 0, 0, 0])], 2)
+refuse("refuse_expand", [helper.make_node("Expand", ["a", "shape"], ["y"])],
+       [helper.make_tensor_value_info("a", F, ["S", 4])], [const("shape", [3, 4])], 2)
 refuse("refuse_pad_crop", [helper.make_node("Pad", ["a", "pads"], ["y"])],
        [helper.make_tensor_value_info("a", F, ["S", 3])], [const("pads", [2, 0, -1, 0])], 2)
 refuse("refuse_batchnorm",
