@@ -633,7 +633,7 @@ bool lowersSymbolicDims(Operation *op) {
              onnx::ReduceLogSumOp, onnx::ReduceLogSumExpOp, onnx::ReduceSumSquareOp,
              onnx::FusedGemmOp, onnx::FusedMatMulOp, onnx::ScaledDotProductAttentionOp,
              onnx::ConcatOp, onnx::SplitOp, onnx::PadOp, onnx::BatchNormalizationOp,
-             onnx::ExpandOp>(op);
+             onnx::ExpandOp, onnx::InstanceNormalizationOp>(op);
 }
 
 namespace {

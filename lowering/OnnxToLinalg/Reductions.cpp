@@ -662,7 +662,24 @@ std::pair<Value, Value> buildMoments(OpBuilder &b, Location loc, Value x, Type x
   AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
   AffineMap keptMap = keptDimsMap(reduced, ctx);
   auto keptType = RankedTensorType::get(keptShape(shape, reduced), computeType);
-  double count = static_cast<double>(reducedCount(shape, reduced));
+  // The number of reduced elements, known at run time when a reduced dim is
+  // symbolic (then x is empty when it is 0, and so is the result that
+  // reads the moments).
+  Value runtimeCount;
+  int64_t staticCount = 1;
+  for (auto [d, size] : llvm::enumerate(shape)) {
+    if (!reduced[d])
+      continue;
+    if (!ShapedType::isDynamic(size)) {
+      staticCount *= size;
+      continue;
+    }
+    Value n = tensor::DimOp::create(b, loc, x, d);
+    runtimeCount = runtimeCount ? Value(arith::MulIOp::create(b, loc, runtimeCount, n)) : n;
+  }
+  if (runtimeCount && staticCount != 1)
+    runtimeCount = arith::MulIOp::create(b, loc, runtimeCount, indexConst(b, loc, staticCount));
+  double count = static_cast<double>(staticCount);
   TypedAttr zero = b.getZeroAttr(computeType);
 
   Value sum = buildReduction(b, loc, shape, reduced, x, identity, zero,
@@ -671,6 +688,10 @@ std::pair<Value, Value> buildMoments(OpBuilder &b, Location loc, Value x, Type x
                                return arith::AddFOp::create(nb, l, a, c);
                              });
   auto divideByCount = [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+    if (runtimeCount) {
+      Value n = arith::IndexCastOp::create(nb, l, nb.getI64Type(), runtimeCount);
+      return arith::DivFOp::create(nb, l, v[0], arith::SIToFPOp::create(nb, l, computeType, n));
+    }
     return arith::DivFOp::create(nb, l, v[0], floatConst(nb, l, computeType, count));
   };
   SmallVector<AffineMap> keptIdentity = {
@@ -861,20 +882,34 @@ struct BatchNormalizationLowering : OpConversionPattern<onnx::BatchNormalization
 };
 
 /// Y = scale[c] * (X - mean) / sqrt(var + epsilon) + B[c], the statistics
-/// over the spatial dims of each (n, c).
+/// over the spatial dims of each (n, c). Every dim but the channels (which
+/// must match the static [C] operands) may be symbolic; symbolic spatial
+/// dims make the count of each mean a run-time value.
 struct InstanceNormalizationLowering : OpConversionPattern<onnx::InstanceNormalizationOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult matchAndRewrite(onnx::InstanceNormalizationOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType type = typeAndSizes->first;
     Value x = adaptor.getInput();
-    auto inType = sameShapeInput(rewriter, op, x, type);
-    if (!inType || inType.getRank() < 3)
+    auto inType = dyn_cast<RankedTensorType>(x.getType());
+    if (!inType || inType.getShape() != type.getShape())
+      return rewriter.notifyMatchFailure(op, "result shape differs from the input's");
+    if (!type.hasStaticShape()) {
+      // The result's symbolic dims are X's (its sizes come from X).
+      const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
+      auto xShape = converter.shapeOf(op.getInput()), yShape = converter.shapeOf(op.getOutput());
+      if (!xShape || !yShape || *xShape != *yShape)
+        return rewriter.notifyMatchFailure(op, "result shape differs from the input's");
+    }
+    if (inType.getRank() < 3)
       return rewriter.notifyMatchFailure(op, "input must have rank 3 or more");
     int64_t channels = inType.getDimSize(1);
+    if (ShapedType::isDynamic(channels))
+      return rewriter.notifyMatchFailure(op, "symbolic channels");
     for (Value v : {adaptor.getScale(), adaptor.getB()}) {
       auto t = dyn_cast<RankedTensorType>(v.getType());
       if (!t || t.getRank() != 1 || t.getDimSize(0) != channels)
