@@ -340,6 +340,23 @@ SmallVector<int64_t> independentDims(Operation *op) {
       allBut(*axis, /*dropped=*/false);
     return map;
   }
+  // Resize by a constant scale of exactly 1 maps each position to itself
+  // along that dim, for the coordinate transformations that send x to x
+  // there (not tf_half_pixel_for_nn's x + 0.5, nor tf_crop_and_resize's roi).
+  if (auto resize = dyn_cast<onnx::ResizeOp>(op)) {
+    StringRef mode = resize.getCoordinateTransformationMode();
+    if (mode != "half_pixel" && mode != "asymmetric" && mode != "align_corners" &&
+        mode != "pytorch_half_pixel")
+      return map;
+    auto c = resize.getScales() ? resize.getScales().getDefiningOp<onnx::ConstantOp>() : nullptr;
+    auto scales = c ? dyn_cast_or_null<DenseFPElementsAttr>(c.getValueAttr()) : nullptr;
+    if (!scales || scales.getNumElements() != rank)
+      return map;
+    for (auto [d, scale] : llvm::enumerate(scales.getValues<APFloat>()))
+      if (scale.isExactlyValue(1.0))
+        map[d] = d;
+    return map;
+  }
   int64_t k = independentLeadingDims(op);
   for (int64_t d = 0; d < std::min(k, rank); ++d)
     map[d] = d;
