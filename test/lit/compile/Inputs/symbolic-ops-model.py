@@ -1,6 +1,7 @@
 """Writes small models whose inputs have symbolic dims (dim_params) for the
 ops that lower them without fixing the dims: Concat, Split, Pad, Expand,
-BatchNormalization, GlobalMaxPool, ArgMin/ArgMax and TopK. Each model gets
+BatchNormalization, InstanceNormalization, Resize, GlobalMaxPool,
+ArgMin/ArgMax and TopK. Each model gets
 datasets at several values of its symbols (0 included where the op allows
 it), with expected outputs computed with numpy here.
 
@@ -121,6 +122,35 @@ save("batchnorm", [helper.make_node("BatchNormalization", ["x", "s", "b", "m", "
      [numpy_helper.from_array(a, n) for a, n in ((scale, "s"), (bias, "b"), (mean, "m"),
                                                   (var, "v"))],
      [([x], [batchnorm(x)]) for x in (uniform(2, 3, 4, 5), uniform(2, 3, 1, 7))])
+
+# InstanceNormalization of [N, 3, H]: the mean and variance over a symbolic
+# H count H elements at run time.
+in_scale, in_bias = uniform(3), uniform(3)
+def instancenorm(x):
+    mean = x.astype(np.float64).mean(axis=2, keepdims=True) if x.shape[2] else 0
+    var = ((x - mean) ** 2).mean(axis=2, keepdims=True) if x.shape[2] else 0
+    y = (x - mean) / np.sqrt(var + 1e-5) * in_scale.reshape(1, 3, 1) + in_bias.reshape(1, 3, 1)
+    return y.astype(np.float32)
+save("instancenorm", [helper.make_node("InstanceNormalization", ["x", "s", "b"], ["y"])],
+     [helper.make_tensor_value_info("x", F, ["N", 3, "H"])],
+     [helper.make_tensor_value_info("y", F, None)],
+     [numpy_helper.from_array(in_scale, "s"), numpy_helper.from_array(in_bias, "b")],
+     [([x], [instancenorm(x)]) for x in (uniform(2, 3, 5), uniform(1, 3, 1), uniform(3, 3, 8),
+                                          uniform(1, 3, 0))])
+
+# Resize of [1, 2, S, 4] by scales that are 1 along S: nearest (asymmetric,
+# floor) doubling the last dim, and cubic (half_pixel) by 1 everywhere,
+# which reads every element at its own position.
+save("resize", [
+    helper.make_node("Resize", ["x", "", "double"], ["yn"], mode="nearest",
+                     coordinate_transformation_mode="asymmetric", nearest_mode="floor"),
+    helper.make_node("Resize", ["x", "", "same"], ["yc"], mode="cubic",
+                     coordinate_transformation_mode="half_pixel"),
+], [helper.make_tensor_value_info("x", F, [1, 2, "S", 4])],
+   [helper.make_tensor_value_info(n, F, None) for n in ["yn", "yc"]],
+   [const("double", [1, 1, 1, 2], np.float32), const("same", [1, 1, 1, 1], np.float32)],
+   [([x], [np.repeat(x, 2, axis=3), x]) for x in (uniform(1, 2, 3, 4), uniform(1, 2, 1, 4),
+                                                   uniform(1, 2, 0, 4))])
 
 # GlobalMaxPool of [N, C, 3, 4]: a loop over N and C.
 save("globalmaxpool", [helper.make_node("GlobalMaxPool", ["x"], ["y"])],
