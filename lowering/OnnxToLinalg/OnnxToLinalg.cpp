@@ -283,6 +283,9 @@ int64_t independentLeadingDims(Operation *op) {
     return 1;
   if (isa<onnx::SoftmaxOp, onnx::LogSoftmaxOp, onnx::HardmaxOp, onnx::LayerNormalizationOp>(op))
     return std::clamp<int64_t>(axisAttr(-1), 0, rank);
+  // Trilu keeps or zeroes each matrix of the last two dims on its own.
+  if (isa<onnx::TriluOp>(op))
+    return std::max<int64_t>(rank - 2, 0);
   if (isa<onnx::ArgMaxOp, onnx::ArgMinOp>(op))
     return std::clamp<int64_t>(axisAttr(0), 0, rank);
   if (op->getName().getStringRef().starts_with("onnx.Reduce") && op->getNumOperands() == 2) {
