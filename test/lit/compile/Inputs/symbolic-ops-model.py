@@ -1,6 +1,6 @@
 """Writes small models whose inputs have symbolic dims (dim_params) for the
 ops that lower them without fixing the dims: Concat, Split, Pad, Expand,
-BatchNormalization, InstanceNormalization, Resize, GlobalMaxPool,
+BatchNormalization, InstanceNormalization, Resize, Trilu, GlobalMaxPool,
 ArgMin/ArgMax and TopK. Each model gets
 datasets at several values of its symbols (0 included where the op allows
 it), with expected outputs computed with numpy here.
@@ -151,6 +151,14 @@ save("resize", [
    [const("double", [1, 1, 1, 2], np.float32), const("same", [1, 1, 1, 1], np.float32)],
    [([x], [np.repeat(x, 2, axis=3), x]) for x in (uniform(1, 2, 3, 4), uniform(1, 2, 1, 4),
                                                    uniform(1, 2, 0, 4))])
+
+# Trilu of [B, 3, 4]: a loop over the matrices.
+save("trilu", [helper.make_node("Trilu", ["x", "k"], ["up"], upper=1),
+               helper.make_node("Trilu", ["x"], ["low"], upper=0)],
+     [helper.make_tensor_value_info("x", F, ["B", 3, 4])],
+     [helper.make_tensor_value_info(n, F, None) for n in ["up", "low"]], [const("k", 1)],
+     [([x], [np.triu(x, 1), np.tril(x)]) for x in (uniform(2, 3, 4), uniform(1, 3, 4),
+                                                   uniform(0, 3, 4))], opset=14)
 
 # GlobalMaxPool of [N, C, 3, 4]: a loop over N and C.
 save("globalmaxpool", [helper.make_node("GlobalMaxPool", ["x"], ["y"])],
