@@ -670,7 +670,7 @@ struct ExpandLowering : OpConversionPattern<onnx::ExpandOp> {
       return failure();
     RankedTensorType type = typeAndSizes->first;
     auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
-    if (!type.hasStaticShape() || !inType.hasStaticShape())
+    if (!type.hasStaticShape())
       return lowerSymbolic(op, adaptor.getInput(), type, typeAndSizes->second, rewriter);
     if (inType.getRank() > type.getRank())
       return rewriter.notifyMatchFailure(op, "input rank exceeds the result rank");
@@ -685,10 +685,10 @@ struct ExpandLowering : OpConversionPattern<onnx::ExpandOp> {
     return success();
   }
 
-  /// With symbolic dims, each input dim is either the result's (the same
-  /// polynomial: read in place) or a static 1 (broadcast: read at 0). A
+  /// With symbolic result dims, each input dim is either the result's (the
+  /// same polynomial: read in place) or a static 1 (broadcast: read at 0). A
   /// symbolic input dim broadcast to another size fits only when the symbol
-  /// is 1 or that size, and is refused.
+  /// is 1 or that size, and is not lowered here.
   LogicalResult lowerSymbolic(onnx::ExpandOp op, Value input, RankedTensorType type,
                               ValueRange resultSizes,
                               ConversionPatternRewriter &rewriter) const {

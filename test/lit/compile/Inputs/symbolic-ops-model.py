@@ -208,8 +208,6 @@ refuse("refuse_split", [helper.make_node("Split", ["a", "sizes"], ["y", "z"], ax
        [helper.make_tensor_value_info("a", F, [3, "S"])], [const("sizes", [2, 3])], 2)
 refuse("refuse_squeeze", [helper.make_node("Squeeze", ["a", "axes"], ["y"])],
        [helper.make_tensor_value_info("a", F, ["S", 3])], [const("axes", [0])], 1)
-refuse("refuse_expand", [helper.make_node("Expand", ["a", "shape"], ["y"])],
-       [helper.make_tensor_value_info("a", F, ["S", 4])], [const("shape", [3, 4])], 2)
 refuse("refuse_pad_crop", [helper.make_node("Pad", ["a", "pads"], ["y"])],
        [helper.make_tensor_value_info("a", F, ["S", 3])], [const("pads", [2, 0, -1, 0])], 2)
 refuse("refuse_batchnorm",
