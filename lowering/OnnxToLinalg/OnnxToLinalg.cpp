@@ -620,6 +620,20 @@ std::string symbolicMismatch(Operation *op, const OnnxTypeConverter &converter) 
     }
     return "";
   }
+  // Expand to a result with symbolic dims keeps or broadcasts from 1 each
+  // input dim; a symbolic one under another size fits only some values.
+  // (Under a static result dim the static lowering handles it.)
+  if (isa<onnx::ExpandOp>(op)) {
+    auto out = shapeOf(op->getResult(0));
+    if (!out || out->size() < in->size() || !symbolic(*out))
+      return "";
+    size_t offset = out->size() - in->size();
+    for (size_t d = 0; d < in->size(); ++d)
+      if ((*in)[d].isSymbolic() && (*in)[d] != (*out)[offset + d])
+        return "its input " + shapeText(*in) + " broadcasts to its result " + shapeText(*out) +
+               " only for some values of the symbols";
+    return "";
+  }
   if (isa<onnx::TopKOp>(op))
     if (auto axis = axisOf(in->size(), -1); axis && (*in)[*axis].isSymbolic())
       return "it takes K elements along dim " + std::to_string(*axis) + " of " + shapeText(*in) +
