@@ -381,15 +381,31 @@ bool splitIndependentDims(Operation *op, OnnxTypeConverter &converter) {
       converter.convertType(y) != y)
     return false;
   SmallVector<int64_t> map = independentDims(op);
-  // The split dims of X and where they are in the results.
+  // The split dims of X and where they are in the results. The dims an
+  // op reduces to a static result dim may stay symbolic in its slices: the
+  // spatial dims of a global pool, the axis of ArgMax/ArgMin.
+  auto reducedBySlice = [&](int64_t d) {
+    if (isa<onnx::GlobalAveragePoolOp, onnx::GlobalMaxPoolOp, onnx::GlobalLpPoolOp>(op))
+      return d >= 2;
+    if (isa<onnx::ArgMaxOp, onnx::ArgMinOp>(op)) {
+      auto attr = op->getAttrOfType<IntegerAttr>("axis");
+      int64_t axis = attr ? attr.getInt() : 0;
+      return d == (axis < 0 ? axis + x.getRank() : axis);
+    }
+    return false;
+  };
   SmallVector<int64_t> dims, resultDims;
   for (int64_t d = 0; d < x.getRank(); ++d)
     if (x.isDynamicDim(d)) {
+      if (reducedBySlice(d) && map[d] < 0)
+        continue;
       if (map[d] < 0 || map[d] >= y.getRank())
         return false;
       dims.push_back(d);
       resultDims.push_back(map[d]);
     }
+  if (dims.empty())
+    return false;
   // The present results: all of result 0's shape, dynamic only where X is.
   SmallVector<unsigned> results;
   for (auto [i, r] : llvm::enumerate(op->getResults())) {
@@ -459,19 +475,22 @@ bool splitIndependentDims(Operation *op, OnnxTypeConverter &converter) {
   scf::LoopNest nest = scf::buildLoopNest(
       b, loc, lbs, ubs, steps, inits,
       [&](OpBuilder &nb, Location nloc, ValueRange ivs, ValueRange acc) -> scf::ValueVector {
-        auto position = [&](RankedTensorType full, ArrayRef<int64_t> split,
-                            ArrayRef<int64_t> inner, SmallVectorImpl<OpFoldResult> &offsets,
+        // Dims that stay symbolic in the slice are taken whole.
+        auto position = [&](Value full, ArrayRef<int64_t> split, ArrayRef<int64_t> inner,
+                            SmallVectorImpl<OpFoldResult> &offsets,
                             SmallVectorImpl<OpFoldResult> &sizes) {
-          for (int64_t d = 0; d < full.getRank(); ++d) {
+          for (int64_t d = 0, e = inner.size(); d < e; ++d) {
             auto it = llvm::find(split, d);
             offsets.push_back(it != split.end() ? OpFoldResult(ivs[it - split.begin()])
                                                 : OpFoldResult(nb.getIndexAttr(0)));
-            sizes.push_back(nb.getIndexAttr(inner[d]));
+            sizes.push_back(ShapedType::isDynamic(inner[d])
+                                ? OpFoldResult(tensor::DimOp::create(nb, nloc, full, d).getResult())
+                                : OpFoldResult(nb.getIndexAttr(inner[d])));
           }
         };
         SmallVector<OpFoldResult> xOffsets, xSizes, yOffsets, ySizes;
-        position(x, dims, xInner, xOffsets, xSizes);
-        position(y, resultDims, yInner, yOffsets, ySizes);
+        position(input, dims, xInner, xOffsets, xSizes);
+        position(acc[0], resultDims, yInner, yOffsets, ySizes);
         SmallVector<OpFoldResult> xStrides(x.getRank(), nb.getIndexAttr(1));
         SmallVector<OpFoldResult> yStrides(y.getRank(), nb.getIndexAttr(1));
         Value slice = tensor::ExtractSliceOp::create(nb, nloc, xInnerType, input, xOffsets,

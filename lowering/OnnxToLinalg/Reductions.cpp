@@ -553,14 +553,17 @@ struct ArgExtremeLowering : OpConversionPattern<OpTy> {
     if (!type)
       return failure();
     Value data = adaptor.getData();
-    auto inType = staticInputType(rewriter, op, data);
-    if (!inType)
-      return failure();
-    if (inType.getRank() == 0)
+    auto inType = dyn_cast<RankedTensorType>(data.getType());
+    if (!inType || inType.getRank() == 0)
       return rewriter.notifyMatchFailure(op, "input must have rank 1 or more");
     FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), inType.getRank());
     if (failed(axis))
       return rewriter.notifyMatchFailure(op, "axis out of range");
+    // The axis may be symbolic (the loop over it runs its size at run time;
+    // an empty one leaves index 0); the other dims are the static result's.
+    for (int64_t d = 0; d < inType.getRank(); ++d)
+      if (d != *axis && inType.isDynamicDim(d))
+        return rewriter.notifyMatchFailure(op, "input needs static dims besides the axis");
     SmallVector<bool> reduced(inType.getRank(), false);
     reduced[*axis] = true;
     SmallVector<int64_t> expected = op.getKeepdims()
@@ -1039,13 +1042,18 @@ struct GlobalPoolLowering : OpConversionPattern<OpTy> {
     if (!type)
       return failure();
     Value x = adaptor.getX();
-    auto inType = staticInputType(rewriter, op, x);
+    auto inType = dyn_cast<RankedTensorType>(x.getType());
     if (!inType || inType.getRank() < 2)
       return rewriter.notifyMatchFailure(op, "input must have rank 2 or more");
     int64_t rank = inType.getRank();
     SmallVector<bool> reduced(rank, true);
     reduced[0] = reduced[1] = false;
     ArrayRef<int64_t> shape = inType.getShape();
+    // Spatial dims may be symbolic: the reduction loops run their sizes at
+    // run time, and an average divides by their product then. N and C are
+    // the static result's (symbolic ones run in a loop, splitIndependentDims).
+    if (inType.isDynamicDim(0) || inType.isDynamicDim(1))
+      return rewriter.notifyMatchFailure(op, "symbolic N or C");
     if (type.getShape() != ArrayRef<int64_t>(keepDimsShape(shape, reduced)))
       return rewriter.notifyMatchFailure(op, "result must be N x C x 1 x ...");
     double p = 2;
@@ -1054,7 +1062,17 @@ struct GlobalPoolLowering : OpConversionPattern<OpTy> {
     Location loc = op.getLoc();
     Type elem = inType.getElementType();
     AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext());
-    int64_t count = reducedCount(shape, reduced);
+    // The window's size: static, times the symbolic spatial dims at run time.
+    int64_t count = 1;
+    Value runtimeCount;
+    for (int64_t d = 2; d < rank; ++d) {
+      if (!inType.isDynamicDim(d)) {
+        count *= shape[d];
+        continue;
+      }
+      Value n = tensor::DimOp::create(rewriter, loc, x, d);
+      runtimeCount = runtimeCount ? Value(arith::MulIOp::create(rewriter, loc, runtimeCount, n)) : n;
+    }
     Value acc;
     if (kind == PoolKind::Max) {
       acc = buildReduction(rewriter, loc, shape, reduced, x, identity,
@@ -1078,6 +1096,13 @@ struct GlobalPoolLowering : OpConversionPattern<OpTy> {
     }
     Value y = buildEpilogue(rewriter, loc, type, reduced, acc,
                             [&](OpBuilder &b, Location l, ValueRange v) -> Value {
+                              if (kind == PoolKind::Average && runtimeCount) {
+                                Value n = arith::MulIOp::create(b, l, runtimeCount,
+                                                                indexConst(b, l, count));
+                                n = arith::IndexCastOp::create(b, l, b.getI64Type(), n);
+                                return arith::DivFOp::create(
+                                    b, l, v[0], arith::SIToFPOp::create(b, l, elem, n));
+                              }
                               if (kind == PoolKind::Average)
                                 return arith::DivFOp::create(
                                     b, l, v[0],
