@@ -167,6 +167,22 @@ save("globalmaxpool", [helper.make_node("GlobalMaxPool", ["x"], ["y"])],
      [([x], [x.max(axis=(2, 3), keepdims=True)])
       for x in (uniform(1, 2, 3, 4), uniform(3, 5, 3, 4), uniform(0, 2, 3, 4))])
 
+# Global pools over symbolic spatial dims: the average of [1, 4, S, 6]
+# divides by 6*S at run time; the max of [N, 2, S, 3] loops over N.
+save("globalpool_spatial", [helper.make_node("GlobalAveragePool", ["x"], ["avg"]),
+                            helper.make_node("GlobalMaxPool", ["w"], ["max"])],
+     [helper.make_tensor_value_info("x", F, [1, 4, "S", 6]),
+      helper.make_tensor_value_info("w", F, ["N", 2, "S", 3])],
+     [helper.make_tensor_value_info(n, F, None) for n in ["avg", "max"]], [],
+     [([x, w], [x.mean(axis=(2, 3), keepdims=True), w.max(axis=(2, 3), keepdims=True)])
+      for x, w in ((uniform(1, 4, s, 6), uniform(n, 2, s, 3)) for s, n in ((1, 2), (5, 1), (3, 3)))])
+
+# ArgMax along a symbolic axis: [2, S] to [2].
+save("argmax_symbolic_axis", [helper.make_node("ArgMax", ["x"], ["i"], axis=1, keepdims=0)],
+     [helper.make_tensor_value_info("x", F, [2, "S"])],
+     [helper.make_tensor_value_info("i", TensorProto.INT64, None)], [],
+     [([x], [x.argmax(axis=1)]) for x in (uniform(2, 1), uniform(2, 7))])
+
 # ArgMin over the static middle dim of [2, 3, S] (keepdims 0: [2, S]),
 # ArgMax over the last dim of [S, 4] (keepdims 1: [S, 1]), and TopK (k = 2)
 # over the last dim of [A, 3, B, 8]: loops over the other dims.
@@ -210,6 +226,8 @@ refuse("refuse_squeeze", [helper.make_node("Squeeze", ["a", "axes"], ["y"])],
        [helper.make_tensor_value_info("a", F, ["S", 3])], [const("axes", [0])], 1)
 refuse("refuse_pad_crop", [helper.make_node("Pad", ["a", "pads"], ["y"])],
        [helper.make_tensor_value_info("a", F, ["S", 3])], [const("pads", [2, 0, -1, 0])], 2)
+refuse("refuse_expand", [helper.make_node("Expand", ["a", "shape"], ["y"])],
+       [helper.make_tensor_value_info("a", F, ["N", "S"])], [const("shape", [1, 3])], 2)
 refuse("refuse_batchnorm",
        [helper.make_node("BatchNormalization", ["a", "s", "s", "s", "s"], ["y"])],
        [helper.make_tensor_value_info("a", F, [2, "C", 3])],
