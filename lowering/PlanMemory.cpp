@@ -4,6 +4,7 @@
 #include "dialects/onnx/ShapeContext.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -84,6 +85,21 @@ std::optional<SymExpr> dimPoly(Value m, int64_t d, int depth = 0) {
       return SymExpr::constant(cast<IntegerAttr>(attr).getInt());
     return polyOf(cast<Value>(size), depth + 1);
   }
+  // A view of part of a buffer (a Split's part) has the sizes it was made
+  // with; the dims it drops are 1 and do not count.
+  if (auto subview = dyn_cast<memref::SubViewOp>(def)) {
+    llvm::SmallBitVector dropped = subview.getDroppedDims();
+    SmallVector<OpFoldResult> sizes = subview.getMixedSizes();
+    int64_t kept = -1;
+    for (auto [s, size] : llvm::enumerate(sizes)) {
+      if (dropped.test(s) || ++kept != d)
+        continue;
+      if (auto attr = dyn_cast<Attribute>(size))
+        return SymExpr::constant(cast<IntegerAttr>(attr).getInt());
+      return polyOf(cast<Value>(size), depth + 1);
+    }
+    return std::nullopt;
+  }
   if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def)) {
     std::optional<SymExpr> product = SymExpr::constant(1);
     // A local: the range-for would otherwise walk a destroyed temporary.
@@ -113,6 +129,29 @@ std::optional<SymExpr> polyOf(Value v, int depth) {
     if (!index)
       return std::nullopt;
     return dimPoly(dim.getSource(), *index, depth + 1);
+  }
+  // Sums and products in an affine map (the size of a tensor.concat).
+  if (auto apply = dyn_cast<affine::AffineApplyOp>(def)) {
+    AffineMap map = apply.getAffineMap();
+    if (map.getNumResults() != 1)
+      return std::nullopt;
+    std::function<std::optional<SymExpr>(AffineExpr)> eval =
+        [&](AffineExpr e) -> std::optional<SymExpr> {
+      if (auto c = dyn_cast<AffineConstantExpr>(e))
+        return SymExpr::constant(c.getValue());
+      if (auto d = dyn_cast<AffineDimExpr>(e))
+        return polyOf(apply.getMapOperands()[d.getPosition()], depth + 1);
+      if (auto s = dyn_cast<AffineSymbolExpr>(e))
+        return polyOf(apply.getMapOperands()[map.getNumDims() + s.getPosition()], depth + 1);
+      auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+      if (!bin || (e.getKind() != AffineExprKind::Add && e.getKind() != AffineExprKind::Mul))
+        return std::nullopt;
+      auto a = eval(bin.getLHS()), b = eval(bin.getRHS());
+      if (!a || !b)
+        return std::nullopt;
+      return e.getKind() == AffineExprKind::Add ? SymExpr::add(*a, *b) : SymExpr::mul(*a, *b);
+    };
+    return eval(map.getResult(0));
   }
   if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def)) {
     auto a = polyOf(def->getOperand(0), depth + 1);

@@ -1754,8 +1754,12 @@ LogicalResult PadOp::inferShapes(ShapeContext &ctx) {
       out.push_back(d);
       continue;
     }
+    // A symbolic dim grows by the pads when neither is negative: `S + 3`
+    // holds for every S. Cropping a symbolic dim leaves a size that is
+    // negative for small S, which no polynomial describes.
     if (!d.isStatic()) {
-      out.push_back(Dim::unknown());
+      bool grows = (*pads)[i] >= 0 && (*pads)[i + rank] >= 0;
+      out.push_back(grows ? addDims(d, Dim::known(extra)) : Dim::unknown());
       continue;
     }
     if (d.size + extra < 0)

@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "lowering/OnnxToLinalg/Patterns.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 using namespace mlir;
 
 namespace onnxcc::lowering {
@@ -264,9 +266,12 @@ struct ConcatLowering : OpConversionPattern<onnx::ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::ConcatOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType type = typeAndSizes->first;
+    if (!type.hasStaticShape())
+      return lowerSymbolic(op, adaptor, type, typeAndSizes->second, rewriter);
     int64_t rank = type.getRank();
     auto axis = normalizeAxis(op.getAxis(), rank);
     if (!axis)
@@ -295,6 +300,49 @@ struct ConcatLowering : OpConversionPattern<onnx::ConcatOp> {
     rewriter.replaceOp(op, result);
     return success();
   }
+
+  /// With symbolic dims, every input must have the result's dims (the same
+  /// polynomials) outside the axis, and the inputs' sizes along the axis must
+  /// add up to the result's: then each part is copied within the result
+  /// whatever the symbols' values. Shape inference unifies a symbolic dim
+  /// with a static or another symbolic one (the model is only valid when
+  /// they agree at run time); such inputs are refused here, since a copy of
+  /// an input whose dim differs would run past the result.
+  LogicalResult lowerSymbolic(onnx::ConcatOp op, OpAdaptor adaptor, RankedTensorType type,
+                              ValueRange resultSizes,
+                              ConversionPatternRewriter &rewriter) const {
+    const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
+    int64_t rank = type.getRank();
+    auto axis = normalizeAxis(op.getAxis(), rank);
+    if (!axis)
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    auto outShape = converter.shapeOf(op.getResult());
+    if (!outShape || static_cast<int64_t>(outShape->size()) != rank)
+      return rewriter.notifyMatchFailure(op, "the result's symbolic shape is not known");
+    SmallVector<Value> parts;
+    onnx::Dim total = onnx::Dim::known(0);
+    for (auto [original, input] : llvm::zip_equal(op.getInputs(), adaptor.getInputs())) {
+      auto shape = converter.shapeOf(original);
+      auto t = dyn_cast<RankedTensorType>(input.getType());
+      if (!shape || !t || t.getRank() != rank || static_cast<int64_t>(shape->size()) != rank)
+        return rewriter.notifyMatchFailure(op, "inputs must have the result's rank");
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != *axis && (*shape)[d] != (*outShape)[d])
+          return rewriter.notifyMatchFailure(op, "an input's dim differs from the result's");
+      total = onnx::addDims(total, (*shape)[*axis]);
+      if ((*shape)[*axis] != onnx::Dim::known(0))
+        parts.push_back(input);
+    }
+    if (!total.asExpr() || total != (*outShape)[*axis])
+      return rewriter.notifyMatchFailure(op, "input sizes do not add up to the result");
+    Location loc = op.getLoc();
+    if (parts.empty() || llvm::is_contained(type.getShape(), 0)) {
+      rewriter.replaceOp(op, emptyTensor(rewriter, loc, type, resultSizes));
+      return success();
+    }
+    rewriter.replaceOp(op, tensor::ConcatOp::create(rewriter, loc, type, *axis, parts));
+    return success();
+  }
 };
 
 /// Split: one extract_slice (a view) per output; the output types, fixed by
@@ -309,6 +357,8 @@ struct SplitLowering : OpConversionPattern<onnx::SplitOp> {
     auto axis = normalizeAxis(op.getAxis(), rank);
     if (!axis)
       return rewriter.notifyMatchFailure(op, "axis out of range");
+    if (!inType.hasStaticShape())
+      return lowerSymbolic(op, input, *axis, rewriter);
     SmallVector<Value> results;
     int64_t offset = 0;
     for (unsigned i = 0; i < op->getNumResults(); ++i) {
@@ -329,6 +379,66 @@ struct SplitLowering : OpConversionPattern<onnx::SplitOp> {
                                                        ValueRange{}, ValueRange{}, ValueRange{},
                                                        offsets, type.getShape(), strides));
     }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+
+  /// With symbolic dims, each part must have the input's dims (the same
+  /// polynomials) outside the axis, and the parts' sizes along the axis must
+  /// add up to the input's, so that every slice lies inside the input for
+  /// all values of the symbols. A split whose sizes fit the input only for
+  /// one value of a symbol (constant `split` of a symbolic dim) is refused.
+  LogicalResult lowerSymbolic(onnx::SplitOp op, Value input, int64_t axis,
+                              ConversionPatternRewriter &rewriter) const {
+    const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
+    auto inShape = converter.shapeOf(op.getInput());
+    int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+    if (!inShape || static_cast<int64_t>(inShape->size()) != rank)
+      return rewriter.notifyMatchFailure(op, "the input's symbolic shape is not known");
+    Location loc = op.getLoc();
+    SmallVector<Value> results;
+    onnx::Dim offset = onnx::Dim::known(0);
+    for (unsigned i = 0; i < op->getNumResults(); ++i) {
+      auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op, i);
+      if (failed(typeAndSizes))
+        return failure();
+      auto [type, sizes] = *typeAndSizes;
+      auto shape = converter.shapeOf(op->getResult(i));
+      if (!shape || static_cast<int64_t>(shape->size()) != rank)
+        return rewriter.notifyMatchFailure(op, "a part's symbolic shape is not known");
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != axis && (*shape)[d] != (*inShape)[d])
+          return rewriter.notifyMatchFailure(op, "a part's dim differs from the input's");
+      auto offsetExpr = offset.asExpr();
+      if (!offsetExpr)
+        return rewriter.notifyMatchFailure(op, "a part's offset is not known");
+      SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+      SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+      SmallVector<OpFoldResult> partSizes;
+      unsigned next = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        partSizes.push_back(type.isDynamicDim(d)
+                                ? OpFoldResult(sizes[next++])
+                                : OpFoldResult(rewriter.getIndexAttr(type.getDimSize(d))));
+      if (offset.isStatic()) {
+        offsets[axis] = rewriter.getIndexAttr(offset.size);
+      } else {
+        Value v = converter.materialize(rewriter, loc, op, *offsetExpr);
+        if (!v)
+          return rewriter.notifyMatchFailure(op, "a part's offset is not known");
+        offsets[axis] = v;
+      }
+      offset = onnx::addDims(offset, (*shape)[axis]);
+      // An empty part has no valid offset to slice at.
+      if (llvm::is_contained(type.getShape(), 0)) {
+        results.push_back(emptyTensor(rewriter, loc, type, sizes));
+        continue;
+      }
+      results.push_back(tensor::ExtractSliceOp::create(rewriter, loc, type, input, offsets,
+                                                       partSizes, strides));
+    }
+    if (!offset.asExpr() || offset != (*inShape)[axis])
+      return rewriter.notifyMatchFailure(op, "the parts do not add up to the input");
     rewriter.replaceOp(op, results);
     return success();
   }
@@ -589,10 +699,13 @@ struct ExpandLowering : OpConversionPattern<onnx::ExpandOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::ExpandOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType type = typeAndSizes->first;
     auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
+    if (!type.hasStaticShape())
+      return lowerSymbolic(op, adaptor.getInput(), type, typeAndSizes->second, rewriter);
     if (inType.getRank() > type.getRank())
       return rewriter.notifyMatchFailure(op, "input rank exceeds the result rank");
     // A symbolic input dim is 1 or the result's (checked at run time).
@@ -606,6 +719,45 @@ struct ExpandLowering : OpConversionPattern<onnx::ExpandOp> {
         rewriter, op.getLoc(), type, input,
         [](OpBuilder &, Location, ValueRange args) { return args[0]; });
     rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  /// With symbolic result dims, each input dim is either the result's (the
+  /// same polynomial: read in place) or a static 1 (broadcast: read at 0). A
+  /// symbolic input dim broadcast to another size fits only when the symbol
+  /// is 1 or that size, and is not lowered here.
+  LogicalResult lowerSymbolic(onnx::ExpandOp op, Value input, RankedTensorType type,
+                              ValueRange resultSizes,
+                              ConversionPatternRewriter &rewriter) const {
+    const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
+    auto inShape = converter.shapeOf(op.getInput());
+    auto outShape = converter.shapeOf(op.getOutput());
+    auto inType = cast<RankedTensorType>(input.getType());
+    int64_t rank = type.getRank(), inRank = inType.getRank();
+    if (!inShape || !outShape || static_cast<int64_t>(inShape->size()) != inRank ||
+        static_cast<int64_t>(outShape->size()) != rank || inRank > rank)
+      return rewriter.notifyMatchFailure(op, "symbolic shapes are not known");
+    MLIRContext *ctx = rewriter.getContext();
+    int64_t offset = rank - inRank;
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d = 0; d < inRank; ++d) {
+      const onnx::Dim &in = (*inShape)[d], &out = (*outShape)[offset + d];
+      if (in == onnx::Dim::known(1))
+        exprs.push_back(getAffineConstantExpr(0, ctx));
+      else if (in.asExpr() && in == out)
+        exprs.push_back(getAffineDimExpr(offset + d, ctx));
+      else
+        return rewriter.notifyMatchFailure(op, "a symbolic dim is broadcast");
+    }
+    SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, exprs, ctx),
+                                   AffineMap::getMultiDimIdentityMap(rank, ctx)};
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    Location loc = op.getLoc();
+    Value init = emptyTensor(rewriter, loc, type, resultSizes);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, ValueRange{input}, ValueRange{init}, maps, iterators,
+        [](OpBuilder &b, Location l, ValueRange args) { linalg::YieldOp::create(b, l, args[0]); });
+    rewriter.replaceOp(op, generic.getResult(0));
     return success();
   }
 };
@@ -654,9 +806,12 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::PadOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    if (!typeAndSizes->first.hasStaticShape())
+      return lowerSymbolic(op, adaptor, typeAndSizes->first, typeAndSizes->second, rewriter);
+    RankedTensorType type = typeAndSizes->first;
     Value input = adaptor.getData();
     auto inType = cast<RankedTensorType>(input.getType());
     int64_t rank = inType.getRank();
@@ -756,6 +911,199 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
             return v;
           return arith::SelectOp::create(b, l, inside, v, fill);
         });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  /// With symbolic dims the pads must be constants, and a symbolic dim may
+  /// only grow (no negative pad on it), so that the input's part of the
+  /// result is at a fixed place for every value of the symbols. Constant
+  /// mode fills the result and inserts the (statically cropped) input;
+  /// edge, reflect and wrap read through a generic, which computes the
+  /// positions in a symbolic dim from its size at run time.
+  LogicalResult lowerSymbolic(onnx::PadOp op, OpAdaptor adaptor, RankedTensorType type,
+                              ValueRange resultSizes,
+                              ConversionPatternRewriter &rewriter) const {
+    Value input = adaptor.getData();
+    auto inType = cast<RankedTensorType>(input.getType());
+    int64_t rank = inType.getRank();
+    auto padsType = dyn_cast<RankedTensorType>(adaptor.getPads().getType());
+    if (!padsType || padsType.getRank() != 1 || padsType.getDimSize(0) != 2 * rank ||
+        type.getRank() != rank)
+      return rewriter.notifyMatchFailure(op, "pads must have 2 * rank values");
+    StringRef mode = op.getMode();
+    if (mode != "constant" && mode != "edge" && mode != "reflect" && mode != "wrap")
+      return rewriter.notifyMatchFailure(op, "unknown pad mode");
+    auto pads = constantInts(op.getPads(), adaptor.getPads());
+    if (!pads)
+      return rewriter.notifyMatchFailure(op, "symbolic pad needs constant pads");
+    const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
+    auto inShape = converter.shapeOf(op.getData());
+    auto outShape = converter.shapeOf(op.getOutput());
+    if (!inShape || !outShape || static_cast<int64_t>(inShape->size()) != rank ||
+        static_cast<int64_t>(outShape->size()) != rank)
+      return rewriter.notifyMatchFailure(op, "symbolic shapes are not known");
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t begin = (*pads)[d], end = (*pads)[rank + d];
+      onnx::Dim grown = onnx::addDims((*inShape)[d], onnx::Dim::known(begin + end));
+      if (grown != (*outShape)[d])
+        return rewriter.notifyMatchFailure(op, "pads disagree with the result shape");
+      if (!inType.isDynamicDim(d)) {
+        if (inType.getDimSize(d) + begin + end != type.getDimSize(d))
+          return rewriter.notifyMatchFailure(op, "pads disagree with the result type");
+        continue;
+      }
+      if (begin < 0 || end < 0)
+        return rewriter.notifyMatchFailure(op, "negative pad of a symbolic dim");
+    }
+    Location loc = op.getLoc();
+    if (mode == "constant") {
+      Value fill;
+      Value cv = adaptor.getConstantValue();
+      if (!isa<NoneType>(cv.getType())) {
+        auto cvType = cast<RankedTensorType>(cv.getType());
+        if (cvType.getNumElements() != 1 || cvType.getElementType() != type.getElementType())
+          return rewriter.notifyMatchFailure(op,
+                                             "constant_value must be one element of the data type");
+        SmallVector<Value> zeros(cvType.getRank(), indexConst(rewriter, loc, 0));
+        fill = tensor::ExtractOp::create(rewriter, loc, cv, zeros);
+      } else {
+        fill = arith::ConstantOp::create(rewriter, loc,
+                                         rewriter.getZeroAttr(type.getElementType()));
+      }
+      Value filled =
+          linalg::FillOp::create(rewriter, loc, fill, emptyTensor(rewriter, loc, type, resultSizes))
+              .getResult(0);
+      // Negative pads (of static dims only) crop the input first.
+      SmallVector<OpFoldResult> cropOffsets, cropSizes, insertOffsets;
+      SmallVector<OpFoldResult> ones(rank, rewriter.getIndexAttr(1));
+      SmallVector<int64_t> cropShape;
+      bool crop = false;
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t begin = (*pads)[d], end = (*pads)[rank + d];
+        insertOffsets.push_back(rewriter.getIndexAttr(std::max<int64_t>(begin, 0)));
+        if (inType.isDynamicDim(d)) {
+          cropOffsets.push_back(rewriter.getIndexAttr(0));
+          cropSizes.push_back(tensor::DimOp::create(rewriter, loc, input, d).getResult());
+          cropShape.push_back(ShapedType::kDynamic);
+          continue;
+        }
+        int64_t offset = std::max<int64_t>(-begin, 0);
+        int64_t size = inType.getDimSize(d) - offset - std::max<int64_t>(-end, 0);
+        // Everything cropped away: the result is the fill.
+        if (size <= 0) {
+          rewriter.replaceOp(op, filled);
+          return success();
+        }
+        crop |= size != inType.getDimSize(d);
+        cropOffsets.push_back(rewriter.getIndexAttr(offset));
+        cropSizes.push_back(rewriter.getIndexAttr(size));
+        cropShape.push_back(size);
+      }
+      Value source = input;
+      if (crop)
+        source = tensor::ExtractSliceOp::create(
+            rewriter, loc, RankedTensorType::get(cropShape, type.getElementType()), input,
+            cropOffsets, cropSizes, ones);
+      rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(op, source, filled, insertOffsets,
+                                                         cropSizes, ones);
+      return success();
+    }
+    // Edge, reflect, wrap. Static padded dims are not empty; a symbolic one
+    // may be 0 at run time, where ONNX has no element to repeat: no element
+    // is read then (the result is zeros), and every position computed for
+    // a symbolic dim is clamped into it, so nothing is read out of bounds.
+    for (int64_t d = 0; d < rank; ++d)
+      if (!inType.isDynamicDim(d) && ((*pads)[d] || (*pads)[rank + d]) &&
+          inType.getDimSize(d) == 0)
+        return rewriter.notifyMatchFailure(op, "edge/reflect/wrap padding of an empty dim");
+    SmallVector<Value> sizes(rank);
+    Value nonEmpty;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!inType.isDynamicDim(d))
+        continue;
+      sizes[d] = tensor::DimOp::create(rewriter, loc, input, d);
+      Value positive = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sgt, sizes[d],
+                                             indexConst(rewriter, loc, 0));
+      nonEmpty = nonEmpty ? Value(arith::AndIOp::create(rewriter, loc, nonEmpty, positive))
+                          : positive;
+    }
+    auto atLeast = [](OpBuilder &b, Location l, Value v, int64_t lo) {
+      Value c = indexConst(b, l, lo);
+      Value below = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, v, c);
+      return Value(arith::SelectOp::create(b, l, below, c, v));
+    };
+    Type elem = type.getElementType();
+    Value result = buildIndexedGeneric(
+        rewriter, loc, type,
+        [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) -> Value {
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < rank; ++d) {
+            int64_t begin = (*pads)[d], end = (*pads)[rank + d];
+            if (begin == 0 && end == 0) {
+              at.push_back(ivs[d]);
+              continue;
+            }
+            Value j = arith::SubIOp::create(b, l, ivs[d], indexConst(b, l, begin));
+            if (inType.isDynamicDim(d)) {
+              // The static computations below with the size known at run
+              // time: periods of at least 1, positions within [0, size - 1].
+              Value size = sizes[d];
+              Value last = atLeast(b, l, arith::SubIOp::create(b, l, size, indexConst(b, l, 1)),
+                                   0);
+              if (mode == "edge") {
+                at.push_back(clampIndex(b, l, j, indexConst(b, l, 0), last));
+                continue;
+              }
+              Value p = mode == "wrap"
+                            ? atLeast(b, l, size, 1)
+                            : atLeast(b, l, arith::MulIOp::create(b, l, last, indexConst(b, l, 2)),
+                                      1);
+              Value m = arith::RemSIOp::create(b, l, j, p);
+              m = arith::AddIOp::create(b, l, m, p);
+              m = arith::RemSIOp::create(b, l, m, p);
+              if (mode == "reflect") {
+                Value mirrored = arith::SubIOp::create(b, l, p, m);
+                Value low = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, m, size);
+                m = arith::SelectOp::create(b, l, low, m, mirrored);
+              }
+              at.push_back(clampIndex(b, l, m, indexConst(b, l, 0), last));
+              continue;
+            }
+            int64_t dim = inType.getDimSize(d);
+            if (mode == "edge" || (mode == "reflect" && dim == 1)) {
+              at.push_back(clampIndex(b, l, j, indexConst(b, l, 0), indexConst(b, l, dim - 1)));
+              continue;
+            }
+            // As in the static case: wrap has period dim, reflect 2 * (dim - 1).
+            int64_t period = mode == "wrap" ? dim : 2 * (dim - 1);
+            Value p = indexConst(b, l, period);
+            Value m = arith::RemSIOp::create(b, l, j, p);
+            m = arith::AddIOp::create(b, l, m, p);
+            m = arith::RemSIOp::create(b, l, m, p);
+            if (mode == "reflect") {
+              Value mirrored = arith::SubIOp::create(b, l, p, m);
+              Value low = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, m,
+                                                indexConst(b, l, dim));
+              m = arith::SelectOp::create(b, l, low, m, mirrored);
+            }
+            at.push_back(m);
+          }
+          if (!nonEmpty)
+            return tensor::ExtractOp::create(b, l, input, at);
+          auto ifOp = scf::IfOp::create(
+              b, l, nonEmpty,
+              [&](OpBuilder &tb, Location tl) {
+                scf::YieldOp::create(tb, tl,
+                                     Value(tensor::ExtractOp::create(tb, tl, input, at)));
+              },
+              [&](OpBuilder &eb, Location el) {
+                scf::YieldOp::create(
+                    eb, el, Value(arith::ConstantOp::create(eb, el, eb.getZeroAttr(elem))));
+              });
+          return ifOp.getResult(0);
+        },
+        resultSizes);
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -185,11 +185,12 @@ Value clampIndex(OpBuilder &b, Location loc, Value idx, Value lo, Value hi) {
 }
 
 Value buildIndexedGeneric(OpBuilder &b, Location loc, RankedTensorType type,
-                          function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> body) {
+                          function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> body,
+                          ValueRange dynamicSizes) {
   int64_t rank = type.getRank();
   SmallVector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(rank, b.getContext())};
   SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  Value init = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  Value init = emptyTensor(b, loc, type, dynamicSizes);
   auto generic = linalg::GenericOp::create(
       b, loc, type, ValueRange{}, init, maps, iterators,
       [&](OpBuilder &nb, Location nloc, ValueRange) {
@@ -321,13 +322,18 @@ int64_t independentLeadingDims(Operation *op) {
       a = attr.getInt();
     return a < 0 ? a + rank : a;
   };
+  // The result of a global pool at [n, c] reads only X[n, c, ...].
+  if (isa<onnx::GlobalAveragePoolOp, onnx::GlobalMaxPoolOp, onnx::GlobalLpPoolOp>(op))
+    return std::min<int64_t>(2, rank);
   if (isa<onnx::ConvOp, onnx::FusedConvOp, onnx::ConvTransposeOp, onnx::AveragePoolOp,
-          onnx::LpPoolOp, onnx::GlobalAveragePoolOp, onnx::GlobalMaxPoolOp, onnx::GlobalLpPoolOp,
-          onnx::BatchNormalizationOp, onnx::InstanceNormalizationOp, onnx::LRNOp,
+          onnx::LpPoolOp, onnx::BatchNormalizationOp, onnx::InstanceNormalizationOp, onnx::LRNOp,
           onnx::DepthToSpaceOp, onnx::SpaceToDepthOp, onnx::MaxPoolOp>(op))
     return 1;
   if (isa<onnx::SoftmaxOp, onnx::LogSoftmaxOp, onnx::HardmaxOp, onnx::LayerNormalizationOp>(op))
     return std::clamp<int64_t>(axisAttr(-1), 0, rank);
+  // Trilu keeps or zeroes each matrix of the last two dims on its own.
+  if (isa<onnx::TriluOp>(op))
+    return std::max<int64_t>(rank - 2, 0);
   if (isa<onnx::ArgMaxOp, onnx::ArgMinOp>(op))
     return std::clamp<int64_t>(axisAttr(0), 0, rank);
   if (op->getName().getStringRef().starts_with("onnx.Reduce") && op->getNumOperands() == 2) {
@@ -350,11 +356,70 @@ int64_t independentLeadingDims(Operation *op) {
   return 0;
 }
 
-/// Ops whose symbolic dims are all leading dims they treat independently
-/// (a dynamic batch for Conv, rows for Softmax) run in a loop nest over
-/// those dims on static slices: the op itself lowers statically. A fused
-/// Conv's residual Z, which has the result's shape, is sliced as the result.
-/// Returns true when `op` was replaced.
+/// For each dim of operand 0 of `op`, the dim of its results that it maps to
+/// when `op` treats it independently (every result at [..., i, ...] reads
+/// operand 0 only at [..., i, ...] there, and the two dims have one size),
+/// or -1. Besides the leading dims above: ArgMax/ArgMin and TopK treat every
+/// dim but their axis independently (a dropped axis shifts the later dims).
+SmallVector<int64_t> independentDims(Operation *op) {
+  auto x = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  if (!x)
+    return {};
+  int64_t rank = x.getRank();
+  SmallVector<int64_t> map(rank, -1);
+  auto axisAttr = [&](int64_t dflt) -> std::optional<int64_t> {
+    int64_t a = dflt;
+    if (auto attr = op->getAttrOfType<IntegerAttr>("axis"))
+      a = attr.getInt();
+    if (a < -rank || a >= rank)
+      return std::nullopt;
+    return a < 0 ? a + rank : a;
+  };
+  auto allBut = [&](int64_t axis, bool dropped) {
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis)
+        map[d] = dropped && d > axis ? d - 1 : d;
+  };
+  if (isa<onnx::ArgMaxOp, onnx::ArgMinOp>(op)) {
+    auto keep = op->getAttrOfType<IntegerAttr>("keepdims");
+    if (auto axis = axisAttr(0))
+      allBut(*axis, keep && keep.getInt() == 0);
+    return map;
+  }
+  if (isa<onnx::TopKOp>(op)) {
+    if (auto axis = axisAttr(-1))
+      allBut(*axis, /*dropped=*/false);
+    return map;
+  }
+  // Resize by a constant scale of exactly 1 maps each position to itself
+  // along that dim, for the coordinate transformations that send x to x
+  // there (not tf_half_pixel_for_nn's x + 0.5, nor tf_crop_and_resize's roi).
+  if (auto resize = dyn_cast<onnx::ResizeOp>(op)) {
+    StringRef mode = resize.getCoordinateTransformationMode();
+    if (mode != "half_pixel" && mode != "asymmetric" && mode != "align_corners" &&
+        mode != "pytorch_half_pixel")
+      return map;
+    auto c = resize.getScales() ? resize.getScales().getDefiningOp<onnx::ConstantOp>() : nullptr;
+    auto scales = c ? dyn_cast_or_null<DenseFPElementsAttr>(c.getValueAttr()) : nullptr;
+    if (!scales || scales.getNumElements() != rank)
+      return map;
+    for (auto [d, scale] : llvm::enumerate(scales.getValues<APFloat>()))
+      if (scale.isExactlyValue(1.0))
+        map[d] = d;
+    return map;
+  }
+  int64_t k = independentLeadingDims(op);
+  for (int64_t d = 0; d < std::min(k, rank); ++d)
+    map[d] = d;
+  return map;
+}
+
+/// Ops whose symbolic dims are all dims they treat independently (a
+/// dynamic batch for Conv, rows for Softmax, the dims besides TopK's axis)
+/// run in a loop nest over those dims on static slices: the op itself
+/// lowers statically. A fused Conv's residual Z, which has the result's
+/// shape, is sliced as the result. Every present result is sliced alike
+/// (TopK's values and indices). Returns true when `op` was replaced.
 bool splitIndependentDims(Operation *op, OnnxTypeConverter &converter) {
   if (op->getNumOperands() == 0 || op->getNumResults() == 0)
     return false;
@@ -363,16 +428,55 @@ bool splitIndependentDims(Operation *op, OnnxTypeConverter &converter) {
   if (!x || !y || y.hasStaticShape() || converter.convertType(x) != x ||
       converter.convertType(y) != y)
     return false;
-  int64_t k = independentLeadingDims(op);
-  SmallVector<int64_t> dims;
+  SmallVector<int64_t> map = independentDims(op);
+  // The split dims of X and where they are in the results. The dims an
+  // op reduces to a static result dim may stay symbolic in its slices: the
+  // spatial dims of a global pool, the axis of ArgMax/ArgMin.
+  auto reducedBySlice = [&](int64_t d) {
+    if (isa<onnx::GlobalAveragePoolOp, onnx::GlobalMaxPoolOp, onnx::GlobalLpPoolOp>(op))
+      return d >= 2;
+    if (isa<onnx::ArgMaxOp, onnx::ArgMinOp>(op)) {
+      auto attr = op->getAttrOfType<IntegerAttr>("axis");
+      int64_t axis = attr ? attr.getInt() : 0;
+      return d == (axis < 0 ? axis + x.getRank() : axis);
+    }
+    return false;
+  };
+  SmallVector<int64_t> dims, resultDims;
   for (int64_t d = 0; d < x.getRank(); ++d)
     if (x.isDynamicDim(d)) {
-      if (d >= k)
+      if (reducedBySlice(d) && map[d] < 0)
+        continue;
+      if (map[d] < 0 || map[d] >= y.getRank())
         return false;
       dims.push_back(d);
+      resultDims.push_back(map[d]);
     }
-  for (int64_t d = 0; d < y.getRank(); ++d)
-    if (y.isDynamicDim(d) && (d >= k || !x.isDynamicDim(d)))
+  if (dims.empty())
+    return false;
+  // The present results: all of result 0's shape, dynamic only where X is.
+  SmallVector<unsigned> results;
+  for (auto [i, r] : llvm::enumerate(op->getResults())) {
+    if (isa<NoneType>(r.getType()))
+      continue;
+    auto t = dyn_cast<RankedTensorType>(r.getType());
+    if (!t || t.getShape() != y.getShape() || converter.convertType(t) != t)
+      return false;
+    results.push_back(i);
+  }
+  if (results.empty() || results.front() != 0)
+    return false;
+  for (int64_t e = 0; e < y.getRank(); ++e)
+    if (y.isDynamicDim(e) && !llvm::is_contained(resultDims, e))
+      return false;
+  // The symbolic sizes agree: result dim map[d] is X's dim d.
+  auto xShape = converter.shapeOf(op->getOperand(0));
+  auto yShape = converter.shapeOf(op->getResult(0));
+  if (!xShape || !yShape || static_cast<int64_t>(xShape->size()) != x.getRank() ||
+      static_cast<int64_t>(yShape->size()) != y.getRank())
+    return false;
+  for (auto [d, e] : llvm::zip_equal(dims, resultDims))
+    if ((*xShape)[d] != (*yShape)[e])
       return false;
   Value residual;
   if (auto fused = dyn_cast<onnx::FusedConvOp>(op); fused && !isa<NoneType>(fused.getZ().getType()))
@@ -383,54 +487,58 @@ bool splitIndependentDims(Operation *op, OnnxTypeConverter &converter) {
     if (!z || z.getRank() != y.getRank() || converter.convertType(z) != z)
       return false;
     for (int64_t d = 0; d < z.getRank(); ++d)
-      if (!llvm::is_contained(dims, d) && z.getDimSize(d) != y.getDimSize(d))
+      if (!llvm::is_contained(resultDims, d) && z.getDimSize(d) != y.getDimSize(d))
         return false;
   }
   for (Value v : op->getOperands().drop_front())
     if (auto t = dyn_cast<RankedTensorType>(v.getType());
         v != residual && !isa<NoneType>(v.getType()) && (!t || !t.hasStaticShape()))
       return false;
-  // Only ops whose other results are absent (none).
-  for (Value r : op->getResults().drop_front())
-    if (!isa<NoneType>(r.getType()))
-      return false;
 
   OpBuilder b(op);
   Location loc = op->getLoc();
   Value input = op->getOperand(0);
-  SmallVector<Value> lbs, ubs, steps, dynamicSizes;
-  for (int64_t d : dims) {
+  SmallVector<Value> lbs, ubs, steps, dynamicSizes(y.getRank());
+  for (auto [d, e] : llvm::zip_equal(dims, resultDims)) {
     lbs.push_back(indexConst(b, loc, 0));
     Value size = tensor::DimOp::create(b, loc, input, d);
     ubs.push_back(size);
     steps.push_back(indexConst(b, loc, 1));
-    if (y.isDynamicDim(d))
-      dynamicSizes.push_back(size);
+    dynamicSizes[e] = size;
   }
-  Value init = emptyTensor(b, loc, y, dynamicSizes);
+  SmallVector<Value> resultSizes;
+  for (int64_t e = 0; e < y.getRank(); ++e)
+    if (y.isDynamicDim(e))
+      resultSizes.push_back(dynamicSizes[e]);
+  SmallVector<Value> inits;
+  for (unsigned i : results)
+    inits.push_back(emptyTensor(b, loc, cast<RankedTensorType>(op->getResult(i).getType()),
+                                resultSizes));
   SmallVector<int64_t> xInner(x.getShape()), yInner(y.getShape());
-  for (int64_t d : dims) {
+  for (auto [d, e] : llvm::zip_equal(dims, resultDims)) {
     xInner[d] = 1;
-    yInner[d] = 1;
+    yInner[e] = 1;
   }
   auto xInnerType = RankedTensorType::get(xInner, x.getElementType());
-  auto yInnerType = RankedTensorType::get(yInner, y.getElementType());
   scf::LoopNest nest = scf::buildLoopNest(
-      b, loc, lbs, ubs, steps, ValueRange{init},
+      b, loc, lbs, ubs, steps, inits,
       [&](OpBuilder &nb, Location nloc, ValueRange ivs, ValueRange acc) -> scf::ValueVector {
-        auto position = [&](RankedTensorType full, ArrayRef<int64_t> inner,
+        // Dims that stay symbolic in the slice are taken whole.
+        auto position = [&](Value full, ArrayRef<int64_t> split, ArrayRef<int64_t> inner,
                             SmallVectorImpl<OpFoldResult> &offsets,
                             SmallVectorImpl<OpFoldResult> &sizes) {
-          for (int64_t d = 0; d < full.getRank(); ++d) {
-            auto it = llvm::find(dims, d);
-            offsets.push_back(it != dims.end() ? OpFoldResult(ivs[it - dims.begin()])
-                                               : OpFoldResult(nb.getIndexAttr(0)));
-            sizes.push_back(nb.getIndexAttr(inner[d]));
+          for (int64_t d = 0, e = inner.size(); d < e; ++d) {
+            auto it = llvm::find(split, d);
+            offsets.push_back(it != split.end() ? OpFoldResult(ivs[it - split.begin()])
+                                                : OpFoldResult(nb.getIndexAttr(0)));
+            sizes.push_back(ShapedType::isDynamic(inner[d])
+                                ? OpFoldResult(tensor::DimOp::create(nb, nloc, full, d).getResult())
+                                : OpFoldResult(nb.getIndexAttr(inner[d])));
           }
         };
         SmallVector<OpFoldResult> xOffsets, xSizes, yOffsets, ySizes;
-        position(x, xInner, xOffsets, xSizes);
-        position(y, yInner, yOffsets, ySizes);
+        position(input, dims, xInner, xOffsets, xSizes);
+        position(acc[0], resultDims, yInner, yOffsets, ySizes);
         SmallVector<OpFoldResult> xStrides(x.getRank(), nb.getIndexAttr(1));
         SmallVector<OpFoldResult> yStrides(y.getRank(), nb.getIndexAttr(1));
         Value slice = tensor::ExtractSliceOp::create(nb, nloc, xInnerType, input, xOffsets,
@@ -446,15 +554,21 @@ bool splitIndependentDims(Operation *op, OnnxTypeConverter &converter) {
                                                                yOffsets, ySizes, yStrides));
         }
         Operation *inner = nb.clone(*op, mapping);
-        inner->getResult(0).setType(yInnerType);
-        Value updated = tensor::InsertSliceOp::create(nb, nloc, inner->getResult(0), acc[0],
-                                                      yOffsets, ySizes, yStrides);
-        return {updated};
+        scf::ValueVector updated;
+        for (auto [k, i] : llvm::enumerate(results)) {
+          auto full = cast<RankedTensorType>(op->getResult(i).getType());
+          inner->getResult(i).setType(RankedTensorType::get(yInner, full.getElementType()));
+          updated.push_back(tensor::InsertSliceOp::create(nb, nloc, inner->getResult(i), acc[k],
+                                                          yOffsets, ySizes, yStrides));
+        }
+        return updated;
       });
-  Value result = nest.results.front();
-  if (auto shape = converter.shapes.lookup(op->getResult(0)))
-    converter.shapes.set(result, *shape);
-  op->getResult(0).replaceAllUsesWith(result);
+  for (auto [k, i] : llvm::enumerate(results)) {
+    Value result = nest.results[k];
+    if (auto shape = converter.shapes.lookup(op->getResult(i)))
+      converter.shapes.set(result, *shape);
+    op->getResult(i).replaceAllUsesWith(result);
+  }
   op->erase();
   return true;
 }
@@ -462,6 +576,134 @@ bool splitIndependentDims(Operation *op, OnnxTypeConverter &converter) {
 /// Every elementwise op lowers through one broadcasting linalg.generic,
 /// whose sizes come from its operands (see Elementwise.cpp).
 bool isSymbolicElementwise(Operation *op) { return isElementwiseOp(op); }
+
+/// Dims as "[S0, 3, 5]".
+std::string shapeText(const onnx::Shape &shape) {
+  std::string out;
+  for (const onnx::Dim &d : shape)
+    out += (out.empty() ? "" : ", ") + d.str();
+  return "[" + out + "]";
+}
+
+/// Why the symbolic dims of `op`'s operands fit its results only for some
+/// values of the symbols, or "": shape inference unifies a symbolic dim with
+/// a static or another symbolic one (Concat of [S0, 4] and [S1, 4] along
+/// dim 1, Squeeze of [S0, 3] into [3], constant Split sizes of a symbolic
+/// dim), which is right for the one model the graph describes but leaves
+/// nothing for the lowering to rely on at other values.
+std::string symbolicMismatch(Operation *op, const OnnxTypeConverter &converter) {
+  auto shapeOf = [&](Value v) -> std::optional<onnx::Shape> {
+    if (isa<NoneType>(v.getType()))
+      return std::nullopt;
+    return converter.shapeOf(v);
+  };
+  auto symbolic = [](const onnx::Shape &s) {
+    return llvm::any_of(s, [](const onnx::Dim &d) { return d.isSymbolic(); });
+  };
+  auto count = [](const onnx::Shape &s) {
+    onnx::Dim n = onnx::Dim::known(1);
+    for (const onnx::Dim &d : s)
+      n = onnx::mulDims(n, d);
+    return n;
+  };
+  auto in = shapeOf(op->getOperand(0));
+  if (!in)
+    return "";
+  if (isa<onnx::ReshapeOp, onnx::SqueezeOp, onnx::UnsqueezeOp, onnx::FlattenOp>(op)) {
+    auto out = shapeOf(op->getResult(0));
+    if (!out || (!symbolic(*in) && !symbolic(*out)))
+      return "";
+    onnx::Dim a = count(*in), b = count(*out);
+    if (a.asExpr() && b.asExpr() && a != b)
+      return "its input " + shapeText(*in) + " has as many elements as its result " +
+             shapeText(*out) + " only for some values of the symbols";
+    return "";
+  }
+  auto axisOf = [&](int64_t rank, int64_t dflt = 0) -> std::optional<int64_t> {
+    int64_t a = dflt;
+    if (auto attr = op->getAttrOfType<IntegerAttr>("axis"))
+      a = attr.getInt();
+    if (a < -rank || a >= rank)
+      return std::nullopt;
+    return a < 0 ? a + rank : a;
+  };
+  if (isa<onnx::ConcatOp>(op)) {
+    auto out = shapeOf(op->getResult(0));
+    auto axis = out ? axisOf(out->size()) : std::nullopt;
+    if (!axis)
+      return "";
+    for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+      auto s = shapeOf(v);
+      if (!s || s->size() != out->size() || (!symbolic(*s) && !symbolic(*out)))
+        continue;
+      for (size_t d = 0; d < s->size(); ++d)
+        if (static_cast<int64_t>(d) != *axis && (*s)[d].asExpr() && (*out)[d].asExpr() &&
+            (*s)[d] != (*out)[d])
+          return "input #" + std::to_string(i) + " " + shapeText(*s) +
+                 " fits its result " + shapeText(*out) + " only for some values of the symbols";
+    }
+    return "";
+  }
+  if (isa<onnx::SplitOp>(op)) {
+    auto axis = axisOf(in->size());
+    if (!axis || !symbolic(*in))
+      return "";
+    onnx::Dim total = onnx::Dim::known(0);
+    for (Value r : op->getResults()) {
+      auto s = shapeOf(r);
+      if (!s || s->size() != in->size())
+        return "";
+      for (size_t d = 0; d < s->size(); ++d)
+        if (static_cast<int64_t>(d) != *axis && (*s)[d].asExpr() && (*in)[d].asExpr() &&
+            (*s)[d] != (*in)[d])
+          return "its part " + shapeText(*s) + " fits its input " + shapeText(*in) +
+                 " only for some values of the symbols";
+      total = onnx::addDims(total, (*s)[*axis]);
+    }
+    if (total.asExpr() && (*in)[*axis].asExpr() && total != (*in)[*axis])
+      return "its parts add up to " + total.str() + " along dim " + std::to_string(*axis) +
+             " of its input " + shapeText(*in) + " only for some values of the symbols";
+    return "";
+  }
+  if (isa<onnx::PadOp>(op) && symbolic(*in)) {
+    onnx::ShapeContext ctx(op, converter.shapes);
+    auto pads = ctx.operandInts(1);
+    if (!pads || pads->size() != 2 * in->size())
+      return "";
+    for (size_t d = 0; d < in->size(); ++d) {
+      int64_t begin = (*pads)[d], end = (*pads)[in->size() + d];
+      if (!(*in)[d].isSymbolic() || (!begin && !end))
+        continue;
+      if (begin < 0 || end < 0)
+        return "a negative pad of dim " + std::to_string(d) + " of " + shapeText(*in) +
+               " crops it, which it allows only for some values of the symbols";
+    }
+    return "";
+  }
+  // Expand to a result with symbolic dims keeps or broadcasts from 1 each
+  // input dim; a symbolic one under another size fits only some values.
+  // (Under a static result dim the static lowering handles it.)
+  if (isa<onnx::ExpandOp>(op)) {
+    auto out = shapeOf(op->getResult(0));
+    if (!out || out->size() < in->size() || !symbolic(*out))
+      return "";
+    size_t offset = out->size() - in->size();
+    for (size_t d = 0; d < in->size(); ++d)
+      if ((*in)[d].isSymbolic() && (*in)[d] != (*out)[offset + d])
+        return "its input " + shapeText(*in) + " broadcasts to its result " + shapeText(*out) +
+               " only for some values of the symbols";
+    return "";
+  }
+  if (isa<onnx::TopKOp>(op))
+    if (auto axis = axisOf(in->size(), -1); axis && (*in)[*axis].isSymbolic())
+      return "it takes K elements along dim " + std::to_string(*axis) + " of " + shapeText(*in) +
+             ", which has them only for some values of the symbols";
+  if (isa<onnx::BatchNormalizationOp, onnx::InstanceNormalizationOp>(op) && in->size() >= 2 &&
+      (*in)[1].isSymbolic())
+    return "its channel dim " + (*in)[1].str() + " of " + shapeText(*in) +
+           " must be static (its [C] operands are read at every channel)";
+  return "";
+}
 
 } // namespace
 
@@ -473,7 +715,9 @@ bool lowersSymbolicDims(Operation *op) {
              onnx::ReduceMinOp, onnx::ReduceProdOp, onnx::ReduceL1Op, onnx::ReduceL2Op,
              onnx::ReduceLogSumOp, onnx::ReduceLogSumExpOp, onnx::ReduceSumSquareOp,
              onnx::FusedGemmOp, onnx::FusedMatMulOp, onnx::ScaledDotProductAttentionOp,
-             onnx::ConstantOfShapeOp, onnx::TriluOp, onnx::RangeOp>(op);
+             onnx::ConstantOfShapeOp, onnx::TriluOp, onnx::RangeOp, onnx::ConcatOp,
+             onnx::SplitOp, onnx::PadOp, onnx::BatchNormalizationOp, onnx::ExpandOp,
+             onnx::InstanceNormalizationOp>(op);
 }
 
 namespace {
@@ -593,6 +837,13 @@ struct ConvertOnnxToLinalgPass
     module.walk([&](Operation *op) {
       if (failedOp || !op->getDialect() || op->getDialect()->getNamespace() != "onnx")
         return;
+      if (op->getNumOperands() > 0 && op->getNumResults() > 0)
+        if (std::string why = symbolicMismatch(op, converter); !why.empty()) {
+          failedOp = op;
+          op->emitError() << "cannot lower '" << op->getName() << "' with symbolic dims: "
+                          << why << " (pass --shape to fix them)";
+          return;
+        }
       for (auto [i, t] : llvm::enumerate(op->getResultTypes())) {
         auto r = dyn_cast<RankedTensorType>(t);
         if (isa<onnx::SeqType>(t)) {

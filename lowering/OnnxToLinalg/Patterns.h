@@ -184,13 +184,15 @@ mlir::Value floatConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Type t, dou
 mlir::Value clampIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value idx, mlir::Value lo,
                        mlir::Value hi);
 
-/// A linalg.generic over `type` with no inputs: `body` gets the loop indices
-/// (linalg.index) and returns the element at that position, usually read with
-/// tensor.extract at a computed position.
+/// A linalg.generic over `type` (its dynamic dims `dynamicSizes`) with no
+/// inputs: `body` gets the loop indices (linalg.index) and returns the
+/// element at that position, usually read with tensor.extract at a computed
+/// position.
 mlir::Value buildIndexedGeneric(
     mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
     llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, llvm::ArrayRef<mlir::Value>)>
-        body);
+        body,
+    mlir::ValueRange dynamicSizes = {});
 
 /// The converted, static, ranked result type of result `i` of `op`, or null
 /// after reporting a match failure.

@@ -553,14 +553,17 @@ struct ArgExtremeLowering : OpConversionPattern<OpTy> {
     if (!type)
       return failure();
     Value data = adaptor.getData();
-    auto inType = staticInputType(rewriter, op, data);
-    if (!inType)
-      return failure();
-    if (inType.getRank() == 0)
+    auto inType = dyn_cast<RankedTensorType>(data.getType());
+    if (!inType || inType.getRank() == 0)
       return rewriter.notifyMatchFailure(op, "input must have rank 1 or more");
     FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), inType.getRank());
     if (failed(axis))
       return rewriter.notifyMatchFailure(op, "axis out of range");
+    // The axis may be symbolic (the loop over it runs its size at run time;
+    // an empty one leaves index 0); the other dims are the static result's.
+    for (int64_t d = 0; d < inType.getRank(); ++d)
+      if (d != *axis && inType.isDynamicDim(d))
+        return rewriter.notifyMatchFailure(op, "input needs static dims besides the axis");
     SmallVector<bool> reduced(inType.getRank(), false);
     reduced[*axis] = true;
     SmallVector<int64_t> expected = op.getKeepdims()
@@ -662,7 +665,24 @@ std::pair<Value, Value> buildMoments(OpBuilder &b, Location loc, Value x, Type x
   AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
   AffineMap keptMap = keptDimsMap(reduced, ctx);
   auto keptType = RankedTensorType::get(keptShape(shape, reduced), computeType);
-  double count = static_cast<double>(reducedCount(shape, reduced));
+  // The number of reduced elements, known at run time when a reduced dim is
+  // symbolic (then x is empty when it is 0, and so is the result that
+  // reads the moments).
+  Value runtimeCount;
+  int64_t staticCount = 1;
+  for (auto [d, size] : llvm::enumerate(shape)) {
+    if (!reduced[d])
+      continue;
+    if (!ShapedType::isDynamic(size)) {
+      staticCount *= size;
+      continue;
+    }
+    Value n = tensor::DimOp::create(b, loc, x, d);
+    runtimeCount = runtimeCount ? Value(arith::MulIOp::create(b, loc, runtimeCount, n)) : n;
+  }
+  if (runtimeCount && staticCount != 1)
+    runtimeCount = arith::MulIOp::create(b, loc, runtimeCount, indexConst(b, loc, staticCount));
+  double count = static_cast<double>(staticCount);
   TypedAttr zero = b.getZeroAttr(computeType);
 
   Value sum = buildReduction(b, loc, shape, reduced, x, identity, zero,
@@ -671,6 +691,10 @@ std::pair<Value, Value> buildMoments(OpBuilder &b, Location loc, Value x, Type x
                                return arith::AddFOp::create(nb, l, a, c);
                              });
   auto divideByCount = [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+    if (runtimeCount) {
+      Value n = arith::IndexCastOp::create(nb, l, nb.getI64Type(), runtimeCount);
+      return arith::DivFOp::create(nb, l, v[0], arith::SIToFPOp::create(nb, l, computeType, n));
+    }
     return arith::DivFOp::create(nb, l, v[0], floatConst(nb, l, computeType, count));
   };
   SmallVector<AffineMap> keptIdentity = {
@@ -801,7 +825,9 @@ struct LayerNormalizationLowering : OpConversionPattern<onnx::LayerNormalization
 };
 
 /// Y = (X - mean[c]) / sqrt(var[c] + epsilon) * scale[c] + B[c], with c the
-/// dim 1 of X: inference only.
+/// dim 1 of X: inference only. Every other dim of X may be symbolic (each
+/// element is computed on its own); the channels must be static, as the
+/// [C] operands are.
 struct BatchNormalizationLowering : OpConversionPattern<onnx::BatchNormalizationOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -811,14 +837,26 @@ struct BatchNormalizationLowering : OpConversionPattern<onnx::BatchNormalization
       return rewriter.notifyMatchFailure(op, "training_mode is not lowered");
     if (!isa<NoneType>(op->getResult(1).getType()) || !isa<NoneType>(op->getResult(2).getType()))
       return rewriter.notifyMatchFailure(op, "running statistics are outputs of training only");
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType type = typeAndSizes->first;
     Value x = adaptor.getX();
-    auto inType = sameShapeInput(rewriter, op, x, type);
-    if (!inType || inType.getRank() < 2)
+    auto inType = dyn_cast<RankedTensorType>(x.getType());
+    if (!inType || inType.getShape() != type.getShape())
+      return rewriter.notifyMatchFailure(op, "result shape differs from the input's");
+    if (!type.hasStaticShape()) {
+      // The result's symbolic dims are X's (its sizes come from X).
+      const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
+      auto xShape = converter.shapeOf(op.getX()), yShape = converter.shapeOf(op.getY());
+      if (!xShape || !yShape || *xShape != *yShape)
+        return rewriter.notifyMatchFailure(op, "result shape differs from the input's");
+    }
+    if (inType.getRank() < 2)
       return rewriter.notifyMatchFailure(op, "input must have rank 2 or more");
     int64_t channels = inType.getDimSize(1);
+    if (ShapedType::isDynamic(channels))
+      return rewriter.notifyMatchFailure(op, "symbolic channels");
     SmallVector<Value> inputs = {x};
     for (Value v : {adaptor.getScale(), adaptor.getB(), adaptor.getInputMean(),
                     adaptor.getInputVar()}) {
@@ -847,20 +885,34 @@ struct BatchNormalizationLowering : OpConversionPattern<onnx::BatchNormalization
 };
 
 /// Y = scale[c] * (X - mean) / sqrt(var + epsilon) + B[c], the statistics
-/// over the spatial dims of each (n, c).
+/// over the spatial dims of each (n, c). Every dim but the channels (which
+/// must match the static [C] operands) may be symbolic; symbolic spatial
+/// dims make the count of each mean a run-time value.
 struct InstanceNormalizationLowering : OpConversionPattern<onnx::InstanceNormalizationOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult matchAndRewrite(onnx::InstanceNormalizationOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType type = typeAndSizes->first;
     Value x = adaptor.getInput();
-    auto inType = sameShapeInput(rewriter, op, x, type);
-    if (!inType || inType.getRank() < 3)
+    auto inType = dyn_cast<RankedTensorType>(x.getType());
+    if (!inType || inType.getShape() != type.getShape())
+      return rewriter.notifyMatchFailure(op, "result shape differs from the input's");
+    if (!type.hasStaticShape()) {
+      // The result's symbolic dims are X's (its sizes come from X).
+      const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
+      auto xShape = converter.shapeOf(op.getInput()), yShape = converter.shapeOf(op.getOutput());
+      if (!xShape || !yShape || *xShape != *yShape)
+        return rewriter.notifyMatchFailure(op, "result shape differs from the input's");
+    }
+    if (inType.getRank() < 3)
       return rewriter.notifyMatchFailure(op, "input must have rank 3 or more");
     int64_t channels = inType.getDimSize(1);
+    if (ShapedType::isDynamic(channels))
+      return rewriter.notifyMatchFailure(op, "symbolic channels");
     for (Value v : {adaptor.getScale(), adaptor.getB()}) {
       auto t = dyn_cast<RankedTensorType>(v.getType());
       if (!t || t.getRank() != 1 || t.getDimSize(0) != channels)
@@ -990,13 +1042,18 @@ struct GlobalPoolLowering : OpConversionPattern<OpTy> {
     if (!type)
       return failure();
     Value x = adaptor.getX();
-    auto inType = staticInputType(rewriter, op, x);
+    auto inType = dyn_cast<RankedTensorType>(x.getType());
     if (!inType || inType.getRank() < 2)
       return rewriter.notifyMatchFailure(op, "input must have rank 2 or more");
     int64_t rank = inType.getRank();
     SmallVector<bool> reduced(rank, true);
     reduced[0] = reduced[1] = false;
     ArrayRef<int64_t> shape = inType.getShape();
+    // Spatial dims may be symbolic: the reduction loops run their sizes at
+    // run time, and an average divides by their product then. N and C are
+    // the static result's (symbolic ones run in a loop, splitIndependentDims).
+    if (inType.isDynamicDim(0) || inType.isDynamicDim(1))
+      return rewriter.notifyMatchFailure(op, "symbolic N or C");
     if (type.getShape() != ArrayRef<int64_t>(keepDimsShape(shape, reduced)))
       return rewriter.notifyMatchFailure(op, "result must be N x C x 1 x ...");
     double p = 2;
@@ -1005,7 +1062,17 @@ struct GlobalPoolLowering : OpConversionPattern<OpTy> {
     Location loc = op.getLoc();
     Type elem = inType.getElementType();
     AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, rewriter.getContext());
-    int64_t count = reducedCount(shape, reduced);
+    // The window's size: static, times the symbolic spatial dims at run time.
+    int64_t count = 1;
+    Value runtimeCount;
+    for (int64_t d = 2; d < rank; ++d) {
+      if (!inType.isDynamicDim(d)) {
+        count *= shape[d];
+        continue;
+      }
+      Value n = tensor::DimOp::create(rewriter, loc, x, d);
+      runtimeCount = runtimeCount ? Value(arith::MulIOp::create(rewriter, loc, runtimeCount, n)) : n;
+    }
     Value acc;
     if (kind == PoolKind::Max) {
       acc = buildReduction(rewriter, loc, shape, reduced, x, identity,
@@ -1029,6 +1096,13 @@ struct GlobalPoolLowering : OpConversionPattern<OpTy> {
     }
     Value y = buildEpilogue(rewriter, loc, type, reduced, acc,
                             [&](OpBuilder &b, Location l, ValueRange v) -> Value {
+                              if (kind == PoolKind::Average && runtimeCount) {
+                                Value n = arith::MulIOp::create(b, l, runtimeCount,
+                                                                indexConst(b, l, count));
+                                n = arith::IndexCastOp::create(b, l, b.getI64Type(), n);
+                                return arith::DivFOp::create(
+                                    b, l, v[0], arith::SIToFPOp::create(b, l, elem, n));
+                              }
                               if (kind == PoolKind::Average)
                                 return arith::DivFOp::create(
                                     b, l, v[0],

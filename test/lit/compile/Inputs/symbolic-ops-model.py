@@ -1,0 +1,236 @@
+"""Writes small models whose inputs have symbolic dims (dim_params) for the
+ops that lower them without fixing the dims: Concat, Split, Pad, Expand,
+BatchNormalization, InstanceNormalization, Resize, Trilu, GlobalMaxPool,
+ArgMin/ArgMax and TopK. Each model gets
+datasets at several values of its symbols (0 included where the op allows
+it), with expected outputs computed with numpy here.
+
+Usage: symbolic-ops-model.py OUT_DIR
+
+OUT_DIR gets NAME.onnx and NAME/test_data_set_K/{input,output}_K.pb for each
+NAME below.
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+out = sys.argv[1]
+rng = np.random.default_rng(7)
+F = TensorProto.FLOAT
+
+
+def const(name, values, dtype=np.int64):
+    return numpy_helper.from_array(np.asarray(values, dtype=dtype), name)
+
+
+def save(name, nodes, inputs, outputs, inits, datasets, opset=13):
+    # Outputs of known rank and unknown dims, as shape inference sees them.
+    outputs = [helper.make_tensor_value_info(o.name, o.type.tensor_type.elem_type,
+                                             [None] * v.ndim)
+               for o, v in zip(outputs, datasets[0][1])]
+    graph = helper.make_graph(nodes, name, inputs, outputs, inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(out, name + ".onnx"))
+    for k, (ins, outs) in enumerate(datasets):
+        data = os.path.join(out, name, f"test_data_set_{k}")
+        os.makedirs(data, exist_ok=True)
+        for kind, values, infos in (("input", ins, inputs), ("output", outs, outputs)):
+            assert len(values) == len(infos)
+            for i, (v, info) in enumerate(zip(values, infos)):
+                with open(os.path.join(data, f"{kind}_{i}.pb"), "wb") as f:
+                    f.write(numpy_helper.from_array(v, info.name).SerializeToString())
+
+
+def uniform(*shape):
+    return rng.uniform(-2, 2, shape).astype(np.float32)
+
+
+# Concat along a static dim of [N, 3] and [N, 2], along the symbolic dim of
+# [N, 3] and [2, 3] (N + 2 rows), and twice along it ([2*N, 3]) before an
+# equal Split back into two [N, 3] parts, and a Split of static [1, 3] sizes
+# of a [4, N] input.
+save("concat_split", [
+    helper.make_node("Concat", ["x", "y"], ["wide"], axis=1),
+    helper.make_node("Concat", ["x", "c"], ["tall"], axis=0),
+    helper.make_node("Concat", ["x", "x"], ["twice"], axis=0),
+    helper.make_node("Neg", ["twice"], ["neg"]),
+    helper.make_node("Split", ["neg"], ["p0", "p1"], axis=0),
+    helper.make_node("Split", ["z", "sizes"], ["q0", "q1"], axis=0),
+], [helper.make_tensor_value_info("x", F, ["N", 3]),
+    helper.make_tensor_value_info("y", F, ["N", 2]),
+    helper.make_tensor_value_info("z", F, [4, "M"])],
+   [helper.make_tensor_value_info(n, F, None) for n in ["wide", "tall", "p0", "p1", "q0", "q1"]],
+   [const("c", np.arange(6).reshape(2, 3), np.float32), const("sizes", [1, 3])],
+   [([x, y, z], [np.concatenate([x, y], 1), np.concatenate([x, np.arange(6, dtype=np.float32)
+                                                               .reshape(2, 3)], 0),
+                 -x, -x, z[:1], z[1:]])
+    for x, y, z in ((uniform(n, 3), uniform(n, 2), uniform(4, m)) for n, m in ((1, 5), (4, 2),
+                                                                               (0, 0)))])
+
+# Pad: constant pads grow the symbolic dims of [N, 3, M] (N + 3, M + 1), with
+# a negative pad of the static dim; edge and reflect pad only its static dim.
+pads_c = [1, -1, 0, 2, 0, 1]
+save("pad", [
+    helper.make_node("Pad", ["x", "pc", "v"], ["yc"], mode="constant"),
+    helper.make_node("Pad", ["x", "pe"], ["ye"], mode="edge"),
+    helper.make_node("Pad", ["x", "pe"], ["yr"], mode="reflect"),
+], [helper.make_tensor_value_info("x", F, ["N", 3, "M"])],
+   [helper.make_tensor_value_info(n, F, None) for n in ["yc", "ye", "yr"]],
+   [const("pc", pads_c), const("v", [1.5], np.float32), const("pe", [0, 2, 0, 0, 1, 0])],
+   [([x], [np.pad(x[:, 1:, :], ((1, 2), (0, 0), (0, 1)), constant_values=1.5),
+           np.pad(x, ((0, 0), (2, 1), (0, 0)), mode="edge"),
+           np.pad(x, ((0, 0), (2, 1), (0, 0)), mode="reflect")])
+    for x in (uniform(2, 3, 4), uniform(5, 3, 1), uniform(0, 3, 2))])
+
+# Edge and reflect pads of a symbolic dim read at positions computed from
+# its size at run time. An empty dim has nothing to repeat (numpy and ONNX
+# Runtime refuse it): the result is zeros, and nothing is read out of bounds.
+def pad_modes(x):
+    if x.shape[0] == 0:
+        return [np.zeros((3, 3), np.float32), np.zeros((3, 3), np.float32)]
+    return [np.pad(x, ((2, 1), (0, 0)), mode="edge"),
+            np.pad(x, ((1, 2), (0, 0)), mode="reflect")]
+save("pad_symbolic", [
+    helper.make_node("Pad", ["x", "pe"], ["ye"], mode="edge"),
+    helper.make_node("Pad", ["x", "pr"], ["yr"], mode="reflect"),
+], [helper.make_tensor_value_info("x", F, ["N", 3])],
+   [helper.make_tensor_value_info(n, F, None) for n in ["ye", "yr"]],
+   [const("pe", [2, 0, 1, 0]), const("pr", [1, 0, 2, 0])],
+   [([x], pad_modes(x)) for x in (uniform(1, 3), uniform(2, 3), uniform(5, 3), uniform(0, 3))])
+
+# Expand of [N, 1] to [2, N, 4]: the symbolic dim is kept, the 1 broadcast.
+save("expand", [helper.make_node("Expand", ["x", "shape"], ["y"])],
+     [helper.make_tensor_value_info("x", F, ["N", 1])],
+     [helper.make_tensor_value_info("y", F, None)], [const("shape", [2, 1, 4])],
+     [([x], [np.broadcast_to(x, (2, x.shape[0], 4)).copy()])
+      for x in (uniform(1, 1), uniform(3, 1), uniform(0, 1))])
+
+# BatchNormalization (inference) of [2, 3, H, W]: every dim but the channels
+# may be symbolic.
+scale, bias, mean = uniform(3), uniform(3), uniform(3)
+var = rng.uniform(0.5, 2, 3).astype(np.float32)
+def batchnorm(x):
+    s = lambda v: v.reshape(1, 3, 1, 1)
+    return ((x - s(mean)) / np.sqrt(s(var) + 1e-5) * s(scale) + s(bias)).astype(np.float32)
+save("batchnorm", [helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"])],
+     [helper.make_tensor_value_info("x", F, [2, 3, "H", "W"])],
+     [helper.make_tensor_value_info("y", F, None)],
+     [numpy_helper.from_array(a, n) for a, n in ((scale, "s"), (bias, "b"), (mean, "m"),
+                                                  (var, "v"))],
+     [([x], [batchnorm(x)]) for x in (uniform(2, 3, 4, 5), uniform(2, 3, 1, 7))])
+
+# InstanceNormalization of [N, 3, H]: the mean and variance over a symbolic
+# H count H elements at run time.
+in_scale, in_bias = uniform(3), uniform(3)
+def instancenorm(x):
+    mean = x.astype(np.float64).mean(axis=2, keepdims=True) if x.shape[2] else 0
+    var = ((x - mean) ** 2).mean(axis=2, keepdims=True) if x.shape[2] else 0
+    y = (x - mean) / np.sqrt(var + 1e-5) * in_scale.reshape(1, 3, 1) + in_bias.reshape(1, 3, 1)
+    return y.astype(np.float32)
+save("instancenorm", [helper.make_node("InstanceNormalization", ["x", "s", "b"], ["y"])],
+     [helper.make_tensor_value_info("x", F, ["N", 3, "H"])],
+     [helper.make_tensor_value_info("y", F, None)],
+     [numpy_helper.from_array(in_scale, "s"), numpy_helper.from_array(in_bias, "b")],
+     [([x], [instancenorm(x)]) for x in (uniform(2, 3, 5), uniform(1, 3, 1), uniform(3, 3, 8),
+                                          uniform(1, 3, 0))])
+
+# Resize of [1, 2, S, 4] by scales that are 1 along S: nearest (asymmetric,
+# floor) doubling the last dim, and cubic (half_pixel) by 1 everywhere,
+# which reads every element at its own position.
+save("resize", [
+    helper.make_node("Resize", ["x", "", "double"], ["yn"], mode="nearest",
+                     coordinate_transformation_mode="asymmetric", nearest_mode="floor"),
+    helper.make_node("Resize", ["x", "", "same"], ["yc"], mode="cubic",
+                     coordinate_transformation_mode="half_pixel"),
+], [helper.make_tensor_value_info("x", F, [1, 2, "S", 4])],
+   [helper.make_tensor_value_info(n, F, None) for n in ["yn", "yc"]],
+   [const("double", [1, 1, 1, 2], np.float32), const("same", [1, 1, 1, 1], np.float32)],
+   [([x], [np.repeat(x, 2, axis=3), x]) for x in (uniform(1, 2, 3, 4), uniform(1, 2, 1, 4),
+                                                   uniform(1, 2, 0, 4))])
+
+# Trilu of [B, 3, 4]: a loop over the matrices.
+save("trilu", [helper.make_node("Trilu", ["x", "k"], ["up"], upper=1),
+               helper.make_node("Trilu", ["x"], ["low"], upper=0)],
+     [helper.make_tensor_value_info("x", F, ["B", 3, 4])],
+     [helper.make_tensor_value_info(n, F, None) for n in ["up", "low"]], [const("k", 1)],
+     [([x], [np.triu(x, 1), np.tril(x)]) for x in (uniform(2, 3, 4), uniform(1, 3, 4),
+                                                   uniform(0, 3, 4))], opset=14)
+
+# GlobalMaxPool of [N, C, 3, 4]: a loop over N and C.
+save("globalmaxpool", [helper.make_node("GlobalMaxPool", ["x"], ["y"])],
+     [helper.make_tensor_value_info("x", F, ["N", "C", 3, 4])],
+     [helper.make_tensor_value_info("y", F, None)], [],
+     [([x], [x.max(axis=(2, 3), keepdims=True)])
+      for x in (uniform(1, 2, 3, 4), uniform(3, 5, 3, 4), uniform(0, 2, 3, 4))])
+
+# Global pools over symbolic spatial dims: the average of [1, 4, S, 6]
+# divides by 6*S at run time; the max of [N, 2, S, 3] loops over N.
+save("globalpool_spatial", [helper.make_node("GlobalAveragePool", ["x"], ["avg"]),
+                            helper.make_node("GlobalMaxPool", ["w"], ["max"])],
+     [helper.make_tensor_value_info("x", F, [1, 4, "S", 6]),
+      helper.make_tensor_value_info("w", F, ["N", 2, "S", 3])],
+     [helper.make_tensor_value_info(n, F, None) for n in ["avg", "max"]], [],
+     [([x, w], [x.mean(axis=(2, 3), keepdims=True), w.max(axis=(2, 3), keepdims=True)])
+      for x, w in ((uniform(1, 4, s, 6), uniform(n, 2, s, 3)) for s, n in ((1, 2), (5, 1), (3, 3)))])
+
+# ArgMax along a symbolic axis: [2, S] to [2].
+save("argmax_symbolic_axis", [helper.make_node("ArgMax", ["x"], ["i"], axis=1, keepdims=0)],
+     [helper.make_tensor_value_info("x", F, [2, "S"])],
+     [helper.make_tensor_value_info("i", TensorProto.INT64, None)], [],
+     [([x], [x.argmax(axis=1)]) for x in (uniform(2, 1), uniform(2, 7))])
+
+# ArgMin over the static middle dim of [2, 3, S] (keepdims 0: [2, S]),
+# ArgMax over the last dim of [S, 4] (keepdims 1: [S, 1]), and TopK (k = 2)
+# over the last dim of [A, 3, B, 8]: loops over the other dims.
+save("argmin_argmax", [
+    helper.make_node("ArgMin", ["x"], ["imin"], axis=1, keepdims=0),
+    helper.make_node("ArgMax", ["w"], ["imax"], axis=-1, keepdims=1),
+], [helper.make_tensor_value_info("x", F, [2, 3, "S"]),
+    helper.make_tensor_value_info("w", F, ["S", 4])],
+   [helper.make_tensor_value_info(n, TensorProto.INT64, None) for n in ["imin", "imax"]], [],
+   [([x, w], [x.argmin(axis=1), w.argmax(axis=-1)[:, None]])
+    for x, w in ((uniform(2, 3, s), uniform(s, 4)) for s in (1, 6, 0))])
+
+
+def topk(x):
+    order = np.argsort(-x, axis=-1, kind="stable")[..., :2]
+    return np.take_along_axis(x, order, axis=-1), order.astype(np.int64)
+save("topk", [helper.make_node("TopK", ["x", "k"], ["values", "indices"], axis=3)],
+     [helper.make_tensor_value_info("x", F, ["A", 3, "B", 8])],
+     [helper.make_tensor_value_info("values", F, None),
+      helper.make_tensor_value_info("indices", TensorProto.INT64, None)],
+     [const("k", [2])],
+     [([x], list(topk(x))) for x in (uniform(1, 3, 2, 8), uniform(3, 3, 1, 8))])
+
+
+# Models that fit their symbolic dims only for some values of the symbols:
+# compiling them symbolically must be refused (they compile with --shape).
+def refuse(name, nodes, inputs, inits, out_rank):
+    graph = helper.make_graph(nodes, name, inputs,
+                              [helper.make_tensor_value_info("y", F, [None] * out_rank)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(out, name + ".onnx"))
+
+
+refuse("refuse_concat", [helper.make_node("Concat", ["a", "b"], ["y"], axis=1)],
+       [helper.make_tensor_value_info("a", F, ["S", 4]),
+        helper.make_tensor_value_info("b", F, ["T", 4])], [], 2)
+refuse("refuse_split", [helper.make_node("Split", ["a", "sizes"], ["y", "z"], axis=1)],
+       [helper.make_tensor_value_info("a", F, [3, "S"])], [const("sizes", [2, 3])], 2)
+refuse("refuse_squeeze", [helper.make_node("Squeeze", ["a", "axes"], ["y"])],
+       [helper.make_tensor_value_info("a", F, ["S", 3])], [const("axes", [0])], 1)
+refuse("refuse_pad_crop", [helper.make_node("Pad", ["a", "pads"], ["y"])],
+       [helper.make_tensor_value_info("a", F, ["S", 3])], [const("pads", [2, 0, -1, 0])], 2)
+refuse("refuse_expand", [helper.make_node("Expand", ["a", "shape"], ["y"])],
+       [helper.make_tensor_value_info("a", F, ["N", "S"])], [const("shape", [1, 3])], 2)
+refuse("refuse_batchnorm",
+       [helper.make_node("BatchNormalization", ["a", "s", "s", "s", "s"], ["y"])],
+       [helper.make_tensor_value_info("a", F, [2, "C", 3])],
+       [numpy_helper.from_array(np.ones(4, np.float32), "s")], 3)
+refuse("refuse_topk", [helper.make_node("TopK", ["a", "k"], ["y", "i"], axis=0)],
+       [helper.make_tensor_value_info("a", F, ["S"])], [const("k", [3])], 1)
