@@ -5,10 +5,13 @@ Usage:
   /usr/bin/python3 test/conformance/run_conformance.py ONNXCC [--data DIR]
       [--jobs N] [--timeout S] [--filter REGEX] [--results FILE]
       [--cache DIR] [--cxx-opt FLAG] [--expected DIR] [--update-expected]
+      [--suites S,...] [--data-1.23 DIR]
 
 Every test of the suites node, pytorch-converted, pytorch-operator and simple
-(ONNX 1.12, Debian's libonnx-testdata) is compiled, built, run on all of its
-test_data_set_* folders and compared, and lands in one class:
+(ONNX 1.12, Debian's libonnx-testdata), or of the suites --suites names
+(node-1.23: ONNX 1.23's node tests, opsets up to 28, from ../shared/onnx), is
+compiled, built, run on all of its test_data_set_* folders and compared, and
+lands in one class:
   pass         every output of every dataset within tolerance;
   fail         verify ran and some output differs (the worst line is kept);
   unsupported  the compiler rejected the model (verify's "compile:" error);
@@ -33,9 +36,13 @@ import sys
 import shutil
 import time
 
-SUITES = ("node", "pytorch-converted", "pytorch-operator", "simple")
+SUITES_1_12 = ("node", "pytorch-converted", "pytorch-operator", "simple")
+SUITES = SUITES_1_12 + ("node-1.23",)
 DEFAULT_DATA = "/usr/share/libonnx-testdata/data"
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The checkout's ../shared (next to the repository, as CI lays it out).
+DEFAULT_DATA_1_23 = os.path.normpath(os.path.join(HERE, "..", "..", "..", "shared", "onnx",
+                                                  "node-1.23"))
 DEFAULT_EXPECTED = os.path.join(HERE, "expected")
 STATUSES = ("pass", "fail", "unsupported", "error")
 EXPECTABLE = ("pass", "fail", "unsupported")
@@ -99,12 +106,12 @@ def write_expected(expected_dir, suite, expected):
             f.write("%s %s\n" % (test, expected[test]))
 
 
-def find_tests(data_dir, pattern, out_of_scope):
+def find_tests(suite_dirs, pattern, out_of_scope):
     """(suite, test, folder) of every test to run, in a fixed order, and the
-    out-of-scope ones that the filter selects."""
+    out-of-scope ones that the filter selects; `suite_dirs` maps each suite
+    to run to its folder."""
     tests, skipped = [], []
-    for suite in SUITES:
-        suite_dir = os.path.join(data_dir, suite)
+    for suite, suite_dir in suite_dirs.items():
         if not os.path.isdir(suite_dir):
             continue
         for test in sorted(os.listdir(suite_dir)):
@@ -212,16 +219,28 @@ def main():
                         help="folder of <suite>.txt expectations and out-of-scope.txt")
     parser.add_argument("--update-expected", action="store_true",
                         help="rewrite the expectations of the tests run")
+    parser.add_argument("--suites", default=",".join(SUITES_1_12),
+                        help="comma-separated suites to run (default the ONNX 1.12 ones; "
+                        "also: node-1.23)")
+    parser.add_argument("--data-1.23", dest="data_1_23", default=DEFAULT_DATA_1_23,
+                        help="folder of the node-1.23 suite's test_* folders")
     args = parser.parse_args()
+    suites = [s for s in args.suites.split(",") if s]
+    unknown = [s for s in suites if s not in SUITES]
+    if unknown:
+        sys.exit("unknown suite %s (known: %s)" % (", ".join(unknown), ", ".join(SUITES)))
+    suite_dirs = {s: args.data_1_23 if s == "node-1.23" else os.path.join(args.data, s)
+                  for s in suites}
 
     args.onnxcc = resolve_program(args.onnxcc)
     if args.cache:
         args.cache = os.path.abspath(args.cache)
     pattern = re.compile(args.filter) if args.filter else None
     out_of_scope = read_out_of_scope(args.expected)
-    tests, skipped = find_tests(args.data, pattern, out_of_scope)
+    tests, skipped = find_tests(suite_dirs, pattern, out_of_scope)
     if not tests:
-        sys.exit("no tests under %s%s" % (args.data, " match the filter" if pattern else ""))
+        sys.exit("no tests under %s%s" % (", ".join(suite_dirs.values()),
+                                          " match the filter" if pattern else ""))
 
     start = time.time()
     results = {}

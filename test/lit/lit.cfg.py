@@ -54,6 +54,12 @@ except OSError:
 # Tests that need the ONNX backend test data or PyTorch declare these features.
 if os.path.isdir(config.onnx_testdata_dir):
     config.available_features.add("onnx-testdata")
+# ONNX 1.23's node tests, in the shared data next to the checkout.
+onnx_1_23 = os.path.normpath(os.path.join(config.onnxcc_src_root, "..", "shared", "onnx",
+                                          "node-1.23"))
+config.substitutions.append(("%onnx_1_23", onnx_1_23))
+if os.path.isdir(onnx_1_23):
+    config.available_features.add("onnx-1.23")
 try:
     import importlib.util
     if importlib.util.find_spec("torch") and importlib.util.find_spec("torchvision"):
