@@ -981,7 +981,8 @@ struct MeanVarianceNormalizationLowering
   }
 };
 
-/// Y = X / ||X||_p along `axis`, p 1 or 2.
+/// Y = X / ||X||_p along `axis`, p 1 or 2; 0 where the norm is 0 (the
+/// operator's definition since ONNX 1.20: 0 / 0 is 0, not NaN).
 struct LpNormalizationLowering : OpConversionPattern<onnx::LpNormalizationOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -1018,7 +1019,11 @@ struct LpNormalizationLowering : OpConversionPattern<onnx::LpNormalizationOp> {
                             {identity, keptDimsMap(reduced, ctx)},
                             [&](OpBuilder &b, Location l, ValueRange v) -> Value {
                               Value n = p == 1 ? v[1] : Value(math::SqrtOp::create(b, l, v[1]));
-                              return arith::DivFOp::create(b, l, v[0], n);
+                              Value zero = floatConst(b, l, n.getType(), 0.0);
+                              Value isZero = arith::CmpFOp::create(
+                                  b, l, arith::CmpFPredicate::OEQ, n, zero);
+                              return arith::SelectOp::create(
+                                  b, l, isZero, zero, arith::DivFOp::create(b, l, v[0], n));
                             });
     rewriter.replaceOp(op, y);
     return success();
