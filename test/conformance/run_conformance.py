@@ -106,12 +106,17 @@ def write_expected(expected_dir, suite, expected):
             f.write("%s %s\n" % (test, expected[test]))
 
 
-def find_tests(suite_dirs, pattern, out_of_scope):
+def suite_folders(data_dir, suites=SUITES_1_12, data_1_23=DEFAULT_DATA_1_23):
+    """{suite: folder}: the 1.12 suites under `data_dir`, node-1.23 at `data_1_23`."""
+    return {s: data_1_23 if s == "node-1.23" else os.path.join(data_dir, s) for s in suites}
+
+
+def find_tests(data_dir, pattern, out_of_scope, suite_dirs=None):
     """(suite, test, folder) of every test to run, in a fixed order, and the
     out-of-scope ones that the filter selects; `suite_dirs` maps each suite
-    to run to its folder."""
+    to run to its folder (default: the 1.12 suites under `data_dir`)."""
     tests, skipped = [], []
-    for suite, suite_dir in suite_dirs.items():
+    for suite, suite_dir in (suite_dirs or suite_folders(data_dir)).items():
         if not os.path.isdir(suite_dir):
             continue
         for test in sorted(os.listdir(suite_dir)):
@@ -229,15 +234,14 @@ def main():
     unknown = [s for s in suites if s not in SUITES]
     if unknown:
         sys.exit("unknown suite %s (known: %s)" % (", ".join(unknown), ", ".join(SUITES)))
-    suite_dirs = {s: args.data_1_23 if s == "node-1.23" else os.path.join(args.data, s)
-                  for s in suites}
+    suite_dirs = suite_folders(args.data, suites, args.data_1_23)
 
     args.onnxcc = resolve_program(args.onnxcc)
     if args.cache:
         args.cache = os.path.abspath(args.cache)
     pattern = re.compile(args.filter) if args.filter else None
     out_of_scope = read_out_of_scope(args.expected)
-    tests, skipped = find_tests(suite_dirs, pattern, out_of_scope)
+    tests, skipped = find_tests(args.data, pattern, out_of_scope, suite_dirs)
     if not tests:
         sys.exit("no tests under %s%s" % (", ".join(suite_dirs.values()),
                                           " match the filter" if pattern else ""))
