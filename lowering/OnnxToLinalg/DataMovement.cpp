@@ -798,6 +798,21 @@ struct TileLowering : OpConversionPattern<onnx::TileOp> {
   }
 };
 
+/// The input position that output position `j` (relative to the start of
+/// the input along one dim of `size` elements) of a wrap or reflect Pad
+/// reads: j modulo `period` (size for wrap, 2 * (size - 1) for reflect),
+/// mirrored back into the dim for reflect.
+Value padSource(OpBuilder &b, Location l, Value j, Value period, Value size, bool reflect) {
+  Value m = arith::RemSIOp::create(b, l, j, period);
+  m = arith::AddIOp::create(b, l, m, period);
+  m = arith::RemSIOp::create(b, l, m, period);
+  if (!reflect)
+    return m;
+  Value mirrored = arith::SubIOp::create(b, l, period, m);
+  Value low = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, m, size);
+  return arith::SelectOp::create(b, l, low, m, mirrored);
+}
+
 /// Pad. Constant mode with constant pads: crop negative pads with
 /// extract_slice, then insert into a filled tensor (views and a fill).
 /// Otherwise (edge, reflect, wrap, or pads known only at run time) a generic
@@ -892,17 +907,8 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
             // Wrap repeats with period dim; reflect mirrors about the first
             // and last element, with period 2 * (dim - 1).
             int64_t period = mode == "wrap" ? dim : 2 * (dim - 1);
-            Value p = indexConst(b, l, period);
-            Value m = arith::RemSIOp::create(b, l, j, p);
-            m = arith::AddIOp::create(b, l, m, p);
-            m = arith::RemSIOp::create(b, l, m, p);
-            if (mode == "reflect") {
-              Value mirrored = arith::SubIOp::create(b, l, p, m);
-              Value low = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, m,
-                                                indexConst(b, l, dim));
-              m = arith::SelectOp::create(b, l, low, m, mirrored);
-            }
-            at.push_back(m);
+            at.push_back(padSource(b, l, j, indexConst(b, l, period), indexConst(b, l, dim),
+                                   mode == "reflect"));
           }
           if (mode == "constant" && inType.getNumElements() == 0)
             return fill;
@@ -1059,14 +1065,7 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
                             ? atLeast(b, l, size, 1)
                             : atLeast(b, l, arith::MulIOp::create(b, l, last, indexConst(b, l, 2)),
                                       1);
-              Value m = arith::RemSIOp::create(b, l, j, p);
-              m = arith::AddIOp::create(b, l, m, p);
-              m = arith::RemSIOp::create(b, l, m, p);
-              if (mode == "reflect") {
-                Value mirrored = arith::SubIOp::create(b, l, p, m);
-                Value low = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, m, size);
-                m = arith::SelectOp::create(b, l, low, m, mirrored);
-              }
+              Value m = padSource(b, l, j, p, size, mode == "reflect");
               at.push_back(clampIndex(b, l, m, indexConst(b, l, 0), last));
               continue;
             }
@@ -1077,17 +1076,8 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
             }
             // As in the static case: wrap has period dim, reflect 2 * (dim - 1).
             int64_t period = mode == "wrap" ? dim : 2 * (dim - 1);
-            Value p = indexConst(b, l, period);
-            Value m = arith::RemSIOp::create(b, l, j, p);
-            m = arith::AddIOp::create(b, l, m, p);
-            m = arith::RemSIOp::create(b, l, m, p);
-            if (mode == "reflect") {
-              Value mirrored = arith::SubIOp::create(b, l, p, m);
-              Value low = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, m,
-                                                indexConst(b, l, dim));
-              m = arith::SelectOp::create(b, l, low, m, mirrored);
-            }
-            at.push_back(m);
+            at.push_back(padSource(b, l, j, indexConst(b, l, period), indexConst(b, l, dim),
+                                   mode == "reflect"));
           }
           if (!nonEmpty)
             return tensor::ExtractOp::create(b, l, input, at);

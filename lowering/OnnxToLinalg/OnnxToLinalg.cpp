@@ -308,6 +308,17 @@ void checkDimConstraints(func::FuncOp func, OnnxTypeConverter &converter) {
   }
 }
 
+/// `op`'s `axis` attribute (`dflt` when it has none) as a dim of a
+/// rank-`rank` operand; nullopt when out of range.
+std::optional<int64_t> axisOf(Operation *op, int64_t rank, int64_t dflt) {
+  int64_t a = dflt;
+  if (auto attr = op->getAttrOfType<IntegerAttr>("axis"))
+    a = attr.getInt();
+  if (a < -rank || a >= rank)
+    return std::nullopt;
+  return a < 0 ? a + rank : a;
+}
+
 /// How many leading dims of operand 0 and result 0 `op` treats
 /// independently (result[i, ...] depends only on operand 0[i, ...] along
 /// them, and on a fused Conv's residual Z[i, ...]), or 0.
@@ -316,12 +327,8 @@ int64_t independentLeadingDims(Operation *op) {
   if (!x)
     return 0;
   int64_t rank = x.getRank();
-  auto axisAttr = [&](int64_t dflt) {
-    int64_t a = dflt;
-    if (auto attr = op->getAttrOfType<IntegerAttr>("axis"))
-      a = attr.getInt();
-    return a < 0 ? a + rank : a;
-  };
+  // An axis out of range (which the verifier refuses) treats none.
+  auto axisAttr = [&](int64_t dflt) { return axisOf(op, rank, dflt).value_or(0); };
   // The result of a global pool at [n, c] reads only X[n, c, ...].
   if (isa<onnx::GlobalAveragePoolOp, onnx::GlobalMaxPoolOp, onnx::GlobalLpPoolOp>(op))
     return std::min<int64_t>(2, rank);
@@ -367,14 +374,7 @@ SmallVector<int64_t> independentDims(Operation *op) {
     return {};
   int64_t rank = x.getRank();
   SmallVector<int64_t> map(rank, -1);
-  auto axisAttr = [&](int64_t dflt) -> std::optional<int64_t> {
-    int64_t a = dflt;
-    if (auto attr = op->getAttrOfType<IntegerAttr>("axis"))
-      a = attr.getInt();
-    if (a < -rank || a >= rank)
-      return std::nullopt;
-    return a < 0 ? a + rank : a;
-  };
+  auto axisAttr = [&](int64_t dflt) { return axisOf(op, rank, dflt); };
   auto allBut = [&](int64_t axis, bool dropped) {
     for (int64_t d = 0; d < rank; ++d)
       if (d != axis)
@@ -619,17 +619,9 @@ std::string symbolicMismatch(Operation *op, const OnnxTypeConverter &converter) 
              shapeText(*out) + " only for some values of the symbols";
     return "";
   }
-  auto axisOf = [&](int64_t rank, int64_t dflt = 0) -> std::optional<int64_t> {
-    int64_t a = dflt;
-    if (auto attr = op->getAttrOfType<IntegerAttr>("axis"))
-      a = attr.getInt();
-    if (a < -rank || a >= rank)
-      return std::nullopt;
-    return a < 0 ? a + rank : a;
-  };
   if (isa<onnx::ConcatOp>(op)) {
     auto out = shapeOf(op->getResult(0));
-    auto axis = out ? axisOf(out->size()) : std::nullopt;
+    auto axis = out ? axisOf(op, out->size(), 0) : std::nullopt;
     if (!axis)
       return "";
     for (auto [i, v] : llvm::enumerate(op->getOperands())) {
@@ -645,7 +637,7 @@ std::string symbolicMismatch(Operation *op, const OnnxTypeConverter &converter) 
     return "";
   }
   if (isa<onnx::SplitOp>(op)) {
-    auto axis = axisOf(in->size());
+    auto axis = axisOf(op, in->size(), 0);
     if (!axis || !symbolic(*in))
       return "";
     onnx::Dim total = onnx::Dim::known(0);
@@ -695,7 +687,7 @@ std::string symbolicMismatch(Operation *op, const OnnxTypeConverter &converter) 
     return "";
   }
   if (isa<onnx::TopKOp>(op))
-    if (auto axis = axisOf(in->size(), -1); axis && (*in)[*axis].isSymbolic())
+    if (auto axis = axisOf(op, in->size(), -1); axis && (*in)[*axis].isSymbolic())
       return "it takes K elements along dim " + std::to_string(*axis) + " of " + shapeText(*in) +
              ", which has them only for some values of the symbols";
   if (isa<onnx::BatchNormalizationOp, onnx::InstanceNormalizationOp>(op) && in->size() >= 2 &&
