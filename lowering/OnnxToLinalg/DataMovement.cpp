@@ -824,8 +824,6 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
     auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
     if (failed(typeAndSizes))
       return failure();
-    if (!typeAndSizes->first.hasStaticShape())
-      return lowerSymbolic(op, adaptor, typeAndSizes->first, typeAndSizes->second, rewriter);
     RankedTensorType type = typeAndSizes->first;
     Value input = adaptor.getData();
     auto inType = cast<RankedTensorType>(input.getType());
@@ -838,6 +836,11 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
     if (mode != "constant" && mode != "edge" && mode != "reflect" && mode != "wrap")
       return rewriter.notifyMatchFailure(op, "unknown pad mode");
     auto pads = constantInts(op.getPads(), adaptor.getPads());
+    if (!type.hasStaticShape()) {
+      if (!pads)
+        return rewriter.notifyMatchFailure(op, "symbolic pad needs constant pads");
+      return lowerSymbolic(op, adaptor, type, typeAndSizes->second, *pads, rewriter);
+    }
     if (pads)
       for (int64_t d = 0; d < rank; ++d)
         if (inType.getDimSize(d) + (*pads)[d] + (*pads)[rank + d] != type.getDimSize(d))
@@ -927,22 +930,15 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
   /// mode fills the result and inserts the (statically cropped) input;
   /// edge, reflect and wrap read through a generic, which computes the
   /// positions in a symbolic dim from its size at run time.
+  /// `pads` are the op's constant pads (matchAndRewrite checked them and the
+  /// mode).
   LogicalResult lowerSymbolic(onnx::PadOp op, OpAdaptor adaptor, RankedTensorType type,
-                              ValueRange resultSizes,
+                              ValueRange resultSizes, ArrayRef<int64_t> pads,
                               ConversionPatternRewriter &rewriter) const {
     Value input = adaptor.getData();
     auto inType = cast<RankedTensorType>(input.getType());
     int64_t rank = inType.getRank();
-    auto padsType = dyn_cast<RankedTensorType>(adaptor.getPads().getType());
-    if (!padsType || padsType.getRank() != 1 || padsType.getDimSize(0) != 2 * rank ||
-        type.getRank() != rank)
-      return rewriter.notifyMatchFailure(op, "pads must have 2 * rank values");
     StringRef mode = op.getMode();
-    if (mode != "constant" && mode != "edge" && mode != "reflect" && mode != "wrap")
-      return rewriter.notifyMatchFailure(op, "unknown pad mode");
-    auto pads = constantInts(op.getPads(), adaptor.getPads());
-    if (!pads)
-      return rewriter.notifyMatchFailure(op, "symbolic pad needs constant pads");
     const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
     auto inShape = converter.shapeOf(op.getData());
     auto outShape = converter.shapeOf(op.getOutput());
@@ -950,7 +946,7 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
         static_cast<int64_t>(outShape->size()) != rank)
       return rewriter.notifyMatchFailure(op, "symbolic shapes are not known");
     for (int64_t d = 0; d < rank; ++d) {
-      int64_t begin = (*pads)[d], end = (*pads)[rank + d];
+      int64_t begin = pads[d], end = pads[rank + d];
       onnx::Dim grown = onnx::addDims((*inShape)[d], onnx::Dim::known(begin + end));
       if (grown != (*outShape)[d])
         return rewriter.notifyMatchFailure(op, "pads disagree with the result shape");
@@ -986,7 +982,7 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
       SmallVector<int64_t> cropShape;
       bool crop = false;
       for (int64_t d = 0; d < rank; ++d) {
-        int64_t begin = (*pads)[d], end = (*pads)[rank + d];
+        int64_t begin = pads[d], end = pads[rank + d];
         insertOffsets.push_back(rewriter.getIndexAttr(std::max<int64_t>(begin, 0)));
         if (inType.isDynamicDim(d)) {
           cropOffsets.push_back(rewriter.getIndexAttr(0));
@@ -1020,7 +1016,7 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
     // is read then (the result is zeros), and every position computed for
     // a symbolic dim is clamped into it, so nothing is read out of bounds.
     for (int64_t d = 0; d < rank; ++d)
-      if (!inType.isDynamicDim(d) && ((*pads)[d] || (*pads)[rank + d]) &&
+      if (!inType.isDynamicDim(d) && (pads[d] || pads[rank + d]) &&
           inType.getDimSize(d) == 0)
         return rewriter.notifyMatchFailure(op, "edge/reflect/wrap padding of an empty dim");
     SmallVector<Value> sizes(rank);
@@ -1045,7 +1041,7 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
         [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) -> Value {
           SmallVector<Value> at;
           for (int64_t d = 0; d < rank; ++d) {
-            int64_t begin = (*pads)[d], end = (*pads)[rank + d];
+            int64_t begin = pads[d], end = pads[rank + d];
             if (begin == 0 && end == 0) {
               at.push_back(ivs[d]);
               continue;

@@ -269,6 +269,27 @@ RankedTensorType sameShapeInput(ConversionPatternRewriter &rewriter, Operation *
   return t;
 }
 
+/// The type of `v`, the converted onnx value `in`, when it has the shape of
+/// `op`'s result 0, of `resultType`: the same static dims and, where they
+/// are symbolic, the same symbolic dims. Null (a match failure) otherwise.
+RankedTensorType symbolicSameShapeInput(ConversionPatternRewriter &rewriter,
+                                        const TypeConverter *converter, Operation *op,
+                                        Value in, Value v, RankedTensorType resultType) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (t && t.getShape() == resultType.getShape() && !resultType.hasStaticShape()) {
+    // The result's symbolic dims are the input's (its sizes come from it).
+    const OnnxTypeConverter &onnxTypes = onnxConverter(converter);
+    auto inShape = onnxTypes.shapeOf(in), outShape = onnxTypes.shapeOf(op->getResult(0));
+    if (!inShape || !outShape || *inShape != *outShape)
+      t = {};
+  }
+  if (!t || t.getShape() != resultType.getShape()) {
+    (void)rewriter.notifyMatchFailure(op, "result shape differs from the input's");
+    return {};
+  }
+  return t;
+}
+
 /// Whether `t` broadcasts unidirectionally into `shape`.
 bool broadcastsInto(RankedTensorType t, ArrayRef<int64_t> shape) {
   int64_t offset = static_cast<int64_t>(shape.size()) - t.getRank();
@@ -842,16 +863,10 @@ struct BatchNormalizationLowering : OpConversionPattern<onnx::BatchNormalization
       return failure();
     RankedTensorType type = typeAndSizes->first;
     Value x = adaptor.getX();
-    auto inType = dyn_cast<RankedTensorType>(x.getType());
-    if (!inType || inType.getShape() != type.getShape())
-      return rewriter.notifyMatchFailure(op, "result shape differs from the input's");
-    if (!type.hasStaticShape()) {
-      // The result's symbolic dims are X's (its sizes come from X).
-      const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
-      auto xShape = converter.shapeOf(op.getX()), yShape = converter.shapeOf(op.getY());
-      if (!xShape || !yShape || *xShape != *yShape)
-        return rewriter.notifyMatchFailure(op, "result shape differs from the input's");
-    }
+    auto inType =
+        symbolicSameShapeInput(rewriter, getTypeConverter(), op, op.getX(), x, type);
+    if (!inType)
+      return failure();
     if (inType.getRank() < 2)
       return rewriter.notifyMatchFailure(op, "input must have rank 2 or more");
     int64_t channels = inType.getDimSize(1);
@@ -898,16 +913,10 @@ struct InstanceNormalizationLowering : OpConversionPattern<onnx::InstanceNormali
       return failure();
     RankedTensorType type = typeAndSizes->first;
     Value x = adaptor.getInput();
-    auto inType = dyn_cast<RankedTensorType>(x.getType());
-    if (!inType || inType.getShape() != type.getShape())
-      return rewriter.notifyMatchFailure(op, "result shape differs from the input's");
-    if (!type.hasStaticShape()) {
-      // The result's symbolic dims are X's (its sizes come from X).
-      const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
-      auto xShape = converter.shapeOf(op.getInput()), yShape = converter.shapeOf(op.getOutput());
-      if (!xShape || !yShape || *xShape != *yShape)
-        return rewriter.notifyMatchFailure(op, "result shape differs from the input's");
-    }
+    auto inType =
+        symbolicSameShapeInput(rewriter, getTypeConverter(), op, op.getInput(), x, type);
+    if (!inType)
+      return failure();
     if (inType.getRank() < 3)
       return rewriter.notifyMatchFailure(op, "input must have rank 3 or more");
     int64_t channels = inType.getDimSize(1);
