@@ -798,6 +798,20 @@ struct TileLowering : OpConversionPattern<onnx::TileOp> {
   }
 };
 
+/// The scalar a constant Pad fills with: its constant_value input, or 0.
+FailureOr<Value> padValue(ConversionPatternRewriter &rewriter, onnx::PadOp op,
+                          onnx::PadOp::Adaptor adaptor, Type elem) {
+  Location loc = op.getLoc();
+  Value cv = adaptor.getConstantValue();
+  if (isa<NoneType>(cv.getType()))
+    return Value(arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(elem)));
+  auto cvType = cast<RankedTensorType>(cv.getType());
+  if (cvType.getNumElements() != 1 || cvType.getElementType() != elem)
+    return rewriter.notifyMatchFailure(op, "constant_value must be one element of the data type");
+  SmallVector<Value> zeros(cvType.getRank(), indexConst(rewriter, loc, 0));
+  return Value(tensor::ExtractOp::create(rewriter, loc, cv, zeros));
+}
+
 /// The input position that output position `j` (relative to the start of
 /// the input along one dim of `size` elements) of a wrap or reflect Pad
 /// reads: j modulo `period` (size for wrap, 2 * (size - 1) for reflect),
@@ -855,18 +869,10 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
 
     Value fill;
     if (mode == "constant") {
-      Value cv = adaptor.getConstantValue();
-      if (!isa<NoneType>(cv.getType())) {
-        auto cvType = cast<RankedTensorType>(cv.getType());
-        if (cvType.getNumElements() != 1 || cvType.getElementType() != type.getElementType())
-          return rewriter.notifyMatchFailure(op,
-                                             "constant_value must be one element of the data type");
-        SmallVector<Value> zeros(cvType.getRank(), indexConst(rewriter, loc, 0));
-        fill = tensor::ExtractOp::create(rewriter, loc, cv, zeros);
-      } else {
-        fill = arith::ConstantOp::create(rewriter, loc,
-                                         rewriter.getZeroAttr(type.getElementType()));
-      }
+      FailureOr<Value> value = padValue(rewriter, op, adaptor, type.getElementType());
+      if (failed(value))
+        return failure();
+      fill = *value;
       if (pads) {
         rewriter.replaceOp(op, buildConstantPad(rewriter, loc, input, type, *pads, fill));
         return success();
@@ -961,18 +967,10 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
     Location loc = op.getLoc();
     if (mode == "constant") {
       Value fill;
-      Value cv = adaptor.getConstantValue();
-      if (!isa<NoneType>(cv.getType())) {
-        auto cvType = cast<RankedTensorType>(cv.getType());
-        if (cvType.getNumElements() != 1 || cvType.getElementType() != type.getElementType())
-          return rewriter.notifyMatchFailure(op,
-                                             "constant_value must be one element of the data type");
-        SmallVector<Value> zeros(cvType.getRank(), indexConst(rewriter, loc, 0));
-        fill = tensor::ExtractOp::create(rewriter, loc, cv, zeros);
-      } else {
-        fill = arith::ConstantOp::create(rewriter, loc,
-                                         rewriter.getZeroAttr(type.getElementType()));
-      }
+      FailureOr<Value> value = padValue(rewriter, op, adaptor, type.getElementType());
+      if (failed(value))
+        return failure();
+      fill = *value;
       Value filled =
           linalg::FillOp::create(rewriter, loc, fill, emptyTensor(rewriter, loc, type, resultSizes))
               .getResult(0);
