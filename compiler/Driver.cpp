@@ -145,11 +145,14 @@ Error writeFile(StringRef dir, StringRef name, StringRef contents) {
   return Error::success();
 }
 /// A diagnostic handler keeping the first error in `diagnostic`, prefixed
-/// with the ONNX node it is about.
+/// with the ONNX node it is about; warnings go to stderr at once, one line
+/// each ("onnxcc: warning: node 'x': ...").
 std::function<LogicalResult(Diagnostic &)> firstErrorCollector(std::string &diagnostic) {
   return [&diagnostic](Diagnostic &d) {
-    if (diagnostic.empty() && d.getSeverity() == DiagnosticSeverity::Error) {
-      llvm::raw_string_ostream os(diagnostic);
+    bool warning = d.getSeverity() == DiagnosticSeverity::Warning;
+    if (warning || (diagnostic.empty() && d.getSeverity() == DiagnosticSeverity::Error)) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
       // A fused node's location lists the nodes it replaced, its anchor
       // first: that one names it.
       bool named = false;
@@ -167,6 +170,10 @@ std::function<LogicalResult(Diagnostic &)> firstErrorCollector(std::string &diag
       };
       findName(d.getLocation());
       os << d.str();
+      if (warning)
+        llvm::errs() << "onnxcc: warning: " << codegen::displayText(text, 400) << "\n";
+      else
+        diagnostic = text;
     }
     return success();
   };

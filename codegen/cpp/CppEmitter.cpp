@@ -973,7 +973,12 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     unsigned arg;
     std::string name, dtype, ctype;
     MemRefType type;
-    ArrayAttr dims; // onnxcc.dims when some dim is symbolic
+    ArrayAttr dims; // onnxcc.dims when some dim is symbolic (or a bound symbol)
+    /// Dim `d` is a symbol's: dynamic, or static by a bound symbol
+    /// (onnxcc.bound_symbols) whose name the header still shows.
+    bool symbolicDim(int64_t d) const {
+      return type.isDynamicDim(d) || (dims && !isa<IntegerAttr>(dims[d]));
+    }
     /// A string tensor: `const char *` elements, i64 inside.
     bool isString() const { return dtype == "string"; }
     /// The pointer type of the port in the interface.
@@ -1002,7 +1007,8 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       return errorAt(func, "function arguments must be buffers with static or symbolic dims");
     auto nameAttr = func.getArgAttrOfType<StringAttr>(i, "onnx.name");
     Port p{i, nameAttr ? nameAttr.str() : "arg" + std::to_string(i), dtypeOf(func, i),
-           storageType(type.getElementType()), type, type.hasStaticShape() ? ArrayAttr() : dims};
+           storageType(type.getElementType()), type,
+           dims && dims.size() == size_t(type.getRank()) ? dims : ArrayAttr()};
     // The interface uses the ONNX type; inside, integers are signless.
     if (StringRef(p.dtype).starts_with("uint"))
       p.ctype = "u" + p.ctype;
@@ -1130,14 +1136,15 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     std::string s;
     for (int64_t d = 0; d < p.type.getRank(); ++d)
       s += (s.empty() ? "" : ", ") +
-           (p.type.isDynamicDim(d) ? dimExpr(p.dims[d]) : std::to_string(p.type.getDimSize(d)));
+           (p.symbolicDim(d) ? dimExpr(p.dims[d]) : std::to_string(p.type.getDimSize(d)));
     return s;
   };
   // The shape table: -1 for a symbolic dim.
-  auto shapeTable = [](MemRefType t) {
+  auto shapeTable = [](const Port &p) {
     std::string s;
-    for (int64_t d : t.getShape())
-      s += (s.empty() ? "" : ", ") + std::to_string(ShapedType::isDynamic(d) ? -1 : d);
+    for (int64_t d = 0; d < p.type.getRank(); ++d)
+      s += (s.empty() ? "" : ", ") +
+           std::to_string(p.symbolicDim(d) ? -1 : p.type.getDimSize(d));
     return s;
   };
   auto dtypeBytes = [](MemRefType t) { return (t.getElementTypeBitWidth() + 7) / 8; };
@@ -1341,7 +1348,7 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     auto table = [&](StringRef kind, ArrayRef<Port> ports) {
       for (auto [i, p] : llvm::enumerate(ports))
         s << "static const int64_t " << kind << "_shape_" << i << "[] = {"
-          << (p.type.getRank() ? shapeTable(p.type) : "0") << "};\n";
+          << (p.type.getRank() ? shapeTable(p) : "0") << "};\n";
       s << "extern \"C\" const " << n << "_tensor_info " << n << "_" << kind << "["
         << std::max<size_t>(ports.size(), 1) << "] = {\n";
       for (auto [i, p] : llvm::enumerate(ports))

@@ -494,9 +494,6 @@ std::optional<SmallVector<Dim>> ShapeContext::getDimValues(Value v) const {
   return DimEvaluator(*this).eval(v);
 }
 
-std::optional<SmallVector<int64_t>> ShapeContext::getIntValues(Value v) const {
-  return staticValues(getDimValues(v));
-}
 
 namespace {
 /// The raw little-endian bytes of an integer elements attribute of 8 to 64
@@ -543,6 +540,18 @@ std::optional<RawInts> rawInts(ElementsAttr attr) {
 }
 } // namespace
 
+std::optional<SmallVector<int64_t>> ShapeContext::getIntValues(Value v) const {
+  // A constant is read as it is: INT64_MIN (a Slice bound "from before the
+  // start") is a value here, where as a dim it would read as unknown.
+  if (auto raw = rawInts(getConstant(v)); raw && raw->count <= 4096) {
+    SmallVector<int64_t> out;
+    for (int64_t i = 0; i < raw->count; ++i)
+      out.push_back(raw->at(i));
+    return out;
+  }
+  return staticValues(getDimValues(v));
+}
+
 bool ShapeContext::forEachIntValue(Value v,
                                    function_ref<bool(int64_t position, int64_t value)> fn) const {
   if (auto raw = rawInts(getConstant(v))) {
@@ -586,6 +595,56 @@ FailureOr<Dim> ShapeContext::unify(const Dim &a, const Dim &b) {
   if (b.isStatic())
     return b;
   return a.isSymbolic() ? a : b;
+}
+
+std::optional<std::pair<StringAttr, int64_t>> solveForSymbol(const Dim &a, const Dim &b) {
+  auto ea = a.asExpr(), eb = b.asExpr();
+  if (!ea || !eb || *ea == *eb)
+    return std::nullopt;
+  // k*S + m == 0, S being the only symbol and appearing once per term.
+  auto linear = [](const SymExpr &e) -> std::optional<std::pair<StringAttr, int64_t>> {
+    StringAttr sym;
+    int64_t k = 0, m = 0;
+    for (const SymExpr::Term &t : e.getTerms()) {
+      if (t.syms.empty()) {
+        m = t.coeff;
+        continue;
+      }
+      if (t.syms.size() != 1 || (sym && sym != t.syms[0]))
+        return std::nullopt;
+      sym = t.syms[0];
+      k = t.coeff;
+    }
+    if (!sym || k == 0 || m % k != 0 || -m / k < 0)
+      return std::nullopt;
+    return std::make_pair(sym, -m / k);
+  };
+  if (auto diff = SymExpr::sub(*ea, *eb))
+    if (auto s = linear(*diff))
+      return s;
+  // Two monomials: cancel the symbols and the factor they share.
+  if (ea->getTerms().size() != 1 || eb->getTerms().size() != 1)
+    return std::nullopt;
+  SymExpr::Term ta = ea->getTerms()[0], tb = eb->getTerms()[0];
+  SmallVector<StringAttr, 2> ra, rb;
+  size_t i = 0, j = 0;
+  auto before = [](StringAttr x, StringAttr y) { return x.getValue() < y.getValue(); };
+  while (i < ta.syms.size() || j < tb.syms.size()) {
+    if (j == tb.syms.size() || (i < ta.syms.size() && before(ta.syms[i], tb.syms[j])))
+      ra.push_back(ta.syms[i++]);
+    else if (i == ta.syms.size() || before(tb.syms[j], ta.syms[i]))
+      rb.push_back(tb.syms[j++]);
+    else
+      ++i, ++j; // the same symbol on both sides
+  }
+  // Only a non-zero common factor cancels.
+  if (ra.size() + rb.size() != 1 || ta.coeff == 0 || tb.coeff == 0 ||
+      ra.size() + rb.size() == ta.syms.size() + tb.syms.size())
+    return std::nullopt;
+  int64_t k = ra.empty() ? tb.coeff : ta.coeff, m = ra.empty() ? ta.coeff : tb.coeff;
+  if (m % k != 0 || m / k < 0)
+    return std::nullopt;
+  return std::make_pair(ra.empty() ? rb[0] : ra[0], m / k);
 }
 
 SmallVector<DimConstraint> dimConstraints(Operation *op, const ShapeMap &map) {

@@ -121,6 +121,12 @@ struct DimConstraint {
   Dim lhs, rhs;
 };
 
+/// The one value of one symbol that makes `a == b` hold, when the equality
+/// fixes it: `5*S == 15` (S = 3), `2 + S == 8`, `24*B*S == 24*B` (S = 1,
+/// the common factors cancelled). Nullopt when it does not (two symbols
+/// left, no integral non-negative solution, or no symbol at all).
+std::optional<std::pair<mlir::StringAttr, int64_t>> solveForSymbol(const Dim &a, const Dim &b);
+
 /// What a shape function sees: its op, the shapes of its operands and the
 /// contents of constant operands; it records result shapes.
 class ShapeContext {

@@ -521,19 +521,30 @@ FailureOr<std::optional<Shape>> constantShapeOperand(ShapeContext &ctx, unsigned
 /// instead, see codegen/cpp/ABI.md). Symbolic or unknown axes are not checked.
 LogicalResult checkIndexValues(ShapeContext &ctx, unsigned indicesIdx, const Shape &data,
                                llvm::function_ref<int64_t(int64_t position)> axisOf) {
-  if (llvm::none_of(data, [](const Dim &d) { return d.isStatic(); }))
-    return success();
   std::optional<std::pair<int64_t, int64_t>> bad; // (value, axis)
+  // A constant index into a symbolic dim needs the dim long enough.
+  SmallVector<int64_t> least(data.size(), 0);
   ctx.forEachIntValue(ctx.getOp()->getOperand(indicesIdx), [&](int64_t position, int64_t v) {
     int64_t axis = axisOf(position);
     const Dim &d = data[axis];
-    if (!d.isStatic() || (v >= -d.size && v < d.size))
+    if (!d.isStatic()) {
+      if (v >= 0 && v < std::numeric_limits<int64_t>::max())
+        least[axis] = std::max(least[axis], v + 1);
+      else if (v < 0 && v > std::numeric_limits<int64_t>::min())
+        least[axis] = std::max(least[axis], -v);
+      return true;
+    }
+    if (v >= -d.size && v < d.size)
       return true;
     bad = {v, axis};
     return false;
   });
-  if (!bad)
+  if (!bad) {
+    for (auto [d, n] : llvm::zip(data, least))
+      if (n > 0)
+        ctx.requireAtLeast(d, n);
     return success();
+  }
   int64_t s = data[bad->second].size;
   return ctx.fail("index " + Twine(bad->first) + " of input 'indices' is out of range [" +
                   Twine(-s) + ", " + Twine(s) + ") of axis " + Twine(bad->second));
@@ -545,6 +556,8 @@ LogicalResult checkIndexValues(ShapeContext &ctx, unsigned indicesIdx, const Sha
 LogicalResult checkElementsShape(ShapeContext &ctx, const Shape &data, const Shape &indices,
                                  int64_t axis) {
   for (size_t d = 0; d < data.size() && d < indices.size(); ++d) {
+    if (static_cast<int64_t>(d) != axis && !data[d].isStatic() && indices[d].isStatic())
+      ctx.requireAtLeast(data[d], indices[d].size); // checked at run time
     if (static_cast<int64_t>(d) == axis || !data[d].isStatic() || !indices[d].isStatic() ||
         indices[d].size <= data[d].size)
       continue;
@@ -608,7 +621,7 @@ UNARY(Sigmoid) UNARY(Sign) UNARY(Sin) UNARY(Sinh) UNARY(Softplus)
 UNARY(Softsign) UNARY(Sqrt) UNARY(Tan) UNARY(Tanh) UNARY(ThresholdedRelu)
 UNARY(Shrink) UNARY(Cast) UNARY(CastLike) UNARY(Softmax) UNARY(LogSoftmax)
 UNARY(Hardmax) UNARY(LRN) UNARY(MeanVarianceNormalization)
-UNARY(InstanceNormalization) UNARY(Trilu) UNARY(Bernoulli)
+UNARY(Trilu) UNARY(Bernoulli)
 UNARY(RandomNormalLike) UNARY(RandomUniformLike) UNARY(Clip)
 UNARY(LpNormalization) UNARY(EyeLike) UNARY(ReverseSequence)
 UNARY(QuantizeLinear)
@@ -661,11 +674,20 @@ LogicalResult ArgMinOp::inferShapes(ShapeContext &ctx) {
   return argReduceShape(ctx, static_cast<int64_t>(getAxis()), getKeepdims() != 0);
 }
 
+/// The `dilations` of AveragePool 19 and LpPool 18, which the importer
+/// keeps as an extra attribute of the dialect's ops (see poolWithWindow).
+static std::optional<ArrayRef<int64_t>> extraDilations(Operation *op) {
+  if (auto d = op->getAttrOfType<DenseI64ArrayAttr>("dilations"))
+    return d.asArrayRef();
+  return std::nullopt;
+}
+
 LogicalResult AveragePoolOp::inferShapes(ShapeContext &ctx) {
   Window w;
   w.autoPad = getAutoPad();
   w.kernel = getKernelShape();
   w.strides = getStrides();
+  w.dilations = extraDilations(*this);
   w.pads = getPads();
   w.ceilMode = getCeilMode() != 0;
   return poolShape(ctx, w);
@@ -687,7 +709,10 @@ LogicalResult LpPoolOp::inferShapes(ShapeContext &ctx) {
   w.autoPad = getAutoPad();
   w.kernel = getKernelShape();
   w.strides = getStrides();
+  w.dilations = extraDilations(*this);
   w.pads = getPads();
+  auto ceil = (*this)->getAttrOfType<IntegerAttr>("ceil_mode");
+  w.ceilMode = ceil && ceil.getInt() != 0;
   return poolShape(ctx, w);
 }
 
@@ -825,6 +850,23 @@ LogicalResult BatchNormalizationOp::inferShapes(ShapeContext &ctx) {
   }
   ctx.setShape(1, Shape{(*x)[1]});
   ctx.setShape(2, Shape{(*x)[1]});
+  return success();
+}
+
+/// Y has the shape of X; scale and B have one value per channel.
+LogicalResult InstanceNormalizationOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  if (x->size() < 2)
+    return ctx.fail("input X has shape " + shapeText(*x) + ", expected rank >= 2");
+  ctx.setShape(0, *x);
+  for (unsigned i = 1; i < 3; ++i) {
+    auto s = ctx.operandShape(i);
+    if (s && s->size() == 1 && failed(ctx.unify((*s)[0], (*x)[1])))
+      return ctx.fail("operand #" + Twine(i) + " has shape " + shapeText(*s) +
+                      " but X has " + dimText((*x)[1]) + " channels");
+  }
   return success();
 }
 
@@ -1889,6 +1931,10 @@ LogicalResult ReshapeOp::inferShapes(ShapeContext &ctx) {
     return ctx.fail("cannot reshape input " + shapeText(*x) + " (" + Twine(inCount.size) +
                     " elements) to " + shapeText(out) + " (" + Twine(restCount.size) +
                     " elements)");
+  } else if (inCount.asExpr() && restCount.asExpr()) {
+    // Symbolic counts (a symbolic input to a constant shape) must agree at
+    // run time.
+    (void)ctx.unify(inCount, restCount);
   }
   ctx.setShape(0, out);
   return success();
@@ -2041,48 +2087,60 @@ LogicalResult SizeOp::inferShapes(ShapeContext &ctx) {
 
 /// Constant starts/ends/axes/steps, clamped as numpy does; a full-range slice
 /// keeps a symbolic dim.
-/// The length of a Slice of symbolic dim `d` from `start` to `end` by step
-/// 1 (ONNX clamps both bounds into the dim) as a polynomial of the symbols,
-/// where it is one once `d` is large enough that no bound clamps: that
-/// bound is recorded (requireAtLeast) and checked at run time. x[1:] has
-/// d - 1 elements for d >= 1, x[-3:] and x[2:5] 3 for d >= 3 and d >= 5,
-/// x[1:-1] d - 2 for d >= 2. Unknown for other steps and for a start from
-/// the end with an end from the start (x[-3:5]).
+/// The length of a Slice of symbolic dim `d` from `start` to `end` by
+/// `step` (ONNX clamps both bounds into the dim) as a polynomial of the
+/// symbols, where it is one once `d` is large enough that no bound clamps:
+/// that bound is recorded (requireAtLeast) and checked at run time. Each
+/// bound is a position from the start (k >= 0) or from the end (d + k,
+/// k < 0); the length is their distance, divided by the step when it is a
+/// constant. x[1:] has d - 1 elements for d >= 1, x[-3:] and x[2:5] 3 for
+/// d >= 3 and d >= 5, x[1:-1] d - 2, x[::-1] d, x[-1:-4:-1] 3, x[1:7:2] 3
+/// for d >= 7. Unknown where the length depends on d in another way (a
+/// start from the end with an end from the start, x[::2]).
 Dim symbolicSliceDim(ShapeContext &ctx, const Dim &d, int64_t start, int64_t end,
                      int64_t step) {
   // Bounds this far out clamp to the ends of any dim.
   constexpr int64_t far = std::numeric_limits<int32_t>::max();
-  if (step != 1 || !d.isSymbolic())
+  if (step == 0 || !d.isSymbolic())
     return Dim::unknown();
-  if (start >= far || end <= -far)
-    return Dim::known(0);
-  if (start <= -far)
-    start = 0;
-  if (end >= far) {
-    if (start >= 0) {
-      ctx.requireAtLeast(d, start);
-      return subDims(d, Dim::known(start));
-    }
-    ctx.requireAtLeast(d, -start);
-    return Dim::known(-start);
+  step = std::clamp<int64_t>(step, -far, far);
+  // A position: `fromEnd` counts from d. `least` is the smallest d for
+  // which it does not clamp.
+  struct Pos {
+    bool fromEnd;
+    int64_t k;
+  };
+  int64_t least = 0;
+  Pos s, e;
+  if (step > 0) {
+    // start and end clamp into [0, d].
+    s = start <= -far ? Pos{false, 0} : start >= far ? Pos{true, 0} : Pos{start < 0, start};
+    e = end >= far ? Pos{true, 0} : end <= -far ? Pos{false, 0} : Pos{end < 0, end};
+    for (Pos p : {s, e})
+      least = std::max(least, p.fromEnd ? -p.k : p.k);
+  } else {
+    // start clamps into [0, d - 1], end into [-1, d - 1] (-1: before the
+    // first element).
+    s = start >= far ? Pos{true, -1} : start <= -far ? Pos{false, 0} : Pos{start < 0, start};
+    e = end <= -far ? Pos{false, -1} : end >= far ? Pos{true, -1} : Pos{end < 0, end};
+    least = std::max(least, s.fromEnd ? -s.k : s.k + 1);
+    if (!(e.fromEnd == false && e.k == -1))
+      least = std::max(least, e.fromEnd ? -e.k - 1 : e.k + 1);
   }
-  if (start >= 0 && end >= 0) {
-    if (end <= start)
-      return Dim::known(0);
-    ctx.requireAtLeast(d, end);
-    return Dim::known(end - start);
+  // The distance covered, from the first position to the last.
+  Pos from = step > 0 ? s : e, to = step > 0 ? e : s;
+  int64_t stride = step > 0 ? step : -step;
+  if (from.fromEnd == to.fromEnd) {
+    int64_t span = to.k - from.k;
+    ctx.requireAtLeast(d, least);
+    return Dim::known(span > 0 ? (span + stride - 1) / stride : 0);
   }
-  if (start >= 0) {
-    ctx.requireAtLeast(d, start - end);
-    return subDims(d, Dim::known(start - end));
-  }
-  if (end < 0) {
-    if (end <= start)
-      return Dim::known(0);
-    ctx.requireAtLeast(d, -start);
-    return Dim::known(end - start);
-  }
-  return Dim::unknown();
+  if (from.fromEnd || stride != 1)
+    return Dim::unknown(); // x[-3:5]: 5 - (d - 3) depends on d both ways
+  // From k to d + k': d + k' - k elements once d >= k - k'.
+  least = std::max(least, from.k - to.k);
+  ctx.requireAtLeast(d, least);
+  return subDims(d, Dim::known(from.k - to.k));
 }
 
 LogicalResult SliceOp::inferShapes(ShapeContext &ctx) {
@@ -2182,6 +2240,8 @@ LogicalResult SplitOp::inferShapes(ShapeContext &ctx) {
       if (d.isStatic() && total != d.size)
         return ctx.fail("split sizes sum to " + Twine(total) + " but dim " + Twine(*axis) +
                         " has size " + Twine(d.size));
+      // A symbolic dim split into constant parts must be their sum.
+      (void)ctx.unify(d, Dim::known(total));
     }
   } else {
     if (numResults == 0)
@@ -2230,6 +2290,8 @@ LogicalResult SqueezeOp::inferShapes(ShapeContext &ctx) {
       if ((*x)[*axis].isStatic() && (*x)[*axis].size != 1)
         return ctx.fail("cannot squeeze dim " + Twine(*axis) + " of size " +
                         Twine((*x)[*axis].size));
+      // A symbolic dim squeezed away must be 1 at run time.
+      (void)ctx.unify((*x)[*axis], Dim::known(1));
       drop.set(*axis);
     }
   }
@@ -2348,6 +2410,7 @@ LogicalResult TopKOp::inferShapes(ShapeContext &ctx) {
     if (d.isStatic() && *k > d.size)
       return ctx.fail("K " + Twine(*k) + " is larger than dim " + Twine(*axis) +
                       " of size " + Twine(d.size));
+    ctx.requireAtLeast(d, *k);
     out[*axis] = Dim::known(*k);
   }
   ctx.setShape(0, out);

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "lowering/OnnxToLinalg/Patterns.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -528,8 +529,11 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
     return success();
   }
 
-  /// Symbolic dims are kept whole; the sliced axes must be static, with
-  /// starts/ends/axes/steps known at compile time and positive steps.
+  /// Symbolic dims kept whole, or sliced where symbolicSliceDim gave the
+  /// length (its lower bound on the dim checked by run() first); static
+  /// dims sliced as usual. Starts/ends/axes/steps are known at compile time.
+  /// A backwards step reads through a generic (extract_slice strides are
+  /// positive).
   LogicalResult lowerSymbolic(onnx::SliceOp op, OpAdaptor adaptor, RankedTensorType type,
                               ConversionPatternRewriter &rewriter) const {
     Value input = adaptor.getData();
@@ -552,7 +556,7 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
       return rewriter.notifyMatchFailure(op, "starts, ends, axes and steps differ in length");
     Location loc = op.getLoc();
     SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
-    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+    SmallVector<int64_t> strides(rank, 1);
     SmallVector<OpFoldResult> sizes;
     for (int64_t d = 0; d < rank; ++d)
       sizes.push_back(inType.isDynamicDim(d)
@@ -560,33 +564,44 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
                           : OpFoldResult(rewriter.getIndexAttr(inType.getDimSize(d))));
     const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
     auto outShape = converter.shapeOf(op->getResult(0));
+    bool backwards = false;
+    constexpr int64_t far = std::numeric_limits<int32_t>::max();
     for (size_t i = 0; i < axes->size(); ++i) {
       auto axis = normalizeAxis((*axes)[i], rank);
       int64_t step = (*steps)[i];
-      if (!axis || step <= 0)
-        return rewriter.notifyMatchFailure(op, "invalid axis or backwards symbolic slice");
+      if (!axis || step == 0)
+        return rewriter.notifyMatchFailure(op, "invalid axis or step");
       if (inType.isDynamicDim(*axis)) {
-        // A symbolic dim sliced by step 1: the length is the result's (see
-        // symbolicSliceDim, whose bound run() has checked); a start from
-        // the end is one from the dim's size.
-        if (step != 1 || !outShape || (*outShape)[*axis].asExpr() == std::nullopt)
+        // The length is the result's (symbolicSliceDim); the first element
+        // read is the start, from the dim's end when negative.
+        if (!outShape || (*outShape)[*axis].asExpr() == std::nullopt)
           return rewriter.notifyMatchFailure(op, "symbolic slice of a symbolic dim");
         const onnx::Dim &length = (*outShape)[*axis];
         int64_t start = (*starts)[i];
-        constexpr int64_t far = std::numeric_limits<int32_t>::max();
         if (length.isStatic()) {
           sizes[*axis] = rewriter.getIndexAttr(length.size);
-          if (length.size == 0)
-            start = 0;
         } else {
           Value n = converter.materialize(rewriter, loc, op, length.expr);
           if (!n)
             return rewriter.notifyMatchFailure(op, "slice length is not computable");
           sizes[*axis] = n;
         }
-        if (start <= -far || start >= far)
-          start = 0;
-        if (start >= 0) {
+        // The start as a position from the beginning (k) or the end (d + k),
+        // where the clamping of far bounds puts it.
+        bool fromEnd;
+        if (step > 0) {
+          fromEnd = start >= far || (start < 0 && start > -far);
+          start = start <= -far ? 0 : start >= far ? 0 : start;
+        } else {
+          fromEnd = start >= far || (start < 0 && start > -far);
+          start = start >= far ? -1 : start <= -far ? 0 : start;
+        }
+        strides[*axis] = step;
+        backwards |= step < 0;
+        if (length.isStatic() && length.size == 0) {
+          offsets[*axis] = rewriter.getIndexAttr(0);
+          strides[*axis] = 1;
+        } else if (!fromEnd) {
           offsets[*axis] = rewriter.getIndexAttr(start);
         } else {
           Value dim = tensor::DimOp::create(rewriter, loc, input, *axis);
@@ -597,19 +612,40 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
         continue;
       }
       int64_t dim = inType.getDimSize(*axis);
-      int64_t start = std::clamp<int64_t>((*starts)[i], -dim - 1, dim + 1);
-      int64_t end = std::clamp<int64_t>((*ends)[i], -dim - 1, dim + 1);
-      start = std::clamp<int64_t>(start < 0 ? start + dim : start, 0, dim);
-      end = std::clamp<int64_t>(end < 0 ? end + dim : end, 0, dim);
-      int64_t size = end > start ? (end - start + step - 1) / step : 0;
-      if (type.getDimSize(*axis) != size)
+      onnx::SliceAxis slice = onnx::normalizeSliceAxis((*starts)[i], (*ends)[i], step, dim);
+      if (type.getDimSize(*axis) != slice.count)
         return rewriter.notifyMatchFailure(op, "slice sizes disagree with the result type");
-      offsets[*axis] = rewriter.getIndexAttr(start);
-      strides[*axis] = rewriter.getIndexAttr(step);
-      sizes[*axis] = rewriter.getIndexAttr(size);
+      offsets[*axis] = rewriter.getIndexAttr(slice.start);
+      strides[*axis] = slice.count ? step : 1;
+      backwards |= slice.count && step < 0;
+      sizes[*axis] = rewriter.getIndexAttr(slice.count);
     }
-    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, type, input, offsets, sizes,
-                                                        strides);
+    if (!backwards) {
+      SmallVector<OpFoldResult> strideAttrs;
+      for (int64_t st : strides)
+        strideAttrs.push_back(rewriter.getIndexAttr(st));
+      rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, type, input, offsets, sizes,
+                                                          strideAttrs);
+      return success();
+    }
+    // in[offset + i * step] per dim, over the result's sizes.
+    SmallVector<Value> dynamicSizes;
+    for (int64_t d = 0; d < rank; ++d)
+      if (type.isDynamicDim(d))
+        dynamicSizes.push_back(getValueOrCreateConstantIndexOp(rewriter, loc, sizes[d]));
+    Value result = buildIndexedGeneric(
+        rewriter, loc, type,
+        [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) {
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < rank; ++d) {
+            Value scaled = arith::MulIOp::create(b, l, ivs[d], indexConst(b, l, strides[d]));
+            at.push_back(arith::AddIOp::create(
+                b, l, scaled, getValueOrCreateConstantIndexOp(b, l, offsets[d])));
+          }
+          return tensor::ExtractOp::create(b, l, input, at);
+        },
+        dynamicSizes);
+    rewriter.replaceOp(op, result);
     return success();
   }
 
@@ -724,8 +760,9 @@ struct ExpandLowering : OpConversionPattern<onnx::ExpandOp> {
 
   /// With symbolic result dims, each input dim is either the result's (the
   /// same polynomial: read in place) or a static 1 (broadcast: read at 0). A
-  /// symbolic input dim broadcast to another size fits only when the symbol
-  /// is 1 or that size, and is not lowered here.
+  /// symbolic input dim under a static result dim N is 1 or N, checked at
+  /// run time and made static first (broadcastSymbolicDims). A symbolic
+  /// input dim broadcast to another symbolic size is not lowered here.
   LogicalResult lowerSymbolic(onnx::ExpandOp op, Value input, RankedTensorType type,
                               ValueRange resultSizes,
                               ConversionPatternRewriter &rewriter) const {
@@ -738,13 +775,18 @@ struct ExpandLowering : OpConversionPattern<onnx::ExpandOp> {
         static_cast<int64_t>(outShape->size()) != rank || inRank > rank)
       return rewriter.notifyMatchFailure(op, "symbolic shapes are not known");
     MLIRContext *ctx = rewriter.getContext();
+    Location loc = op.getLoc();
     int64_t offset = rank - inRank;
+    input = broadcastSymbolicDims(rewriter, op, loc, input, type);
+    inType = cast<RankedTensorType>(input.getType());
     SmallVector<AffineExpr> exprs;
     for (int64_t d = 0; d < inRank; ++d) {
       const onnx::Dim &in = (*inShape)[d], &out = (*outShape)[offset + d];
-      if (in == onnx::Dim::known(1))
+      int64_t size = inType.getDimSize(d);
+      if (size == 1)
         exprs.push_back(getAffineConstantExpr(0, ctx));
-      else if (in.asExpr() && in == out)
+      else if ((!ShapedType::isDynamic(size) && size == type.getDimSize(offset + d)) ||
+               (in.asExpr() && in == out))
         exprs.push_back(getAffineDimExpr(offset + d, ctx));
       else
         return rewriter.notifyMatchFailure(op, "a symbolic dim is broadcast");
@@ -752,7 +794,6 @@ struct ExpandLowering : OpConversionPattern<onnx::ExpandOp> {
     SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, exprs, ctx),
                                    AffineMap::getMultiDimIdentityMap(rank, ctx)};
     SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-    Location loc = op.getLoc();
     Value init = emptyTensor(rewriter, loc, type, resultSizes);
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{type}, ValueRange{input}, ValueRange{init}, maps, iterators,

@@ -71,6 +71,15 @@ Value clampIndex(OpBuilder &b, Location loc, Value idx, int64_t lo, int64_t hi) 
 /// ONNX index semantics along a dim of size `dim`: negative counts from the
 /// end. Out-of-range indices are an error in ONNX; clamping keeps every
 /// access inside the buffer.
+/// wrapIndex for a dim known at run time (a symbolic one, at least 1).
+Value wrapIndex(OpBuilder &b, Location loc, Value idx, Value dim) {
+  Value zero = indexConst(b, loc, 0);
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, idx, zero);
+  idx = arith::SelectOp::create(b, loc, negative, arith::AddIOp::create(b, loc, idx, dim), idx);
+  Value last = arith::SubIOp::create(b, loc, dim, indexConst(b, loc, 1));
+  return arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, idx, zero), last);
+}
+
 Value wrapIndex(OpBuilder &b, Location loc, Value idx, int64_t dim) {
   Value zero = indexConst(b, loc, 0);
   Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, idx, zero);
@@ -173,8 +182,11 @@ struct GatherElementsLowering : OpConversionPattern<onnx::GatherElementsOp> {
       return rewriter.notifyMatchFailure(op, "axis out of range");
     if (indType.getShape() != type.getShape() || indType.getRank() != r)
       return rewriter.notifyMatchFailure(op, "result must have the indices' shape");
+    // A symbolic data dim is at least the indices' (checked at run time:
+    // checkElementsShape).
     for (int64_t d = 0; d < r; ++d)
-      if (d != *axis && indType.getDimSize(d) > dataType.getDimSize(d))
+      if (d != *axis && !dataType.isDynamicDim(d) &&
+          indType.getDimSize(d) > dataType.getDimSize(d))
         return rewriter.notifyMatchFailure(op, "indices exceed data outside the axis");
     Location loc = op.getLoc();
     if (!nonEmpty(type)) {
@@ -184,16 +196,23 @@ struct GatherElementsLowering : OpConversionPattern<onnx::GatherElementsOp> {
     }
     if (dataType.getDimSize(*axis) == 0)
       return rewriter.notifyMatchFailure(op, "gathers from an empty axis");
-    if (dataType.isDynamicDim(*axis))
-      return rewriter.notifyMatchFailure(op, "gathers along a symbolic dim");
     MLIRContext *ctx = getContext();
     Type indElem = onnxElementType(op.getIndices());
     int64_t axisDim = dataType.getDimSize(*axis);
+    // A symbolic axis is at least as long as the constant indices need
+    // (checkIndexValues), and never empty when they are read at run time.
+    Value axisSize;
+    if (dataType.isDynamicDim(*axis)) {
+      if (!op.getIndices().getDefiningOp<onnx::ConstantOp>())
+        return rewriter.notifyMatchFailure(op, "gathers along a symbolic dim at run-time indices");
+      axisSize = tensor::DimOp::create(rewriter, loc, data, *axis);
+    }
     Value result = buildGeneric(
         rewriter, loc, type, r, indices, AffineMap::getMultiDimIdentityMap(r, ctx),
         [&](OpBuilder &b, Location l, ArrayRef<Value> ivs, ValueRange args) -> Value {
           SmallVector<Value> at(ivs);
-          at[*axis] = wrapIndex(b, l, toIndex(b, l, args[0], indElem), axisDim);
+          Value idx = toIndex(b, l, args[0], indElem);
+          at[*axis] = axisSize ? wrapIndex(b, l, idx, axisSize) : wrapIndex(b, l, idx, axisDim);
           return tensor::ExtractOp::create(b, l, data, at);
         });
     rewriter.replaceOp(op, result);

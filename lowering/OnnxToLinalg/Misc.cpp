@@ -172,12 +172,17 @@ struct TopKLowering : OpConversionPattern<onnx::TopKOp> {
     if (!indicesType)
       return failure();
     auto xType = dyn_cast<RankedTensorType>(adaptor.getX().getType());
-    if (!xType || !xType.hasStaticShape() || xType.getRank() == 0)
-      return rewriter.notifyMatchFailure(op, "X needs a static shape of rank >= 1");
+    if (!xType || xType.getRank() == 0)
+      return rewriter.notifyMatchFailure(op, "X needs a ranked shape of rank >= 1");
     int64_t rank = xType.getRank();
     int64_t axis = normalizeAxis(op.getAxis(), rank);
     if (axis < 0)
       return rewriter.notifyMatchFailure(op, "axis out of range");
+    // A symbolic length along the axis is at least K (checked at run time,
+    // see checkDimConstraints); the other dims are static.
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis && xType.isDynamicDim(d))
+        return rewriter.notifyMatchFailure(op, "X needs static dims off the axis");
     int64_t n = xType.getDimSize(axis);
     if (valuesType.getRank() != rank)
       return rewriter.notifyMatchFailure(op, "Values must have the rank of X");
@@ -185,10 +190,14 @@ struct TopKLowering : OpConversionPattern<onnx::TopKOp> {
     for (int64_t d = 0; d < rank; ++d)
       if (d != axis && valuesType.getDimSize(d) != xType.getDimSize(d))
         k = -1;
-    if (k < 0 || k > n || indicesType.getShape() != valuesType.getShape())
+    if (k < 0 || (!ShapedType::isDynamic(n) && k > n) ||
+        indicesType.getShape() != valuesType.getShape())
       return rewriter.notifyMatchFailure(op, "result shapes disagree with X and K");
 
     Location loc = op.getLoc();
+    SmallVector<Value> xSizes;
+    if (ShapedType::isDynamic(n))
+      xSizes.push_back(tensor::DimOp::create(rewriter, loc, adaptor.getX(), axis));
     MLIRContext *ctx = rewriter.getContext();
     Type elemOnnx = onnxElementType(op.getX());
     bool largest = op.getLargest() != 0;
@@ -210,7 +219,7 @@ struct TopKLowering : OpConversionPattern<onnx::TopKOp> {
     Value ranks =
         linalg::GenericOp::create(
             rewriter, loc, rankType, ValueRange{x, x},
-            buildFilled(rewriter, loc, rankType, rewriter.getI64IntegerAttr(0)), rankMaps,
+            buildFilled(rewriter, loc, rankType, rewriter.getI64IntegerAttr(0), xSizes), rankMaps,
             rankIters,
             [&](OpBuilder &b, Location l, ValueRange args) {
               Value self = args[0], other = args[1];

@@ -230,11 +230,77 @@ struct ConstantLowering : OpConversionPattern<onnx::ConstantOp> {
   }
 };
 
+/// Binds each symbol that the model allows only one value of: a Reshape of
+/// `[S, 4, 5]` to the constant shape `[1, 60, 1]` (S = 3), a Squeeze of S
+/// (S = 1), constant Split sizes along S, a BatchNormalization whose
+/// channel dim S meets its [C] scale. Such a model fails at every other
+/// value in any runtime; compiling it for the one value keeps the whole
+/// graph static instead of refusing it. The inputs' types get the value,
+/// `onnxcc.bound_symbols` on `func` records it (run() still takes the symbol
+/// and returns 9 for any other value, see addSymbolArguments), and a
+/// warning names the node that fixed it.
+void bindSymbols(func::FuncOp func) {
+  MLIRContext *ctx = func.getContext();
+  SmallVector<NamedAttribute> bound;
+  if (auto old = func->getAttrOfType<DictionaryAttr>("onnxcc.bound_symbols"))
+    bound.append(old.begin(), old.end());
+  for (int round = 0; round < 64; ++round) {
+    onnx::ShapeMap shapes;
+    {
+      ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
+      (void)onnx::inferShapesInFunction(func, &shapes);
+    }
+    std::optional<std::pair<StringAttr, int64_t>> found;
+    Operation *where = nullptr;
+    func.walk([&](Operation *op) {
+      if (!op->getDialect() || op->getDialect()->getNamespace() != "onnx")
+        return WalkResult::advance();
+      for (const onnx::DimConstraint &c : onnx::dimConstraints(op, shapes))
+        if (c.kind == onnx::DimConstraint::Equal)
+          if ((found = onnx::solveForSymbol(c.lhs, c.rhs))) {
+            where = op;
+            return WalkResult::interrupt();
+          }
+      return WalkResult::advance();
+    });
+    if (!found)
+      break;
+    auto [symbol, value] = *found;
+    bool changed = false;
+    for (BlockArgument arg : func.getArguments()) {
+      auto params = func.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), "onnx.dim_params");
+      auto type = dyn_cast<RankedTensorType>(arg.getType());
+      if (!params || !type || params.size() != static_cast<size_t>(type.getRank()))
+        continue;
+      SmallVector<int64_t> dims(type.getShape());
+      for (auto [d, p] : llvm::zip(dims, params))
+        if (p == symbol && ShapedType::isDynamic(d)) {
+          d = value;
+          changed = true;
+        }
+      arg.setType(RankedTensorType::get(dims, type.getElementType()));
+    }
+    if (!changed)
+      break; // not an input's symbol: nothing to bind
+    bound.push_back(NamedAttribute(symbol, IntegerAttr::get(IntegerType::get(ctx, 64), value)));
+    func.setType(FunctionType::get(ctx, func.getBody().getArgumentTypes(),
+                                   func.getResultTypes()));
+    where->emitWarning() << "'" << where->getName().stripDialect() << "' needs symbol '"
+                         << symbol.getValue() << "' to be " << value
+                         << ": compiled for that value only (run() returns 9 for others)";
+  }
+  if (!bound.empty())
+    func->setAttr("onnxcc.bound_symbols", DictionaryAttr::get(ctx, bound));
+}
+
 /// Adds one leading index argument per symbol of `func`'s inputs (attribute
-/// `onnxcc.symbol`) and records each input's dims as `onnxcc.dims`.
+/// `onnxcc.symbol`) and records each input's dims as `onnxcc.dims`. A bound
+/// symbol (bindSymbols) keeps its argument, checked against its value by
+/// onnxcc_rt::check_equal first thing in run().
 void addSymbolArguments(func::FuncOp func, OnnxTypeConverter &converter) {
   MLIRContext *ctx = func.getContext();
   SmallVector<StringAttr> names;
+  auto bound = func->getAttrOfType<DictionaryAttr>("onnxcc.bound_symbols");
   unsigned numInputs = func.getNumArguments();
   for (unsigned i = 0; i < numInputs; ++i) {
     auto shape = converter.shapeOf(func.getArgument(i));
@@ -242,7 +308,17 @@ void addSymbolArguments(func::FuncOp func, OnnxTypeConverter &converter) {
       continue;
     SmallVector<Attribute> dims;
     bool dynamic = false;
-    for (const onnx::Dim &d : *shape) {
+    auto params = func.getArgAttrOfType<ArrayAttr>(i, "onnx.dim_params");
+    for (auto [k, d] : llvm::enumerate(*shape)) {
+      // A bound symbol's dim keeps the symbol's name in the interface.
+      if (bound && params && k < params.size())
+        if (auto p = dyn_cast<StringAttr>(params[k]); p && bound.get(p)) {
+          if (!llvm::is_contained(names, p))
+            names.push_back(p);
+          dims.push_back(onnx::dimToAttr(ctx, onnx::Dim::named(p)));
+          dynamic = true;
+          continue;
+        }
       for (StringAttr s : d.expr.symbols())
         if (d.isSymbolic() && !llvm::is_contained(names, s))
           names.push_back(s);
@@ -260,6 +336,22 @@ void addSymbolArguments(func::FuncOp func, OnnxTypeConverter &converter) {
                                    func.getLoc())))
       continue;
     values.push_back({name, func.getArgument(k)});
+  }
+  if (!bound || func.getBody().front().empty())
+    return;
+  OpBuilder b(&func.getBody().front().front());
+  Location loc = func.getLoc();
+  Type i64 = b.getI64Type();
+  for (auto [k, name] : llvm::enumerate(names)) {
+    auto value = dyn_cast_or_null<IntegerAttr>(bound.get(name));
+    if (!value)
+      continue;
+    func::FuncOp check = declareRuntimeFunction(
+        b, &func.getBody().front().front(), "onnxcc_check_equal", "onnxcc_rt::check_equal",
+        b.getFunctionType({i64, i64}, {b.getI32Type()}), /*usesStringPool=*/false);
+    func::CallOp::create(b, loc, check,
+                         ValueRange{arith::IndexCastOp::create(b, loc, i64, func.getArgument(k)),
+                                    arith::ConstantIntOp::create(b, loc, value.getInt(), 64)});
   }
 }
 
@@ -431,13 +523,13 @@ bool splitIndependentDims(Operation *op, OnnxTypeConverter &converter) {
   SmallVector<int64_t> map = independentDims(op);
   // The split dims of X and where they are in the results. The dims an
   // op reduces to a static result dim may stay symbolic in its slices: the
-  // spatial dims of a global pool, the axis of ArgMax/ArgMin.
+  // spatial dims of a global pool, the axis of ArgMax/ArgMin and TopK.
   auto reducedBySlice = [&](int64_t d) {
     if (isa<onnx::GlobalAveragePoolOp, onnx::GlobalMaxPoolOp, onnx::GlobalLpPoolOp>(op))
       return d >= 2;
-    if (isa<onnx::ArgMaxOp, onnx::ArgMinOp>(op)) {
+    if (isa<onnx::ArgMaxOp, onnx::ArgMinOp, onnx::TopKOp>(op)) {
       auto attr = op->getAttrOfType<IntegerAttr>("axis");
-      int64_t axis = attr ? attr.getInt() : 0;
+      int64_t axis = attr ? attr.getInt() : (isa<onnx::TopKOp>(op) ? -1 : 0);
       return d == (axis < 0 ? axis + x.getRank() : axis);
     }
     return false;
@@ -673,23 +765,20 @@ std::string symbolicMismatch(Operation *op, const OnnxTypeConverter &converter) 
     return "";
   }
   // Expand to a result with symbolic dims keeps or broadcasts from 1 each
-  // input dim; a symbolic one under another size fits only some values.
-  // (Under a static result dim the static lowering handles it.)
+  // input dim; a symbolic one under another symbolic size fits only some
+  // values. (Under a static result dim, a run-time check makes it static.)
   if (isa<onnx::ExpandOp>(op)) {
     auto out = shapeOf(op->getResult(0));
     if (!out || out->size() < in->size() || !symbolic(*out))
       return "";
     size_t offset = out->size() - in->size();
     for (size_t d = 0; d < in->size(); ++d)
-      if ((*in)[d].isSymbolic() && (*in)[d] != (*out)[offset + d])
+      if ((*in)[d].isSymbolic() && (*in)[d] != (*out)[offset + d] &&
+          !(*out)[offset + d].isStatic())
         return "its input " + shapeText(*in) + " broadcasts to its result " + shapeText(*out) +
                " only for some values of the symbols";
     return "";
   }
-  if (isa<onnx::TopKOp>(op))
-    if (auto axis = axisOf(op, in->size(), -1); axis && (*in)[*axis].isSymbolic())
-      return "it takes K elements along dim " + std::to_string(*axis) + " of " + shapeText(*in) +
-             ", which has them only for some values of the symbols";
   if (isa<onnx::BatchNormalizationOp, onnx::InstanceNormalizationOp>(op) && in->size() >= 2 &&
       (*in)[1].isSymbolic())
     return "its channel dim " + (*in)[1].str() + " of " + shapeText(*in) +
@@ -788,6 +877,7 @@ struct ConvertOnnxToLinalgPass
     for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
       if (func.isExternal())
         continue;
+      bindSymbols(func);
       {
         // Shapes the lowering can use; an op whose shape function objects is
         // reported by the pattern that cannot lower it.

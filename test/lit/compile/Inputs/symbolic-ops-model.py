@@ -208,7 +208,10 @@ save("topk", [helper.make_node("TopK", ["x", "k"], ["values", "indices"], axis=3
 
 
 # Models that fit their symbolic dims only for some values of the symbols:
-# compiling them symbolically must be refused (they compile with --shape).
+# refused where no one value fixes it (refuse_*; they compile with
+# --shape), compiled for the one value with a warning where it does
+# (bind_*), and compiled with a run-time check where the op allows a range
+# (check_*).
 def refuse(name, nodes, inputs, inits, out_rank):
     graph = helper.make_graph(nodes, name, inputs,
                               [helper.make_tensor_value_info("y", F, [None] * out_rank)], inits)
@@ -220,17 +223,17 @@ def refuse(name, nodes, inputs, inits, out_rank):
 refuse("refuse_concat", [helper.make_node("Concat", ["a", "b"], ["y"], axis=1)],
        [helper.make_tensor_value_info("a", F, ["S", 4]),
         helper.make_tensor_value_info("b", F, ["T", 4])], [], 2)
-refuse("refuse_split", [helper.make_node("Split", ["a", "sizes"], ["y", "z"], axis=1)],
+refuse("bind_split", [helper.make_node("Split", ["a", "sizes"], ["y", "z"], axis=1)],
        [helper.make_tensor_value_info("a", F, [3, "S"])], [const("sizes", [2, 3])], 2)
-refuse("refuse_squeeze", [helper.make_node("Squeeze", ["a", "axes"], ["y"])],
+refuse("bind_squeeze", [helper.make_node("Squeeze", ["a", "axes"], ["y"])],
        [helper.make_tensor_value_info("a", F, ["S", 3])], [const("axes", [0])], 1)
 refuse("refuse_pad_crop", [helper.make_node("Pad", ["a", "pads"], ["y"])],
        [helper.make_tensor_value_info("a", F, ["S", 3])], [const("pads", [2, 0, -1, 0])], 2)
-refuse("refuse_expand", [helper.make_node("Expand", ["a", "shape"], ["y"])],
+refuse("check_expand", [helper.make_node("Expand", ["a", "shape"], ["y"])],
        [helper.make_tensor_value_info("a", F, ["N", "S"])], [const("shape", [1, 3])], 2)
-refuse("refuse_batchnorm",
+refuse("bind_batchnorm",
        [helper.make_node("BatchNormalization", ["a", "s", "s", "s", "s"], ["y"])],
        [helper.make_tensor_value_info("a", F, [2, "C", 3])],
        [numpy_helper.from_array(np.ones(4, np.float32), "s")], 3)
-refuse("refuse_topk", [helper.make_node("TopK", ["a", "k"], ["y", "i"], axis=0)],
+refuse("check_topk", [helper.make_node("TopK", ["a", "k"], ["y", "i"], axis=0)],
        [helper.make_tensor_value_info("a", F, ["S"])], [const("k", [3])], 1)
