@@ -893,6 +893,28 @@ Error exportModel(ModuleOp module, ::onnx::ModelProto &model, const ExportOption
   // attribute axes), so the model is stamped 17 whatever opset it was read at:
   // stamping the opset it was read at (up to 28) would change what some of its
   // nodes mean (Reduce*, GridSample modes, DFT's axis).
+  // A feature of a later opset that the dialect's op carries has no opset-17
+  // form.
+  std::string later;
+  func.walk([&](Operation *op) {
+    if (!later.empty())
+      return;
+    auto reduction = op->getAttrOfType<StringAttr>("reduction");
+    if (isa<onnx::ScatterElementsOp, onnx::ScatterNDOp>(op) && reduction &&
+        (reduction.getValue() == "max" || reduction.getValue() == "min"))
+      later = op->getName().stripDialect().str() + " with reduction '" +
+              reduction.getValue().str() + "' (opset 18)";
+    auto dilations = op->getAttrOfType<DenseI64ArrayAttr>("dilations");
+    if (isa<onnx::AveragePoolOp, onnx::LpPoolOp>(op) && dilations &&
+        llvm::any_of(dilations.asArrayRef(), [](int64_t d) { return d != 1; }))
+      later = op->getName().stripDialect().str() + " with dilations (opset 18/19)";
+    auto ceil = op->getAttrOfType<IntegerAttr>("ceil_mode");
+    if (isa<onnx::LpPoolOp>(op) && ceil && ceil.getInt() != 0)
+      later = "LpPool with ceil_mode (opset 18)";
+  });
+  if (!later.empty())
+    return makeError("cannot write " + later + ": optimize writes opset " +
+                     std::to_string(importer::kImplementedOpset));
   auto *opset = model.add_opset_import();
   opset->set_domain("");
   opset->set_version(importer::kImplementedOpset);

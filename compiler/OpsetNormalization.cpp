@@ -15,6 +15,8 @@
 
 #include "dialects/onnx/OnnxOps.h"
 
+#include "llvm/ADT/SmallBitVector.h"
+
 #include <limits>
 
 using namespace mlir;
@@ -438,54 +440,195 @@ Error unsupportedVersion(NodeContext &nc, const llvm::Twine &feature) {
                   ", the version onnxcc implements)");
 }
 
-/// Split 18 adds `num_outputs`; without it, it is Split 13.
-Error split18(NodeContext &nc) {
-  if (nc.attr("num_outputs"))
-    return unsupportedVersion(nc, "with attribute 'num_outputs'");
-  return nc.importGeneric();
+/// The static rank of `v`, or nullopt.
+std::optional<int64_t> rankOf(Value v) {
+  if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+    return t.getRank();
+  return std::nullopt;
 }
 
-/// Pad 18 adds the `axes` input, Pad 19 the mode 'wrap'; without them, it is Pad 13.
+/// The contents of node input `i` when it is an integer constant (an
+/// initializer or a Constant node), else nullopt.
+std::optional<SmallVector<int64_t>> constantInput(NodeContext &nc, unsigned i) {
+  if (!nc.hasInput(i))
+    return std::nullopt;
+  auto v = nc.input(i);
+  if (!v) {
+    llvm::consumeError(v.takeError());
+    return std::nullopt;
+  }
+  auto c = v->getDefiningOp<onnx::ConstantOp>();
+  auto dense = c ? dyn_cast<DenseIntElementsAttr>(c.getValueAttr()) : DenseIntElementsAttr();
+  if (!dense)
+    return std::nullopt;
+  SmallVector<int64_t> out;
+  for (const APInt &x : dense.getValues<APInt>())
+    out.push_back(x.getSExtValue());
+  return out;
+}
+
+/// Split 18 adds `num_outputs`: that many parts of ceil(dim / num_outputs),
+/// the last one smaller when the dim does not divide. It is Split 13 with
+/// those sizes (or with none when the dim divides, symbolic or not).
+Error split18(NodeContext &nc) {
+  if (Error e = onlyAttributes(nc, {"axis", "num_outputs"}))
+    return e;
+  const auto *numAttr = nc.attr("num_outputs");
+  if (!numAttr)
+    return nc.importGeneric();
+  int64_t n = numAttr->i();
+  if (nc.hasInput(1))
+    return nc.error("takes 'num_outputs' or the 'split' input, not both");
+  if (n < 1 || n != nc.node.output_size())
+    return nc.error("num_outputs is " + llvm::Twine(n) + " but the node has " +
+                    llvm::Twine(nc.node.output_size()) + " outputs");
+  auto x = nc.input(0);
+  if (!x)
+    return x.takeError();
+  int64_t axis = nc.intAttr("axis", 0);
+  Value split = nc.noValue();
+  if (auto t = dyn_cast<RankedTensorType>(x->getType())) {
+    int64_t rank = t.getRank();
+    if (axis < -rank || axis >= rank)
+      return nc.error("axis " + llvm::Twine(axis) + " is out of range for input of rank " +
+                      llvm::Twine(rank));
+    int64_t dim = t.getDimSize(axis < 0 ? axis + rank : axis);
+    if (!ShapedType::isDynamic(dim) && dim % n != 0) {
+      int64_t chunk = (dim + n - 1) / n;
+      if (chunk * (n - 1) > dim)
+        return nc.error("dim of size " + llvm::Twine(dim) + " does not split into " +
+                        llvm::Twine(n) + " parts of " + llvm::Twine(chunk));
+      SmallVector<int64_t> sizes(n, chunk);
+      sizes.back() = dim - chunk * (n - 1);
+      split = nc.constI64(sizes);
+    }
+  }
+  return emit(nc, "Split", {*x, split}, {namedI64(nc, "axis", axis)}, n);
+}
+
+/// Pad 18 adds the `axes` input, Pad 19 the mode 'wrap'. Constant axes
+/// become pads over every dim: the given pads gathered into place, zeros
+/// elsewhere (pads itself may be a run-time value).
 Error pad18(NodeContext &nc) {
   if (Error e = onlyAttributes(nc, {"mode"}))
     return e;
-  if (nc.hasInput(3))
-    return unsupportedVersion(nc, "with the 'axes' input");
   std::string mode = nc.stringAttr("mode", "constant");
-  if (mode != "constant" && mode != "reflect" && mode != "edge")
-    return unsupportedVersion(nc, "with mode '" + mode + "'");
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
+    return nc.error("unknown mode '" + mode + "' (constant, reflect, edge or wrap)");
   if (nc.numInputs() > 4)
     return nc.error("has " + llvm::Twine(nc.numInputs()) +
                     " inputs, the operator takes at most 4");
   auto in = inputs(nc, 3);
   if (!in)
     return in.takeError();
+  if (nc.hasInput(3)) {
+    auto axes = constantInput(nc, 3);
+    if (!axes)
+      return unsupportedVersion(nc, "with an 'axes' input known only at run time");
+    auto rank = rankOf((*in)[0]);
+    if (!rank)
+      return nc.error("needs a ranked data input to place the pads of 'axes'");
+    int64_t k = axes->size();
+    // Position 2k of [pads..., 0] is the zero.
+    SmallVector<int64_t> where(2 * *rank, 2 * k);
+    llvm::SmallBitVector seen(*rank);
+    for (auto [i, a] : llvm::enumerate(*axes)) {
+      if (a < -*rank || a >= *rank)
+        return nc.error("axis " + llvm::Twine(a) + " is out of range for data of rank " +
+                        llvm::Twine(*rank));
+      int64_t d = a < 0 ? a + *rank : a;
+      if (seen.test(d))
+        return nc.error("axis " + llvm::Twine(a) + " appears more than once");
+      seen.set(d);
+      where[d] = i;
+      where[*rank + d] = k + i;
+    }
+    auto padded = nc.build("Concat", {(*in)[1], nc.constI64({0})},
+                           {namedI64(nc, "axis", 0)});
+    if (!padded)
+      return padded.takeError();
+    auto full = nc.build("Gather", {(*padded)->getResult(0), nc.constI64(where)},
+                         {namedI64(nc, "axis", 0)});
+    if (!full)
+      return full.takeError();
+    (*in)[1] = (*full)->getResult(0);
+  }
   SmallVector<NamedAttribute> attrs;
   if (nc.attr("mode"))
     attrs.push_back(namedStr(nc, "mode", mode));
   return emit(nc, "Pad", *in, attrs);
 }
 
+/// Range 27 widens the types; for the types of Range 11 it is Range 11.
+Error range27(NodeContext &nc) { return nc.importGeneric(); }
+
+/// GridSample 20 renames the modes bilinear and bicubic to linear and cubic
+/// and allows N-D inputs; on a 4-D input it is GridSample 16.
+Error gridSample20(NodeContext &nc) {
+  if (Error e = onlyAttributes(nc, {"align_corners", "mode", "padding_mode"}))
+    return e;
+  auto in = inputs(nc, 2);
+  if (!in)
+    return in.takeError();
+  if (auto rank = rankOf((*in)[0]); !rank || *rank != 4)
+    return unsupportedVersion(nc, "with an input that is not 4-D");
+  std::string mode = nc.stringAttr("mode", "linear");
+  if (mode == "linear")
+    mode = "bilinear";
+  else if (mode == "cubic")
+    mode = "bicubic";
+  else if (mode != "nearest")
+    return nc.error("unknown mode '" + mode + "' (linear, cubic or nearest)");
+  return emit(nc, "GridSample", *in,
+              {namedI64(nc, "align_corners", nc.intAttr("align_corners", 0)),
+               namedStr(nc, "mode", mode),
+               namedStr(nc, "padding_mode", nc.stringAttr("padding_mode", "zeros"))});
+}
+
 bool allOnes(const std::optional<SmallVector<int64_t>> &v) {
   return !v || llvm::all_of(*v, [](int64_t x) { return x == 1; });
 }
 
-/// AveragePool 19 adds `dilations`; with all of them 1, it is AveragePool 11.
-Error averagePool19(NodeContext &nc) {
-  if (!allOnes(nc.intsAttr("dilations")))
-    return unsupportedVersion(nc, "with dilations other than 1");
-  return nc.importGeneric({"dilations"});
+/// A pooling op of the dialect with the window attributes of the node, plus
+/// those a later version added (`dilations`, LpPool's `ceil_mode`), which
+/// the dialect's AveragePool and LpPool carry as extra attributes of the
+/// same name and type as MaxPool's (their shape functions and lowerings read
+/// them).
+Error poolWithWindow(NodeContext &nc, ArrayRef<StringRef> extra) {
+  SmallVector<StringRef> known = {"auto_pad", "kernel_shape", "pads", "strides", "dilations"};
+  llvm::append_range(known, extra);
+  if (Error e = onlyAttributes(nc, known))
+    return e;
+  auto x = nc.input(0);
+  if (!x)
+    return x.takeError();
+  if (nc.numInputs() != 1)
+    return nc.error("takes one input, has " + llvm::Twine(nc.numInputs()));
+  OpBuilder &b = nc.builder();
+  SmallVector<NamedAttribute> attrs;
+  // Dilations of 1 (and LpPool's ceil_mode 0) are the older versions' form.
+  for (StringRef name : {"kernel_shape", "pads", "strides", "dilations"})
+    if (auto v = nc.intsAttr(name); v && !(name == "dilations" && allOnes(v)))
+      attrs.push_back(b.getNamedAttr(name, b.getDenseI64ArrayAttr(*v)));
+  if (!nc.intsAttr("kernel_shape"))
+    return nc.error("needs the 'kernel_shape' attribute");
+  attrs.push_back(namedStr(nc, "auto_pad", nc.stringAttr("auto_pad", "NOTSET")));
+  for (StringRef name : extra) {
+    if (name == "p")
+      attrs.push_back(namedI64(nc, name, nc.intAttr(name, 2)));
+    else if (nc.node.op_type() != "LpPool" || nc.intAttr(name, 0) != 0)
+      attrs.push_back(namedI64(nc, name, nc.intAttr(name, 0)));
+  }
+  return emit(nc, nc.node.op_type(), {*x}, attrs);
 }
 
-/// LpPool 18 adds `ceil_mode` and `dilations`; with ceil_mode 0 and all
-/// dilations 1, it is LpPool 11.
-Error lpPool18(NodeContext &nc) {
-  if (nc.intAttr("ceil_mode", 0) != 0)
-    return unsupportedVersion(nc, "with ceil_mode 1");
-  if (!allOnes(nc.intsAttr("dilations")))
-    return unsupportedVersion(nc, "with dilations other than 1");
-  return nc.importGeneric({"ceil_mode", "dilations"});
+/// AveragePool 19 adds `dilations`.
+Error averagePool19(NodeContext &nc) {
+  return poolWithWindow(nc, {"ceil_mode", "count_include_pad"});
 }
+
+/// LpPool 18 adds `ceil_mode` and `dilations`.
+Error lpPool18(NodeContext &nc) { return poolWithWindow(nc, {"ceil_mode", "p"}); }
 
 /// Cast 19 adds `saturate` and Cast 24 `round_mode`, which only concern the
 /// float8 and float4 element types (ONNX types 17 and up); to the types Cast 13
@@ -541,12 +684,13 @@ Error dequantize21(NodeContext &nc) {
   return nc.importGeneric({"block_size", "output_dtype"});
 }
 
-/// ScatterElements 18 and ScatterND 18 add the reductions 'max' and 'min';
-/// with 'none', 'add' or 'mul', they are the opset-16 versions.
+/// ScatterElements 18 and ScatterND 18 add the reductions 'max' and 'min',
+/// which the dialect's ops (opset 16) take too.
 Error scatterReduction18(NodeContext &nc) {
   std::string reduction = nc.stringAttr("reduction", "none");
-  if (reduction != "none" && reduction != "add" && reduction != "mul")
-    return unsupportedVersion(nc, "with reduction '" + reduction + "'");
+  if (reduction != "none" && reduction != "add" && reduction != "mul" && reduction != "max" &&
+      reduction != "min")
+    return nc.error("unknown reduction '" + reduction + "' (none, add, mul, max or min)");
   return nc.importGeneric();
 }
 
@@ -645,6 +789,8 @@ const Handler handlers[] = {
     {"ScatterElements", 18, kMaxOpset, scatterReduction18},
     {"ScatterND", 18, kMaxOpset, scatterReduction18},
     {"Resize", 18, kMaxOpset, resize18},
+    {"Range", 27, kMaxOpset, range27},
+    {"GridSample", 20, kMaxOpset, gridSample20},
     // Ops new in opsets 18 to 28 that an op of the dialect implements (by
     // opset, as they have no schema in the table).
     {"Gelu", 20, kMaxOpset, gelu20},

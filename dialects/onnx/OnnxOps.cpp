@@ -489,7 +489,7 @@ LogicalResult SpaceToDepthOp::verify() {
 }
 
 LogicalResult PadOp::verify() {
-  if (failed(verifyOneOf(*this, "mode", getMode(), {"constant", "reflect", "edge"})))
+  if (failed(verifyOneOf(*this, "mode", getMode(), {"constant", "reflect", "edge", "wrap"})))
     return failure();
   if (failed(verify1D(*this, getPads(), "pads")))
     return failure();
@@ -620,7 +620,7 @@ LogicalResult BitShiftOp::verify() {
 }
 
 LogicalResult ScatterElementsOp::verify() {
-  if (failed(verifyOneOf(*this, "reduction", getReduction(), {"none", "add", "mul"})))
+  if (failed(verifyOneOf(*this, "reduction", getReduction(), {"none", "add", "mul", "max", "min"})))
     return failure();
   auto d = rankOf(getData()), i = rankOf(getIndices()), u = rankOf(getUpdates());
   if ((d && i && *d != *i) || (i && u && *i != *u))
@@ -629,7 +629,7 @@ LogicalResult ScatterElementsOp::verify() {
 }
 
 LogicalResult ScatterNDOp::verify() {
-  return verifyOneOf(*this, "reduction", getReduction(), {"none", "add", "mul"});
+  return verifyOneOf(*this, "reduction", getReduction(), {"none", "add", "mul", "max", "min"});
 }
 
 LogicalResult EyeLikeOp::verify() {

@@ -770,6 +770,14 @@ LogicalResult checkPoolShapes(ConversionPatternRewriter &rewriter, Operation *op
   return success();
 }
 
+/// The `dilations` AveragePool 19 and LpPool 18 carry as an extra attribute
+/// (the importer's poolWithWindow).
+static std::optional<ArrayRef<int64_t>> extraDilations(Operation *op) {
+  if (auto d = op->getAttrOfType<DenseI64ArrayAttr>("dilations"))
+    return d.asArrayRef();
+  return std::nullopt;
+}
+
 struct MaxPoolLowering : OpConversionPattern<onnx::MaxPoolOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::MaxPoolOp op, OpAdaptor adaptor,
@@ -818,7 +826,7 @@ struct AveragePoolLowering : OpConversionPattern<onnx::AveragePoolOp> {
     auto xType = cast<RankedTensorType>(x.getType());
     auto w = resolveWindow(rewriter, op, xType.getShape().drop_front(2),
                            yType.getShape().drop_front(2), op.getKernelShape(),
-                           op.getStrides(), std::nullopt, op.getPads(), op.getAutoPad());
+                           op.getStrides(), extraDilations(op), op.getPads(), op.getAutoPad());
     if (failed(w))
       return failure();
     Location loc = op.getLoc();
@@ -846,7 +854,7 @@ struct LpPoolLowering : OpConversionPattern<onnx::LpPoolOp> {
     auto xType = cast<RankedTensorType>(x.getType());
     auto w = resolveWindow(rewriter, op, xType.getShape().drop_front(2),
                            yType.getShape().drop_front(2), op.getKernelShape(),
-                           op.getStrides(), std::nullopt, op.getPads(), op.getAutoPad());
+                           op.getStrides(), extraDilations(op), op.getPads(), op.getAutoPad());
     if (failed(w))
       return failure();
     Location loc = op.getLoc();
