@@ -908,6 +908,9 @@ Error exportModel(ModuleOp module, ::onnx::ModelProto &model, const ExportOption
     if (isa<onnx::AveragePoolOp, onnx::LpPoolOp>(op) && dilations &&
         llvm::any_of(dilations.asArrayRef(), [](int64_t d) { return d != 1; }))
       later = op->getName().stripDialect().str() + " with dilations (opset 18/19)";
+    if (auto resize = dyn_cast<onnx::ResizeOp>(op);
+        resize && resize.getCoordinateTransformationMode() == "half_pixel_symmetric")
+      later = "Resize with coordinate_transformation_mode 'half_pixel_symmetric' (opset 19)";
     auto ceil = op->getAttrOfType<IntegerAttr>("ceil_mode");
     if (isa<onnx::LpPoolOp>(op) && ceil && ceil.getInt() != 0)
       later = "LpPool with ceil_mode (opset 18)";

@@ -1505,8 +1505,12 @@ Value NodeContext::constScalar(Type elementType, double v) {
 Value NodeContext::noValue() { return importer.noValue(); }
 
 Expected<Operation *> NodeContext::build(StringRef opType, ArrayRef<Value> operands,
-                                         ArrayRef<NamedAttribute> attrs, unsigned numResults) {
-  return importer.buildOp(*this, opType, operands, attrs, numResults, {});
+                                         ArrayRef<NamedAttribute> attrs, unsigned numResults,
+                                         bool asNodeOutputs) {
+  SmallVector<std::string> names;
+  if (asNodeOutputs)
+    names.assign(node.output().begin(), node.output().end());
+  return importer.buildOp(*this, opType, operands, attrs, numResults, names);
 }
 
 Error NodeContext::setOutput(unsigned i, Value v) {

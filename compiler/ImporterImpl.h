@@ -98,10 +98,13 @@ public:
   mlir::Value noValue();
 
   /// Builds op `opType` of the dialect through the importer's generic path
-  /// (result types, verification, shape inference). `numResults` results.
+  /// (result types, verification, shape inference). `numResults` results;
+  /// `asNodeOutputs` when they are the node's outputs, whose declared types
+  /// (value_info, graph outputs) then refine theirs.
   llvm::Expected<mlir::Operation *>
   build(llvm::StringRef opType, llvm::ArrayRef<mlir::Value> operands,
-        llvm::ArrayRef<mlir::NamedAttribute> attrs, unsigned numResults = 1);
+        llvm::ArrayRef<mlir::NamedAttribute> attrs, unsigned numResults = 1,
+        bool asNodeOutputs = false);
   /// Binds node output `i` to `v`.
   llvm::Error setOutput(unsigned i, mlir::Value v);
   /// Imports the node as it is (generic path), after dropping `dropAttrs`.

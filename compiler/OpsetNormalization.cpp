@@ -61,7 +61,7 @@ Error onlyAttributes(NodeContext &nc, ArrayRef<StringRef> known) {
 /// Builds `opType` and binds its results to the node's outputs.
 Error emit(NodeContext &nc, StringRef opType, ArrayRef<Value> operands,
            ArrayRef<NamedAttribute> attrs, unsigned numResults = 1) {
-  auto op = nc.build(opType, operands, attrs, numResults);
+  auto op = nc.build(opType, operands, attrs, numResults, /*asNodeOutputs=*/true);
   if (!op)
     return op.takeError();
   for (unsigned i = 0; i < numResults; ++i)
@@ -694,20 +694,193 @@ Error scatterReduction18(NodeContext &nc) {
   return nc.importGeneric();
 }
 
+/// `values` (1-D, one per axis in `axes`, or two per axis for roi) spread
+/// over all `rank` dims: Gather(Concat(values, fill), where), `fill` giving
+/// the values of the other dims (one, or per dim). Values may be run-time.
+Expected<Value> spreadOverAxes(NodeContext &nc, Value values, Value fill,
+                               ArrayRef<int64_t> where) {
+  auto joined = nc.build("Concat", {values, fill}, {namedI64(nc, "axis", 0)});
+  if (!joined)
+    return joined.takeError();
+  auto full = nc.build("Gather", {(*joined)->getResult(0), nc.constI64(where)},
+                       {namedI64(nc, "axis", 0)});
+  if (!full)
+    return full.takeError();
+  return (*full)->getResult(0);
+}
+
 /// Resize 18 adds `antialias`, `axes` and `keep_aspect_ratio_policy`, Resize
-/// 19 the coordinate mode 'half_pixel_symmetric'; unused, it is Resize 13.
+/// 19 the coordinate mode 'half_pixel_symmetric' (which the dialect's Resize
+/// takes). Axes spread roi, scales and sizes over every dim (1.0, the input
+/// size and the full [0, 1] roi elsewhere). A sizes policy other than
+/// stretch becomes scales: one scale for every listed axis, the smallest
+/// (not_larger) or largest (not_smaller) of sizes[i] / in[axes[i]], which
+/// is what positions the samples; the output size round(scale * in) is the
+/// result's (its declared shape when sizes are known only at run time).
 Error resize18(NodeContext &nc) {
   if (nc.intAttr("antialias", 0) != 0)
     return unsupportedVersion(nc, "with antialias 1");
-  if (nc.attr("axes"))
-    return unsupportedVersion(nc, "with attribute 'axes'");
   std::string policy = nc.stringAttr("keep_aspect_ratio_policy", "stretch");
-  if (policy != "stretch")
-    return unsupportedVersion(nc, "with keep_aspect_ratio_policy '" + policy + "'");
-  std::string coords = nc.stringAttr("coordinate_transformation_mode", "half_pixel");
-  if (coords == "half_pixel_symmetric")
-    return unsupportedVersion(nc, "with coordinate_transformation_mode '" + coords + "'");
-  return nc.importGeneric({"antialias", "keep_aspect_ratio_policy"});
+  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
+    return nc.error("unknown keep_aspect_ratio_policy '" + policy +
+                    "' (stretch, not_larger or not_smaller)");
+  if (!nc.attr("axes") && policy == "stretch")
+    return nc.importGeneric({"antialias", "keep_aspect_ratio_policy"});
+  if (nc.numInputs() > 4)
+    return nc.error("has " + llvm::Twine(nc.numInputs()) + " inputs, the operator takes at most 4");
+  auto in = inputs(nc, 4);
+  if (!in)
+    return in.takeError();
+  Value x = (*in)[0];
+  auto xType = dyn_cast<RankedTensorType>(x.getType());
+  if (!xType)
+    return nc.error("needs a ranked input for 'axes' or keep_aspect_ratio_policy");
+  int64_t rank = xType.getRank();
+  SmallVector<int64_t> axes;
+  if (auto a = nc.intsAttr("axes")) {
+    llvm::SmallBitVector seen(rank);
+    for (int64_t v : *a) {
+      if (v < -rank || v >= rank)
+        return nc.error("axis " + llvm::Twine(v) + " is out of range for input of rank " +
+                        llvm::Twine(rank));
+      int64_t d = v < 0 ? v + rank : v;
+      if (seen.test(d))
+        return nc.error("axis " + llvm::Twine(v) + " appears more than once");
+      seen.set(d);
+      axes.push_back(d);
+    }
+  } else {
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  }
+  int64_t k = axes.size();
+  auto positionOf = [&](int64_t d) -> std::optional<int64_t> {
+    for (int64_t i = 0; i < k; ++i)
+      if (axes[i] == d)
+        return i;
+    return std::nullopt;
+  };
+  auto isPresent = [&](Value v) { return !isa<NoneType>(v.getType()); };
+  Value roi = (*in)[1], scales = (*in)[2], sizes = (*in)[3];
+  bool hasSizes = isPresent(sizes);
+  if (auto t = dyn_cast<RankedTensorType>(sizes.getType()); t && t.getNumElements() == 0)
+    hasSizes = false;
+  Type f32 = nc.builder().getF32Type();
+  if (policy != "stretch") {
+    if (!hasSizes)
+      return nc.error("keep_aspect_ratio_policy '" + policy + "' needs the 'sizes' input");
+    // One scale for the listed axes: min or max of sizes[i] / in[axes[i]].
+    SmallVector<float> inSizes;
+    for (int64_t d : axes) {
+      if (xType.isDynamicDim(d))
+        return nc.error("keep_aspect_ratio_policy '" + policy +
+                        "' needs static sizes of the resized dims");
+      inSizes.push_back(static_cast<float>(xType.getDimSize(d)));
+    }
+    auto inConst = nc.build(
+        "Constant", {},
+        {nc.builder().getNamedAttr(
+            "value", DenseElementsAttr::get(RankedTensorType::get({k}, f32),
+                                            ArrayRef<float>(inSizes)))});
+    if (!inConst)
+      return inConst.takeError();
+    auto asFloat = nc.build("Cast", {sizes}, {namedI64(nc, "to", 1)});
+    if (!asFloat)
+      return asFloat.takeError();
+    auto ratios = nc.build("Div", {(*asFloat)->getResult(0), (*inConst)->getResult(0)}, {});
+    if (!ratios)
+      return ratios.takeError();
+    auto one = nc.build("Reduce" + std::string(policy == "not_larger" ? "Min" : "Max"),
+                        {(*ratios)->getResult(0), nc.noValue()},
+                        {namedI64(nc, "keepdims", 1)});
+    if (!one)
+      return one.takeError();
+    auto each = nc.build("Expand", {(*one)->getResult(0), nc.constI64({k})}, {});
+    if (!each)
+      return each.takeError();
+    scales = (*each)->getResult(0);
+    sizes = nc.noValue();
+    hasSizes = false;
+  }
+  // Spread over every dim.
+  auto floats = [&](ArrayRef<float> v) -> Expected<Value> {
+    auto c = nc.build("Constant", {},
+                      {nc.builder().getNamedAttr(
+                          "value", DenseElementsAttr::get(
+                                       RankedTensorType::get({int64_t(v.size())}, f32), v))});
+    if (!c)
+      return c.takeError();
+    return (*c)->getResult(0);
+  };
+  SmallVector<int64_t> where(rank);
+  if (hasSizes) {
+    // Other dims keep their size: Concat(sizes, Shape(X)), dim d at k + d.
+    auto shape = nc.build("Shape", {x}, {});
+    if (!shape)
+      return shape.takeError();
+    for (int64_t d = 0; d < rank; ++d)
+      where[d] = positionOf(d).value_or(k + d);
+    auto full = spreadOverAxes(nc, sizes, (*shape)->getResult(0), where);
+    if (!full)
+      return full.takeError();
+    sizes = *full;
+  } else if (isPresent(scales)) {
+    for (int64_t d = 0; d < rank; ++d)
+      where[d] = positionOf(d).value_or(k);
+    auto one = floats({1.0f});
+    if (!one)
+      return one.takeError();
+    if (elementTypeOf(scales) != f32) {
+      auto cast = nc.build("Cast", {scales}, {namedI64(nc, "to", 1)});
+      if (!cast)
+        return cast.takeError();
+      scales = (*cast)->getResult(0);
+    }
+    auto full = spreadOverAxes(nc, scales, *one, where);
+    if (!full)
+      return full.takeError();
+    scales = *full;
+  }
+  if (isPresent(roi) && nc.stringAttr("coordinate_transformation_mode", "half_pixel") ==
+                            "tf_crop_and_resize") {
+    // Starts then ends; the other dims take all of [0, 1].
+    SmallVector<int64_t> roiWhere(2 * rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      auto i = positionOf(d);
+      roiWhere[d] = i ? *i : 2 * k;
+      roiWhere[rank + d] = i ? k + *i : 2 * k + 1;
+    }
+    auto whole = floats({0.0f, 1.0f});
+    if (!whole)
+      return whole.takeError();
+    Value r = roi;
+    if (elementTypeOf(r) != f32) {
+      auto cast = nc.build("Cast", {r}, {namedI64(nc, "to", 1)});
+      if (!cast)
+        return cast.takeError();
+      r = (*cast)->getResult(0);
+    }
+    auto full = spreadOverAxes(nc, r, *whole, roiWhere);
+    if (!full)
+      return full.takeError();
+    roi = *full;
+  } else {
+    roi = nc.noValue();
+  }
+  SmallVector<NamedAttribute> attrs;
+  for (StringRef name : {"coordinate_transformation_mode", "mode", "nearest_mode"})
+    if (nc.attr(name))
+      attrs.push_back(namedStr(nc, name, nc.stringAttr(name, "")));
+  for (StringRef name : {"cubic_coeff_a", "extrapolation_value"})
+    if (nc.attr(name))
+      attrs.push_back(namedF32(nc, name, nc.floatAttr(name, 0)));
+  if (nc.attr("exclude_outside"))
+    attrs.push_back(namedI64(nc, "exclude_outside", nc.intAttr("exclude_outside", 0)));
+  if (Error e = onlyAttributes(nc, {"antialias", "axes", "coordinate_transformation_mode",
+                                    "cubic_coeff_a", "exclude_outside", "extrapolation_value",
+                                    "keep_aspect_ratio_policy", "mode", "nearest_mode"}))
+    return e;
+  return emit(nc, "Resize", {x, roi, hasSizes ? nc.noValue() : scales, sizes}, attrs);
 }
 
 /// Gelu (new in opset 20) is onnxcc's own onnx.Gelu, the op the graph passes

@@ -505,8 +505,8 @@ LogicalResult ResizeOp::verify() {
   if (failed(verifyOneOf(*this, "mode", getMode(), {"nearest", "linear", "cubic"})) ||
       failed(verifyOneOf(*this, "coordinate_transformation_mode",
                          getCoordinateTransformationMode(),
-                         {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
-                          "tf_crop_and_resize"})) ||
+                         {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
+                          "align_corners", "asymmetric", "tf_crop_and_resize"})) ||
       failed(verifyOneOf(*this, "nearest_mode", getNearestMode(),
                          {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})))
     return failure();

@@ -36,7 +36,14 @@ namespace {
 constexpr int64_t kMaxTaps = 4096;
 
 enum class Mode { Nearest, Linear, Cubic };
-enum class Transform { HalfPixel, PytorchHalfPixel, AlignCorners, Asymmetric, TfCropAndResize };
+enum class Transform {
+  HalfPixel,
+  HalfPixelSymmetric,
+  PytorchHalfPixel,
+  AlignCorners,
+  Asymmetric,
+  TfCropAndResize
+};
 enum class NearestRounding { RoundPreferFloor, RoundPreferCeil, Floor, Ceil };
 
 /// What one input axis needs to be resampled. The scale and the roi are
@@ -184,6 +191,7 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
     Transform transform =
         llvm::StringSwitch<Transform>(op.getCoordinateTransformationMode())
             .Case("pytorch_half_pixel", Transform::PytorchHalfPixel)
+            .Case("half_pixel_symmetric", Transform::HalfPixelSymmetric)
             .Case("align_corners", Transform::AlignCorners)
             .Case("asymmetric", Transform::Asymmetric)
             .Case("tf_crop_and_resize", Transform::TfCropAndResize)
@@ -398,6 +406,15 @@ private:
                               s.sub(outWidth(), one));
       return s.add(unlessWidthOne(whenOne, otherwise),
                    s.mul(params.roiStart, s.f64(inSize - 1)));
+    }
+    case Transform::HalfPixelSymmetric: {
+      // half_pixel shifted so that the output stays centred when its width
+      // (scale * size_in) is cut to a whole size_out: by center * (1 -
+      // size_out / width), center = size_in / 2.
+      Value adjustment = s.div(s.f64(static_cast<double>(plan.outSize)), outWidth());
+      Value offset = s.mul(s.f64(inSize / 2), s.sub(one, adjustment));
+      return s.add(offset,
+                   s.sub(s.div(s.add(xOut, s.f64(0.5)), params.scale), s.f64(0.5)));
     }
     case Transform::PytorchHalfPixel:
     case Transform::HalfPixel: {
