@@ -491,7 +491,7 @@ Error lpPool18(NodeContext &nc) {
 /// float8 targets (ONNX types 17..20, and 24, E8M0, for round_mode); the
 /// opset-13 op of the dialect keeps them as the attributes onnxcc.saturate
 /// and onnxcc.round_mode, which the lowering reads (SmallTypes.cpp).
-Error castAttrs(NodeContext &nc, SmallVectorImpl<NamedAttribute> &attrs) {
+Error castAttrs(NodeContext &nc, Type target, SmallVectorImpl<NamedAttribute> &attrs) {
   OpBuilder &b = nc.builder();
   int64_t saturate = nc.intAttr("saturate", 1);
   if (saturate != 0 && saturate != 1)
@@ -499,9 +499,12 @@ Error castAttrs(NodeContext &nc, SmallVectorImpl<NamedAttribute> &attrs) {
   std::string roundMode = nc.stringAttr("round_mode", "up");
   if (roundMode != "up" && roundMode != "down" && roundMode != "nearest")
     return nc.error("unknown round_mode '" + roundMode + "' (up, down or nearest)");
-  if (saturate == 0)
+  bool toE8M0 = isa_and_nonnull<Float8E8M0FNUType>(target);
+  bool toFloat8 = toE8M0 || isa_and_nonnull<Float8E4M3FNType, Float8E4M3FNUZType,
+                                            Float8E5M2Type, Float8E5M2FNUZType>(target);
+  if (saturate == 0 && toFloat8)
     attrs.push_back(b.getNamedAttr("onnxcc.saturate", b.getI64IntegerAttr(0)));
-  if (roundMode != "up")
+  if (roundMode != "up" && toE8M0)
     attrs.push_back(namedStr(nc, "onnxcc.round_mode", roundMode));
   return Error::success();
 }
@@ -523,7 +526,8 @@ Error cast19(NodeContext &nc) {
   if (!x)
     return x.takeError();
   SmallVector<NamedAttribute> attrs = {nc.builder().getNamedAttr("to", nc.builder().getI64IntegerAttr(t))};
-  if (Error e = castAttrs(nc, attrs))
+  if (Error e = castAttrs(nc, elementTypeOfDataType(nc.builder().getContext(), static_cast<int>(t)),
+                          attrs))
     return e;
   return emit(nc, "Cast", {*x}, attrs);
 }
@@ -538,7 +542,7 @@ Error castLike19(NodeContext &nc) {
   if (!values)
     return values.takeError();
   SmallVector<NamedAttribute> attrs;
-  if (Error e = castAttrs(nc, attrs))
+  if (Error e = castAttrs(nc, elementTypeOf((*values)[1]), attrs))
     return e;
   return emit(nc, "CastLike", *values, attrs);
 }
@@ -586,7 +590,8 @@ Error quantize19(NodeContext &nc) {
 }
 
 /// DequantizeLinear 21 adds `block_size` (kept as onnxcc.block_size), 23
-/// `output_dtype` (only the type of x_scale, the default, is supported).
+/// `output_dtype`: another type than x_scale's is DequantizeLinear with the
+/// scale as float (exact), then one Cast (the lowering computes in float).
 Error dequantize21(NodeContext &nc) {
   if (Error e = onlyAttributes(nc, {"axis", "block_size", "output_dtype"}))
     return e;
@@ -598,18 +603,30 @@ Error dequantize21(NodeContext &nc) {
   SmallVector<Value> operands = *values;
   if (operands.size() < 3)
     operands.push_back(nc.noValue());
-  if (int64_t dtype = nc.intAttr("output_dtype", 0); dtype != 0) {
-    Type type = elementTypeOfDataType(nc.builder().getContext(), static_cast<int>(dtype));
-    if (type != elementTypeOf(operands[1]))
-      return unsupportedVersion(nc, "with an output_dtype other than the type of x_scale");
-  }
   SmallVector<NamedAttribute> attrs = {namedI64(nc, "axis", nc.intAttr("axis", 1))};
   int64_t blockSize = nc.intAttr("block_size", 0);
   if (blockSize < 0)
     return nc.error("block_size must be positive, is " + llvm::Twine(blockSize));
   if (blockSize > 0)
     attrs.push_back(namedI64(nc, "onnxcc.block_size", blockSize));
-  return emit(nc, "DequantizeLinear", operands, attrs);
+  int64_t dtype = nc.intAttr("output_dtype", 0);
+  Type outType = dtype ? elementTypeOfDataType(nc.builder().getContext(), static_cast<int>(dtype))
+                       : Type();
+  if (dtype && !isa_and_nonnull<Float32Type, Float16Type, BFloat16Type>(outType))
+    return nc.error("output_dtype " + llvm::Twine(dtype) + " is not float, float16 or bfloat16");
+  if (!outType || outType == elementTypeOf(operands[1]))
+    return emit(nc, "DequantizeLinear", operands, attrs);
+  if (!isa_and_nonnull<Float32Type>(elementTypeOf(operands[1]))) {
+    constexpr int64_t kFloat = 1;
+    auto scale = nc.build("Cast", {operands[1]}, {namedI64(nc, "to", kFloat)});
+    if (!scale)
+      return scale.takeError();
+    operands[1] = (*scale)->getResult(0);
+  }
+  auto y = nc.build("DequantizeLinear", operands, attrs);
+  if (!y)
+    return y.takeError();
+  return emit(nc, "Cast", {(*y)->getResult(0)}, {namedI64(nc, "to", dtype)});
 }
 
 /// ScatterElements 18 and ScatterND 18 add the reductions 'max' and 'min';
