@@ -21,6 +21,9 @@ Usage: small-types-model.py OUT_DIR
                                                     rounded once to float16
   y_shape    Reshape(u, [3, 2])                     a uint4 initializer moved
   y_q4       QuantizeLinear(x, 0.25, zp int4 -1)    round half even, saturate
+  y_t4       Transpose(a4)                          an int4 graph input moved
+  y_t8     Transpose(Identity(f8in))              a float8 graph input moved
+  y_f8f      Cast(f8in, to=FLOAT)                   float8 read
 
 OUT_DIR gets model.onnx and test/test_data_set_0/{input_K,output_K}.pb.
 """
@@ -141,6 +144,8 @@ x = np.array([0.0, -0.0, 0.3, -1.7, 2.5, 3.5, 300.0, 470.0, -1000.0, 1e-4, -3e-3
 p = np.array([1.0, 1.5, 3.0, 0.75, 2.0 ** -130, 1e38, 2.0 ** 127 * 1.75, 0.3], np.float32)
 k = np.array([-9.5, -8.0, -1.2, 0.0, 7.9, 8.0, 15.0, 16.5], np.float32)
 w = [-8, -3, 0, 1, 5, 7, -1]
+a4 = [-8, 7, -1, 0, 3, -5]
+f8in = [0x00, 0x80, 0x7E, 0xFE, 0x7F, 0x01]  # 0, -0, 448, -448, NaN, 2^-9
 u = [0, 15, 3, 9, 12, 1]
 
 nodes = [
@@ -161,6 +166,10 @@ nodes = [
                      output_dtype=TensorProto.FLOAT16),
     helper.make_node("Reshape", ["u", "shape"], ["y_shape"]),
     helper.make_node("QuantizeLinear", ["x4", "q_scale", "q_zp"], ["y_q4"]),
+    helper.make_node("Transpose", ["a4"], ["y_t4"], perm=[1, 0]),
+    helper.make_node("Identity", ["f8in"], ["f8id"]),
+    helper.make_node("Transpose", ["f8id"], ["y_t8"], perm=[1, 0]),
+    helper.make_node("Cast", ["f8in"], ["y_f8f"], to=TensorProto.FLOAT),
 ]
 n = len(x)
 x4 = np.array([0.0, 0.1, 0.125, 0.375, -0.375, 1.9, 2.0, -5.0, 100.0, -0.2], np.float32)
@@ -175,7 +184,8 @@ inits = [
     tensor("q_zp", INT4, [], packed([-1], 4)),
 ]
 inputs = [("x", TensorProto.FLOAT, [n]), ("p", TensorProto.FLOAT, [len(p)]),
-          ("k", TensorProto.FLOAT, [len(k)]), ("x4", TensorProto.FLOAT, [len(x4)])]
+          ("k", TensorProto.FLOAT, [len(k)]), ("x4", TensorProto.FLOAT, [len(x4)]),
+          ("a4", INT4, [2, 3]), ("f8in", FLOAT8E4M3FN, [2, 3])]
 outputs = [("y_e4m3", FLOAT8E4M3FN, [n]), ("y_e4m3_ns", FLOAT8E4M3FN, [n]),
            ("y_e5m2_ns", FLOAT8E5M2, [n]), ("y_uz", FLOAT8E4M3FNUZ, [n]),
            ("y_f4", FLOAT4E2M1, [n]), ("y_back", TensorProto.FLOAT, [n]),
@@ -183,7 +193,8 @@ outputs = [("y_e4m3", FLOAT8E4M3FN, [n]), ("y_e4m3_ns", FLOAT8E4M3FN, [n]),
            ("y_i4", INT4, [len(k)]), ("y_u2", UINT2, [len(k)]),
            ("y_dq", TensorProto.FLOAT, [7]), ("y_dq16", TensorProto.FLOAT16, [7]),
            ("y_shape", UINT4, [3, 2]),
-           ("y_q4", INT4, [len(x4)])]
+           ("y_q4", INT4, [len(x4)]), ("y_t4", INT4, [3, 2]),
+           ("y_t8", FLOAT8E4M3FN, [3, 2]), ("y_f8f", TensorProto.FLOAT, [2, 3])]
 graph = helper.make_graph(
     nodes, "small_types",
     [helper.make_tensor_value_info(a, t, d) for a, t, d in inputs],
@@ -225,11 +236,15 @@ expected = {
     "y_dq16": (np.array(w, np.float32) * np.float32(0.1037)).astype(np.float16).tobytes(),
     "y_shape": packed(u, 4),
     "y_q4": packed([q4(v) for v in x4], 4),
+    "y_t4": packed(list(np.array(a4).reshape(2, 3).T.ravel()), 4),
+    "y_t8": bytes(np.array(f8in, np.uint8).reshape(2, 3).T.ravel()),
+    "y_f8f": np.array([small_value(c, FLOAT8E4M3FN) for c in f8in], np.float32).tobytes(),
 }
+raw_inputs = {"x": x.tobytes(), "p": p.tobytes(), "k": k.tobytes(), "x4": x4.tobytes(),
+              "a4": packed(a4, 4), "f8in": bytes(f8in)}
 for i, (name, t, d) in enumerate(inputs):
-    arr = {"x": x, "p": p, "k": k, "x4": x4}[name]
     with open(os.path.join(data, f"input_{i}.pb"), "wb") as f:
-        f.write(tensor(name, t, d, arr.tobytes()).SerializeToString())
+        f.write(tensor(name, t, d, raw_inputs[name]).SerializeToString())
 for i, (name, t, d) in enumerate(outputs):
     with open(os.path.join(data, f"output_{i}.pb"), "wb") as f:
         f.write(tensor(name, t, d, expected[name]).SerializeToString())
