@@ -11,7 +11,10 @@ Each op is defined at the version the lowering implements: its newest version
 up to IMPLEMENTED_OPSET (17). Every other version either has the same signature
 (inputs, outputs, attributes and their defaults; only the type constraints may
 differ) and imports generically, or the importer brings it to that form (see
-compiler/OpsetNormalization.cpp) or refuses it. Run it again after changing it:
+compiler/OpsetNormalization.cpp) or refuses it. An op's inputs and outputs take
+the element types of all its versions up to MAX_OPSET (the float8/4-bit/2-bit
+types of Cast-19+, QuantizeLinear-21+, Reshape-21+, ...): the lowering handles
+them or refuses them with a message. Run it again after changing it:
   /usr/bin/python3 utils/gen_onnx_dialect.py
 """
 import json
