@@ -26,12 +26,12 @@ namespace onnxcc::lowering {
 using namespace mlir;
 
 bool isSmallFloat(Type t) {
-  return isa<Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type, Float8E5M2FNUZType,
-             Float8E8M0FNUType, Float4E2M1FNType>(t);
+  return isa_and_nonnull<Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type,
+                         Float8E5M2FNUZType, Float8E8M0FNUType, Float4E2M1FNType>(t);
 }
 
 bool isSubByteInt(Type t) {
-  auto i = dyn_cast<IntegerType>(t);
+  auto i = dyn_cast_or_null<IntegerType>(t);
   return i && i.getWidth() > 1 && i.getWidth() < 8;
 }
 
