@@ -24,6 +24,8 @@ Usage: small-types-model.py OUT_DIR
   y_t4       Transpose(a4)                          an int4 graph input moved
   y_t8     Transpose(Identity(f8in))              a float8 graph input moved
   y_f8f      Cast(f8in, to=FLOAT)                   float8 read
+  y_cos4     ConstantOfShape([3], value int4 -3)    an int4 fill
+  y_pad4     Pad(a4, [0, 1, 0, 1], int4 5)          an int4 pad value
 
 OUT_DIR gets model.onnx and test/test_data_set_0/{input_K,output_K}.pb.
 """
@@ -170,6 +172,9 @@ nodes = [
     helper.make_node("Identity", ["f8in"], ["f8id"]),
     helper.make_node("Transpose", ["f8id"], ["y_t8"], perm=[1, 0]),
     helper.make_node("Cast", ["f8in"], ["y_f8f"], to=TensorProto.FLOAT),
+    helper.make_node("ConstantOfShape", ["cos_shape"], ["y_cos4"],
+                     value=tensor("v", INT4, [1], packed([-3], 4))),
+    helper.make_node("Pad", ["a4", "pads", "pad_value"], ["y_pad4"]),
 ]
 n = len(x)
 x4 = np.array([0.0, 0.1, 0.125, 0.375, -0.375, 1.9, 2.0, -5.0, 100.0, -0.2], np.float32)
@@ -182,6 +187,9 @@ inits = [
     tensor("shape", TensorProto.INT64, [2], np.array([3, 2], np.int64).tobytes()),
     tensor("q_scale", TensorProto.FLOAT, [], np.array([0.25], np.float32).tobytes()),
     tensor("q_zp", INT4, [], packed([-1], 4)),
+    tensor("cos_shape", TensorProto.INT64, [1], np.array([3], np.int64).tobytes()),
+    tensor("pads", TensorProto.INT64, [4], np.array([0, 1, 0, 1], np.int64).tobytes()),
+    tensor("pad_value", INT4, [], packed([5], 4)),
 ]
 inputs = [("x", TensorProto.FLOAT, [n]), ("p", TensorProto.FLOAT, [len(p)]),
           ("k", TensorProto.FLOAT, [len(k)]), ("x4", TensorProto.FLOAT, [len(x4)]),
@@ -194,7 +202,8 @@ outputs = [("y_e4m3", FLOAT8E4M3FN, [n]), ("y_e4m3_ns", FLOAT8E4M3FN, [n]),
            ("y_dq", TensorProto.FLOAT, [7]), ("y_dq16", TensorProto.FLOAT16, [7]),
            ("y_shape", UINT4, [3, 2]),
            ("y_q4", INT4, [len(x4)]), ("y_t4", INT4, [3, 2]),
-           ("y_t8", FLOAT8E4M3FN, [3, 2]), ("y_f8f", TensorProto.FLOAT, [2, 3])]
+           ("y_t8", FLOAT8E4M3FN, [3, 2]), ("y_f8f", TensorProto.FLOAT, [2, 3]),
+           ("y_cos4", INT4, [3]), ("y_pad4", INT4, [2, 5])]
 graph = helper.make_graph(
     nodes, "small_types",
     [helper.make_tensor_value_info(a, t, d) for a, t, d in inputs],
@@ -239,6 +248,9 @@ expected = {
     "y_t4": packed(list(np.array(a4).reshape(2, 3).T.ravel()), 4),
     "y_t8": bytes(np.array(f8in, np.uint8).reshape(2, 3).T.ravel()),
     "y_f8f": np.array([small_value(c, FLOAT8E4M3FN) for c in f8in], np.float32).tobytes(),
+    "y_cos4": packed([-3] * 3, 4),
+    "y_pad4": packed(list(np.pad(np.array(a4).reshape(2, 3), [(0, 0), (1, 1)],
+                                 constant_values=5).ravel()), 4),
 }
 raw_inputs = {"x": x.tobytes(), "p": p.tobytes(), "k": k.tobytes(), "x4": x4.tobytes(),
               "a4": packed(a4, 4), "f8in": bytes(f8in)}
