@@ -181,6 +181,15 @@ bool fillRandom(const @NAME@_tensor_info &t, void *data, uint64_t &state) {
       memcpy(at, &v, 2);
     } else if (dtype == "bool") {
       *at = (unsigned char)(nextRandom(state) >> 63);
+    } else if (dtype == "float4e2m1") {
+      *at = (unsigned char)(nextRandom(state) % 8); // 0 .. 6, positive
+    } else if (dtype.compare(0, 6, "float8") == 0) {
+      // Bit patterns below 0x70: positive and finite in every float8 type.
+      *at = (unsigned char)(nextRandom(state) % 0x70);
+    } else if (dtype == "int2" || dtype == "uint2") {
+      *at = (unsigned char)(nextRandom(state) % 2); // in range of both
+    } else if (dtype == "int4" || dtype == "uint4") {
+      *at = (unsigned char)(nextRandom(state) % 8);
     } else if (dtype.compare(0, 3, "int") == 0 || dtype.compare(0, 4, "uint") == 0) {
       // Small non-negative values fit every integer type (and index most
       // tables); little-endian: the low bytes of a uint64_t.

@@ -43,6 +43,12 @@ std::string dtypeName(Type t) {
   if (t.isF64()) return "float64";
   if (t.isF16()) return "float16";
   if (t.isBF16()) return "bfloat16";
+  if (isa<Float8E4M3FNType>(t)) return "float8e4m3fn";
+  if (isa<Float8E4M3FNUZType>(t)) return "float8e4m3fnuz";
+  if (isa<Float8E5M2Type>(t)) return "float8e5m2";
+  if (isa<Float8E5M2FNUZType>(t)) return "float8e5m2fnuz";
+  if (isa<Float8E8M0FNUType>(t)) return "float8e8m0";
+  if (isa<Float4E2M1FNType>(t)) return "float4e2m1";
   if (t.isInteger(1)) return "bool";
   if (isa<onnx::StringType>(t)) return "string";
   if (auto i = dyn_cast<IntegerType>(t))

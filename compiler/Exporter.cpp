@@ -66,6 +66,17 @@ int dataTypeOf(Type t) {
   return TP::UNDEFINED;
 }
 
+/// Why an element type cannot be written: the float8, float4, 4-bit and 2-bit
+/// types exist from opset 19 (IR 9) on, after the opset 17 written here.
+std::string unwritable(Type t) {
+  auto i = dyn_cast<IntegerType>(t);
+  if ((i && i.getWidth() > 1 && i.getWidth() < 8) ||
+      isa<Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type, Float8E5M2FNUZType,
+          Float8E8M0FNUType, Float4E2M1FNType>(t))
+    return ", which opset 17 (the opset onnxcc writes) does not have";
+  return ", which ONNX cannot express";
+}
+
 /// Whether `op` is one of onnxcc's own ops rather than an ONNX operator.
 bool isInternalOp(Operation *op) {
   return isa<onnx::FusedConvOp, onnx::FusedConvNHWCOp, onnx::FusedGemmOp, onnx::FusedMatMulOp, onnx::GeluOp,
@@ -183,7 +194,7 @@ Error ModelExporter::writeType(Type type, ::onnx::TypeProto &tp, ArrayAttr dimPa
   int dt = dataTypeOf(tensor.getElementType());
   if (!dt)
     return makeError(what + " has element type " + printed(tensor.getElementType()) +
-                     ", which ONNX cannot express");
+                     unwritable(tensor.getElementType()));
   auto *tt = tp.mutable_tensor_type();
   tt->set_elem_type(dt);
   auto ranked = dyn_cast<RankedTensorType>(tensor);
@@ -208,8 +219,7 @@ Error ModelExporter::writeTensor(ElementsAttr attr, ::onnx::TensorProto &t, cons
   Type elem = type.getElementType();
   int dt = dataTypeOf(elem);
   if (!dt)
-    return makeError(what + " has element type " + printed(elem) +
-                     ", which ONNX cannot express");
+    return makeError(what + " has element type " + printed(elem) + unwritable(elem));
   t.set_data_type(dt);
   for (int64_t d : type.getShape())
     t.add_dims(d);

@@ -100,10 +100,44 @@ const OpSchemaInfo *lookupSchema(StringRef opType) {
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// TensorProto data types newer than the onnx.proto onnxcc compiles (ONNX
+/// 1.14 to 1.23): the float8, 4-bit and 2-bit types.
+enum NewDataType : int {
+  kFloat8E4M3FN = 17,
+  kFloat8E4M3FNUZ = 18,
+  kFloat8E5M2 = 19,
+  kFloat8E5M2FNUZ = 20,
+  kUInt4 = 21,
+  kInt4 = 22,
+  kFloat4E2M1 = 23,
+  kFloat8E8M0 = 24,
+  kUInt2 = 25,
+  kInt2 = 26,
+};
+
 StringRef dataTypeName(int t) {
+  static const char *const newer[] = {"FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
+                                      "FLOAT8E5M2FNUZ", "UINT4", "INT4", "FLOAT4E2M1",
+                                      "FLOAT8E8M0", "UINT2", "INT2"};
+  if (t >= kFloat8E4M3FN && t <= kInt2)
+    return newer[t - kFloat8E4M3FN];
   if (::onnx::TensorProto_DataType_IsValid(t))
     return ::onnx::TensorProto_DataType_Name(static_cast<::onnx::TensorProto_DataType>(t));
   return "unknown";
+}
+
+/// Elements one byte of packed data holds: 2 for the 4-bit types, 4 for the
+/// 2-bit ones (low bits first), 1 otherwise. onnxcc keeps them one per byte
+/// in memory (see codegen/cpp/ABI.md).
+int64_t elementsPerByte(int dataType) {
+  switch (dataType) {
+  case kUInt4:
+  case kInt4:
+  case kFloat4E2M1: return 2;
+  case kUInt2:
+  case kInt2: return 4;
+  default: return 1;
+  }
 }
 
 /// The MLIR element type of an ONNX TensorProto data type, or null.
@@ -126,13 +160,34 @@ Type elementTypeFor(MLIRContext *ctx, int dataType) {
   case ::onnx::TensorProto::STRING: return onnx::StringType::get(ctx);
   case ::onnx::TensorProto::COMPLEX64: return ComplexType::get(b.getF32Type());
   case ::onnx::TensorProto::COMPLEX128: return ComplexType::get(b.getF64Type());
+  case kFloat8E4M3FN: return b.getType<Float8E4M3FNType>();
+  case kFloat8E4M3FNUZ: return b.getType<Float8E4M3FNUZType>();
+  case kFloat8E5M2: return b.getType<Float8E5M2Type>();
+  case kFloat8E5M2FNUZ: return b.getType<Float8E5M2FNUZType>();
+  case kFloat8E8M0: return b.getType<Float8E8M0FNUType>();
+  case kFloat4E2M1: return b.getType<Float4E2M1FNType>();
+  case kUInt4: return b.getIntegerType(4, /*isSigned=*/false);
+  case kInt4: return b.getIntegerType(4);
+  case kUInt2: return b.getIntegerType(2, /*isSigned=*/false);
+  case kInt2: return b.getIntegerType(2);
   default: return {};
   }
 }
 
-/// Bytes one element of `dataType` takes in raw_data (0 for strings/unknown).
+/// Bytes one element of `dataType` takes in raw_data (0 for strings/unknown);
+/// the packed 4-bit and 2-bit types count 1 (see elementsPerByte).
 int64_t byteWidth(int dataType) {
   switch (dataType) {
+  case kFloat8E4M3FN:
+  case kFloat8E4M3FNUZ:
+  case kFloat8E5M2:
+  case kFloat8E5M2FNUZ:
+  case kFloat8E8M0:
+  case kUInt4:
+  case kInt4:
+  case kFloat4E2M1:
+  case kUInt2:
+  case kInt2:
   case ::onnx::TensorProto::BOOL:
   case ::onnx::TensorProto::INT8:
   case ::onnx::TensorProto::UINT8: return 1;
@@ -165,7 +220,12 @@ Type elementTypeForString(MLIRContext *ctx, StringRef s) {
       {"uint32", ::onnx::TensorProto::UINT32},   {"uint64", ::onnx::TensorProto::UINT64},
       {"bool", ::onnx::TensorProto::BOOL},       {"string", ::onnx::TensorProto::STRING},
       {"complex64", ::onnx::TensorProto::COMPLEX64},
-      {"complex128", ::onnx::TensorProto::COMPLEX128}};
+      {"complex128", ::onnx::TensorProto::COMPLEX128},
+      {"float8e4m3fn", kFloat8E4M3FN},           {"float8e4m3fnuz", kFloat8E4M3FNUZ},
+      {"float8e5m2", kFloat8E5M2},               {"float8e5m2fnuz", kFloat8E5M2FNUZ},
+      {"float8e8m0", kFloat8E8M0},               {"float4e2m1", kFloat4E2M1},
+      {"uint4", kUInt4},                         {"int4", kInt4},
+      {"uint2", kUInt2},                         {"int2", kInt2}};
   for (auto &[name, dt] : names)
     if (s == name)
       return elementTypeFor(ctx, dt);
@@ -566,7 +626,8 @@ Expected<ElementsAttr> GraphImporter::convertTensor(const ::onnx::TensorProto &t
   int64_t count = type.getNumElements();
 
   if (t.data_location() == ::onnx::TensorProto::EXTERNAL) {
-    if (t.data_type() == ::onnx::TensorProto::STRING || t.data_type() == ::onnx::TensorProto::BOOL)
+    if (t.data_type() == ::onnx::TensorProto::STRING || t.data_type() == ::onnx::TensorProto::BOOL ||
+        elementsPerByte(t.data_type()) > 1)
       return makeError(what + ": external data of type " + dataTypeName(t.data_type()) +
                        " is not supported");
     return externalTensor(t, type, what);
@@ -583,7 +644,38 @@ Expected<ElementsAttr> GraphImporter::convertTensor(const ::onnx::TensorProto &t
   int64_t width = byteWidth(t.data_type());
   int64_t bytes = count * width;
   std::string buffer;
-  if (t.has_raw_data()) {
+  bool fromRaw = t.has_raw_data();
+  if (int64_t per = elementsPerByte(t.data_type()); per > 1) {
+    // 4-bit and 2-bit types: packed low bits first, in raw_data or one byte
+    // per int32_data value; unpacked here to one element per byte (signed
+    // ones sign-extended).
+    int64_t packed = (count + per - 1) / per;
+    std::string packedBytes;
+    if (t.has_raw_data()) {
+      if (static_cast<int64_t>(t.raw_data().size()) != packed)
+        return makeError(what + " has " + Twine(t.raw_data().size()) +
+                         " bytes of raw data, expected " + Twine(packed) + " for " +
+                         Twine(count) + " packed elements of " + dataTypeName(t.data_type()));
+      packedBytes = t.raw_data();
+    } else {
+      if (t.int32_data_size() != packed)
+        return makeError(what + " has " + Twine(t.int32_data_size()) +
+                         " values in int32_data, expected " + Twine(packed) + " packed bytes");
+      for (int32_t v : t.int32_data())
+        packedBytes.push_back(static_cast<char>(v & 0xff));
+    }
+    unsigned bits = 8 / per;
+    uint8_t mask = static_cast<uint8_t>((1u << bits) - 1), signBit = 1u << (bits - 1);
+    bool isSigned = t.data_type() == kInt4 || t.data_type() == kInt2;
+    buffer.resize(count);
+    for (int64_t i = 0; i < count; ++i) {
+      uint8_t v = (static_cast<uint8_t>(packedBytes[i / per]) >> (bits * (i % per))) & mask;
+      if (isSigned && (v & signBit))
+        v |= static_cast<uint8_t>(~mask);
+      buffer[i] = static_cast<char>(v);
+    }
+    fromRaw = false;
+  } else if (t.has_raw_data()) {
     if (static_cast<int64_t>(t.raw_data().size()) != bytes)
       return makeError(what + " has " + Twine(t.raw_data().size()) + " bytes of raw data, expected " +
                        Twine(bytes) + " for " + Twine(count) + " elements of " +
@@ -661,7 +753,7 @@ Expected<ElementsAttr> GraphImporter::convertTensor(const ::onnx::TensorProto &t
       break;
     }
   }
-  StringRef raw = t.has_raw_data() ? StringRef(t.raw_data()) : StringRef(buffer);
+  StringRef raw = fromRaw ? StringRef(t.raw_data()) : StringRef(buffer);
 
   if (t.data_type() == ::onnx::TensorProto::BOOL) {
     SmallVector<bool> values;
@@ -671,7 +763,7 @@ Expected<ElementsAttr> GraphImporter::convertTensor(const ::onnx::TensorProto &t
   }
   if (static_cast<size_t>(bytes) >= kBlobThresholdBytes) {
     size_t align = std::max<int64_t>(width, 1);
-    if (!t.has_raw_data() && reinterpret_cast<uintptr_t>(buffer.data()) % align == 0) {
+    if (!fromRaw && reinterpret_cast<uintptr_t>(buffer.data()) % align == 0) {
       // The converted typed data moves into the blob: no further copy.
       auto *owned = new std::string(std::move(buffer));
       AsmResourceBlob blob(ArrayRef<char>(owned->data(), owned->size()), align,
@@ -697,7 +789,7 @@ Expected<Value> GraphImporter::importInitializer(::onnx::TensorProto &t) {
   int64_t width = byteWidth(t.data_type());
   if (t.has_raw_data() && t.data_location() != ::onnx::TensorProto::EXTERNAL &&
       t.raw_data().size() >= kBlobThresholdBytes && width > 0 &&
-      t.data_type() != ::onnx::TensorProto::BOOL) {
+      t.data_type() != ::onnx::TensorProto::BOOL && elementsPerByte(t.data_type()) == 1) {
     // A large raw_data string moves into the resource blob: no second copy.
     auto type = tensorTypeOf(t, what);
     if (!type)
@@ -1599,6 +1691,10 @@ Expected<ElementsAttr> NodeContext::convertSparseTensor(const ::onnx::SparseTens
   }
   auto type = RankedTensorType::get(dims, values->getElementType());
   return ElementsAttr(DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(dense.data(), dense.size())));
+}
+
+Type elementTypeOfDataType(MLIRContext *ctx, int dataType) {
+  return elementTypeFor(ctx, dataType);
 }
 
 } // namespace onnxcc::importer

@@ -53,6 +53,9 @@ struct OpSchemaInfo {
 /// The schema of `opType` in ai.onnx, or null when the dialect has no such op.
 const OpSchemaInfo *lookupSchema(llvm::StringRef opType);
 
+/// The element type of TensorProto data type `dataType`, or null.
+mlir::Type elementTypeOfDataType(mlir::MLIRContext *ctx, int dataType);
+
 /// Newest opset of ai.onnx the importer knows.
 constexpr int64_t kMaxOpset = 28;
 /// Newest opset whose operator versions the dialect defines: every op of the

@@ -40,6 +40,7 @@ constexpr DataTypeInfo dataTypes[] = {
     {"complex128", 128},  {"bfloat16", 16},       {"float8e4m3fn", 8},
     {"float8e4m3fnuz", 8}, {"float8e5m2", 8},     {"float8e5m2fnuz", 8},
     {"uint4", 4},         {"int4", 4},            {"float4e2m1", 4},
+    {"float8e8m0", 8},    {"uint2", 2},           {"int2", 2},
 };
 constexpr int32_t stringType = 8;
 

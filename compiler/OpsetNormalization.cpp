@@ -631,57 +631,145 @@ Error averagePool19(NodeContext &nc) {
 Error lpPool18(NodeContext &nc) { return poolWithWindow(nc, {"ceil_mode", "p"}); }
 
 /// Cast 19 adds `saturate` and Cast 24 `round_mode`, which only concern the
-/// float8 and float4 element types (ONNX types 17 and up); to the types Cast 13
-/// knows, it is Cast 13.
+/// float8 targets (ONNX types 17..20, and 24, E8M0, for round_mode); the
+/// opset-13 op of the dialect keeps them as the attributes onnxcc.saturate
+/// and onnxcc.round_mode, which the lowering reads (SmallTypes.cpp).
+Error castAttrs(NodeContext &nc, Type target, SmallVectorImpl<NamedAttribute> &attrs) {
+  OpBuilder &b = nc.builder();
+  int64_t saturate = nc.intAttr("saturate", 1);
+  if (saturate != 0 && saturate != 1)
+    return nc.error("saturate must be 0 or 1, is " + llvm::Twine(saturate));
+  std::string roundMode = nc.stringAttr("round_mode", "up");
+  if (roundMode != "up" && roundMode != "down" && roundMode != "nearest")
+    return nc.error("unknown round_mode '" + roundMode + "' (up, down or nearest)");
+  bool toE8M0 = isa_and_nonnull<Float8E8M0FNUType>(target);
+  bool toFloat8 = toE8M0 || isa_and_nonnull<Float8E4M3FNType, Float8E4M3FNUZType,
+                                            Float8E5M2Type, Float8E5M2FNUZType>(target);
+  if (saturate == 0 && toFloat8)
+    attrs.push_back(b.getNamedAttr("onnxcc.saturate", b.getI64IntegerAttr(0)));
+  if (roundMode != "up" && toE8M0)
+    attrs.push_back(namedStr(nc, "onnxcc.round_mode", roundMode));
+  return Error::success();
+}
+
 Error cast19(NodeContext &nc) {
   if (Error e = onlyAttributes(nc, {"to", "saturate", "round_mode"}))
     return e;
-  if (const auto *to = nc.attr("to")) {
-    int64_t t = to->i();
-    bool known = (t >= 1 && t <= 13) || t == 16; // FLOAT .. UINT64, BFLOAT16
-    if (!known)
-      return unsupportedVersion(nc, "with target type " + llvm::Twine(t));
-  }
-  return nc.importGeneric({"saturate", "round_mode"});
+  const auto *to = nc.attr("to");
+  if (!to)
+    return nc.error("Cast needs the attribute 'to'");
+  int64_t t = to->i();
+  // FLOAT .. UINT64, BFLOAT16 and the float8/4-bit/2-bit types (no complex).
+  bool known = (t >= 1 && t <= 13) || (t >= 16 && t <= 26);
+  if (!known)
+    return unsupportedVersion(nc, "with target type " + llvm::Twine(t));
+  if (nc.numInputs() != 1 || !nc.hasInput(0))
+    return nc.error("Cast takes one input, has " + llvm::Twine(nc.numInputs()));
+  auto x = nc.input(0);
+  if (!x)
+    return x.takeError();
+  SmallVector<NamedAttribute> attrs = {nc.builder().getNamedAttr("to", nc.builder().getI64IntegerAttr(t))};
+  if (Error e = castAttrs(nc, elementTypeOfDataType(nc.builder().getContext(), static_cast<int>(t)),
+                          attrs))
+    return e;
+  return emit(nc, "Cast", {*x}, attrs);
 }
 
-/// CastLike 19 adds `saturate` and CastLike 24 `round_mode` (float8 and float4
-/// targets only, which the importer does not read): it is CastLike 15.
+/// CastLike 19 and 24: the same attributes as Cast 19 and 24.
 Error castLike19(NodeContext &nc) {
   if (Error e = onlyAttributes(nc, {"saturate", "round_mode"}))
     return e;
-  if (nc.hasInput(1)) {
-    auto target = nc.input(1);
-    if (!target)
-      return target.takeError();
-    Type elem = elementTypeOf(*target);
-    if (auto f = dyn_cast_or_null<FloatType>(elem); f && f.getWidth() < 16)
-      return unsupportedVersion(nc, "with a float8 or float4 target");
-  }
-  return nc.importGeneric({"saturate", "round_mode"});
+  if (nc.numInputs() != 2 || !nc.hasInput(0) || !nc.hasInput(1))
+    return nc.error("CastLike takes two inputs, has " + llvm::Twine(nc.numInputs()));
+  auto values = inputs(nc, 2);
+  if (!values)
+    return values.takeError();
+  SmallVector<NamedAttribute> attrs;
+  if (Error e = castAttrs(nc, elementTypeOf((*values)[1]), attrs))
+    return e;
+  return emit(nc, "CastLike", *values, attrs);
 }
 
-/// QuantizeLinear 19 adds `saturate` (float8 outputs only), 21 `block_size`
-/// and `output_dtype`, 23 `precision`; unused, it is QuantizeLinear 13.
+/// QuantizeLinear 19 adds `saturate` (float8 outputs), 21 `block_size` and
+/// `output_dtype`, 23 `precision`. The opset-13 op of the dialect keeps
+/// saturate 0 and block_size as onnxcc.saturate / onnxcc.block_size (read by
+/// the lowering); `output_dtype` without a zero point becomes a zero point 0
+/// of that type; precision is the float the lowering divides in, or refused.
 Error quantize19(NodeContext &nc) {
   if (Error e = onlyAttributes(nc, {"axis", "saturate", "block_size", "output_dtype",
                                     "precision"}))
     return e;
-  for (StringRef a : {"block_size", "output_dtype", "precision"})
-    if (nc.intAttr(a, 0) != 0)
-      return unsupportedVersion(nc, "with attribute '" + a + "'");
-  return nc.importGeneric({"saturate", "block_size", "output_dtype", "precision"});
+  int64_t precision = nc.intAttr("precision", 0);
+  if (precision != 0 && precision != 1)
+    return unsupportedVersion(nc, "with precision " + llvm::Twine(precision) +
+                                      " (onnxcc divides in float)");
+  if (nc.numInputs() < 2 || nc.numInputs() > 3 || !nc.hasInput(0) || !nc.hasInput(1))
+    return nc.error("QuantizeLinear takes x, y_scale and an optional y_zero_point");
+  auto values = inputs(nc, nc.numInputs());
+  if (!values)
+    return values.takeError();
+  SmallVector<Value> operands = *values;
+  if (operands.size() < 3)
+    operands.push_back(nc.noValue());
+  if (int64_t dtype = nc.intAttr("output_dtype", 0); dtype != 0) {
+    Type type = elementTypeOfDataType(nc.builder().getContext(), static_cast<int>(dtype));
+    if (!type)
+      return nc.error("output_dtype " + llvm::Twine(dtype) + " is not an ONNX data type");
+    if (isa<NoneType>(operands[2].getType()))
+      operands[2] = nc.constScalar(type, 0.0);
+    else if (elementTypeOf(operands[2]) != type)
+      return nc.error("output_dtype " + llvm::Twine(dtype) +
+                      " differs from the type of y_zero_point");
+  }
+  SmallVector<NamedAttribute> attrs = {namedI64(nc, "axis", nc.intAttr("axis", 1))};
+  if (nc.intAttr("saturate", 1) == 0)
+    attrs.push_back(namedI64(nc, "onnxcc.saturate", 0));
+  int64_t blockSize = nc.intAttr("block_size", 0);
+  if (blockSize < 0)
+    return nc.error("block_size must be positive, is " + llvm::Twine(blockSize));
+  if (blockSize > 0)
+    attrs.push_back(namedI64(nc, "onnxcc.block_size", blockSize));
+  return emit(nc, "QuantizeLinear", operands, attrs);
 }
 
-/// DequantizeLinear 21 adds `block_size`, 23 `output_dtype`; unused, it is
-/// DequantizeLinear 13.
+/// DequantizeLinear 21 adds `block_size` (kept as onnxcc.block_size), 23
+/// `output_dtype`: another type than x_scale's is DequantizeLinear with the
+/// scale as float (exact), then one Cast (the lowering computes in float).
 Error dequantize21(NodeContext &nc) {
   if (Error e = onlyAttributes(nc, {"axis", "block_size", "output_dtype"}))
     return e;
-  for (StringRef a : {"block_size", "output_dtype"})
-    if (nc.intAttr(a, 0) != 0)
-      return unsupportedVersion(nc, "with attribute '" + a + "'");
-  return nc.importGeneric({"block_size", "output_dtype"});
+  if (nc.numInputs() < 2 || nc.numInputs() > 3 || !nc.hasInput(0) || !nc.hasInput(1))
+    return nc.error("DequantizeLinear takes x, x_scale and an optional x_zero_point");
+  auto values = inputs(nc, nc.numInputs());
+  if (!values)
+    return values.takeError();
+  SmallVector<Value> operands = *values;
+  if (operands.size() < 3)
+    operands.push_back(nc.noValue());
+  SmallVector<NamedAttribute> attrs = {namedI64(nc, "axis", nc.intAttr("axis", 1))};
+  int64_t blockSize = nc.intAttr("block_size", 0);
+  if (blockSize < 0)
+    return nc.error("block_size must be positive, is " + llvm::Twine(blockSize));
+  if (blockSize > 0)
+    attrs.push_back(namedI64(nc, "onnxcc.block_size", blockSize));
+  int64_t dtype = nc.intAttr("output_dtype", 0);
+  Type outType = dtype ? elementTypeOfDataType(nc.builder().getContext(), static_cast<int>(dtype))
+                       : Type();
+  if (dtype && !isa_and_nonnull<Float32Type, Float16Type, BFloat16Type>(outType))
+    return nc.error("output_dtype " + llvm::Twine(dtype) + " is not float, float16 or bfloat16");
+  if (!outType || outType == elementTypeOf(operands[1]))
+    return emit(nc, "DequantizeLinear", operands, attrs);
+  if (!isa_and_nonnull<Float32Type>(elementTypeOf(operands[1]))) {
+    constexpr int64_t kFloat = 1;
+    auto scale = nc.build("Cast", {operands[1]}, {namedI64(nc, "to", kFloat)});
+    if (!scale)
+      return scale.takeError();
+    operands[1] = (*scale)->getResult(0);
+  }
+  auto y = nc.build("DequantizeLinear", operands, attrs);
+  if (!y)
+    return y.takeError();
+  return emit(nc, "Cast", {(*y)->getResult(0)}, {namedI64(nc, "to", dtype)});
 }
 
 /// ScatterElements 18 and ScatterND 18 add the reductions 'max' and 'min',

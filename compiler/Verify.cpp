@@ -77,12 +77,24 @@ Error makeError(VerifyStage stage, const Twine &message) {
 struct DType {
   const char *name; ///< as in NAME_tensor_info::dtype and `onnxcc inspect`
   int32_t elemSize;
-  enum Kind { Float, Signed, Unsigned, Bool, Half, BFloat, Complex, String, Unsupported } kind;
+  enum Kind {
+    Float, Signed, Unsigned, Bool, Half, BFloat, Complex, String, Unsupported,
+    SmallFloat, ///< float8/float4: one bit pattern per byte (see smallFloat)
+  } kind;
+  /// Elements per byte in a TensorProto (4-bit: 2, 2-bit: 4); the harness
+  /// takes one per byte, sign-extended for int4/int2.
+  int32_t perByte = 1;
+  /// SmallFloat layout: exponent and mantissa bits, bias, and which codes are
+  /// special: 'f' (FN: S.1111.111 is NaN), 'u' (FNUZ: 0x80 is NaN), 'i' (IEEE:
+  /// all-ones exponent is inf/NaN), 'e' (E8M0: 0xff is NaN), 'n' (none).
+  int32_t expBits = 0, mantBits = 0, bias = 0;
+  char special = 'n';
 };
 
-/// Indexed by TensorProto::DataType; the float8/int4 types of later ONNX
-/// releases have no dense layout the harness could take. A string element is
-/// a `const char *` in the generated code.
+/// Indexed by TensorProto::DataType. A string element is a `const char *` in
+/// the generated code; the float8/float4 types are bit patterns, one per
+/// uint8_t, the 4-bit and 2-bit integers one per int8_t/uint8_t (see
+/// codegen/cpp/ABI.md).
 constexpr DType dtypes[] = {
     {"undefined", 0, DType::Unsupported}, {"float32", 4, DType::Float},
     {"uint8", 1, DType::Unsigned},        {"int8", 1, DType::Signed},
@@ -94,7 +106,41 @@ constexpr DType dtypes[] = {
     {"uint32", 4, DType::Unsigned},       {"uint64", 8, DType::Unsigned},
     {"complex64", 8, DType::Complex},     {"complex128", 16, DType::Complex},
     {"bfloat16", 2, DType::BFloat},
+    {"float8e4m3fn", 1, DType::SmallFloat, 1, 4, 3, 7, 'f'},
+    {"float8e4m3fnuz", 1, DType::SmallFloat, 1, 4, 3, 8, 'u'},
+    {"float8e5m2", 1, DType::SmallFloat, 1, 5, 2, 15, 'i'},
+    {"float8e5m2fnuz", 1, DType::SmallFloat, 1, 5, 2, 16, 'u'},
+    {"uint4", 1, DType::Unsigned, 2},
+    {"int4", 1, DType::Signed, 2},
+    {"float4e2m1", 1, DType::SmallFloat, 2, 2, 1, 1, 'n'},
+    {"float8e8m0", 1, DType::SmallFloat, 1, 8, 0, 127, 'e'},
+    {"uint2", 1, DType::Unsigned, 4},
+    {"int2", 1, DType::Signed, 4},
 };
+
+/// The value of a float8/float4 bit pattern (independent of the generated
+/// code's conversions in onnxcc_rt.h, so that verify checks them).
+double smallFloat(const DType &dtype, uint8_t bits) {
+  int width = 1 + dtype.expBits + dtype.mantBits;
+  if (dtype.special == 'e') // E8M0: no sign, no mantissa, 2^(e - 127)
+    return bits == 0xff ? std::numeric_limits<double>::quiet_NaN() : std::ldexp(1.0, bits - 127);
+  unsigned sign = (bits >> (width - 1)) & 1u;
+  unsigned exponent = (bits >> dtype.mantBits) & ((1u << dtype.expBits) - 1);
+  unsigned mantissa = bits & ((1u << dtype.mantBits) - 1);
+  unsigned allOnes = (1u << dtype.expBits) - 1;
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  if (dtype.special == 'f' && exponent == allOnes && mantissa == (1u << dtype.mantBits) - 1)
+    return nan;
+  if (dtype.special == 'u' && sign && exponent == 0 && mantissa == 0)
+    return nan;
+  if (dtype.special == 'i' && exponent == allOnes)
+    return mantissa ? nan : (sign ? -1.0 : 1.0) * std::numeric_limits<double>::infinity();
+  double magnitude = exponent == 0
+                         ? std::ldexp(mantissa, 1 - dtype.bias - dtype.mantBits)
+                         : std::ldexp(mantissa + (1u << dtype.mantBits),
+                                      static_cast<int>(exponent) - dtype.bias - dtype.mantBits);
+  return sign ? -magnitude : magnitude;
+}
 
 const DType *lookupDType(int32_t dataType) {
   if (dataType < 0 || static_cast<size_t>(dataType) >= std::size(dtypes))
@@ -144,6 +190,8 @@ double loadElement(const DType &dtype, const char *data, size_t index) {
     std::memcpy(&value, &bits, sizeof(value));
     return value;
   }
+  case DType::SmallFloat:
+    return smallFloat(dtype, load(uint8_t(), index));
   case DType::Bool:
   case DType::Unsigned:
     switch (dtype.elemSize) {
@@ -234,6 +282,30 @@ Expected<Tensor> readTensor(StringRef path) {
   const DType &dtype = *tensor.dtype;
   uint64_t numBytes = numElements * dtype.elemSize;
 
+  if (dtype.perByte > 1) {
+    // int4/uint4/float4e2m1 two, int2/uint2 four per byte, low bits first, in
+    // raw_data or one byte per int32_data value: one per byte for the harness.
+    uint64_t packed = (numElements + dtype.perByte - 1) / dtype.perByte;
+    std::string source;
+    if (proto.has_raw_data())
+      source = proto.raw_data();
+    else
+      appendNarrowed(source, proto.int32_data(), 1);
+    if (source.size() != packed)
+      return makeError(VerifyStage::Dataset,
+                       path + ": " + Twine(source.size()) + " packed bytes, shape " +
+                           formatShape(tensor.shape) + " of " + dtype.name + " needs " +
+                           Twine(packed));
+    unsigned bits = 8 / dtype.perByte, mask = (1u << bits) - 1;
+    for (uint64_t i = 0; i < numElements; ++i) {
+      unsigned v = (static_cast<uint8_t>(source[i / dtype.perByte]) >> (bits * (i % dtype.perByte))) & mask;
+      if (dtype.kind == DType::Signed && (v >> (bits - 1)))
+        v |= 0xffu << bits;
+      tensor.bytes.push_back(static_cast<char>(v));
+    }
+    return tensor;
+  }
+
   if (dtype.kind == DType::String) {
     if (proto.has_raw_data())
       return makeError(VerifyStage::Dataset, path + ": a string tensor with raw_data");
@@ -289,6 +361,7 @@ Expected<Tensor> readTensor(StringRef path) {
   case DType::Bool:
   case DType::Half:
   case DType::BFloat:
+  case DType::SmallFloat:
   case DType::Unsigned:
     if (dtype.kind == DType::Unsigned && dtype.elemSize >= 4) {
       count = proto.uint64_data_size();
@@ -1050,6 +1123,12 @@ Comparison compare(const DType &dtype, StringRef actual, StringRef expected,
       ok = std::memcmp(actual.data() + i * size, expected.data() + i * size, size) == 0;
       absDiff = ok ? 0 : std::fabs(a - b);
       relDiff = ok ? 0 : (b != 0 ? absDiff / std::fabs(b) : inf);
+    } else if (dtype.kind == DType::SmallFloat) {
+      // float8/float4 conversions must be bit-exact: the same pattern, or
+      // NaN for NaN (ONNX keeps a NaN's sign where the type has one).
+      ok = actual[i] == expected[i] || (std::isnan(a) && std::isnan(b));
+      absDiff = ok ? 0 : (std::isnan(a) || std::isnan(b) ? inf : std::fabs(a - b));
+      relDiff = ok ? 0 : (b != 0 && !std::isnan(absDiff) ? absDiff / std::fabs(b) : inf);
     } else if (std::isnan(a) || std::isnan(b)) {
       ok = std::isnan(a) && std::isnan(b);
       absDiff = relDiff = ok ? 0 : inf;

@@ -950,6 +950,13 @@ private:
     if (!type || op->getNumResults() != 1 || op->getNumOperands() == 0 ||
         type.getNumElements() > kMaxEvaluatedElements)
       return std::nullopt;
+    // float8/float4 values stay for run time: APFloat has no NaN for float4
+    // (ONNX's cast gives 0x8), and its conversions are not onnxcc_rt's.
+    if (lowering::isSmallFloat(type.getElementType()) ||
+        llvm::any_of(op->getOperands(), [](Value v) {
+          return lowering::isSmallFloat(lowering::onnxElementType(v));
+        }))
+      return std::nullopt;
     unsigned numData = lowering::numElementwiseDataOperands(op);
     SmallVector<Tensor> inputs;
     SmallVector<Type> argTypes;

@@ -139,6 +139,157 @@ inline uint16_t f32_to_bf16(float f) {
 
 inline float round_bf16(float f) { return bf16_to_f32(f32_to_bf16(f)); }
 
+/// The 8-bit and 4-bit float types of ONNX (TensorProto 17..20, 23, 24), one
+/// bit pattern per uint8_t in memory, computed in float. Decoding is exact;
+/// encoding rounds to nearest even and does not saturate: a value whose
+/// rounding exceeds the largest finite one becomes inf (E5M2) or NaN (the
+/// FN/FNUZ types, which have no inf); Cast's `saturate` clamps before (see
+/// lowering). FLOAT4E2M1 has neither inf nor NaN: it always saturates, and
+/// NaN becomes 0x8 (-0), as ONNX's reference does.
+namespace detail {
+/// |value| = mant * 2^(exp - bias - M) with the implicit bit, the subnormals
+/// at exp 0.
+template <int M, int Bias> inline float small_float_value(uint32_t sign, uint32_t exp,
+                                                          uint32_t mant) {
+  float v = exp ? std::ldexp(static_cast<float>(mant | (1u << M)),
+                             static_cast<int>(exp) - Bias - M)
+                : std::ldexp(static_cast<float>(mant), 1 - Bias - M);
+  return sign ? -v : v;
+}
+
+/// Rounds |f| (finite, nonzero, not NaN) to nearest even on the grid of a
+/// float with M mantissa bits and exponent bias Bias; the code without sign,
+/// which may exceed the largest finite code (the caller checks).
+template <int M, int Bias> inline uint32_t small_float_code(float a) {
+  int e = 0;
+  std::frexp(a, &e); // a = m * 2^e, m in [0.5, 1)
+  int q = e - 1 < 1 - Bias ? 1 - Bias : e - 1; // exponent of the grid at a
+  if (q > 64)
+    return 0xffffffffu; // far beyond any of these types
+  float scaled = std::ldexp(a, M - q);           // exact: a power-of-two scale
+  float whole = std::floor(scaled);
+  float diff = scaled - whole;
+  uint32_t n = static_cast<uint32_t>(whole);
+  if (diff > 0.5f || (diff == 0.5f && (n & 1u)))
+    ++n;
+  if (n == 0)
+    return 0;
+  if (n >= (2u << M)) { // rounding carried into the next binade
+    n >>= 1;
+    ++q;
+  }
+  if (n < (1u << M))
+    return n; // subnormal (only at the lowest exponent)
+  return (static_cast<uint32_t>(q + Bias) << M) | (n - (1u << M));
+}
+} // namespace detail
+
+inline float f8e4m3fn_to_f32(uint8_t b) {
+  if ((b & 0x7fu) == 0x7fu)
+    return b & 0x80u ? -std::numeric_limits<float>::quiet_NaN()
+                     : std::numeric_limits<float>::quiet_NaN();
+  return detail::small_float_value<3, 7>(b >> 7, (b >> 3) & 0xfu, b & 0x7u);
+}
+inline uint8_t f32_to_f8e4m3fn(float f) {
+  uint8_t sign = std::signbit(f) ? 0x80 : 0;
+  if (std::isnan(f) || std::isinf(f))
+    return sign | 0x7f;
+  float a = std::fabs(f);
+  if (a == 0.0f)
+    return sign;
+  uint32_t code = detail::small_float_code<3, 7>(a);
+  return code > 0x7eu ? (sign | 0x7f) : static_cast<uint8_t>(sign | code);
+}
+
+inline float f8e4m3fnuz_to_f32(uint8_t b) {
+  if (b == 0x80u)
+    return std::numeric_limits<float>::quiet_NaN();
+  return detail::small_float_value<3, 8>(b >> 7, (b >> 3) & 0xfu, b & 0x7u);
+}
+inline uint8_t f32_to_f8e4m3fnuz(float f) {
+  if (std::isnan(f) || std::isinf(f))
+    return 0x80;
+  float a = std::fabs(f);
+  if (a == 0.0f)
+    return 0; // no negative zero
+  uint32_t code = detail::small_float_code<3, 8>(a);
+  if (code == 0)
+    return 0;
+  return code > 0x7fu ? 0x80 : static_cast<uint8_t>((std::signbit(f) ? 0x80 : 0) | code);
+}
+
+inline float f8e5m2_to_f32(uint8_t b) {
+  uint32_t exp = (b >> 2) & 0x1fu, mant = b & 0x3u;
+  if (exp == 0x1f) {
+    float v = mant ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+    return b & 0x80u ? -v : v;
+  }
+  return detail::small_float_value<2, 15>(b >> 7, exp, mant);
+}
+inline uint8_t f32_to_f8e5m2(float f) {
+  uint8_t sign = std::signbit(f) ? 0x80 : 0;
+  if (std::isnan(f))
+    return sign | 0x7e;
+  float a = std::fabs(f);
+  if (std::isinf(f))
+    return sign | 0x7c;
+  if (a == 0.0f)
+    return sign;
+  uint32_t code = detail::small_float_code<2, 15>(a);
+  return code > 0x7bu ? (sign | 0x7c) : static_cast<uint8_t>(sign | code);
+}
+
+inline float f8e5m2fnuz_to_f32(uint8_t b) {
+  if (b == 0x80u)
+    return std::numeric_limits<float>::quiet_NaN();
+  return detail::small_float_value<2, 16>(b >> 7, (b >> 2) & 0x1fu, b & 0x3u);
+}
+inline uint8_t f32_to_f8e5m2fnuz(float f) {
+  if (std::isnan(f) || std::isinf(f))
+    return 0x80;
+  float a = std::fabs(f);
+  if (a == 0.0f)
+    return 0;
+  uint32_t code = detail::small_float_code<2, 16>(a);
+  if (code == 0)
+    return 0;
+  return code > 0x7fu ? 0x80 : static_cast<uint8_t>((std::signbit(f) ? 0x80 : 0) | code);
+}
+
+inline float f4e2m1_to_f32(uint8_t b) {
+  return detail::small_float_value<1, 1>((b >> 3) & 1u, (b >> 1) & 0x3u, b & 0x1u);
+}
+inline uint8_t f32_to_f4e2m1(float f) {
+  if (std::isnan(f))
+    return 0x8;
+  uint8_t sign = std::signbit(f) ? 0x8 : 0;
+  float a = std::fabs(f);
+  if (a == 0.0f)
+    return sign;
+  uint32_t code = std::isinf(f) ? 0xffu : detail::small_float_code<1, 1>(a);
+  return static_cast<uint8_t>(sign | (code > 0x7u ? 0x7u : code));
+}
+
+/// FLOAT8E8M0: 2^(b - 127), 0xff is NaN. Encoding takes the exponent of a
+/// value the lowering already rounded (Cast's round_mode): exact for powers
+/// of two, 2^-127 (a float subnormal) included; inf and NaN become 0xff.
+inline float f8e8m0_to_f32(uint8_t b) {
+  if (b == 0xffu)
+    return std::numeric_limits<float>::quiet_NaN();
+  return bit_cast<float>(b == 0 ? 0x00400000u : static_cast<uint32_t>(b) << 23);
+}
+inline uint8_t f32_to_f8e8m0(float f) {
+  return static_cast<uint8_t>((bit_cast<uint32_t>(f) >> 23) & 0xffu);
+}
+
+inline float round_f8e4m3fn(float f) { return f8e4m3fn_to_f32(f32_to_f8e4m3fn(f)); }
+inline float round_f8e4m3fnuz(float f) { return f8e4m3fnuz_to_f32(f32_to_f8e4m3fnuz(f)); }
+inline float round_f8e5m2(float f) { return f8e5m2_to_f32(f32_to_f8e5m2(f)); }
+inline float round_f8e5m2fnuz(float f) { return f8e5m2fnuz_to_f32(f32_to_f8e5m2fnuz(f)); }
+inline float round_f4e2m1(float f) { return f4e2m1_to_f32(f32_to_f4e2m1(f)); }
+inline float round_f8e8m0(float f) { return f8e8m0_to_f32(f32_to_f8e8m0(f)); }
+
+
 //===----------------------------------------------------------------------===//
 // Strings
 //

@@ -50,13 +50,32 @@ Error errorAt(Operation *op, const Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), text);
 }
 
+/// The name of onnxcc_rt's conversions for the 8-bit and 4-bit float types
+/// (`f8e4m3fn_to_f32`, `f32_to_f8e4m3fn`, `round_f8e4m3fn`), or "".
+StringRef smallFloatName(Type t) {
+  if (isa<Float8E4M3FNType>(t))
+    return "f8e4m3fn";
+  if (isa<Float8E4M3FNUZType>(t))
+    return "f8e4m3fnuz";
+  if (isa<Float8E5M2Type>(t))
+    return "f8e5m2";
+  if (isa<Float8E5M2FNUZType>(t))
+    return "f8e5m2fnuz";
+  if (isa<Float8E8M0FNUType>(t))
+    return "f8e8m0";
+  if (isa<Float4E2M1FNType>(t))
+    return "f4e2m1";
+  return "";
+}
+
 /// The C++ type of a scalar MLIR type, or empty when there is none.
 std::string cType(Type t) {
   if (t.isIndex())
     return "int64_t";
-  // float16 and bfloat16 values are computed in float and rounded back after
-  // each op (see `define`); in memory they are 16-bit patterns.
-  if (t.isF32() || t.isF16() || t.isBF16())
+  // float16, bfloat16, float8 and float4 values are computed in float and
+  // rounded back after each op (see `define`); in memory they are 16-bit or
+  // 8-bit patterns.
+  if (t.isF32() || t.isF16() || t.isBF16() || !smallFloatName(t).empty())
     return "float";
   if (t.isF64())
     return "double";
@@ -77,16 +96,20 @@ std::string cType(Type t) {
 std::string storageType(Type t) {
   if (t.isF16() || t.isBF16())
     return "uint16_t";
+  if (!smallFloatName(t).empty())
+    return "uint8_t";
   return cType(t);
 }
 
 /// The runtime-support function rounding a float to `t`'s precision ("" for
 /// types computed exactly).
-StringRef roundingFor(Type t) {
+std::string roundingFor(Type t) {
   if (t.isF16())
     return "onnxcc_rt::round_f16";
   if (t.isBF16())
     return "onnxcc_rt::round_bf16";
+  if (StringRef small = smallFloatName(t); !small.empty())
+    return ("onnxcc_rt::round_" + small).str();
   return "";
 }
 
@@ -188,7 +211,7 @@ private:
     if (t.empty())
       return errorAt(v.getDefiningOp(), "unsupported scalar type");
     std::string n = newName();
-    StringRef round = roundingFor(v.getType());
+    std::string round = roundingFor(v.getType());
     // A size that only views use may end up in no expression (the view's
     // strides are static, or fold into another name).
     bool maybeUnused = llvm::any_of(v.getUsers(), [](Operation *user) {
@@ -596,6 +619,8 @@ Error Emitter::emitMemRef(Operation &op) {
           e = "onnxcc_rt::f16_to_f32(" + e + ")";
         else if (t.isBF16())
           e = "onnxcc_rt::bf16_to_f32(" + e + ")";
+        else if (StringRef small = smallFloatName(t); !small.empty())
+          e = ("onnxcc_rt::" + small + "_to_f32(" + e + ")").str();
         return define(load.getResult(), e);
       })
       .Case<memref::StoreOp>([&](memref::StoreOp store) {
@@ -605,6 +630,8 @@ Error Emitter::emitMemRef(Operation &op) {
           v = "onnxcc_rt::f32_to_f16(" + v + ")";
         else if (t.isBF16())
           v = "onnxcc_rt::f32_to_bf16(" + v + ")";
+        else if (StringRef small = smallFloatName(t); !small.empty())
+          v = ("onnxcc_rt::f32_to_" + small + "(" + v + ")").str();
         line() << element(store.getMemRef(), store.getIndices()) << " = " << v << ";\n";
         return Error::success();
       })

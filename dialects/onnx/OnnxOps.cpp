@@ -301,6 +301,16 @@ Type onnxElementType(MLIRContext *ctx, int64_t code) {
   case 14: return ComplexType::get(Float32Type::get(ctx));
   case 15: return ComplexType::get(Float64Type::get(ctx));
   case 16: return BFloat16Type::get(ctx);
+  case 17: return Float8E4M3FNType::get(ctx);
+  case 18: return Float8E4M3FNUZType::get(ctx);
+  case 19: return Float8E5M2Type::get(ctx);
+  case 20: return Float8E5M2FNUZType::get(ctx);
+  case 21: return IntegerType::get(ctx, 4, IntegerType::Unsigned);
+  case 22: return IntegerType::get(ctx, 4);
+  case 23: return Float4E2M1FNType::get(ctx);
+  case 24: return Float8E8M0FNUType::get(ctx);
+  case 25: return IntegerType::get(ctx, 2, IntegerType::Unsigned);
+  case 26: return IntegerType::get(ctx, 2);
   default: return {};
   }
 }

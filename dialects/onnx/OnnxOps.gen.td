@@ -11,17 +11,17 @@ def Onnx_AbsOp : Onnx_Op<"Abs", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfere
 def Onnx_AcosOp : Onnx_Op<"Acos", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Acos (ai.onnx, since opset 7)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$input);
+    TensorOf<[F32, F64, F16, BF16]>:$input);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$output);
+    TensorOf<[F32, F64, F16, BF16]>:$output);
 }
 
 def Onnx_AcoshOp : Onnx_Op<"Acosh", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Acosh (ai.onnx, since opset 9)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$input);
+    TensorOf<[F32, F64, F16, BF16]>:$input);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$output);
+    TensorOf<[F32, F64, F16, BF16]>:$output);
 }
 
 def Onnx_AddOp : Onnx_Op<"Add", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -69,39 +69,39 @@ def Onnx_ArgMinOp : Onnx_Op<"ArgMin", [Pure, DeclareOpInterfaceMethods<OnnxShape
 def Onnx_AsinOp : Onnx_Op<"Asin", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Asin (ai.onnx, since opset 7)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$input);
+    TensorOf<[F32, F64, F16, BF16]>:$input);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$output);
+    TensorOf<[F32, F64, F16, BF16]>:$output);
 }
 
 def Onnx_AsinhOp : Onnx_Op<"Asinh", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Asinh (ai.onnx, since opset 9)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$input);
+    TensorOf<[F32, F64, F16, BF16]>:$input);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$output);
+    TensorOf<[F32, F64, F16, BF16]>:$output);
 }
 
 def Onnx_AtanOp : Onnx_Op<"Atan", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Atan (ai.onnx, since opset 7)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$input);
+    TensorOf<[F32, F64, F16, BF16]>:$input);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$output);
+    TensorOf<[F32, F64, F16, BF16]>:$output);
 }
 
 def Onnx_AtanhOp : Onnx_Op<"Atanh", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Atanh (ai.onnx, since opset 9)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$input);
+    TensorOf<[F32, F64, F16, BF16]>:$input);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$output);
+    TensorOf<[F32, F64, F16, BF16]>:$output);
 }
 
 def Onnx_AveragePoolOp : Onnx_Op<"AveragePool", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX AveragePool (ai.onnx, since opset 11)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$X,
+    TensorOf<[F32, F64, F16, BF16]>:$X,
     DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
     DefaultValuedAttr<I64Attr, "0">:$ceil_mode,
     DefaultValuedAttr<I64Attr, "0">:$count_include_pad,
@@ -109,7 +109,7 @@ def Onnx_AveragePoolOp : Onnx_Op<"AveragePool", [Pure, DeclareOpInterfaceMethods
     OptionalAttr<DenseI64ArrayAttr>:$pads,
     OptionalAttr<DenseI64ArrayAttr>:$strides);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$Y);
+    TensorOf<[F32, F64, F16, BF16]>:$Y);
   let hasVerifier = 1;
 }
 
@@ -134,7 +134,7 @@ def Onnx_BatchNormalizationOp : Onnx_Op<"BatchNormalization", [Pure, DeclareOpIn
 def Onnx_BernoulliOp : Onnx_Op<"Bernoulli", [DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Bernoulli (ai.onnx, since opset 15)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$input,
+    TensorOf<[F32, F64, F16, BF16]>:$input,
     OptionalAttr<I64Attr>:$dtype,
     OptionalAttr<F32Attr>:$seed);
   let results = (outs
@@ -165,20 +165,20 @@ def Onnx_BlackmanWindowOp : Onnx_Op<"BlackmanWindow", [Pure, DeclareOpInterfaceM
 def Onnx_CastOp : Onnx_Op<"Cast", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Cast (ai.onnx, since opset 13)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType]>:$input,
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>:$input,
     I64Attr:$to);
   let results = (outs
-    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType]>:$output);
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>:$output);
   let hasVerifier = 1;
 }
 
 def Onnx_CastLikeOp : Onnx_Op<"CastLike", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX CastLike (ai.onnx, since opset 15)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType]>:$input,
-    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType]>:$target_type);
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>:$input,
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>:$target_type);
   let results = (outs
-    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType]>:$output);
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>:$output);
 }
 
 def Onnx_CeilOp : Onnx_Op<"Ceil", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -192,10 +192,10 @@ def Onnx_CeilOp : Onnx_Op<"Ceil", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfe
 def Onnx_CeluOp : Onnx_Op<"Celu", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Celu (ai.onnx, since opset 12)";
   let arguments = (ins
-    TensorOf<[F32]>:$X,
+    TensorOf<[F32, F64, F16, BF16]>:$X,
     DefaultValuedAttr<F32Attr, "::llvm::APFloat(1.0f)">:$alpha);
   let results = (outs
-    TensorOf<[F32]>:$Y);
+    TensorOf<[F32, F64, F16, BF16]>:$Y);
 }
 
 def Onnx_ClipOp : Onnx_Op<"Clip", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -251,7 +251,7 @@ def Onnx_ConstantOp : Onnx_Op<"Constant", [Pure, DeclareOpInterfaceMethods<OnnxS
     OptionalAttr<StrAttr>:$value_string,
     OptionalAttr<StrArrayAttr>:$value_strings);
   let results = (outs
-    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$output);
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>:$output);
   let hasVerifier = 1;
 }
 
@@ -261,15 +261,15 @@ def Onnx_ConstantOfShapeOp : Onnx_Op<"ConstantOfShape", [Pure, DeclareOpInterfac
     TensorOf<[I64]>:$input,
     OptionalAttr<ElementsAttr>:$value);
   let results = (outs
-    TensorOf<[F32, F64, F16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1]>:$output);
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>:$output);
 }
 
 def Onnx_ConvOp : Onnx_Op<"Conv", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Conv (ai.onnx, since opset 11)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$X,
-    TensorOf<[F32, F64, F16]>:$W,
-    AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>:$B,
+    TensorOf<[F32, F64, F16, BF16]>:$X,
+    TensorOf<[F32, F64, F16, BF16]>:$W,
+    AnyTypeOf<[TensorOf<[F32, F64, F16, BF16]>, NoneType]>:$B,
     DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
     OptionalAttr<DenseI64ArrayAttr>:$dilations,
     DefaultValuedAttr<I64Attr, "1">:$group,
@@ -277,7 +277,7 @@ def Onnx_ConvOp : Onnx_Op<"Conv", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfe
     OptionalAttr<DenseI64ArrayAttr>:$pads,
     OptionalAttr<DenseI64ArrayAttr>:$strides);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$Y);
+    TensorOf<[F32, F64, F16, BF16]>:$Y);
   let hasVerifier = 1;
 }
 
@@ -301,9 +301,9 @@ def Onnx_ConvIntegerOp : Onnx_Op<"ConvInteger", [Pure, DeclareOpInterfaceMethods
 def Onnx_ConvTransposeOp : Onnx_Op<"ConvTranspose", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX ConvTranspose (ai.onnx, since opset 11)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$X,
-    TensorOf<[F32, F64, F16]>:$W,
-    AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>:$B,
+    TensorOf<[F32, F64, F16, BF16]>:$X,
+    TensorOf<[F32, F64, F16, BF16]>:$W,
+    AnyTypeOf<[TensorOf<[F32, F64, F16, BF16]>, NoneType]>:$B,
     DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
     OptionalAttr<DenseI64ArrayAttr>:$dilations,
     DefaultValuedAttr<I64Attr, "1">:$group,
@@ -313,24 +313,24 @@ def Onnx_ConvTransposeOp : Onnx_Op<"ConvTranspose", [Pure, DeclareOpInterfaceMet
     OptionalAttr<DenseI64ArrayAttr>:$pads,
     OptionalAttr<DenseI64ArrayAttr>:$strides);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$Y);
+    TensorOf<[F32, F64, F16, BF16]>:$Y);
   let hasVerifier = 1;
 }
 
 def Onnx_CosOp : Onnx_Op<"Cos", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Cos (ai.onnx, since opset 7)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$input);
+    TensorOf<[F32, F64, F16, BF16]>:$input);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$output);
+    TensorOf<[F32, F64, F16, BF16]>:$output);
 }
 
 def Onnx_CoshOp : Onnx_Op<"Cosh", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Cosh (ai.onnx, since opset 9)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$input);
+    TensorOf<[F32, F64, F16, BF16]>:$input);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$output);
+    TensorOf<[F32, F64, F16, BF16]>:$output);
 }
 
 def Onnx_CumSumOp : Onnx_Op<"CumSum", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -372,20 +372,20 @@ def Onnx_DepthToSpaceOp : Onnx_Op<"DepthToSpace", [Pure, DeclareOpInterfaceMetho
 def Onnx_DequantizeLinearOp : Onnx_Op<"DequantizeLinear", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX DequantizeLinear (ai.onnx, since opset 13)";
   let arguments = (ins
-    TensorOf<[I8, I32, UI8]>:$x,
-    TensorOf<[F32]>:$x_scale,
-    AnyTypeOf<[TensorOf<[I8, I32, UI8]>, NoneType]>:$x_zero_point,
+    TensorOf<[I8, I16, I32, UI8, UI16, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>:$x,
+    TensorOf<[F32, F16, BF16, F8E8M0FNU]>:$x_scale,
+    AnyTypeOf<[TensorOf<[I8, I16, I32, UI8, UI16, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>, NoneType]>:$x_zero_point,
     DefaultValuedAttr<I64Attr, "1">:$axis);
   let results = (outs
-    TensorOf<[F32]>:$y);
+    TensorOf<[F32, F16, BF16]>:$y);
 }
 
 def Onnx_DetOp : Onnx_Op<"Det", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Det (ai.onnx, since opset 11)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$X);
+    TensorOf<[F32, F64, F16, BF16]>:$X);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$Y);
+    TensorOf<[F32, F64, F16, BF16]>:$Y);
 }
 
 def Onnx_DivOp : Onnx_Op<"Div", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -400,12 +400,12 @@ def Onnx_DivOp : Onnx_Op<"Div", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfere
 def Onnx_DropoutOp : Onnx_Op<"Dropout", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Dropout (ai.onnx, since opset 13)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16, BF16]>:$data,
-    AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>:$ratio,
+    TensorOf<[F32, F64, F16, BF16, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ]>:$data,
+    AnyTypeOf<[TensorOf<[F32, F64, F16, BF16, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ]>, NoneType]>:$ratio,
     AnyTypeOf<[TensorOf<[I1]>, NoneType]>:$training_mode,
     OptionalAttr<I64Attr>:$seed);
   let results = (outs
-    TensorOf<[F32, F64, F16, BF16]>:$output,
+    TensorOf<[F32, F64, F16, BF16, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ]>:$output,
     AnyTypeOf<[TensorOf<[I1]>, NoneType]>:$mask);
 }
 
@@ -432,17 +432,17 @@ def Onnx_EinsumOp : Onnx_Op<"Einsum", [Pure, DeclareOpInterfaceMethods<OnnxShape
 def Onnx_EluOp : Onnx_Op<"Elu", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Elu (ai.onnx, since opset 6)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$X,
+    TensorOf<[F32, F64, F16, BF16]>:$X,
     DefaultValuedAttr<F32Attr, "::llvm::APFloat(1.0f)">:$alpha);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$Y);
+    TensorOf<[F32, F64, F16, BF16]>:$Y);
 }
 
 def Onnx_EqualOp : Onnx_Op<"Equal", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Equal (ai.onnx, since opset 13)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1]>:$A,
-    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1]>:$B);
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType]>:$A,
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType]>:$B);
   let results = (outs
     TensorOf<[I1]>:$C);
 }
@@ -476,21 +476,21 @@ def Onnx_ExpandOp : Onnx_Op<"Expand", [Pure, DeclareOpInterfaceMethods<OnnxShape
 def Onnx_EyeLikeOp : Onnx_Op<"EyeLike", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX EyeLike (ai.onnx, since opset 9)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1]>:$input,
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1]>:$input,
     OptionalAttr<I64Attr>:$dtype,
     DefaultValuedAttr<I64Attr, "0">:$k);
   let results = (outs
-    TensorOf<[F32, F64, F16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1]>:$output);
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1]>:$output);
   let hasVerifier = 1;
 }
 
 def Onnx_FlattenOp : Onnx_Op<"Flatten", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Flatten (ai.onnx, since opset 13)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$input,
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>:$input,
     DefaultValuedAttr<I64Attr, "1">:$axis);
   let results = (outs
-    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$output);
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>:$output);
   let hasVerifier = 1;
 }
 
@@ -505,12 +505,12 @@ def Onnx_FloorOp : Onnx_Op<"Floor", [Pure, DeclareOpInterfaceMethods<OnnxShapeIn
 def Onnx_GRUOp : Onnx_Op<"GRU", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX GRU (ai.onnx, since opset 14)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$X,
-    TensorOf<[F32, F64, F16]>:$W,
-    TensorOf<[F32, F64, F16]>:$R,
-    AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>:$B,
+    TensorOf<[F32, F64, F16, BF16]>:$X,
+    TensorOf<[F32, F64, F16, BF16]>:$W,
+    TensorOf<[F32, F64, F16, BF16]>:$R,
+    AnyTypeOf<[TensorOf<[F32, F64, F16, BF16]>, NoneType]>:$B,
     AnyTypeOf<[TensorOf<[I32]>, NoneType]>:$sequence_lens,
-    AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>:$initial_h,
+    AnyTypeOf<[TensorOf<[F32, F64, F16, BF16]>, NoneType]>:$initial_h,
     OptionalAttr<DenseF32ArrayAttr>:$activation_alpha,
     OptionalAttr<DenseF32ArrayAttr>:$activation_beta,
     OptionalAttr<StrArrayAttr>:$activations,
@@ -520,8 +520,8 @@ def Onnx_GRUOp : Onnx_Op<"GRU", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfere
     DefaultValuedAttr<I64Attr, "0">:$layout,
     DefaultValuedAttr<I64Attr, "0">:$linear_before_reset);
   let results = (outs
-    AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>:$Y,
-    AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>:$Y_h);
+    AnyTypeOf<[TensorOf<[F32, F64, F16, BF16]>, NoneType]>:$Y,
+    AnyTypeOf<[TensorOf<[F32, F64, F16, BF16]>, NoneType]>:$Y_h);
   let hasVerifier = 1;
 }
 
@@ -576,26 +576,26 @@ def Onnx_GemmOp : Onnx_Op<"Gemm", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfe
 def Onnx_GlobalAveragePoolOp : Onnx_Op<"GlobalAveragePool", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX GlobalAveragePool (ai.onnx, since opset 1)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$X);
+    TensorOf<[F32, F64, F16, BF16]>:$X);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$Y);
+    TensorOf<[F32, F64, F16, BF16]>:$Y);
 }
 
 def Onnx_GlobalLpPoolOp : Onnx_Op<"GlobalLpPool", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX GlobalLpPool (ai.onnx, since opset 2)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$X,
+    TensorOf<[F32, F64, F16, BF16]>:$X,
     DefaultValuedAttr<I64Attr, "2">:$p);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$Y);
+    TensorOf<[F32, F64, F16, BF16]>:$Y);
 }
 
 def Onnx_GlobalMaxPoolOp : Onnx_Op<"GlobalMaxPool", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX GlobalMaxPool (ai.onnx, since opset 1)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$X);
+    TensorOf<[F32, F64, F16, BF16]>:$X);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$Y);
+    TensorOf<[F32, F64, F16, BF16]>:$Y);
 }
 
 def Onnx_GreaterOp : Onnx_Op<"Greater", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -619,13 +619,13 @@ def Onnx_GreaterOrEqualOp : Onnx_Op<"GreaterOrEqual", [Pure, DeclareOpInterfaceM
 def Onnx_GridSampleOp : Onnx_Op<"GridSample", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX GridSample (ai.onnx, since opset 16)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$X,
-    TensorOf<[F32, F64, F16]>:$grid,
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$X,
+    TensorOf<[F32, F64, F16, BF16]>:$grid,
     DefaultValuedAttr<I64Attr, "0">:$align_corners,
     DefaultValuedStrAttr<StrAttr, "bilinear">:$mode,
     DefaultValuedStrAttr<StrAttr, "zeros">:$padding_mode);
   let results = (outs
-    TensorOf<[F32, F64, F16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$Y);
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$Y);
   let hasVerifier = 1;
 }
 
@@ -652,19 +652,19 @@ def Onnx_HannWindowOp : Onnx_Op<"HannWindow", [Pure, DeclareOpInterfaceMethods<O
 def Onnx_HardSigmoidOp : Onnx_Op<"HardSigmoid", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX HardSigmoid (ai.onnx, since opset 6)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$X,
+    TensorOf<[F32, F64, F16, BF16]>:$X,
     DefaultValuedAttr<F32Attr, "::llvm::APFloat(0.20000000298023224f)">:$alpha,
     DefaultValuedAttr<F32Attr, "::llvm::APFloat(0.5f)">:$beta);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$Y);
+    TensorOf<[F32, F64, F16, BF16]>:$Y);
 }
 
 def Onnx_HardSwishOp : Onnx_Op<"HardSwish", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX HardSwish (ai.onnx, since opset 14)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$X);
+    TensorOf<[F32, F64, F16, BF16]>:$X);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$Y);
+    TensorOf<[F32, F64, F16, BF16]>:$Y);
 }
 
 def Onnx_HardmaxOp : Onnx_Op<"Hardmax", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -680,9 +680,9 @@ def Onnx_HardmaxOp : Onnx_Op<"Hardmax", [Pure, DeclareOpInterfaceMethods<OnnxSha
 def Onnx_IdentityOp : Onnx_Op<"Identity", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Identity (ai.onnx, since opset 16)";
   let arguments = (ins
-    AnyTypeOf<[TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>, Onnx_OptType, Onnx_SeqType]>:$input);
+    AnyTypeOf<[TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>, Onnx_OptType, Onnx_SeqType]>:$input);
   let results = (outs
-    AnyTypeOf<[TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>, Onnx_OptType, Onnx_SeqType]>:$output);
+    AnyTypeOf<[TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>, Onnx_OptType, Onnx_SeqType]>:$output);
 }
 
 def Onnx_IfOp : Onnx_Op<"If", [RecursiveMemoryEffects, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -690,7 +690,7 @@ def Onnx_IfOp : Onnx_Op<"If", [RecursiveMemoryEffects, DeclareOpInterfaceMethods
   let arguments = (ins
     TensorOf<[I1]>:$cond);
   let results = (outs
-    Variadic<AnyTypeOf<[TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>, Onnx_OptType, Onnx_SeqType]>>:$outputs);
+    Variadic<AnyTypeOf<[TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>, Onnx_OptType, Onnx_SeqType]>>:$outputs);
   let regions = (region SizedRegion<1>:$then_branch, SizedRegion<1>:$else_branch);
   let hasVerifier = 1;
 }
@@ -698,18 +698,18 @@ def Onnx_IfOp : Onnx_Op<"If", [RecursiveMemoryEffects, DeclareOpInterfaceMethods
 def Onnx_InstanceNormalizationOp : Onnx_Op<"InstanceNormalization", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX InstanceNormalization (ai.onnx, since opset 6)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$input,
-    TensorOf<[F32, F64, F16]>:$scale,
-    TensorOf<[F32, F64, F16]>:$B,
+    TensorOf<[F32, F64, F16, BF16]>:$input,
+    TensorOf<[F32, F64, F16, BF16]>:$scale,
+    TensorOf<[F32, F64, F16, BF16]>:$B,
     DefaultValuedAttr<F32Attr, "::llvm::APFloat(9.999999747378752e-06f)">:$epsilon);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$output);
+    TensorOf<[F32, F64, F16, BF16]>:$output);
 }
 
 def Onnx_IsInfOp : Onnx_Op<"IsInf", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX IsInf (ai.onnx, since opset 10)";
   let arguments = (ins
-    TensorOf<[F32, F64]>:$X,
+    TensorOf<[F32, F64, F16, BF16, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ]>:$X,
     DefaultValuedAttr<I64Attr, "1">:$detect_negative,
     DefaultValuedAttr<I64Attr, "1">:$detect_positive);
   let results = (outs
@@ -719,7 +719,7 @@ def Onnx_IsInfOp : Onnx_Op<"IsInf", [Pure, DeclareOpInterfaceMethods<OnnxShapeIn
 def Onnx_IsNaNOp : Onnx_Op<"IsNaN", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX IsNaN (ai.onnx, since opset 13)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16, BF16]>:$X);
+    TensorOf<[F32, F64, F16, BF16, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ]>:$X);
   let results = (outs
     TensorOf<[I1]>:$Y);
 }
@@ -740,14 +740,14 @@ def Onnx_LRNOp : Onnx_Op<"LRN", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfere
 def Onnx_LSTMOp : Onnx_Op<"LSTM", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX LSTM (ai.onnx, since opset 14)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$X,
-    TensorOf<[F32, F64, F16]>:$W,
-    TensorOf<[F32, F64, F16]>:$R,
-    AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>:$B,
+    TensorOf<[F32, F64, F16, BF16]>:$X,
+    TensorOf<[F32, F64, F16, BF16]>:$W,
+    TensorOf<[F32, F64, F16, BF16]>:$R,
+    AnyTypeOf<[TensorOf<[F32, F64, F16, BF16]>, NoneType]>:$B,
     AnyTypeOf<[TensorOf<[I32]>, NoneType]>:$sequence_lens,
-    AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>:$initial_h,
-    AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>:$initial_c,
-    AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>:$P,
+    AnyTypeOf<[TensorOf<[F32, F64, F16, BF16]>, NoneType]>:$initial_h,
+    AnyTypeOf<[TensorOf<[F32, F64, F16, BF16]>, NoneType]>:$initial_c,
+    AnyTypeOf<[TensorOf<[F32, F64, F16, BF16]>, NoneType]>:$P,
     OptionalAttr<DenseF32ArrayAttr>:$activation_alpha,
     OptionalAttr<DenseF32ArrayAttr>:$activation_beta,
     OptionalAttr<StrArrayAttr>:$activations,
@@ -757,9 +757,9 @@ def Onnx_LSTMOp : Onnx_Op<"LSTM", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfe
     DefaultValuedAttr<I64Attr, "0">:$input_forget,
     DefaultValuedAttr<I64Attr, "0">:$layout);
   let results = (outs
-    AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>:$Y,
-    AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>:$Y_h,
-    AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>:$Y_c);
+    AnyTypeOf<[TensorOf<[F32, F64, F16, BF16]>, NoneType]>:$Y,
+    AnyTypeOf<[TensorOf<[F32, F64, F16, BF16]>, NoneType]>:$Y_h,
+    AnyTypeOf<[TensorOf<[F32, F64, F16, BF16]>, NoneType]>:$Y_c);
   let hasVerifier = 1;
 }
 
@@ -829,9 +829,9 @@ def Onnx_LoopOp : Onnx_Op<"Loop", [RecursiveMemoryEffects, DeclareOpInterfaceMet
   let arguments = (ins
     AnyTypeOf<[TensorOf<[I64]>, NoneType]>:$M,
     AnyTypeOf<[TensorOf<[I1]>, NoneType]>:$cond,
-    Variadic<AnyTypeOf<[TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>, Onnx_OptType, Onnx_SeqType]>>:$v_initial);
+    Variadic<AnyTypeOf<[TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>, Onnx_OptType, Onnx_SeqType]>>:$v_initial);
   let results = (outs
-    Variadic<AnyTypeOf<[TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>, Onnx_OptType, Onnx_SeqType]>>:$v_final_and_scan_outputs);
+    Variadic<AnyTypeOf<[TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>, Onnx_OptType, Onnx_SeqType]>>:$v_final_and_scan_outputs);
   let regions = (region SizedRegion<1>:$body);
   let hasVerifier = 1;
 }
@@ -839,24 +839,24 @@ def Onnx_LoopOp : Onnx_Op<"Loop", [RecursiveMemoryEffects, DeclareOpInterfaceMet
 def Onnx_LpNormalizationOp : Onnx_Op<"LpNormalization", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX LpNormalization (ai.onnx, since opset 1)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$input,
+    TensorOf<[F32, F64, F16, BF16]>:$input,
     DefaultValuedAttr<I64Attr, "-1">:$axis,
     DefaultValuedAttr<I64Attr, "2">:$p);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$output);
+    TensorOf<[F32, F64, F16, BF16]>:$output);
 }
 
 def Onnx_LpPoolOp : Onnx_Op<"LpPool", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX LpPool (ai.onnx, since opset 11)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$X,
+    TensorOf<[F32, F64, F16, BF16]>:$X,
     DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
     DenseI64ArrayAttr:$kernel_shape,
     DefaultValuedAttr<I64Attr, "2">:$p,
     OptionalAttr<DenseI64ArrayAttr>:$pads,
     OptionalAttr<DenseI64ArrayAttr>:$strides);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$Y);
+    TensorOf<[F32, F64, F16, BF16]>:$Y);
   let hasVerifier = 1;
 }
 
@@ -891,7 +891,7 @@ def Onnx_MaxOp : Onnx_Op<"Max", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfere
 def Onnx_MaxPoolOp : Onnx_Op<"MaxPool", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX MaxPool (ai.onnx, since opset 12)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16, I8, UI8]>:$X,
+    TensorOf<[F32, F64, F16, BF16, I8, UI8]>:$X,
     DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
     DefaultValuedAttr<I64Attr, "0">:$ceil_mode,
     OptionalAttr<DenseI64ArrayAttr>:$dilations,
@@ -900,7 +900,7 @@ def Onnx_MaxPoolOp : Onnx_Op<"MaxPool", [Pure, DeclareOpInterfaceMethods<OnnxSha
     DefaultValuedAttr<I64Attr, "0">:$storage_order,
     OptionalAttr<DenseI64ArrayAttr>:$strides);
   let results = (outs
-    TensorOf<[F32, F64, F16, I8, UI8]>:$Y,
+    TensorOf<[F32, F64, F16, BF16, I8, UI8]>:$Y,
     AnyTypeOf<[TensorOf<[I64]>, NoneType]>:$Indices);
   let hasVerifier = 1;
 }
@@ -908,25 +908,25 @@ def Onnx_MaxPoolOp : Onnx_Op<"MaxPool", [Pure, DeclareOpInterfaceMethods<OnnxSha
 def Onnx_MaxRoiPoolOp : Onnx_Op<"MaxRoiPool", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX MaxRoiPool (ai.onnx, since opset 1)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$X,
-    TensorOf<[F32, F64, F16]>:$rois,
+    TensorOf<[F32, F64, F16, BF16]>:$X,
+    TensorOf<[F32, F64, F16, BF16]>:$rois,
     DenseI64ArrayAttr:$pooled_shape,
     DefaultValuedAttr<F32Attr, "::llvm::APFloat(1.0f)">:$spatial_scale);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$Y);
+    TensorOf<[F32, F64, F16, BF16]>:$Y);
 }
 
 def Onnx_MaxUnpoolOp : Onnx_Op<"MaxUnpool", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX MaxUnpool (ai.onnx, since opset 11)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$X,
+    TensorOf<[F32, F64, F16, BF16]>:$X,
     TensorOf<[I64]>:$I,
     AnyTypeOf<[TensorOf<[I64]>, NoneType]>:$output_shape,
     DenseI64ArrayAttr:$kernel_shape,
     OptionalAttr<DenseI64ArrayAttr>:$pads,
     OptionalAttr<DenseI64ArrayAttr>:$strides);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$output);
+    TensorOf<[F32, F64, F16, BF16]>:$output);
   let hasVerifier = 1;
 }
 
@@ -991,7 +991,7 @@ def Onnx_MulOp : Onnx_Op<"Mul", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfere
 def Onnx_MultinomialOp : Onnx_Op<"Multinomial", [DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Multinomial (ai.onnx, since opset 7)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$input,
+    TensorOf<[F32, F64, F16, BF16]>:$input,
     DefaultValuedAttr<I64Attr, "6">:$dtype,
     DefaultValuedAttr<I64Attr, "1">:$sample_size,
     OptionalAttr<F32Attr>:$seed);
@@ -1010,13 +1010,13 @@ def Onnx_NegOp : Onnx_Op<"Neg", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfere
 def Onnx_NegativeLogLikelihoodLossOp : Onnx_Op<"NegativeLogLikelihoodLoss", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX NegativeLogLikelihoodLoss (ai.onnx, since opset 13)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$input,
+    TensorOf<[F32, F64, F16, BF16]>:$input,
     TensorOf<[I32, I64]>:$target,
-    AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>:$weight,
+    AnyTypeOf<[TensorOf<[F32, F64, F16, BF16]>, NoneType]>:$weight,
     OptionalAttr<I64Attr>:$ignore_index,
     DefaultValuedStrAttr<StrAttr, "mean">:$reduction);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$loss);
+    TensorOf<[F32, F64, F16, BF16]>:$loss);
 }
 
 def Onnx_NonMaxSuppressionOp : Onnx_Op<"NonMaxSuppression", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1072,7 +1072,7 @@ def Onnx_OptionalOp : Onnx_Op<"Optional", [Pure, DeclareOpInterfaceMethods<OnnxS
 def Onnx_OptionalGetElementOp : Onnx_Op<"OptionalGetElement", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX OptionalGetElement (ai.onnx, since opset 15)";
   let arguments = (ins
-    Onnx_OptType:$input);
+    AnyTypeOf<[TensorOf<[F32, F64, F16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>, Onnx_OptType, Onnx_SeqType]>:$input);
   let results = (outs
     AnyTypeOf<[TensorOf<[F32, F64, F16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>, Onnx_SeqType]>:$output);
 }
@@ -1080,7 +1080,7 @@ def Onnx_OptionalGetElementOp : Onnx_Op<"OptionalGetElement", [Pure, DeclareOpIn
 def Onnx_OptionalHasElementOp : Onnx_Op<"OptionalHasElement", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX OptionalHasElement (ai.onnx, since opset 15)";
   let arguments = (ins
-    Onnx_OptType:$input);
+    AnyTypeOf<[TensorOf<[F32, F64, F16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>, Onnx_OptType, Onnx_SeqType]>:$input);
   let results = (outs
     TensorOf<[I1]>:$output);
 }
@@ -1106,12 +1106,12 @@ def Onnx_PReluOp : Onnx_Op<"PRelu", [Pure, DeclareOpInterfaceMethods<OnnxShapeIn
 def Onnx_PadOp : Onnx_Op<"Pad", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Pad (ai.onnx, since opset 13)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$data,
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>:$data,
     TensorOf<[I64]>:$pads,
-    AnyTypeOf<[TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>, NoneType]>:$constant_value,
+    AnyTypeOf<[TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>, NoneType]>:$constant_value,
     DefaultValuedStrAttr<StrAttr, "constant">:$mode);
   let results = (outs
-    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$output);
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>:$output);
   let hasVerifier = 1;
 }
 
@@ -1149,38 +1149,38 @@ def Onnx_QLinearConvOp : Onnx_Op<"QLinearConv", [Pure, DeclareOpInterfaceMethods
 def Onnx_QLinearMatMulOp : Onnx_Op<"QLinearMatMul", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX QLinearMatMul (ai.onnx, since opset 10)";
   let arguments = (ins
-    TensorOf<[I8, UI8]>:$a,
-    TensorOf<[F32]>:$a_scale,
-    TensorOf<[I8, UI8]>:$a_zero_point,
-    TensorOf<[I8, UI8]>:$b,
-    TensorOf<[F32]>:$b_scale,
-    TensorOf<[I8, UI8]>:$b_zero_point,
-    TensorOf<[F32]>:$y_scale,
-    TensorOf<[I8, UI8]>:$y_zero_point);
+    TensorOf<[I8, UI8, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ]>:$a,
+    TensorOf<[F32, F16, BF16]>:$a_scale,
+    TensorOf<[I8, UI8, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ]>:$a_zero_point,
+    TensorOf<[I8, UI8, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ]>:$b,
+    TensorOf<[F32, F16, BF16]>:$b_scale,
+    TensorOf<[I8, UI8, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ]>:$b_zero_point,
+    TensorOf<[F32, F16, BF16]>:$y_scale,
+    TensorOf<[I8, UI8, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ]>:$y_zero_point);
   let results = (outs
-    TensorOf<[I8, UI8]>:$y);
+    TensorOf<[I8, UI8, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ]>:$y);
 }
 
 def Onnx_QuantizeLinearOp : Onnx_Op<"QuantizeLinear", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX QuantizeLinear (ai.onnx, since opset 13)";
   let arguments = (ins
-    TensorOf<[F32, I32]>:$x,
-    TensorOf<[F32]>:$y_scale,
-    AnyTypeOf<[TensorOf<[I8, UI8]>, NoneType]>:$y_zero_point,
+    TensorOf<[F32, F16, BF16, I32]>:$x,
+    TensorOf<[F32, F16, BF16, I32, F8E8M0FNU]>:$y_scale,
+    AnyTypeOf<[TensorOf<[I8, I16, UI8, UI16, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>, NoneType]>:$y_zero_point,
     DefaultValuedAttr<I64Attr, "1">:$axis);
   let results = (outs
-    TensorOf<[I8, UI8]>:$y);
+    TensorOf<[I8, I16, UI8, UI16, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>:$y);
 }
 
 def Onnx_RNNOp : Onnx_Op<"RNN", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX RNN (ai.onnx, since opset 14)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$X,
-    TensorOf<[F32, F64, F16]>:$W,
-    TensorOf<[F32, F64, F16]>:$R,
-    AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>:$B,
+    TensorOf<[F32, F64, F16, BF16]>:$X,
+    TensorOf<[F32, F64, F16, BF16]>:$W,
+    TensorOf<[F32, F64, F16, BF16]>:$R,
+    AnyTypeOf<[TensorOf<[F32, F64, F16, BF16]>, NoneType]>:$B,
     AnyTypeOf<[TensorOf<[I32]>, NoneType]>:$sequence_lens,
-    AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>:$initial_h,
+    AnyTypeOf<[TensorOf<[F32, F64, F16, BF16]>, NoneType]>:$initial_h,
     OptionalAttr<DenseF32ArrayAttr>:$activation_alpha,
     OptionalAttr<DenseF32ArrayAttr>:$activation_beta,
     OptionalAttr<StrArrayAttr>:$activations,
@@ -1189,8 +1189,8 @@ def Onnx_RNNOp : Onnx_Op<"RNN", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfere
     OptionalAttr<I64Attr>:$hidden_size,
     DefaultValuedAttr<I64Attr, "0">:$layout);
   let results = (outs
-    AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>:$Y,
-    AnyTypeOf<[TensorOf<[F32, F64, F16]>, NoneType]>:$Y_h);
+    AnyTypeOf<[TensorOf<[F32, F64, F16, BF16]>, NoneType]>:$Y,
+    AnyTypeOf<[TensorOf<[F32, F64, F16, BF16]>, NoneType]>:$Y_h);
   let hasVerifier = 1;
 }
 
@@ -1203,19 +1203,19 @@ def Onnx_RandomNormalOp : Onnx_Op<"RandomNormal", [DeclareOpInterfaceMethods<Onn
     OptionalAttr<F32Attr>:$seed,
     DenseI64ArrayAttr:$shape);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$output);
+    TensorOf<[F32, F64, F16, BF16]>:$output);
 }
 
 def Onnx_RandomNormalLikeOp : Onnx_Op<"RandomNormalLike", [DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX RandomNormalLike (ai.onnx, since opset 1)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$input,
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$input,
     OptionalAttr<I64Attr>:$dtype,
     DefaultValuedAttr<F32Attr, "::llvm::APFloat(0.0f)">:$mean,
     DefaultValuedAttr<F32Attr, "::llvm::APFloat(1.0f)">:$scale,
     OptionalAttr<F32Attr>:$seed);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$output);
+    TensorOf<[F32, F64, F16, BF16]>:$output);
 }
 
 def Onnx_RandomUniformOp : Onnx_Op<"RandomUniform", [DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1227,29 +1227,29 @@ def Onnx_RandomUniformOp : Onnx_Op<"RandomUniform", [DeclareOpInterfaceMethods<O
     OptionalAttr<F32Attr>:$seed,
     DenseI64ArrayAttr:$shape);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$output);
+    TensorOf<[F32, F64, F16, BF16]>:$output);
 }
 
 def Onnx_RandomUniformLikeOp : Onnx_Op<"RandomUniformLike", [DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX RandomUniformLike (ai.onnx, since opset 1)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$input,
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$input,
     OptionalAttr<I64Attr>:$dtype,
     DefaultValuedAttr<F32Attr, "::llvm::APFloat(1.0f)">:$high,
     DefaultValuedAttr<F32Attr, "::llvm::APFloat(0.0f)">:$low,
     OptionalAttr<F32Attr>:$seed);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$output);
+    TensorOf<[F32, F64, F16, BF16]>:$output);
 }
 
 def Onnx_RangeOp : Onnx_Op<"Range", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Range (ai.onnx, since opset 11)";
   let arguments = (ins
-    TensorOf<[F32, F64, I16, I32, I64]>:$start,
-    TensorOf<[F32, F64, I16, I32, I64]>:$limit,
-    TensorOf<[F32, F64, I16, I32, I64]>:$delta);
+    TensorOf<[F32, F64, F16, BF16, I16, I32, I64]>:$start,
+    TensorOf<[F32, F64, F16, BF16, I16, I32, I64]>:$limit,
+    TensorOf<[F32, F64, F16, BF16, I16, I32, I64]>:$delta);
   let results = (outs
-    TensorOf<[F32, F64, I16, I32, I64]>:$output);
+    TensorOf<[F32, F64, F16, BF16, I16, I32, I64]>:$output);
   let hasVerifier = 1;
 }
 
@@ -1308,12 +1308,12 @@ def Onnx_ReduceLogSumExpOp : Onnx_Op<"ReduceLogSumExp", [Pure, DeclareOpInterfac
 def Onnx_ReduceMaxOp : Onnx_Op<"ReduceMax", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX ReduceMax (ai.onnx, since opset 13)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16, BF16, I8, I32, I64, UI8, UI32, UI64]>:$data,
+    TensorOf<[F32, F64, F16, BF16, I8, I32, I64, UI8, UI32, UI64, I1]>:$data,
     AnyTypeOf<[TensorOf<[I64]>, NoneType]>:$axes,
     DefaultValuedAttr<I64Attr, "1">:$keepdims,
     DefaultValuedAttr<I64Attr, "0">:$noop_with_empty_axes);
   let results = (outs
-    TensorOf<[F32, F64, F16, BF16, I8, I32, I64, UI8, UI32, UI64]>:$reduced);
+    TensorOf<[F32, F64, F16, BF16, I8, I32, I64, UI8, UI32, UI64, I1]>:$reduced);
 }
 
 def Onnx_ReduceMeanOp : Onnx_Op<"ReduceMean", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1330,12 +1330,12 @@ def Onnx_ReduceMeanOp : Onnx_Op<"ReduceMean", [Pure, DeclareOpInterfaceMethods<O
 def Onnx_ReduceMinOp : Onnx_Op<"ReduceMin", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX ReduceMin (ai.onnx, since opset 13)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16, BF16, I8, I32, I64, UI8, UI32, UI64]>:$data,
+    TensorOf<[F32, F64, F16, BF16, I8, I32, I64, UI8, UI32, UI64, I1]>:$data,
     AnyTypeOf<[TensorOf<[I64]>, NoneType]>:$axes,
     DefaultValuedAttr<I64Attr, "1">:$keepdims,
     DefaultValuedAttr<I64Attr, "0">:$noop_with_empty_axes);
   let results = (outs
-    TensorOf<[F32, F64, F16, BF16, I8, I32, I64, UI8, UI32, UI64]>:$reduced);
+    TensorOf<[F32, F64, F16, BF16, I8, I32, I64, UI8, UI32, UI64, I1]>:$reduced);
 }
 
 def Onnx_ReduceProdOp : Onnx_Op<"ReduceProd", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1382,11 +1382,11 @@ def Onnx_ReluOp : Onnx_Op<"Relu", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfe
 def Onnx_ReshapeOp : Onnx_Op<"Reshape", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Reshape (ai.onnx, since opset 14)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$data,
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>:$data,
     TensorOf<[I64]>:$shape,
     DefaultValuedAttr<I64Attr, "0">:$allowzero);
   let results = (outs
-    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$reshaped);
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>:$reshaped);
   let hasVerifier = 1;
 }
 
@@ -1422,8 +1422,8 @@ def Onnx_ReverseSequenceOp : Onnx_Op<"ReverseSequence", [Pure, DeclareOpInterfac
 def Onnx_RoiAlignOp : Onnx_Op<"RoiAlign", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX RoiAlign (ai.onnx, since opset 16)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$X,
-    TensorOf<[F32, F64, F16]>:$rois,
+    TensorOf<[F32, F64, F16, BF16]>:$X,
+    TensorOf<[F32, F64, F16, BF16]>:$rois,
     TensorOf<[I64]>:$batch_indices,
     DefaultValuedStrAttr<StrAttr, "half_pixel">:$coordinate_transformation_mode,
     DefaultValuedStrAttr<StrAttr, "avg">:$mode,
@@ -1432,15 +1432,15 @@ def Onnx_RoiAlignOp : Onnx_Op<"RoiAlign", [Pure, DeclareOpInterfaceMethods<OnnxS
     DefaultValuedAttr<I64Attr, "0">:$sampling_ratio,
     DefaultValuedAttr<F32Attr, "::llvm::APFloat(1.0f)">:$spatial_scale);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$Y);
+    TensorOf<[F32, F64, F16, BF16]>:$Y);
 }
 
 def Onnx_RoundOp : Onnx_Op<"Round", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Round (ai.onnx, since opset 11)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$X);
+    TensorOf<[F32, F64, F16, BF16]>:$X);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$Y);
+    TensorOf<[F32, F64, F16, BF16]>:$Y);
 }
 
 def Onnx_STFTOp : Onnx_Op<"STFT", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1458,14 +1458,14 @@ def Onnx_STFTOp : Onnx_Op<"STFT", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfe
 def Onnx_ScanOp : Onnx_Op<"Scan", [RecursiveMemoryEffects, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Scan (ai.onnx, since opset 16)";
   let arguments = (ins
-    Variadic<TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>>:$initial_state_and_scan_inputs,
+    Variadic<TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>>:$initial_state_and_scan_inputs,
     I64Attr:$num_scan_inputs,
     OptionalAttr<DenseI64ArrayAttr>:$scan_input_axes,
     OptionalAttr<DenseI64ArrayAttr>:$scan_input_directions,
     OptionalAttr<DenseI64ArrayAttr>:$scan_output_axes,
     OptionalAttr<DenseI64ArrayAttr>:$scan_output_directions);
   let results = (outs
-    Variadic<TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>>:$final_state_and_scan_outputs);
+    Variadic<TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>>:$final_state_and_scan_outputs);
   let regions = (region SizedRegion<1>:$body);
   let hasVerifier = 1;
 }
@@ -1498,11 +1498,11 @@ def Onnx_ScatterNDOp : Onnx_Op<"ScatterND", [Pure, DeclareOpInterfaceMethods<Onn
 def Onnx_SeluOp : Onnx_Op<"Selu", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Selu (ai.onnx, since opset 6)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$X,
+    TensorOf<[F32, F64, F16, BF16]>:$X,
     DefaultValuedAttr<F32Attr, "::llvm::APFloat(1.6732631921768188f)">:$alpha,
     DefaultValuedAttr<F32Attr, "::llvm::APFloat(1.0507010221481323f)">:$gamma);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$Y);
+    TensorOf<[F32, F64, F16, BF16]>:$Y);
 }
 
 def Onnx_SequenceAtOp : Onnx_Op<"SequenceAt", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1570,7 +1570,7 @@ def Onnx_SequenceMapOp : Onnx_Op<"SequenceMap", [RecursiveMemoryEffects, Declare
 def Onnx_ShapeOp : Onnx_Op<"Shape", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Shape (ai.onnx, since opset 15)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$data,
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>:$data,
     OptionalAttr<I64Attr>:$end,
     DefaultValuedAttr<I64Attr, "0">:$start);
   let results = (outs
@@ -1606,23 +1606,23 @@ def Onnx_SignOp : Onnx_Op<"Sign", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfe
 def Onnx_SinOp : Onnx_Op<"Sin", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Sin (ai.onnx, since opset 7)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$input);
+    TensorOf<[F32, F64, F16, BF16]>:$input);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$output);
+    TensorOf<[F32, F64, F16, BF16]>:$output);
 }
 
 def Onnx_SinhOp : Onnx_Op<"Sinh", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Sinh (ai.onnx, since opset 9)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$input);
+    TensorOf<[F32, F64, F16, BF16]>:$input);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$output);
+    TensorOf<[F32, F64, F16, BF16]>:$output);
 }
 
 def Onnx_SizeOp : Onnx_Op<"Size", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Size (ai.onnx, since opset 13)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$data);
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>:$data);
   let results = (outs
     TensorOf<[I64]>:$size);
 }
@@ -1666,17 +1666,17 @@ def Onnx_SoftmaxCrossEntropyLossOp : Onnx_Op<"SoftmaxCrossEntropyLoss", [Pure, D
 def Onnx_SoftplusOp : Onnx_Op<"Softplus", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Softplus (ai.onnx, since opset 1)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$X);
+    TensorOf<[F32, F64, F16, BF16]>:$X);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$Y);
+    TensorOf<[F32, F64, F16, BF16]>:$Y);
 }
 
 def Onnx_SoftsignOp : Onnx_Op<"Softsign", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Softsign (ai.onnx, since opset 1)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$input);
+    TensorOf<[F32, F64, F16, BF16]>:$input);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$output);
+    TensorOf<[F32, F64, F16, BF16]>:$output);
 }
 
 def Onnx_SpaceToDepthOp : Onnx_Op<"SpaceToDepth", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1703,7 +1703,7 @@ def Onnx_SplitOp : Onnx_Op<"Split", [Pure, DeclareOpInterfaceMethods<OnnxShapeIn
 def Onnx_SplitToSequenceOp : Onnx_Op<"SplitToSequence", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX SplitToSequence (ai.onnx, since opset 11)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$input,
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$input,
     AnyTypeOf<[TensorOf<[I32, I64]>, NoneType]>:$split,
     DefaultValuedAttr<I64Attr, "0">:$axis,
     DefaultValuedAttr<I64Attr, "1">:$keepdims);
@@ -1722,10 +1722,10 @@ def Onnx_SqrtOp : Onnx_Op<"Sqrt", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfe
 def Onnx_SqueezeOp : Onnx_Op<"Squeeze", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Squeeze (ai.onnx, since opset 13)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$data,
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>:$data,
     AnyTypeOf<[TensorOf<[I64]>, NoneType]>:$axes);
   let results = (outs
-    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$squeezed);
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>:$squeezed);
   let hasVerifier = 1;
 }
 
@@ -1761,9 +1761,9 @@ def Onnx_SumOp : Onnx_Op<"Sum", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfere
 def Onnx_TanOp : Onnx_Op<"Tan", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Tan (ai.onnx, since opset 7)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$input);
+    TensorOf<[F32, F64, F16, BF16]>:$input);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$output);
+    TensorOf<[F32, F64, F16, BF16]>:$output);
 }
 
 def Onnx_TanhOp : Onnx_Op<"Tanh", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1795,10 +1795,10 @@ def Onnx_TfIdfVectorizerOp : Onnx_Op<"TfIdfVectorizer", [Pure, DeclareOpInterfac
 def Onnx_ThresholdedReluOp : Onnx_Op<"ThresholdedRelu", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX ThresholdedRelu (ai.onnx, since opset 10)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16]>:$X,
+    TensorOf<[F32, F64, F16, BF16]>:$X,
     DefaultValuedAttr<F32Attr, "::llvm::APFloat(1.0f)">:$alpha);
   let results = (outs
-    TensorOf<[F32, F64, F16]>:$Y);
+    TensorOf<[F32, F64, F16, BF16]>:$Y);
 }
 
 def Onnx_TileOp : Onnx_Op<"Tile", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -1814,13 +1814,13 @@ def Onnx_TileOp : Onnx_Op<"Tile", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfe
 def Onnx_TopKOp : Onnx_Op<"TopK", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX TopK (ai.onnx, since opset 11)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16, I8, I16, I32, I64, UI8, UI16, UI32, UI64]>:$X,
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64]>:$X,
     TensorOf<[I64]>:$K,
     DefaultValuedAttr<I64Attr, "-1">:$axis,
     DefaultValuedAttr<I64Attr, "1">:$largest,
     DefaultValuedAttr<I64Attr, "1">:$sorted);
   let results = (outs
-    TensorOf<[F32, F64, F16, I8, I16, I32, I64, UI8, UI16, UI32, UI64]>:$Values,
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64]>:$Values,
     TensorOf<[I64]>:$Indices);
   let hasVerifier = 1;
 }
@@ -1828,10 +1828,10 @@ def Onnx_TopKOp : Onnx_Op<"TopK", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfe
 def Onnx_TransposeOp : Onnx_Op<"Transpose", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Transpose (ai.onnx, since opset 13)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$data,
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>:$data,
     OptionalAttr<DenseI64ArrayAttr>:$perm);
   let results = (outs
-    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$transposed);
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>:$transposed);
   let hasVerifier = 1;
 }
 
@@ -1862,10 +1862,10 @@ def Onnx_UniqueOp : Onnx_Op<"Unique", [Pure, DeclareOpInterfaceMethods<OnnxShape
 def Onnx_UnsqueezeOp : Onnx_Op<"Unsqueeze", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Unsqueeze (ai.onnx, since opset 13)";
   let arguments = (ins
-    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$data,
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>:$data,
     TensorOf<[I64]>:$axes);
   let results = (outs
-    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$expanded);
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>, I<2>, UI<2>]>:$expanded);
   let hasVerifier = 1;
 }
 

@@ -1322,9 +1322,18 @@ struct ConstantOfShapeLowering : OpConversionPattern<onnx::ConstantOfShapeOp> {
         value = FloatAttr::get(elem, *values->begin());
       } else if (attr.getElementType().isInteger()) {
         auto values = attr.tryGetValues<APInt>();
-        if (!values || !elem.isInteger(attr.getElementType().getIntOrFloatBitWidth()))
-          return rewriter.notifyMatchFailure(op, "value type disagrees with the result");
-        value = IntegerAttr::get(elem, *values->begin());
+        Type valueType = attr.getElementType();
+        if (isSubByteInt(valueType)) {
+          // int4/uint4/int2/uint2 hold one value per i8 (SmallTypes.cpp).
+          if (!values || !elem.isInteger(8))
+            return rewriter.notifyMatchFailure(op, "value type disagrees with the result");
+          APInt v = *values->begin();
+          value = IntegerAttr::get(elem, valueType.isUnsignedInteger() ? v.zext(8) : v.sext(8));
+        } else {
+          if (!values || !elem.isInteger(valueType.getIntOrFloatBitWidth()))
+            return rewriter.notifyMatchFailure(op, "value type disagrees with the result");
+          value = IntegerAttr::get(elem, *values->begin());
+        }
       } else {
         return rewriter.notifyMatchFailure(op, "unsupported value type");
       }

@@ -111,6 +111,8 @@ Value broadcastSymbolicDims(OpBuilder &b, Operation *at, Location loc, Value ope
 }
 
 Value castScalar(OpBuilder &b, Location loc, Value v, Type from, Type to) {
+  if (isSmallFloat(from) || isSmallFloat(to) || isSubByteInt(from) || isSubByteInt(to))
+    return castScalarSmall(b, loc, v, from, to, /*saturate=*/true, "up");
   Type toSignless = to;
   if (auto i = dyn_cast<IntegerType>(to); i && !i.isSignless())
     toSignless = b.getIntegerType(i.getWidth());
@@ -535,8 +537,15 @@ Value clip(OpBuilder &b, Location loc, Operation *op, ValueRange args, Type elem
 }
 
 /// Cast and CastLike: to the onnx element type of the result.
+/// The importer keeps Cast 19's `saturate` and Cast 24's `round_mode` (which
+/// the opset-13 op lacks) as onnxcc.saturate / onnxcc.round_mode.
 Value convert(OpBuilder &b, Location loc, Operation *op, ValueRange args, Type elem) {
-  return castScalar(b, loc, args[0], elem, onnxElementType(op->getResult(0)));
+  Type to = onnxElementType(op->getResult(0));
+  bool saturate = intAttr(op, "onnxcc.saturate", 1) != 0;
+  StringRef roundMode = "up";
+  if (auto mode = op->getAttrOfType<StringAttr>("onnxcc.round_mode"))
+    roundMode = mode.getValue();
+  return castScalarSmall(b, loc, args[0], elem, to, saturate, roundMode);
 }
 
 Value isNaN(OpBuilder &b, Location loc, Operation *, ValueRange args, Type) {

@@ -106,7 +106,13 @@ Value f32Const(OpBuilder &b, Location loc, double v) {
 /// ONNX quantization of `v` (f32, already divided by the scale): round half
 /// to even, add the zero point (f32), saturate to the range of `qType`
 /// (int8 or uint8 as the onnx type), convert.
-Value quantizeScalar(OpBuilder &b, Location loc, Value v, Value zeroPoint, Type qType) {
+Value quantizeScalar(OpBuilder &b, Location loc, Value v, Value zeroPoint, Type qType,
+                     bool saturate = true) {
+  // float8/float4: no rounding to an integer; the cast rounds to the type
+  // (nearest even) and saturates unless `saturate` is 0 (float8 only).
+  if (isSmallFloat(qType))
+    return castScalarSmall(b, loc, arith::AddFOp::create(b, loc, v, zeroPoint), b.getF32Type(),
+                           qType, saturate, "up");
   unsigned width = qType.getIntOrFloatBitWidth();
   bool isUnsigned = isUnsignedInt(qType);
   double lo = isUnsigned ? 0.0 : -std::ldexp(1.0, width - 1);
@@ -132,6 +138,65 @@ FailureOr<Labelled> perAxisOperand(OpBuilder &b, Location loc, Value v, RankedTe
       type.getDimSize(0) != xType.getDimSize(axis))
     return failure();
   return Labelled{v, {axis}};
+}
+
+/// A scale or zero point of blocked quantization (`block_size` B > 0): the
+/// shape of x except ceil(D/B) along `axis`; expanded to x's shape (element
+/// i of `axis` reads i / B), labelled like x.
+FailureOr<Labelled> blockedOperand(OpBuilder &b, Location loc, Value v, RankedTensorType xType,
+                                   int64_t axis, int64_t block) {
+  int64_t rank = xType.getRank();
+  if (axis < 0)
+    axis += rank;
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (axis < 0 || axis >= rank || !type || !type.hasStaticShape() || !xType.hasStaticShape() ||
+      type.getRank() != rank)
+    return failure();
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t want = d == axis ? (xType.getDimSize(d) + block - 1) / block : xType.getDimSize(d);
+    if (type.getDimSize(d) != want)
+      return failure();
+  }
+  auto outType = RankedTensorType::get(xType.getShape(), type.getElementType());
+  Value init = tensor::EmptyOp::create(b, loc, outType.getShape(), outType.getElementType());
+  SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, b.getContext())};
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  auto expand = linalg::GenericOp::create(
+      b, loc, outType, ValueRange{}, init, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange) {
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < rank; ++d) {
+          Value i = linalg::IndexOp::create(nb, nloc, d);
+          if (d == axis)
+            i = arith::DivUIOp::create(nb, nloc, i, indexConst(nb, nloc, block));
+          at.push_back(i);
+        }
+        linalg::YieldOp::create(nb, nloc, Value(tensor::ExtractOp::create(nb, nloc, v, at)));
+      });
+  SmallVector<int64_t> labels;
+  for (int64_t d = 0; d < rank; ++d)
+    labels.push_back(d);
+  return Labelled{expand.getResult(0), labels};
+}
+
+/// A scale or zero point of QuantizeLinear / DequantizeLinear: per tensor,
+/// per axis, or blocked (`block` > 0, from onnxcc.block_size).
+FailureOr<Labelled> quantOperand(OpBuilder &b, Location loc, Value v, RankedTensorType xType,
+                                 int64_t axis, int64_t block) {
+  // A single element (a zero point made from output_dtype) is per tensor.
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  bool single = type && type.hasStaticShape() && type.getNumElements() == 1;
+  if (block > 0 && !single)
+    return blockedOperand(b, loc, v, xType, axis, block);
+  return perAxisOperand(b, loc, v, xType, axis);
+}
+
+/// The block size the importer keeps for QuantizeLinear 21 and
+/// DequantizeLinear 21 (0: none).
+int64_t blockSizeOf(Operation *op) {
+  if (auto a = op->getAttrOfType<IntegerAttr>("onnxcc.block_size"))
+    return a.getInt();
+  return 0;
 }
 
 /// The labels 0..rank-1 and their sizes: an identity view of `type`.
@@ -370,30 +435,36 @@ struct QuantizeLinearLowering : OpConversionPattern<onnx::QuantizeLinearOp> {
     llvm::DenseMap<int64_t, int64_t> sizes;
     SmallVector<int64_t> labels = identityLabels(xType, sizes);
     SmallVector<Labelled> operands = {{adaptor.getX(), labels}};
-    auto scale = perAxisOperand(rewriter, loc, adaptor.getYScale(), xType, axis);
+    int64_t block = blockSizeOf(op);
+    auto scale = quantOperand(rewriter, loc, adaptor.getYScale(), xType, axis, block);
     if (failed(scale))
-      return rewriter.notifyMatchFailure(op, "y_scale must be a scalar or one per element of axis");
+      return rewriter.notifyMatchFailure(
+          op, "y_scale must be a scalar, one per element of axis, or blocked");
     operands.push_back(*scale);
     bool hasZeroPoint = !isa<NoneType>(adaptor.getYZeroPoint().getType());
     if (hasZeroPoint) {
-      auto zp = perAxisOperand(rewriter, loc, adaptor.getYZeroPoint(), xType, axis);
+      auto zp = quantOperand(rewriter, loc, adaptor.getYZeroPoint(), xType, axis, block);
       if (failed(zp))
         return rewriter.notifyMatchFailure(
-            op, "y_zero_point must be a scalar or one per element of axis");
+            op, "y_zero_point must be a scalar, one per element of axis, or blocked");
       operands.push_back(*zp);
     }
     Type xOnnx = onnxElementType(op.getX());
     Type yOnnx = onnxElementType(op.getY());
+    Type scaleOnnx = onnxElementType(op.getYScale());
     Type zpOnnx = hasZeroPoint ? onnxElementType(op.getYZeroPoint()) : yOnnx;
+    auto saturateAttr = op->getAttrOfType<IntegerAttr>("onnxcc.saturate");
+    bool saturate = !saturateAttr || saturateAttr.getInt() != 0;
     Value y = buildLabelledGeneric(rewriter, loc, type, operands, labels, sizes,
                                    [&](OpBuilder &b, Location l, ValueRange args) -> Value {
                                      Type f32 = b.getF32Type();
                                      Value v = castScalar(b, l, args[0], xOnnx, f32);
-                                     v = arith::DivFOp::create(b, l, v, args[1]);
+                                     v = arith::DivFOp::create(
+                                         b, l, v, castScalar(b, l, args[1], scaleOnnx, f32));
                                      Value zp = hasZeroPoint
                                                     ? castScalar(b, l, args[2], zpOnnx, f32)
                                                     : f32Const(b, l, 0.0);
-                                     return quantizeScalar(b, l, v, zp, yOnnx);
+                                     return quantizeScalar(b, l, v, zp, yOnnx, saturate);
                                    });
     rewriter.replaceOp(op, y);
     return success();
@@ -417,20 +488,26 @@ struct DequantizeLinearLowering : OpConversionPattern<onnx::DequantizeLinearOp> 
     llvm::DenseMap<int64_t, int64_t> sizes;
     SmallVector<int64_t> labels = identityLabels(xType, sizes);
     SmallVector<Labelled> operands = {{adaptor.getX(), labels}};
-    auto scale = perAxisOperand(rewriter, loc, adaptor.getXScale(), xType, axis);
+    int64_t block = blockSizeOf(op);
+    auto scale = quantOperand(rewriter, loc, adaptor.getXScale(), xType, axis, block);
     if (failed(scale))
-      return rewriter.notifyMatchFailure(op, "x_scale must be a scalar or one per element of axis");
+      return rewriter.notifyMatchFailure(
+          op, "x_scale must be a scalar, one per element of axis, or blocked");
     operands.push_back(*scale);
     bool hasZeroPoint = !isa<NoneType>(adaptor.getXZeroPoint().getType());
     if (hasZeroPoint) {
-      auto zp = perAxisOperand(rewriter, loc, adaptor.getXZeroPoint(), xType, axis);
+      auto zp = quantOperand(rewriter, loc, adaptor.getXZeroPoint(), xType, axis, block);
       if (failed(zp))
         return rewriter.notifyMatchFailure(
-            op, "x_zero_point must be a scalar or one per element of axis");
+            op, "x_zero_point must be a scalar, one per element of axis, or blocked");
       operands.push_back(*zp);
     }
     Type xOnnx = onnxElementType(op.getX());
+    Type scaleOnnx = onnxElementType(op.getXScale());
+    Type yOnnx = onnxElementType(op.getY());
     Type zpOnnx = hasZeroPoint ? onnxElementType(op.getXZeroPoint()) : xOnnx;
+    // Computed in float, rounded once to y's type (x_scale's: float16,
+    // bfloat16 or float).
     Value y = buildLabelledGeneric(rewriter, loc, type, operands, labels, sizes,
                                    [&](OpBuilder &b, Location l, ValueRange args) -> Value {
                                      Type f32 = b.getF32Type();
@@ -438,7 +515,9 @@ struct DequantizeLinearLowering : OpConversionPattern<onnx::DequantizeLinearOp> 
                                      if (hasZeroPoint)
                                        v = arith::SubFOp::create(
                                            b, l, v, castScalar(b, l, args[2], zpOnnx, f32));
-                                     return arith::MulFOp::create(b, l, v, args[1]);
+                                     v = arith::MulFOp::create(
+                                         b, l, v, castScalar(b, l, args[1], scaleOnnx, f32));
+                                     return castScalar(b, l, v, f32, yOnnx);
                                    });
     rewriter.replaceOp(op, y);
     return success();

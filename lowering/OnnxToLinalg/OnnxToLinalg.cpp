@@ -34,7 +34,10 @@ OnnxTypeConverter::OnnxTypeConverter() {
     if (!ranked)
       return std::nullopt;
     Type elem = ranked.getElementType();
-    if (auto i = dyn_cast<IntegerType>(elem); i && !i.isSignless())
+    if (auto i = dyn_cast<IntegerType>(elem); i && i.getWidth() > 1 && i.getWidth() < 8)
+      // int4/uint4/int2/uint2: one value per byte (see SmallTypes.cpp).
+      elem = IntegerType::get(t.getContext(), 8);
+    else if (auto i = dyn_cast<IntegerType>(elem); i && !i.isSignless())
       elem = IntegerType::get(t.getContext(), i.getWidth());
     else if (isa<onnx::StringType>(elem))
       // A string is its `const char *` in the generated code, held as i64.
@@ -218,8 +221,17 @@ struct ConstantLowering : OpConversionPattern<onnx::ConstantOp> {
     if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
       if (!dense.getElementType().isIntOrFloat())
         return rewriter.notifyMatchFailure(op, "string constants are not lowered");
-      converted = dense.getType() == type ? dense : dense.bitcast(type.getElementType())
-                                                        .reshape(type);
+      if (auto i = dyn_cast<IntegerType>(dense.getElementType());
+          i && i.getWidth() > 1 && i.getWidth() < 8) {
+        // int4/int2 sign-extend, uint4/uint2 zero-extend to their i8.
+        bool isUnsigned = i.isUnsigned();
+        converted = dense.mapValues(type.getElementType(), [&](const APInt &v) {
+                           return isUnsigned ? v.zext(8) : v.sext(8);
+                         }).reshape(type);
+      } else {
+        converted = dense.getType() == type ? dense : dense.bitcast(type.getElementType())
+                                                          .reshape(type);
+      }
     } else if (auto res = dyn_cast<DenseResourceElementsAttr>(value)) {
       converted = DenseResourceElementsAttr::get(type, res.getRawHandle());
     } else {

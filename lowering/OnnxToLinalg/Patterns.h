@@ -173,6 +173,18 @@ mlir::Value buildFilled(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTens
 mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                        mlir::Type from, mlir::Type to);
 
+/// The float8 (E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ, E8M0) and float4 (E2M1)
+/// types; the int4/uint4/int2/uint2 types (i8 after type conversion).
+bool isSmallFloat(mlir::Type t);
+bool isSubByteInt(mlir::Type t);
+
+/// castScalar where `from` or `to` is one of those types, with Cast's
+/// `saturate` (float8 targets) and `round_mode` (E8M0: "up", "down",
+/// "nearest"); castScalar calls it with the defaults (1, "up").
+mlir::Value castScalarSmall(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                            mlir::Type from, mlir::Type to, bool saturate,
+                            llvm::StringRef roundMode);
+
 /// An index constant.
 mlir::Value indexConst(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
 
