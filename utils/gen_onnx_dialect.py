@@ -6,6 +6,7 @@ its history, ai.onnx opsets 1..28; relative to the repository root) and writes
 two checked-in files:
   dialects/onnx/OnnxOps.gen.td     ODS definition of every ai.onnx operator
   dialects/onnx/OnnxSchema.gen.inc  import table: versions, compatibility, result types
+  compiler/SchemaFunctions.gen.inc  the schemas' function bodies (gen_schema_functions.py)
 
 Each op is defined at the version the lowering implements: its newest version
 up to IMPLEMENTED_OPSET (17). Every other version either has the same signature
@@ -416,6 +417,10 @@ def main():
     with open(os.path.join(ROOT, "dialects/onnx/OnnxSchema.gen.inc"), "w") as f:
         f.write("\n".join(inc) + "\n")
     print(f"{len(ops)} ops", file=sys.stderr)
+    # The schemas' function bodies, for ops the importer expands (compiler/Functions.cpp).
+    import gen_schema_functions
+    with open(SCHEMAS) as f:
+        gen_schema_functions.generate(json.load(f)["schemas"], ROOT, onnx_version, MAX_OPSET)
 
 
 if __name__ == "__main__":
