@@ -876,7 +876,7 @@ Expected<Type> GraphImporter::resultType(NodeContext &nc, StringRef opType, unsi
   };
   // 2. Ops whose result type an attribute or a region decides.
   Type special;
-  if (opType == "Cast")
+  if (opType == "Cast" || opType == "BitCast")
     special = unranked(dtypeAttr(ctx, attrs, "to", ::onnx::TensorProto::UNDEFINED));
   else if (opType == "CastLike" && operands.size() > 1)
     special = unranked(valueElementType(operands[1]));

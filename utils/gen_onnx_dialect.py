@@ -106,6 +106,21 @@ KEPT_TYPES = {
         "tensor(int8)", "tensor(int16)", "tensor(int32)", "tensor(int64)"],
 }
 
+# BitCast-26 lists the element types of IR 9-11 (float8, int4, ...), which the
+# dialect does not have yet: it keeps the others.
+_BITCAST_TYPES = [
+    "tensor(uint8)", "tensor(uint16)", "tensor(uint32)", "tensor(uint64)",
+    "tensor(int8)", "tensor(int16)", "tensor(int32)", "tensor(int64)",
+    "tensor(bfloat16)", "tensor(float16)", "tensor(float)", "tensor(double)",
+    "tensor(bool)", "tensor(complex64)", "tensor(complex128)"]
+KEPT_TYPES[("BitCast", 26, "T1")] = _BITCAST_TYPES
+KEPT_TYPES[("BitCast", 26, "T2")] = _BITCAST_TYPES
+
+# Ops new after IMPLEMENTED_OPSET that the dialect defines (at their newest
+# version up to MAX_OPSET) and the lowering implements natively. Other new ops
+# are unknown to the dialect; those with a function body are expanded on import.
+NEW_OPS = {"BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "BitCast", "CumProd"}
+
 # Reductions that take `axes` as an attribute in opset 17 are defined in the
 # opset-18 form (axes as an optional input) so that every Reduce* op has one shape.
 REDUCE_AXES_AS_INPUT = {
@@ -130,7 +145,7 @@ VERIFIED = {
     "MaxUnpool", "Mod", "OneHot", "Pad", "RNN", "Range", "Reshape", "Resize",
     "Scan", "ScatterElements", "ScatterND", "Slice", "Softmax", "SpaceToDepth",
     "Split", "Squeeze", "TfIdfVectorizer", "Tile", "TopK", "Transpose", "Trilu",
-    "Unsqueeze"}
+    "Unsqueeze", "BitCast", "CumProd"}
 
 ELEM = {
     "float": "F32", "double": "F64", "float16": "F16", "bfloat16": "BF16",
@@ -169,7 +184,7 @@ def schemas(all_schemas):
         if s.domain != "ai.onnx" or s.since_version > MAX_OPSET:
             continue
         history.setdefault(s.name, []).append(s)
-        if s.since_version > IMPLEMENTED_OPSET:
+        if s.since_version > IMPLEMENTED_OPSET and s.name not in NEW_OPS:
             continue
         if s.name not in latest or latest[s.name].since_version < s.since_version:
             latest[s.name] = s

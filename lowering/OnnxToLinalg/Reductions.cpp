@@ -1139,12 +1139,15 @@ struct GlobalPoolLowering : OpConversionPattern<OpTy> {
 
 /// y[..., i, ...] = sum of x[..., j, ...] over j <= i (j < i when exclusive;
 /// j >= i, j > i when reversed): a generic with one extra reduction dim j.
-struct CumSumLowering : OpConversionPattern<onnx::CumSumOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// CumProd the same with products (the empty product 1).
+template <typename OpTy, bool isProduct>
+struct CumulativeLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
 
-  LogicalResult matchAndRewrite(onnx::CumSumOp op, OpAdaptor adaptor,
+  LogicalResult matchAndRewrite(OpTy op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    auto type = staticResultType(rewriter, this->getTypeConverter(), op);
     if (!type)
       return failure();
     Value x = adaptor.getX();
@@ -1173,7 +1176,9 @@ struct CumSumLowering : OpConversionPattern<onnx::CumSumOp> {
     using P = arith::CmpIPredicate;
     P pred = reverse ? (exclusive ? P::ugt : P::uge) : (exclusive ? P::ult : P::ule);
     Location loc = op.getLoc();
-    Value init = buildFilled(rewriter, loc, type, rewriter.getZeroAttr(type.getElementType()));
+    Type elem = type.getElementType();
+    Value init = buildFilled(rewriter, loc, type,
+                             isProduct ? oneAttr(rewriter, elem) : rewriter.getZeroAttr(elem));
     Value y =
         linalg::GenericOp::create(
             rewriter, loc, TypeRange{type}, ValueRange{x}, ValueRange{init}, maps, iterators,
@@ -1181,7 +1186,7 @@ struct CumSumLowering : OpConversionPattern<onnx::CumSumOp> {
               Value i = linalg::IndexOp::create(b, l, a);
               Value j = linalg::IndexOp::create(b, l, rank);
               Value inRange = arith::CmpIOp::create(b, l, pred, j, i);
-              Value sum = add(b, l, args[1], args[0]);
+              Value sum = isProduct ? mul(b, l, args[1], args[0]) : add(b, l, args[1], args[0]);
               linalg::YieldOp::create(b, l,
                                       Value(arith::SelectOp::create(b, l, inRange, sum, args[1])));
             })
@@ -1247,7 +1252,8 @@ void populateReductionPatterns(OnnxTypeConverter &converter, RewritePatternSet &
   patterns.add<GlobalPoolLowering<onnx::GlobalAveragePoolOp, PoolKind::Average>,
                GlobalPoolLowering<onnx::GlobalMaxPoolOp, PoolKind::Max>,
                GlobalPoolLowering<onnx::GlobalLpPoolOp, PoolKind::Lp>,
-               CumSumLowering>(converter, ctx);
+               CumulativeLowering<onnx::CumSumOp, false>,
+               CumulativeLowering<onnx::CumProdOp, true>>(converter, ctx);
 }
 
 } // namespace onnxcc::lowering
