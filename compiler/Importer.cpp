@@ -284,6 +284,9 @@ private:
   /// Model-local functions, and the calls being inlined (to find recursion).
   FunctionLibrary functions;
   SmallVector<const ::onnx::FunctionProto *, 2> callStack;
+  /// Nodes added by inlining so far: functions calling functions several
+  /// times each grow exponentially, so the total is bounded.
+  int64_t inlinedNodes = 0;
 };
 
 Location GraphImporter::nodeLoc(const ::onnx::NodeProto &node, int index) {
@@ -1339,6 +1342,11 @@ Error GraphImporter::inlineFunction(const ::onnx::NodeProto &node, int index,
   }
   if (callStack.size() >= 64)
     return makeError("function calls nest more than 64 deep");
+  constexpr int64_t kMaxInlinedNodes = int64_t(1) << 20;
+  inlinedNodes += fn.node_size();
+  if (inlinedNodes > kMaxInlinedNodes)
+    return makeError("inlining function " + label + " would make the graph more than " +
+                     Twine(kMaxInlinedNodes) + " nodes");
   std::string prefix = node.name().empty()
                            ? node.op_type() + "_" + std::to_string(index)
                            : node.name();

@@ -21,7 +21,8 @@ the function.
 OUT_DIR/no-ai-onnx.onnx: a model that imports only `local` (its function
 imports ai.onnx), with OUT_DIR/no-ai-onnx/test_data_set_0.
 OUT_DIR/bad-*.onnx: a missing function, a call with too many inputs, a call
-with an unknown attribute, recursion through two functions.
+with an unknown attribute, recursion through two functions, calls that would
+inline 2^40 nodes.
 """
 import os
 import sys
@@ -213,3 +214,14 @@ g_calls_f = helper.make_function("local", "G", ["X"], ["Y"],
                                  ONNX18, [])
 save(model([call("F", ["x"], ["a"], name="rec")], x_in, a_out, [f_calls_g, g_calls_f]),
      os.path.join(out, "bad-recursion.onnx"))
+
+# Each function calls the one before twice: 2^40 nodes if inlined blindly.
+chain = [helper.make_function("local", "F0", ["X"], ["Y"],
+                              [helper.make_node("Neg", ["X"], ["Y"])], ONNX18, [])]
+for i in range(1, 41):
+    chain.append(helper.make_function(
+        "local", f"F{i}", ["X"], ["Y"],
+        [helper.make_node(f"F{i - 1}", ["X"], ["T"], domain="local"),
+         helper.make_node(f"F{i - 1}", ["T"], ["Y"], domain="local")], ONNX18, []))
+save(model([call("F40", ["x"], ["a"], name="big")], x_in, a_out, chain),
+     os.path.join(out, "bad-exponential.onnx"))
