@@ -458,6 +458,10 @@ Error ModelExporter::exportOp(Operation *op, ::onnx::GraphProto &graph) {
   if (!schema && !internal)
     return makeError("cannot write op '" + opType + "' (" + nodeName(op) +
                      "): it has no ONNX schema");
+  if (schema && schema->latestSince > importer::kImplementedOpset)
+    return makeError("cannot write op '" + opType + "' (" + nodeName(op) + ") at opset " +
+                     Twine(importer::kImplementedOpset) + ": it exists from opset " +
+                     Twine(schema->latestSince) + " on");
   for (NamedAttribute attr : op->getAttrs()) {
     StringRef name = attr.getName().getValue();
     if (name.starts_with("onnx.") || name.starts_with("onnxcc."))

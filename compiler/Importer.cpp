@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/Importer.h"
 #include "compiler/Errors.h"
+#include "compiler/Functions.h"
 #include "compiler/ImporterImpl.h"
 
 #include "dialects/onnx/OnnxOps.h"
@@ -305,6 +306,8 @@ private:
     /// The graph whose nodes are being imported, and the node at hand.
     const ::onnx::GraphProto *graph = nullptr;
     int currentNode = -1;
+    /// A function body: names of the enclosing scopes are not visible.
+    bool isolated = false;
   };
 
   std::string undefinedInputMessage(StringRef name) const;
@@ -313,6 +316,8 @@ private:
   Expected<Value> importInitializer(::onnx::TensorProto &t);
   Error importNodes(::onnx::GraphProto &graph);
   Error importNode(const ::onnx::NodeProto &node, int index);
+  Error inlineFunction(const ::onnx::NodeProto &node, int index,
+                       const ::onnx::FunctionProto &fn);
   Expected<Attribute> convertAttribute(const ::onnx::AttributeProto &a, AttrKind kind,
                                        StringRef opName);
   Error importSubgraph(NodeContext &nc, const ::onnx::GraphProto &graph, Region &region,
@@ -336,6 +341,12 @@ private:
   Value noValueCache;
   /// Sub-graph nesting, to name nodes inside If/Loop/Scan bodies in errors.
   SmallVector<std::string, 2> graphPath;
+  /// Model-local functions, and the calls being inlined (to find recursion).
+  FunctionLibrary functions;
+  SmallVector<const ::onnx::FunctionProto *, 2> callStack;
+  /// Nodes added by inlining so far: functions calling functions several
+  /// times each grow exponentially, so the total is bounded.
+  int64_t inlinedNodes = 0;
 };
 
 Location GraphImporter::nodeLoc(const ::onnx::NodeProto &node, int index) {
@@ -370,6 +381,8 @@ Expected<Value> GraphImporter::lookupValue(StringRef name) {
     auto found = it->values.find(name);
     if (found != it->values.end())
       return found->second;
+    if (it->isolated)
+      break;
   }
   return makeError(undefinedInputMessage(name));
 }
@@ -439,6 +452,8 @@ const ::onnx::TypeProto *GraphImporter::findValueInfo(StringRef name) const {
     auto found = it->valueInfo.find(name);
     if (found != it->valueInfo.end())
       return found->second;
+    if (it->isolated)
+      break;
   }
   return nullptr;
 }
@@ -956,7 +971,7 @@ Expected<Type> GraphImporter::resultType(NodeContext &nc, StringRef opType, unsi
   };
   // 2. Ops whose result type an attribute or a region decides.
   Type special;
-  if (opType == "Cast")
+  if (opType == "Cast" || opType == "BitCast")
     special = unranked(dtypeAttr(ctx, attrs, "to", ::onnx::TensorProto::UNDEFINED));
   else if (opType == "CastLike" && operands.size() > 1)
     special = unranked(valueElementType(operands[1]));
@@ -1364,6 +1379,13 @@ Error GraphImporter::importNode(const ::onnx::NodeProto &node, int index) {
                                     toString(nodeError(node, index, opset, info.message()))));
                               });
   };
+  if (const ::onnx::FunctionProto *fn = functions.find(node))
+    return fail(inlineFunction(node, index, *fn));
+  if (!domain.empty() && domain != "ai.onnx" && functions.hasDomain(domain))
+    return fail(makeError("the model defines no function '" + node.op_type() + "'" +
+                          (node.overload().empty() ? std::string()
+                                                   : " (overload '" + node.overload() + "')") +
+                          " in domain '" + domain + "'"));
   if (!domain.empty() && domain != "ai.onnx")
     return fail(makeError("operator domain '" + domain + "' is not supported (only ai.onnx)"));
   if (opset < 0)
@@ -1376,6 +1398,8 @@ Error GraphImporter::importNode(const ::onnx::NodeProto &node, int index) {
   if (!schema) {
     if (NormalizeFn fn = lookupNormalization(node.op_type(), opset))
       return fail(fn(nc));
+    if (const ::onnx::FunctionProto *body = lookupSchemaFunction(node.op_type(), opset))
+      return fail(inlineFunction(node, index, *body));
     return fail(makeError("unknown operator '" + node.op_type() + "'"));
   }
   int since = 0;
@@ -1390,9 +1414,91 @@ Error GraphImporter::importNode(const ::onnx::NodeProto &node, int index) {
     return fail(fn(nc));
   if (llvm::is_contained(schema->compatibleSince, since))
     return fail(nc.importGeneric());
+  // A version the dialect lacks, defined by a function body: its expansion.
+  if (const ::onnx::FunctionProto *body = lookupSchemaFunction(node.op_type(), opset))
+    return fail(inlineFunction(node, index, *body));
   return fail(makeError("the opset " + Twine(since) + " version of " + node.op_type() +
                         " is not supported (it differs from opset " +
                         Twine(schema->latestSince) + ", the version onnxcc implements)"));
+}
+
+Error GraphImporter::inlineFunction(const ::onnx::NodeProto &node, int index,
+                                    const ::onnx::FunctionProto &fn) {
+  std::string label = functionLabel(fn);
+  if (llvm::is_contained(callStack, &fn)) {
+    std::string cycle;
+    for (const ::onnx::FunctionProto *f : callStack)
+      cycle += functionLabel(*f) + " -> ";
+    return makeError("function " + label + " calls itself (" + cycle + label +
+                     "): recursion cannot be inlined");
+  }
+  if (callStack.size() >= 64)
+    return makeError("function calls nest more than 64 deep");
+  constexpr int64_t kMaxInlinedNodes = int64_t(1) << 20;
+  inlinedNodes += fn.node_size();
+  if (inlinedNodes > kMaxInlinedNodes)
+    return makeError("inlining function " + label + " would make the graph more than " +
+                     Twine(kMaxInlinedNodes) + " nodes");
+  std::string prefix = node.name().empty()
+                           ? node.op_type() + "_" + std::to_string(index)
+                           : node.name();
+  auto instance = instantiateFunction(fn, node, opsets, prefix);
+  if (!instance)
+    return instance.takeError();
+  ::onnx::GraphProto &body = (*instance)->body;
+
+  // The call's inputs, read in the caller's scope.
+  SmallVector<std::pair<std::string, Value>> actuals;
+  for (int i = 0; i < body.input_size() && i < node.input_size(); ++i) {
+    if (node.input(i).empty())
+      continue;
+    auto v = lookupValue(node.input(i));
+    if (!v)
+      return v.takeError();
+    actuals.emplace_back(body.input(i).name(), *v);
+  }
+
+  Scope &scope = scopes.emplace_back();
+  scope.isolated = true;
+  scope.graphName = label;
+  llvm::scope_exit popScope([&] { scopes.pop_back(); });
+  for (const auto &vi : body.value_info())
+    if (vi.has_type())
+      scope.valueInfo[vi.name()] = &vi.type();
+  for (auto &[name, v] : actuals)
+    scope.values[name] = v;
+  std::swap(opsets, (*instance)->opsets);
+  llvm::scope_exit restoreOpsets([&] { std::swap(opsets, (*instance)->opsets); });
+  callStack.push_back(&fn);
+  llvm::scope_exit popCall([&] { callStack.pop_back(); });
+  graphPath.push_back("function " + label);
+  llvm::scope_exit popPath([&] { graphPath.pop_back(); });
+
+  if (Error e = importNodes(body))
+    return e;
+  SmallVector<Value> results;
+  for (int i = 0; i < node.output_size(); ++i) {
+    if (node.output(i).empty()) {
+      results.push_back(Value());
+      continue;
+    }
+    auto v = lookupValue(body.output(i).name());
+    if (!v) {
+      llvm::consumeError(v.takeError());
+      return makeError("function " + label + " does not compute its output '" +
+                       body.output(i).name() + "'");
+    }
+    results.push_back(*v);
+  }
+  popPath.release();
+  graphPath.pop_back();
+  popScope.release();
+  scopes.pop_back();
+  for (int i = 0; i < node.output_size(); ++i)
+    if (results[i])
+      if (Error e = bindOutput(node.output(i), results[i]))
+        return e;
+  return Error::success();
 }
 
 Expected<OwningOpRef<ModuleOp>> GraphImporter::importModel() {
@@ -1428,6 +1534,9 @@ Expected<OwningOpRef<ModuleOp>> GraphImporter::importModel() {
     (*module)->setAttr("onnx.producer_name", b.getStringAttr(m.producer_name()));
   if (!m.producer_version().empty())
     (*module)->setAttr("onnx.producer_version", b.getStringAttr(m.producer_version()));
+
+  if (Error e = functions.add(m))
+    return makeError(model.path + ": " + toString(std::move(e)));
 
   ::onnx::GraphProto &graph = *m.mutable_graph();
   llvm::StringSet<> initializerNames;

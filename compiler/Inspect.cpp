@@ -308,6 +308,12 @@ Expected<ModelSummary> summarizeModel(const onnx::ModelProto &model) {
     return std::move(error);
   for (const auto &entry : histogram)
     summary.opHistogram.emplace_back(entry.getKey().str(), entry.getValue());
+  for (const auto &function : model.functions()) {
+    std::string label = getDomainName(function.domain()) + ":" + function.name();
+    if (!function.overload().empty())
+      label += ":" + function.overload();
+    summary.functions.emplace_back(label, function.node_size());
+  }
   // StringMap iterates in hash order; sort so the output never depends on it.
   llvm::sort(summary.opHistogram, [](const auto &a, const auto &b) {
     if (a.second != b.second)
@@ -347,6 +353,15 @@ void printModelSummary(const ModelSummary &summary, raw_ostream &os) {
   os << "parameters: " << summary.parameterCount << " in "
      << summary.initializerCount << " initializers, " << summary.parameterBytes
      << " bytes (" << formatBytes(summary.parameterBytes) << ")\n";
+  if (summary.functions.empty())
+    return;
+  os << "functions: " << summary.functions.size() << " (inlined where called)\n";
+  width = 0;
+  for (const auto &entry : summary.functions)
+    width = std::max(width, codegen::displayText(entry.first).size());
+  for (const auto &entry : summary.functions)
+    os << "  " << left_justify(codegen::displayText(entry.first), width) << "  "
+       << entry.second << (entry.second == 1 ? " node" : " nodes") << "\n";
 }
 
 void printModelSummaryJson(const ModelSummary &summary, raw_ostream &os) {
@@ -377,6 +392,13 @@ void printModelSummaryJson(const ModelSummary &summary, raw_ostream &os) {
                                   {"bytes", summary.parameterBytes},
                                   {"initializers", summary.initializerCount}}},
   };
+  if (!summary.functions.empty()) {
+    json::Array functions;
+    for (const auto &entry : summary.functions)
+      functions.push_back(json::Object{{"name", jsonString(entry.first)},
+                                       {"nodes", entry.second}});
+    root["functions"] = std::move(functions);
+  }
   os << formatv("{0:2}", json::Value(std::move(root))) << "\n";
 }
 

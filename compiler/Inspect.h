@@ -63,6 +63,10 @@ struct ModelSummary {
   /// is counted without reading it.
   uint64_t parameterCount = 0;
   uint64_t parameterBytes = 0;
+  /// Model-local functions (IR 8+) in the model's order: `domain:name`
+  /// (`:overload` when there is one) and their node count. The importer
+  /// inlines their calls; the histogram counts the calls, not their bodies.
+  std::vector<std::pair<std::string, uint64_t>> functions;
 };
 
 /// Bytes in binary units with one decimal (`24 B`, `1.5 KiB`, `44.6 MiB`),

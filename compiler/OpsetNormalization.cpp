@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/ImporterImpl.h"
+#include "compiler/NewOps.h"
 
 #include "dialects/onnx/OnnxOps.h"
 
@@ -1055,6 +1056,7 @@ const Handler handlers[] = {
     // Ops new in opsets 18 to 28 that an op of the dialect implements (by
     // opset, as they have no schema in the table).
     {"Gelu", 20, kMaxOpset, gelu20},
+    {"CenterCropPad", 18, kMaxOpset, centerCropPad18},
 };
 
 } // namespace

@@ -6,6 +6,7 @@ its history, ai.onnx opsets 1..28; relative to the repository root) and writes
 two checked-in files:
   dialects/onnx/OnnxOps.gen.td     ODS definition of every ai.onnx operator
   dialects/onnx/OnnxSchema.gen.inc  import table: versions, compatibility, result types
+  compiler/SchemaFunctions.gen.inc  the schemas' function bodies (gen_schema_functions.py)
 
 Each op is defined at the version the lowering implements: its newest version
 up to IMPLEMENTED_OPSET (17). Every other version either has the same signature
@@ -108,6 +109,21 @@ KEPT_TYPES = {
         "tensor(int8)", "tensor(int16)", "tensor(int32)", "tensor(int64)"],
 }
 
+# BitCast-26 lists the element types of IR 9-11 (float8, int4, ...), which the
+# dialect does not have yet: it keeps the others.
+_BITCAST_TYPES = [
+    "tensor(uint8)", "tensor(uint16)", "tensor(uint32)", "tensor(uint64)",
+    "tensor(int8)", "tensor(int16)", "tensor(int32)", "tensor(int64)",
+    "tensor(bfloat16)", "tensor(float16)", "tensor(float)", "tensor(double)",
+    "tensor(bool)", "tensor(complex64)", "tensor(complex128)"]
+KEPT_TYPES[("BitCast", 26, "T1")] = _BITCAST_TYPES
+KEPT_TYPES[("BitCast", 26, "T2")] = _BITCAST_TYPES
+
+# Ops new after IMPLEMENTED_OPSET that the dialect defines (at their newest
+# version up to MAX_OPSET) and the lowering implements natively. Other new ops
+# are unknown to the dialect; those with a function body are expanded on import.
+NEW_OPS = {"BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "BitCast", "CumProd"}
+
 # Reductions that take `axes` as an attribute in opset 17 are defined in the
 # opset-18 form (axes as an optional input) so that every Reduce* op has one shape.
 REDUCE_AXES_AS_INPUT = {
@@ -132,7 +148,7 @@ VERIFIED = {
     "MaxUnpool", "Mod", "OneHot", "Pad", "RNN", "Range", "Reshape", "Resize",
     "Scan", "ScatterElements", "ScatterND", "Slice", "Softmax", "SpaceToDepth",
     "Split", "Squeeze", "TfIdfVectorizer", "Tile", "TopK", "Transpose", "Trilu",
-    "Unsqueeze"}
+    "Unsqueeze", "BitCast", "CumProd"}
 
 ELEM = {
     "float": "F32", "double": "F64", "float16": "F16", "bfloat16": "BF16",
@@ -175,7 +191,7 @@ def schemas(all_schemas):
         if s.domain != "ai.onnx" or s.since_version > MAX_OPSET:
             continue
         history.setdefault(s.name, []).append(s)
-        if s.since_version > IMPLEMENTED_OPSET:
+        if s.since_version > IMPLEMENTED_OPSET and s.name not in NEW_OPS:
             continue
         if s.name not in latest or latest[s.name].since_version < s.since_version:
             latest[s.name] = s
@@ -436,6 +452,10 @@ def main():
     with open(os.path.join(ROOT, "dialects/onnx/OnnxSchema.gen.inc"), "w") as f:
         f.write("\n".join(inc) + "\n")
     print(f"{len(ops)} ops", file=sys.stderr)
+    # The schemas' function bodies, for ops the importer expands (compiler/Functions.cpp).
+    import gen_schema_functions
+    with open(SCHEMAS) as f:
+        gen_schema_functions.generate(json.load(f)["schemas"], ROOT, onnx_version, MAX_OPSET)
 
 
 if __name__ == "__main__":

@@ -478,6 +478,38 @@ LogicalResult CastOp::verify() {
   return success();
 }
 
+/// Bits of one element as BitCast counts them (a bool takes a byte).
+static std::optional<unsigned> bitCastWidth(Type t) {
+  if (t.isInteger(1))
+    return 8;
+  if (auto c = dyn_cast<ComplexType>(t))
+    if (auto w = bitCastWidth(c.getElementType()))
+      return 2 * *w;
+  if (t.isIntOrFloat())
+    return t.getIntOrFloatBitWidth();
+  return std::nullopt;
+}
+
+LogicalResult BitCastOp::verify() {
+  int64_t to = static_cast<int64_t>(getTo());
+  Type expected = onnxElementType(getContext(), to);
+  if (!expected)
+    return emitOpError() << "'to' is " << to << ", which is not an ONNX tensor data type";
+  auto resultType = dyn_cast<TensorType>(getOutput().getType());
+  if (resultType && resultType.getElementType() != expected)
+    return emitOpError() << "'to' is " << to << " (" << expected
+                         << ") but the result element type is "
+                         << resultType.getElementType();
+  Type from = cast<TensorType>(getInput().getType()).getElementType();
+  auto fromBits = bitCastWidth(from), toBits = bitCastWidth(expected);
+  if (!fromBits || !toBits || *fromBits != *toBits)
+    return emitOpError() << "cannot reinterpret " << from << " as " << expected
+                         << ": the types must have the same bit width";
+  return success();
+}
+
+LogicalResult CumProdOp::verify() { return verifyScalarLike(*this, getAxis(), "axis"); }
+
 LogicalResult DepthToSpaceOp::verify() {
   if (static_cast<int64_t>(getBlocksize()) < 1)
     return emitOpError() << "blocksize must be positive, is "

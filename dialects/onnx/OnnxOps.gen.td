@@ -141,6 +141,16 @@ def Onnx_BernoulliOp : Onnx_Op<"Bernoulli", [DeclareOpInterfaceMethods<OnnxShape
     TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1]>:$output);
 }
 
+def Onnx_BitCastOp : Onnx_Op<"BitCast", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
+  let summary = "ONNX BitCast (ai.onnx, since opset 26)";
+  let arguments = (ins
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Complex<F32>, Complex<F64>]>:$input,
+    I64Attr:$to);
+  let results = (outs
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Complex<F32>, Complex<F64>]>:$output);
+  let hasVerifier = 1;
+}
+
 def Onnx_BitShiftOp : Onnx_Op<"BitShift", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX BitShift (ai.onnx, since opset 11)";
   let arguments = (ins
@@ -150,6 +160,41 @@ def Onnx_BitShiftOp : Onnx_Op<"BitShift", [Pure, DeclareOpInterfaceMethods<OnnxS
   let results = (outs
     TensorOf<[UI8, UI16, UI32, UI64]>:$Z);
   let hasVerifier = 1;
+}
+
+def Onnx_BitwiseAndOp : Onnx_Op<"BitwiseAnd", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
+  let summary = "ONNX BitwiseAnd (ai.onnx, since opset 18)";
+  let arguments = (ins
+    TensorOf<[I8, I16, I32, I64, UI8, UI16, UI32, UI64]>:$A,
+    TensorOf<[I8, I16, I32, I64, UI8, UI16, UI32, UI64]>:$B);
+  let results = (outs
+    TensorOf<[I8, I16, I32, I64, UI8, UI16, UI32, UI64]>:$C);
+}
+
+def Onnx_BitwiseNotOp : Onnx_Op<"BitwiseNot", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
+  let summary = "ONNX BitwiseNot (ai.onnx, since opset 18)";
+  let arguments = (ins
+    TensorOf<[I8, I16, I32, I64, UI8, UI16, UI32, UI64]>:$X);
+  let results = (outs
+    TensorOf<[I8, I16, I32, I64, UI8, UI16, UI32, UI64]>:$Y);
+}
+
+def Onnx_BitwiseOrOp : Onnx_Op<"BitwiseOr", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
+  let summary = "ONNX BitwiseOr (ai.onnx, since opset 18)";
+  let arguments = (ins
+    TensorOf<[I8, I16, I32, I64, UI8, UI16, UI32, UI64]>:$A,
+    TensorOf<[I8, I16, I32, I64, UI8, UI16, UI32, UI64]>:$B);
+  let results = (outs
+    TensorOf<[I8, I16, I32, I64, UI8, UI16, UI32, UI64]>:$C);
+}
+
+def Onnx_BitwiseXorOp : Onnx_Op<"BitwiseXor", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
+  let summary = "ONNX BitwiseXor (ai.onnx, since opset 18)";
+  let arguments = (ins
+    TensorOf<[I8, I16, I32, I64, UI8, UI16, UI32, UI64]>:$A,
+    TensorOf<[I8, I16, I32, I64, UI8, UI16, UI32, UI64]>:$B);
+  let results = (outs
+    TensorOf<[I8, I16, I32, I64, UI8, UI16, UI32, UI64]>:$C);
 }
 
 def Onnx_BlackmanWindowOp : Onnx_Op<"BlackmanWindow", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
@@ -331,6 +376,18 @@ def Onnx_CoshOp : Onnx_Op<"Cosh", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfe
     TensorOf<[F32, F64, F16, BF16]>:$input);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16]>:$output);
+}
+
+def Onnx_CumProdOp : Onnx_Op<"CumProd", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
+  let summary = "ONNX CumProd (ai.onnx, since opset 26)";
+  let arguments = (ins
+    TensorOf<[F32, F64, F16, BF16, I32, I64, UI32, UI64]>:$x,
+    TensorOf<[I32, I64]>:$axis,
+    DefaultValuedAttr<I64Attr, "0">:$exclusive,
+    DefaultValuedAttr<I64Attr, "0">:$reverse);
+  let results = (outs
+    TensorOf<[F32, F64, F16, BF16, I32, I64, UI32, UI64]>:$y);
+  let hasVerifier = 1;
 }
 
 def Onnx_CumSumOp : Onnx_Op<"CumSum", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {

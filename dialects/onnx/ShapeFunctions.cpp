@@ -626,6 +626,7 @@ UNARY(RandomNormalLike) UNARY(RandomUniformLike) UNARY(Clip)
 UNARY(LpNormalization) UNARY(EyeLike) UNARY(ReverseSequence)
 UNARY(QuantizeLinear)
 UNARY(DequantizeLinear)
+UNARY(BitwiseNot) UNARY(BitCast)
 
 // Ops whose every result has the shape of the first input.
 SHAPE_FN(Dropout, allResultsAsFirstOperand)
@@ -636,6 +637,7 @@ BCAST(Add) BCAST(Sub) BCAST(Mul) BCAST(Div) BCAST(Pow) BCAST(Mod) BCAST(And)
 BCAST(Or) BCAST(Xor) BCAST(Equal) BCAST(Greater) BCAST(GreaterOrEqual)
 BCAST(Less) BCAST(LessOrEqual) BCAST(PRelu) BCAST(Max) BCAST(Min) BCAST(Mean)
 BCAST(Sum) BCAST(Where) BCAST(BitShift)
+BCAST(BitwiseAnd) BCAST(BitwiseOr) BCAST(BitwiseXor)
 
 // Sequence and optional ops: their results are not tensors.
 #define NO_TENSOR(OP) SHAPE_FN(OP, noTensorShape)
@@ -1403,7 +1405,10 @@ LogicalResult ScatterNDOp::inferShapes(ShapeContext &ctx) {
 }
 
 /// The shape of x; the constant axis must be one of its dims.
-LogicalResult CumSumOp::inferShapes(ShapeContext &ctx) {
+static LogicalResult cumulativeShape(ShapeContext &ctx);
+LogicalResult CumSumOp::inferShapes(ShapeContext &ctx) { return cumulativeShape(ctx); }
+LogicalResult CumProdOp::inferShapes(ShapeContext &ctx) { return cumulativeShape(ctx); }
+static LogicalResult cumulativeShape(ShapeContext &ctx) {
   auto x = ctx.operandShape(0);
   if (!x)
     return success();

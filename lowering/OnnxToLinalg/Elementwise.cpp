@@ -507,6 +507,30 @@ Value logical(OpBuilder &b, Location loc, Operation *, ValueRange args, Type) {
   return IOp::create(b, loc, args[0], args[1]);
 }
 
+Value bitwiseNot(OpBuilder &b, Location loc, Operation *, ValueRange args, Type) {
+  return arith::XOrIOp::create(b, loc, args[0], constantLike(b, loc, args[0].getType(), -1));
+}
+
+/// BitCast: the same bits as another type of the same width (the verifier
+/// checks the widths); a bool is the byte 0 or 1, and a byte is true when not 0.
+Value bitCast(OpBuilder &b, Location loc, Operation *op, ValueRange args, Type) {
+  Value x = args[0];
+  Type from = x.getType();
+  Type to = onnxElementType(op->getResult(0));
+  if (auto toInt = dyn_cast<IntegerType>(to); toInt && !toInt.isSignless())
+    to = b.getIntegerType(toInt.getWidth());
+  if (from == to)
+    return x;
+  if (from.isInteger(1))
+    return arith::ExtUIOp::create(b, loc, to, x);
+  if (to.isInteger(1)) {
+    Type bits = b.getIntegerType(from.getIntOrFloatBitWidth());
+    Value v = isa<FloatType>(from) ? Value(arith::BitcastOp::create(b, loc, bits, x)) : x;
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, constantLike(b, loc, bits, 0));
+  }
+  return arith::BitcastOp::create(b, loc, to, x);
+}
+
 Value logicalNot(OpBuilder &b, Location loc, Operation *, ValueRange args, Type) {
   return arith::XOrIOp::create(b, loc, args[0], constantLike(b, loc, b.getI1Type(), 1));
 }
@@ -727,6 +751,10 @@ const llvm::StringMap<ElementwiseEntry> &elementwiseTable() {
       {"onnx.Or", {logical<arith::OrIOp>, ~0u}},
       {"onnx.Xor", {logical<arith::XOrIOp>, ~0u}},
       {"onnx.Not", {logicalNot, ~0u}},
+      {"onnx.BitwiseAnd", {logical<arith::AndIOp>, ~0u}},
+      {"onnx.BitwiseOr", {logical<arith::OrIOp>, ~0u}},
+      {"onnx.BitwiseXor", {logical<arith::XOrIOp>, ~0u}},
+      {"onnx.BitwiseNot", {bitwiseNot, ~0u}},
       {"onnx.Equal", {comparison<Cmp::eq>, ~0u}},
       {"onnx.Greater", {comparison<Cmp::gt>, ~0u}},
       {"onnx.GreaterOrEqual", {comparison<Cmp::ge>, ~0u}},
@@ -736,6 +764,7 @@ const llvm::StringMap<ElementwiseEntry> &elementwiseTable() {
       // Types and tests.
       {"onnx.Cast", {convert, ~0u}},
       {"onnx.CastLike", {convert, 1}},
+      {"onnx.BitCast", {bitCast, ~0u}},
       {"onnx.IsNaN", {isNaN, ~0u}},
       {"onnx.IsInf", {isInf, ~0u}},
       {"onnx.Identity", {identity, ~0u}},

@@ -1139,12 +1139,15 @@ struct GlobalPoolLowering : OpConversionPattern<OpTy> {
 
 /// y[..., i, ...] = sum of x[..., j, ...] over j <= i (j < i when exclusive;
 /// j >= i, j > i when reversed): a generic with one extra reduction dim j.
-struct CumSumLowering : OpConversionPattern<onnx::CumSumOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// CumProd the same with products (the empty product 1).
+template <typename OpTy, bool isProduct>
+struct CumulativeLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
 
-  LogicalResult matchAndRewrite(onnx::CumSumOp op, OpAdaptor adaptor,
+  LogicalResult matchAndRewrite(OpTy op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    auto type = staticResultType(rewriter, this->getTypeConverter(), op);
     if (!type)
       return failure();
     Value x = adaptor.getX();
@@ -1152,8 +1155,10 @@ struct CumSumLowering : OpConversionPattern<onnx::CumSumOp> {
     if (!inType || inType.getRank() == 0)
       return rewriter.notifyMatchFailure(op, "input must have rank 1 or more");
     FailureOr<SmallVector<int64_t>> axisValues = constantInts(op.getAxis(), adaptor.getAxis());
-    if (failed(axisValues) || axisValues->size() != 1)
-      return rewriter.notifyMatchFailure(op, "axis must be a constant scalar");
+    if (failed(axisValues))
+      return lowerRuntimeAxis(op, adaptor.getAxis(), rewriter, type, x, inType);
+    if (axisValues->size() != 1)
+      return rewriter.notifyMatchFailure(op, "axis must be a scalar");
     int64_t rank = inType.getRank();
     FailureOr<int64_t> axis = normalizeAxis(axisValues->front(), rank);
     if (failed(axis))
@@ -1173,7 +1178,9 @@ struct CumSumLowering : OpConversionPattern<onnx::CumSumOp> {
     using P = arith::CmpIPredicate;
     P pred = reverse ? (exclusive ? P::ugt : P::uge) : (exclusive ? P::ult : P::ule);
     Location loc = op.getLoc();
-    Value init = buildFilled(rewriter, loc, type, rewriter.getZeroAttr(type.getElementType()));
+    Type elem = type.getElementType();
+    Value init = buildFilled(rewriter, loc, type,
+                             isProduct ? oneAttr(rewriter, elem) : rewriter.getZeroAttr(elem));
     Value y =
         linalg::GenericOp::create(
             rewriter, loc, TypeRange{type}, ValueRange{x}, ValueRange{init}, maps, iterators,
@@ -1181,9 +1188,100 @@ struct CumSumLowering : OpConversionPattern<onnx::CumSumOp> {
               Value i = linalg::IndexOp::create(b, l, a);
               Value j = linalg::IndexOp::create(b, l, rank);
               Value inRange = arith::CmpIOp::create(b, l, pred, j, i);
-              Value sum = add(b, l, args[1], args[0]);
+              Value sum = isProduct ? mul(b, l, args[1], args[0]) : add(b, l, args[1], args[0]);
               linalg::YieldOp::create(b, l,
                                       Value(arith::SelectOp::create(b, l, inRange, sum, args[1])));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+
+  /// The axis known only at run time (x static): one generic over the
+  /// result's dims and j, up to the largest dim, that reads x at j along the
+  /// axis chosen at run time (tensor.extract, j clamped where it passes that
+  /// axis' size and the element left out). An axis outside [-rank, rank)
+  /// makes run() return status_shape.
+  LogicalResult lowerRuntimeAxis(OpTy op, Value axisTensor, ConversionPatternRewriter &rewriter,
+                                 RankedTensorType type, Value x,
+                                 RankedTensorType inType) const {
+    auto axisType = dyn_cast<RankedTensorType>(axisTensor.getType());
+    if (!inType.hasStaticShape() || !axisType || !axisType.hasStaticShape() ||
+        axisType.getNumElements() != 1)
+      return rewriter.notifyMatchFailure(op, "a run-time axis needs a static input");
+    Location loc = op.getLoc();
+    int64_t rank = inType.getRank();
+    ArrayRef<int64_t> dims = inType.getShape();
+    Type i64 = rewriter.getI64Type();
+    SmallVector<Value> zeros(axisType.getRank(), indexConst(rewriter, loc, 0));
+    Value axis = tensor::ExtractOp::create(rewriter, loc, axisTensor, zeros);
+    if (axis.getType() != i64)
+      axis = arith::ExtSIOp::create(rewriter, loc, i64, axis);
+    func::FuncOp check = declareRuntimeFunction(
+        rewriter, op, "onnxcc_check_at_least", "onnxcc_rt::check_at_least",
+        rewriter.getFunctionType({i64, i64}, {rewriter.getI32Type()}), /*usesStringPool=*/false);
+    auto i64Const = [&](int64_t v) {
+      return arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(v)).getResult();
+    };
+    func::CallOp::create(rewriter, loc, check, ValueRange{axis, i64Const(-rank)});
+    func::CallOp::create(rewriter, loc, check, ValueRange{i64Const(rank - 1), axis});
+    Value negative = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, axis,
+                                           i64Const(0));
+    Value normalized = arith::SelectOp::create(
+        rewriter, loc, negative, arith::AddIOp::create(rewriter, loc, axis, i64Const(rank)),
+        axis);
+    Value a = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), normalized);
+
+    int64_t longest = 0;
+    for (int64_t d : dims)
+      longest = std::max(longest, d);
+    Type elem = type.getElementType();
+    // A placeholder operand whose only role is to give j its range.
+    Value range = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{longest}, elem);
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<AffineExpr> outputExprs;
+    for (int64_t d = 0; d < rank; ++d)
+      outputExprs.push_back(getAffineDimExpr(d, ctx));
+    SmallVector<AffineMap> maps = {AffineMap::get(rank + 1, 0, getAffineDimExpr(rank, ctx)),
+                                   AffineMap::get(rank + 1, 0, outputExprs, ctx)};
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    bool exclusive = op.getExclusive() != 0, reverse = op.getReverse() != 0;
+    using P = arith::CmpIPredicate;
+    P pred = reverse ? (exclusive ? P::ugt : P::uge) : (exclusive ? P::ult : P::ule);
+    Value init = buildFilled(rewriter, loc, type,
+                             isProduct ? oneAttr(rewriter, elem) : rewriter.getZeroAttr(elem));
+    Value y =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{type}, ValueRange{range}, ValueRange{init}, maps,
+            iterators,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              SmallVector<Value> iv;
+              for (int64_t d = 0; d < rank; ++d)
+                iv.push_back(linalg::IndexOp::create(b, l, d));
+              Value j = linalg::IndexOp::create(b, l, rank);
+              SmallVector<Value> isAxis;
+              Value i = iv[0], size = indexConst(b, l, dims[0]);
+              for (int64_t d = 0; d < rank; ++d) {
+                isAxis.push_back(
+                    arith::CmpIOp::create(b, l, P::eq, a, indexConst(b, l, d)));
+                if (d > 0) {
+                  i = arith::SelectOp::create(b, l, isAxis[d], iv[d], i);
+                  size = arith::SelectOp::create(b, l, isAxis[d], indexConst(b, l, dims[d]),
+                                                 size);
+                }
+              }
+              Value inside = arith::CmpIOp::create(b, l, P::ult, j, size);
+              Value use = arith::AndIOp::create(b, l, inside,
+                                                arith::CmpIOp::create(b, l, pred, j, i));
+              Value jc = arith::SelectOp::create(b, l, inside, j, indexConst(b, l, 0));
+              SmallVector<Value> at;
+              for (int64_t d = 0; d < rank; ++d)
+                at.push_back(arith::SelectOp::create(b, l, isAxis[d], jc, iv[d]));
+              Value v = tensor::ExtractOp::create(b, l, x, at);
+              Value acc = args[1];
+              Value next = isProduct ? mul(b, l, acc, v) : add(b, l, acc, v);
+              linalg::YieldOp::create(b, l, Value(arith::SelectOp::create(b, l, use, next, acc)));
             })
             .getResult(0);
     rewriter.replaceOp(op, y);
@@ -1247,7 +1345,8 @@ void populateReductionPatterns(OnnxTypeConverter &converter, RewritePatternSet &
   patterns.add<GlobalPoolLowering<onnx::GlobalAveragePoolOp, PoolKind::Average>,
                GlobalPoolLowering<onnx::GlobalMaxPoolOp, PoolKind::Max>,
                GlobalPoolLowering<onnx::GlobalLpPoolOp, PoolKind::Lp>,
-               CumSumLowering>(converter, ctx);
+               CumulativeLowering<onnx::CumSumOp, false>,
+               CumulativeLowering<onnx::CumProdOp, true>>(converter, ctx);
 }
 
 } // namespace onnxcc::lowering
