@@ -564,15 +564,13 @@ Error pad18(NodeContext &nc) {
 Error range27(NodeContext &nc) { return nc.importGeneric(); }
 
 /// GridSample 20 renames the modes bilinear and bicubic to linear and cubic
-/// and allows N-D inputs; on a 4-D input it is GridSample 16.
+/// and allows N-D inputs, which the dialect's GridSample takes too.
 Error gridSample20(NodeContext &nc) {
   if (Error e = onlyAttributes(nc, {"align_corners", "mode", "padding_mode"}))
     return e;
   auto in = inputs(nc, 2);
   if (!in)
     return in.takeError();
-  if (auto rank = rankOf((*in)[0]); !rank || *rank != 4)
-    return unsupportedVersion(nc, "with an input that is not 4-D");
   std::string mode = nc.stringAttr("mode", "linear");
   if (mode == "linear")
     mode = "bilinear";

@@ -269,6 +269,8 @@ void populateConvolutionPatterns(OnnxTypeConverter &converter,
 void populateIndexingPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateLossPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateResizePatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
+/// GridSample (GridSample.cpp); populateResizePatterns adds them.
+void populateGridSamplePatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateMiscPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateRecurrentPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateStringPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);

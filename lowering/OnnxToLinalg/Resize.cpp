@@ -547,6 +547,7 @@ private:
 
 void populateResizePatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<ResizeLowering>(converter, patterns.getContext());
+  populateGridSamplePatterns(converter, patterns);
 }
 
 } // namespace onnxcc::lowering

@@ -235,11 +235,11 @@ func.func @negative_depth_to_space_blocksize(%a: tensor<1x4x2x2xf32>) -> tensor<
 
 // -----
 
-/// Pad mode must be constant, reflect or edge.
+/// Pad mode must be constant, reflect, edge or wrap.
 func.func @negative_pad_mode(%a: tensor<4xf32>, %p: tensor<2xi64>) -> tensor<*xf32> {
   %n = "onnx.NoValue"() : () -> none
-  // expected-error @+1 {{mode 'wrap' is not one of 'constant', 'reflect', 'edge'}}
-  %0 = "onnx.Pad"(%a, %p, %n) {mode = "wrap"} : (tensor<4xf32>, tensor<2xi64>, none) -> tensor<*xf32>
+  // expected-error @+1 {{mode 'mirror' is not one of 'constant', 'reflect', 'edge', 'wrap'}}
+  %0 = "onnx.Pad"(%a, %p, %n) {mode = "mirror"} : (tensor<4xf32>, tensor<2xi64>, none) -> tensor<*xf32>
   return %0 : tensor<*xf32>
 }
 
