@@ -893,6 +893,15 @@ Error exportModel(ModuleOp module, ::onnx::ModelProto &model, const ExportOption
   // attribute axes), so the model is stamped 17 whatever opset it was read at:
   // stamping the opset it was read at (up to 28) would change what some of its
   // nodes mean (Reduce*, GridSample modes, DFT's axis).
+  // The transformer ops of opsets 23-25 have no opset-17 form.
+  Operation *newer = nullptr;
+  func.walk([&](Operation *op) {
+    if (!newer && isa<onnx::AttentionOp, onnx::RMSNormalizationOp, onnx::RotaryEmbeddingOp>(op))
+      newer = op;
+  });
+  if (newer)
+    return makeError("cannot write " + newer->getName().stripDialect() +
+                     " (opset 23 and later) into the opset-17 model optimize writes");
   auto *opset = model.add_opset_import();
   opset->set_domain("");
   opset->set_version(importer::kImplementedOpset);
