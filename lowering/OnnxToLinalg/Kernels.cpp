@@ -639,8 +639,13 @@ struct OnnxAttentionKernelLowering : KernelPattern<onnx::AttentionOp> {
       return failure();
     Location loc = op.getLoc();
     int64_t rank = qType.getRank();
+    if ((rank != 3 && rank != 4) || kType.getRank() != rank || vType.getRank() != rank)
+      return rewriter.notifyMatchFailure(op, "Q, K and V are not all 3-D or all 4-D");
     ArrayRef<int64_t> qs = qType.getShape(), ks = kType.getShape(), vs = vType.getShape();
     int64_t batch = qs[0], hq, hkv, sq, skv, d, dv;
+    if (rank == 3 && (!op.getQNumHeads() || !op.getKvNumHeads() || *op.getQNumHeads() < 1 ||
+                      *op.getKvNumHeads() < 1))
+      return rewriter.notifyMatchFailure(op, "3-D inputs without head counts");
     if (rank == 3) {
       hq = static_cast<int64_t>(*op.getQNumHeads());
       hkv = static_cast<int64_t>(*op.getKvNumHeads());

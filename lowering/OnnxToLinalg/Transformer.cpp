@@ -161,6 +161,8 @@ struct AttentionLowering : OpConversionPattern<onnx::AttentionOp> {
     if (!yType)
       return failure();
     int64_t rank = qType.getRank();
+    if ((rank != 3 && rank != 4) || kType.getRank() != rank || vType.getRank() != rank)
+      return rewriter.notifyMatchFailure(op, "Q, K and V are not all 3-D or all 4-D");
     Type elem = qType.getElementType(), vElem = vType.getElementType();
     Type acc = computeType(elem);
     if (computeType(vElem) != acc)
@@ -169,6 +171,8 @@ struct AttentionLowering : OpConversionPattern<onnx::AttentionOp> {
     // Q, K, V as [B, H, S, D] or [B, S, H, D] views.
     HeadView q{adaptor.getQ()}, k{adaptor.getK()}, v{adaptor.getV()};
     int64_t hq, hkv;
+    if (rank == 3 && (!op.getQNumHeads() || !op.getKvNumHeads()))
+      return rewriter.notifyMatchFailure(op, "3-D inputs without q_num_heads/kv_num_heads");
     if (rank == 3) {
       hq = static_cast<int64_t>(*op.getQNumHeads());
       hkv = static_cast<int64_t>(*op.getKvNumHeads());
@@ -291,11 +295,12 @@ struct AttentionLowering : OpConversionPattern<onnx::AttentionOp> {
           }
           Value logit = convertFloat(nb, l, convertFloat(nb, l, s, smType), smCompute);
           Value ninf = floatConst(nb, l, smCompute, -inf);
-          Value zero = floatConst(nb, l, smCompute, 0.0);
           // Positions every rule allows; a float mask adds its value.
-          Value allowed = arith::ConstantOp::create(nb, l, nb.getBoolAttr(true));
-          auto both = [&](Value c) { allowed = arith::AndIOp::create(nb, l, allowed, c); };
-          Value added = zero;
+          Value allowed;
+          auto both = [&](Value c) {
+            allowed = allowed ? arith::AndIOp::create(nb, l, allowed, c).getResult() : c;
+          };
+          Value added;
           if (hasMask) {
             ArrayRef<int64_t> ms = maskType.getShape();
             int64_t mr = ms.size();
@@ -325,13 +330,11 @@ struct AttentionLowering : OpConversionPattern<onnx::AttentionOp> {
             Value n = tensor::ExtractOp::create(nb, l, nonpad, ValueRange{bi});
             nonpadLen = arith::IndexCastOp::create(nb, l, nb.getIndexType(), n);
           }
-          if (hasPast)
+          if (hasPast && past != 0)
             offset = indexConst(nb, l, past);
-          else if (hasNonpad)
+          else if (!hasPast && hasNonpad)
             offset = arith::SubIOp::create(nb, l, nonpadLen, indexConst(nb, l, sq));
-          else
-            offset = indexConst(nb, l, 0);
-          Value pos = arith::AddIOp::create(nb, l, ii, offset);
+          Value pos = offset ? arith::AddIOp::create(nb, l, ii, offset).getResult() : ii;
           using P = arith::CmpIPredicate;
           if (causal)
             both(arith::CmpIOp::create(nb, l, P::sle, ji, pos));
@@ -343,8 +346,9 @@ struct AttentionLowering : OpConversionPattern<onnx::AttentionOp> {
                 nb, l, P::sle, ji, arith::AddIOp::create(nb, l, pos, indexConst(nb, l, right))));
           if (hasNonpad)
             both(arith::CmpIOp::create(nb, l, P::slt, ji, nonpadLen));
-          Value biased = arith::AddFOp::create(nb, l, logit, added);
-          biased = arith::SelectOp::create(nb, l, allowed, biased, ninf);
+          Value biased = added ? arith::AddFOp::create(nb, l, logit, added).getResult() : logit;
+          if (allowed)
+            biased = arith::SelectOp::create(nb, l, allowed, biased, ninf);
           SmallVector<Value> results = {biased};
           if (qkBeforeSoftmax) {
             Value shown = mode == 0 ? raw : mode == 1 ? s : biased;
@@ -565,6 +569,8 @@ struct RotaryEmbeddingLowering : OpConversionPattern<onnx::RotaryEmbeddingOp> {
       return rewriter.notifyMatchFailure(op, "X and the caches must have static shapes");
     bool hasIds = present(ids);
     int64_t rank = xType.getRank();
+    if ((rank != 3 && rank != 4) || (rank == 3 && (!op.getNumHeads() || *op.getNumHeads() < 1)))
+      return rewriter.notifyMatchFailure(op, "X is not 4-D or 3-D with num_heads");
     int64_t heads = rank == 4 ? xType.getDimSize(1) : static_cast<int64_t>(*op.getNumHeads());
     int64_t head = rank == 4 ? xType.getDimSize(3) : xType.getDimSize(2) / heads;
     int64_t dim = op.getRotaryEmbeddingDim() ? static_cast<int64_t>(op.getRotaryEmbeddingDim())
