@@ -893,10 +893,11 @@ Error exportModel(ModuleOp module, ::onnx::ModelProto &model, const ExportOption
   // attribute axes), so the model is stamped 17 whatever opset it was read at:
   // stamping the opset it was read at (up to 28) would change what some of its
   // nodes mean (Reduce*, GridSample modes, DFT's axis).
-  // The transformer ops of opsets 23-25 have no opset-17 form.
+  // The transformer ops of opsets 23-27 have no opset-17 form.
   Operation *newer = nullptr;
   func.walk([&](Operation *op) {
-    if (!newer && isa<onnx::AttentionOp, onnx::RMSNormalizationOp, onnx::RotaryEmbeddingOp>(op))
+    if (!newer && isa<onnx::AttentionOp, onnx::RMSNormalizationOp, onnx::RotaryEmbeddingOp,
+                      onnx::CausalConvWithStateOp>(op))
       newer = op;
   });
   if (newer)

@@ -875,7 +875,7 @@ Expected<Type> GraphImporter::resultType(NodeContext &nc, StringRef opType, unsi
     special = unranked(valueElementType(operands[index == 2 ? 2 : 0]));
   else if (opType == "RMSNormalization" && operands.size() > 1)
     special = unranked(valueElementType(operands[1])); // Y has scale's type
-  else if (opType == "RotaryEmbedding" && !operands.empty())
+  else if ((opType == "RotaryEmbedding" || opType == "CausalConvWithState") && !operands.empty())
     special = unranked(valueElementType(operands[0]));
   else if (opType == "Constant" || opType == "ConstantOfShape") {
     if (auto v = dyn_cast_or_null<ElementsAttr>(findAttr(attrs, "value")))

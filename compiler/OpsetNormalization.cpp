@@ -607,8 +607,10 @@ Error transformerOp(NodeContext &nc, StringRef opType, unsigned numInputs,
       attrs.push_back(namedI64(nc, a.name(), a.i()));
     else if (a.type() == ::onnx::AttributeProto::FLOAT)
       attrs.push_back(namedF32(nc, a.name(), a.f()));
+    else if (a.type() == ::onnx::AttributeProto::STRING)
+      attrs.push_back(namedStr(nc, a.name(), a.s()));
     else
-      return nc.error("attribute '" + a.name() + "' must be an int or a float");
+      return nc.error("attribute '" + a.name() + "' must be an int, a float or a string");
   }
   return emit(nc, opType, *values, attrs, numResults);
 }
@@ -628,6 +630,11 @@ Error attention23(NodeContext &nc) {
 Error rmsNormalization23(NodeContext &nc) {
   nc.sinceVersion = 23;
   return transformerOp(nc, "RMSNormalization", 2, {"axis", "epsilon", "stash_type"}, 1);
+}
+
+Error causalConvWithState27(NodeContext &nc) {
+  nc.sinceVersion = 27;
+  return transformerOp(nc, "CausalConvWithState", 4, {"activation"}, 2);
 }
 
 Error rotaryEmbedding23(NodeContext &nc) {
@@ -704,6 +711,7 @@ const Handler handlers[] = {
     {"Attention", 23, kMaxOpset, attention23},
     {"RMSNormalization", 23, kMaxOpset, rmsNormalization23},
     {"RotaryEmbedding", 23, kMaxOpset, rotaryEmbedding23},
+    {"CausalConvWithState", 27, kMaxOpset, causalConvWithState27},
 };
 
 } // namespace

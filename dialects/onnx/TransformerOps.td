@@ -1,6 +1,6 @@
 //===- TransformerOps.td - Attention, RMSNormalization, RoPE --*- tablegen -*-===//
 //
-// The transformer operators of ONNX opsets 23-25. They are newer than the
+// The transformer operators of ONNX opsets 23-27. They are newer than the
 // opset the generated definitions implement (OnnxOps.gen.td), so they are
 // written here; the importer maps each version onto them
 // (compiler/OpsetNormalization.cpp) and lowering/OnnxToLinalg/Transformer.cpp
@@ -92,6 +92,25 @@ def Onnx_RotaryEmbeddingOp : Onnx_Op<"RotaryEmbedding", [Pure,
     OptionalAttr<I64Attr>:$num_heads,
     DefaultValuedAttr<I64Attr, "0">:$rotary_embedding_dim);
   let results = (outs Onnx_TfFloat:$Y);
+}
+
+def Onnx_CausalConvWithStateOp : Onnx_Op<"CausalConvWithState", [Pure,
+    DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
+  let summary = "ONNX CausalConvWithState (ai.onnx, since opset 27)";
+  let description = [{
+    Depthwise causal 1-D convolution of input [B, C, L] with weight
+    [C, 1, k] over past_state [B, C, k - 1] (zeros when absent) followed by
+    the input: output[b, c, t] = act(bias[c] + sum_i w[c, 0, i] *
+    padded[b, c, t + i]), act none or silu/swish; present_state is the last
+    k - 1 positions of the padded sequence.
+  }];
+  let arguments = (ins
+    Onnx_TfFloat:$input,
+    Onnx_TfFloat:$weight,
+    Onnx_OptTfFloat:$bias,
+    Onnx_OptTfFloat:$past_state,
+    DefaultValuedStrAttr<StrAttr, "none">:$activation);
+  let results = (outs Onnx_TfFloat:$output, Onnx_TfFloat:$present_state);
 }
 
 #endif // ONNXCC_TRANSFORMER_OPS_TD

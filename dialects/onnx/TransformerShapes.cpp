@@ -212,4 +212,34 @@ LogicalResult RotaryEmbeddingOp::inferShapes(ShapeContext &ctx) {
   return success();
 }
 
+LogicalResult CausalConvWithStateOp::inferShapes(ShapeContext &ctx) {
+  StringRef act = getActivation();
+  if (act != "none" && act != "silu" && act != "swish")
+    return ctx.fail("activation is '" + act + "', expected 'none', 'silu' or 'swish'");
+  auto x = ctx.operandShape(0), w = ctx.operandShape(1);
+  if (!x || !w)
+    return success();
+  if (x->size() != 3 || w->size() != 3)
+    return ctx.fail("input " + text(*x) + " and weight " + text(*w) + " must be 3-D");
+  if (failed(ctx.unify((*w)[0], (*x)[1])) || failed(ctx.unify((*w)[1], Dim::known(1))))
+    return ctx.fail("weight " + text(*w) + " must be [channels, 1, k] for input " + text(*x));
+  Dim k = (*w)[2];
+  if (k.isStatic() && k.size < 1)
+    return ctx.fail("weight " + text(*w) + " has no taps");
+  Dim state = subDims(k, Dim::known(1));
+  if (ctx.hasOperand(2))
+    if (auto b = ctx.operandShape(2))
+      if (b->size() != 1 || failed(ctx.unify((*b)[0], (*x)[1])))
+        return ctx.fail("bias " + text(*b) + " must be [channels] for input " + text(*x));
+  if (ctx.hasOperand(3))
+    if (auto p = ctx.operandShape(3))
+      if (p->size() != 3 || failed(ctx.unify((*p)[0], (*x)[0])) ||
+          failed(ctx.unify((*p)[1], (*x)[1])) || failed(ctx.unify((*p)[2], state)))
+        return ctx.fail("past_state " + text(*p) + " must be [batch, channels, k - 1] for input " +
+                        text(*x) + " and weight " + text(*w));
+  ctx.setShape(0, *x);
+  ctx.setShape(1, {(*x)[0], (*x)[1], state});
+  return success();
+}
+
 } // namespace onnxcc::onnx

@@ -644,10 +644,110 @@ struct RotaryEmbeddingLowering : OpConversionPattern<onnx::RotaryEmbeddingOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// CausalConvWithState
+//===----------------------------------------------------------------------===//
+
+struct CausalConvWithStateLowering : OpConversionPattern<onnx::CausalConvWithStateOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(onnx::CausalConvWithStateOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Value x = adaptor.getInput(), w = adaptor.getWeight(), bias = adaptor.getBias();
+    Value past = adaptor.getPastState();
+    auto xType = dyn_cast<RankedTensorType>(x.getType());
+    auto wType = dyn_cast<RankedTensorType>(w.getType());
+    RankedTensorType yType = staticResultType(rewriter, getTypeConverter(), op, 0);
+    RankedTensorType sType = staticResultType(rewriter, getTypeConverter(), op, 1);
+    if (!yType || !sType || !xType || !wType || !xType.hasStaticShape() ||
+        !wType.hasStaticShape() || xType.getRank() != 3 || wType.getRank() != 3 ||
+        (present(past) && !cast<RankedTensorType>(past.getType()).hasStaticShape()))
+      return rewriter.notifyMatchFailure(op, "operands must be static 3-D tensors");
+    StringRef act = op.getActivation();
+    if (act != "none" && act != "silu" && act != "swish")
+      return rewriter.notifyMatchFailure(op, "unknown activation");
+    bool silu = act != "none";
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    int64_t batch = xType.getDimSize(0), channels = xType.getDimSize(1),
+            length = xType.getDimSize(2), k = wType.getDimSize(2);
+    if (k < 1 || wType.getDimSize(0) != channels)
+      return rewriter.notifyMatchFailure(op, "weight is not [channels, 1, k]");
+    Type elem = xType.getElementType(), c = computeType(elem);
+    // padded = past (or zeros) followed by the input: [B, C, k - 1 + L].
+    auto paddedType = RankedTensorType::get({batch, channels, k - 1 + length}, elem);
+    Value padded = buildFilled(rewriter, loc, paddedType, rewriter.getZeroAttr(elem));
+    SmallVector<int64_t> ones(3, 1);
+    if (present(past))
+      padded = tensor::InsertSliceOp::create(
+          rewriter, loc, past, padded, getAsIndexOpFoldResult(ctx, {0, 0, 0}),
+          getAsIndexOpFoldResult(ctx, {batch, channels, k - 1}),
+          getAsIndexOpFoldResult(ctx, ones));
+    padded = tensor::InsertSliceOp::create(rewriter, loc, x, padded,
+                                           getAsIndexOpFoldResult(ctx, {0, 0, k - 1}),
+                                           getAsIndexOpFoldResult(ctx, xType.getShape()),
+                                           getAsIndexOpFoldResult(ctx, ones));
+    // acc[b, ch, t] = sum_i w[ch, 0, i] * padded[b, ch, t + i].
+    AffineExpr b0, c0, t0, i0;
+    bindDims(ctx, b0, c0, t0, i0);
+    auto accType = RankedTensorType::get({batch, channels, length}, c);
+    Value acc = buildFilled(rewriter, loc, accType, rewriter.getZeroAttr(c));
+    acc = generic(rewriter, loc, {padded, w}, {acc},
+                  {mapOf(ctx, 4, {b0, c0, t0 + i0}),
+                   mapOf(ctx, 4, {c0, getAffineConstantExpr(0, ctx), i0}),
+                   mapOf(ctx, 4, {b0, c0, t0})},
+                  {IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
+                   IteratorType::reduction},
+                  [&](OpBuilder &nb, Location l, ValueRange a) -> SmallVector<Value> {
+                    Value p = arith::MulFOp::create(nb, l, convertFloat(nb, l, a[0], c),
+                                                    convertFloat(nb, l, a[1], c));
+                    return {arith::AddFOp::create(nb, l, a[2], p)};
+                  })
+              .getResult(0);
+    // output = act(acc + bias).
+    AffineMap id3 = AffineMap::getMultiDimIdentityMap(3, ctx);
+    SmallVector<Value> ins = {acc};
+    SmallVector<AffineMap> maps = {id3};
+    bool hasBias = present(bias);
+    if (hasBias) {
+      ins.push_back(bias);
+      maps.push_back(AffineMap::get(3, 0, {getAffineDimExpr(1, ctx)}, ctx));
+    }
+    maps.push_back(id3);
+    Value y = generic(rewriter, loc, ins, {emptyTensor(rewriter, loc, yType)}, maps,
+                      SmallVector<IteratorType>(3, IteratorType::parallel),
+                      [&](OpBuilder &nb, Location l, ValueRange a) -> SmallVector<Value> {
+                        Value v = a[0];
+                        if (hasBias)
+                          v = arith::AddFOp::create(nb, l, v, convertFloat(nb, l, a[1], c));
+                        if (silu) {
+                          // v * sigmoid(v) = v / (1 + exp(-v))
+                          Value one = floatConst(nb, l, c, 1.0);
+                          Value e = math::ExpOp::create(nb, l, arith::NegFOp::create(nb, l, v));
+                          v = arith::DivFOp::create(nb, l, v,
+                                                    arith::AddFOp::create(nb, l, one, e));
+                        }
+                        return {convertFloat(nb, l, v, elem)};
+                      })
+                  .getResult(0);
+    // present_state: the last k - 1 positions of padded (none for k = 1).
+    Value state = k == 1 ? emptyTensor(rewriter, loc, sType)
+                         : tensor::ExtractSliceOp::create(
+                               rewriter, loc, sType, padded,
+                               getAsIndexOpFoldResult(ctx, {0, 0, length}),
+                               getAsIndexOpFoldResult(ctx, {batch, channels, k - 1}),
+                               getAsIndexOpFoldResult(ctx, ones))
+                               .getResult();
+    rewriter.replaceOp(op, {y, state});
+    return success();
+  }
+};
+
 } // namespace
 
 void populateTransformerPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<AttentionLowering, RMSNormalizationLowering, RotaryEmbeddingLowering>(
+  patterns.add<AttentionLowering, RMSNormalizationLowering, RotaryEmbeddingLowering,
+               CausalConvWithStateLowering>(
       converter, patterns.getContext());
 }
 

@@ -106,3 +106,25 @@ func.func @rope(%x: tensor<2x4x3x8xf32>, %c: tensor<50x4xf32>, %s: tensor<50x4xf
   %0 = "onnx.RotaryEmbedding"(%x, %c, %s, %p) <{interleaved = 1 : i64, rotary_embedding_dim = 0 : i64}> : (tensor<2x4x3x8xf32>, tensor<50x4xf32>, tensor<50x4xf32>, tensor<2x3xi64>) -> tensor<2x4x3x8xf32>
   return %0 : tensor<2x4x3x8xf32>
 }
+
+// -----
+
+/// CausalConvWithState: the past (2 = k - 1 positions) and the input are
+/// written into one padded [2, 4, 10] tensor; each output is a 3-tap
+/// contraction over padded[t + i]; bias and SiLU in one pass; present_state
+/// is the last 2 positions of the padded sequence.
+// CHECK-DAG: #[[PADMAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 + d3)>
+// CHECK-DAG: #[[WMAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, 0, d3)>
+// CHECK-LABEL: func.func @causal_conv(
+// CHECK: %[[P1:.*]] = tensor.insert_slice %arg3 into %{{.*}}[0, 0, 0] [2, 4, 2] [1, 1, 1]
+// CHECK: %[[P2:.*]] = tensor.insert_slice %arg0 into %[[P1]][0, 0, 2] [2, 4, 8] [1, 1, 1]
+// CHECK: linalg.generic {indexing_maps = [#[[PADMAP]], #[[WMAP]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[P2]], %arg1 :
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %arg2 : tensor<2x4x8xf32>, tensor<4xf32>)
+// CHECK: math.exp
+// CHECK: arith.divf
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[P2]][0, 0, 8] [2, 4, 2] [1, 1, 1]
+// CHECK: return %[[Y]], %[[S]]
+func.func @causal_conv(%x: tensor<2x4x8xf32>, %w: tensor<4x1x3xf32>, %b: tensor<4xf32>, %p: tensor<2x4x2xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x2xf32>) {
+  %y, %s = "onnx.CausalConvWithState"(%x, %w, %b, %p) <{activation = "silu"}> : (tensor<2x4x8xf32>, tensor<4x1x3xf32>, tensor<4xf32>, tensor<2x4x2xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x2xf32>)
+  return %y, %s : tensor<2x4x8xf32>, tensor<2x4x2xf32>
+}
