@@ -1452,31 +1452,47 @@ inline int attention_heads(const float *q, const float *k, const float *v, const
     const float *qi = q + b * qbs + h * qhs + i * qrs;
     const float *mrow = has_mask ? mask + b * mbs + h * mhs + i * mrs : nullptr;
     const VT vscale = Vec::set1(scale);
+    VT vmax = Vec::set1(ninf);
     float m = ninf;
-    bool nan = false;
     for (int64_t j = 0; j < n; j += Vec::W) {
       int w = static_cast<int>(std::min<int64_t>(Vec::W, n - j));
       VT acc = Vec::zero();
       for (int64_t c = 0; c < d; ++c)
         acc = Vec::fma(Vec::set1(qi[c]), Vec::load_n(kt + c * t + j, w), acc);
       acc = Vec::mul(acc, vscale);
+      if (softcap > 0) {
+        Vec::store_n(scores + j, acc, w);
+        for (int e = 0; e < w; ++e)
+          scores[j + e] = softcap * std::tanh(scores[j + e] / softcap);
+        acc = Vec::load_n(scores + j, w);
+      }
+      if (mrow)
+        acc = Vec::add(acc, Vec::load_n(mrow + j, w));
       Vec::store_n(scores + j, acc, w);
-      for (int e = 0; e < w; ++e) {
-        float s = scores[j + e];
-        if (softcap > 0)
-          s = softcap * std::tanh(s / softcap);
-        if (mrow)
-          s += mrow[j + e];
-        scores[j + e] = s;
-        m = s > m ? s : m;
-        nan = nan || s != s;
+      if (w == Vec::W) {
+        vmax = Vec::max(acc, vmax);
+      } else {
+        for (int e = 0; e < w; ++e)
+          m = scores[j + e] > m ? scores[j + e] : m;
       }
     }
+    {
+      float lanes[Vec::W];
+      Vec::store(lanes, vmax);
+      for (float x : lanes)
+        m = x > m ? x : m;
+    }
     float *yi = y + b * ybs + h * yhs + i * yrs;
-    if (!nan && m == ninf) {
-      for (int64_t c = 0; c < dv; ++c)
-        yi[c] = 0.0f;
-      continue;
+    if (m == ninf) {
+      // Every key hidden gives a zero row; a NaN among them a NaN row.
+      bool nan = false;
+      for (int64_t j = 0; j < n; ++j)
+        nan = nan || scores[j] != scores[j];
+      if (!nan) {
+        for (int64_t c = 0; c < dv; ++c)
+          yi[c] = 0.0f;
+        continue;
+      }
     }
     detail::softmax_row(scores, scores, n); // a NaN makes the row NaN
     const float *vh = v + b * vbs + hk * vhs;
