@@ -897,7 +897,7 @@ Error exportModel(ModuleOp module, ::onnx::ModelProto &model, const ExportOption
   Operation *newer = nullptr;
   func.walk([&](Operation *op) {
     if (!newer && isa<onnx::AttentionOp, onnx::RMSNormalizationOp, onnx::RotaryEmbeddingOp,
-                      onnx::CausalConvWithStateOp>(op))
+                      onnx::CausalConvWithStateOp, onnx::LinearAttentionOp>(op))
       newer = op;
   });
   if (newer)

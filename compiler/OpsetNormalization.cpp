@@ -637,6 +637,12 @@ Error causalConvWithState27(NodeContext &nc) {
   return transformerOp(nc, "CausalConvWithState", 4, {"activation"}, 2);
 }
 
+Error linearAttention27(NodeContext &nc) {
+  nc.sinceVersion = 27;
+  return transformerOp(nc, "LinearAttention", 6,
+                       {"chunk_size", "kv_num_heads", "q_num_heads", "scale", "update_rule"}, 2);
+}
+
 Error rotaryEmbedding23(NodeContext &nc) {
   nc.sinceVersion = 23;
   return transformerOp(nc, "RotaryEmbedding", 4,
@@ -712,6 +718,7 @@ const Handler handlers[] = {
     {"RMSNormalization", 23, kMaxOpset, rmsNormalization23},
     {"RotaryEmbedding", 23, kMaxOpset, rotaryEmbedding23},
     {"CausalConvWithState", 27, kMaxOpset, causalConvWithState27},
+    {"LinearAttention", 27, kMaxOpset, linearAttention27},
 };
 
 } // namespace

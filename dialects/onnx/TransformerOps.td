@@ -113,4 +113,31 @@ def Onnx_CausalConvWithStateOp : Onnx_Op<"CausalConvWithState", [Pure,
   let results = (outs Onnx_TfFloat:$output, Onnx_TfFloat:$present_state);
 }
 
+def Onnx_LinearAttentionOp : Onnx_Op<"LinearAttention", [Pure,
+    DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
+  let summary = "ONNX LinearAttention (ai.onnx, since opset 27)";
+  let description = [{
+    The recurrence of linear attention over the T tokens of packed
+    [B, T, H * d] query/key/value with a state S [B, Hkv, dk, dv] (past_state
+    or zeros): update_rule linear (S += k v^T), gated (S = exp(g) S + k v^T),
+    delta (S += beta k (v - S^T k)^T) or gated_delta (both); output_t =
+    scale * q_t^T S_t per query head (GQA: head h reads state h / group).
+    decay is per key dim [B, T, Hkv * dk] or per head [B, T, Hkv]; beta per
+    head [B, T, Hkv] or [B, T, 1]. chunk_size is only a hint.
+  }];
+  let arguments = (ins
+    Onnx_TfFloat:$query,
+    Onnx_TfFloat:$key,
+    Onnx_TfFloat:$value,
+    Onnx_OptTfFloat:$past_state,
+    Onnx_OptTfFloat:$decay,
+    Onnx_OptTfFloat:$beta,
+    DefaultValuedAttr<I64Attr, "64">:$chunk_size,
+    OptionalAttr<I64Attr>:$kv_num_heads,
+    OptionalAttr<I64Attr>:$q_num_heads,
+    DefaultValuedAttr<F32Attr, "::llvm::APFloat(0.0f)">:$scale,
+    DefaultValuedStrAttr<StrAttr, "gated_delta">:$update_rule);
+  let results = (outs Onnx_TfFloat:$output, Onnx_TfFloat:$present_state);
+}
+
 #endif // ONNXCC_TRANSFORMER_OPS_TD

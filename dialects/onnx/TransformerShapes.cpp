@@ -242,4 +242,68 @@ LogicalResult CausalConvWithStateOp::inferShapes(ShapeContext &ctx) {
   return success();
 }
 
+LogicalResult LinearAttentionOp::inferShapes(ShapeContext &ctx) {
+  StringRef rule = getUpdateRule();
+  if (rule != "linear" && rule != "gated" && rule != "delta" && rule != "gated_delta")
+    return ctx.fail("update_rule is '" + rule +
+                    "', expected 'linear', 'gated', 'delta' or 'gated_delta'");
+  if (!getQNumHeads() || !getKvNumHeads() || *getQNumHeads() < 1 || *getKvNumHeads() < 1 ||
+      *getQNumHeads() % *getKvNumHeads())
+    return ctx.fail("q_num_heads and kv_num_heads must be given, positive, and the first a "
+                    "multiple of the second");
+  bool gated = rule == "gated" || rule == "gated_delta";
+  bool delta = rule == "delta" || rule == "gated_delta";
+  if (gated && !ctx.hasOperand(4))
+    return ctx.fail("update_rule '" + rule + "' needs decay");
+  if (delta && !ctx.hasOperand(5))
+    return ctx.fail("update_rule '" + rule + "' needs beta");
+  auto q = ctx.operandShape(0), k = ctx.operandShape(1), v = ctx.operandShape(2);
+  if (!q || !k || !v)
+    return success();
+  if (q->size() != 3 || k->size() != 3 || v->size() != 3)
+    return ctx.fail("query " + text(*q) + ", key " + text(*k) + " and value " + text(*v) +
+                    " must be 3-D");
+  int64_t hq = static_cast<int64_t>(*getQNumHeads()), hkv = static_cast<int64_t>(*getKvNumHeads());
+  auto dk = perHead(ctx, (*q)[2], hq, "query's hidden size");
+  auto dkk = perHead(ctx, (*k)[2], hkv, "key's hidden size");
+  auto dv = perHead(ctx, (*v)[2], hkv, "value's hidden size");
+  if (failed(dk) || failed(dkk) || failed(dv))
+    return failure();
+  if (failed(ctx.unify(*dk, *dkk)) || failed(ctx.unify((*k)[0], (*q)[0])) ||
+      failed(ctx.unify((*v)[0], (*q)[0])) || failed(ctx.unify((*k)[1], (*q)[1])) ||
+      failed(ctx.unify((*v)[1], (*q)[1])))
+    return ctx.fail("query " + text(*q) + ", key " + text(*k) + " and value " + text(*v) +
+                    " do not agree");
+  Shape state = {(*q)[0], Dim::known(hkv), *dk, *dv};
+  if (ctx.hasOperand(3))
+    if (auto p = ctx.operandShape(3))
+      if (p->size() != 4 || failed(ctx.unify((*p)[0], state[0])) ||
+          failed(ctx.unify((*p)[1], state[1])) || failed(ctx.unify((*p)[2], state[2])) ||
+          failed(ctx.unify((*p)[3], state[3])))
+        return ctx.fail("past_state " + text(*p) + " must be " + text(state));
+  for (unsigned i : {4u, 5u}) {
+    if (!ctx.hasOperand(i))
+      continue;
+    auto g = ctx.operandShape(i);
+    if (!g)
+      continue;
+    StringRef name = i == 4 ? "decay" : "beta";
+    Dim last = g->size() == 3 ? (*g)[2] : Dim::unknown();
+    bool ok = g->size() == 3 && succeeded(ctx.unify((*g)[0], (*q)[0])) &&
+              succeeded(ctx.unify((*g)[1], (*q)[1]));
+    if (ok && last.isStatic()) {
+      int64_t n = last.size;
+      if (i == 4)
+        ok = n == hkv || (dk->isStatic() && n == hkv * dk->size);
+      else
+        ok = n == hkv || n == 1;
+    }
+    if (!ok)
+      return ctx.fail(name + " " + text(*g) + " does not fit query " + text(*q));
+  }
+  ctx.setShape(0, {(*q)[0], (*q)[1], mulDims(Dim::known(hq), *dv)});
+  ctx.setShape(1, state);
+  return success();
+}
+
 } // namespace onnxcc::onnx

@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 #include "lowering/OnnxToLinalg/Patterns.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 
 #include <cmath>
@@ -743,11 +744,183 @@ struct CausalConvWithStateLowering : OpConversionPattern<onnx::CausalConvWithSta
   }
 };
 
+//===----------------------------------------------------------------------===//
+// LinearAttention
+//===----------------------------------------------------------------------===//
+
+/// One scf.for over the tokens carrying the state [B, Hkv, dk, dv] and the
+/// output [B, T, Hq, dv] (in the compute type); each step decays the state
+/// (gated rules), applies the (delta) update with the token's key and value,
+/// and writes q_t^T S_t * scale for every query head.
+struct LinearAttentionLowering : OpConversionPattern<onnx::LinearAttentionOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult matchAndRewrite(onnx::LinearAttentionOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
+    Value past = adaptor.getPastState(), decay = adaptor.getDecay(), beta = adaptor.getBeta();
+    auto qType = dyn_cast<RankedTensorType>(q.getType());
+    auto kType = dyn_cast<RankedTensorType>(k.getType());
+    auto vType = dyn_cast<RankedTensorType>(v.getType());
+    RankedTensorType yType = staticResultType(rewriter, getTypeConverter(), op, 0);
+    RankedTensorType sType = staticResultType(rewriter, getTypeConverter(), op, 1);
+    if (!yType || !sType || !qType || !kType || !vType || !qType.hasStaticShape() ||
+        !kType.hasStaticShape() || !vType.hasStaticShape() || qType.getRank() != 3)
+      return rewriter.notifyMatchFailure(op, "operands must be static 3-D tensors");
+    for (Value x : {past, decay, beta})
+      if (present(x) && !cast<RankedTensorType>(x.getType()).hasStaticShape())
+        return rewriter.notifyMatchFailure(op, "operands must be static");
+    if (!op.getQNumHeads() || !op.getKvNumHeads())
+      return rewriter.notifyMatchFailure(op, "no head counts");
+    int64_t hq = static_cast<int64_t>(*op.getQNumHeads());
+    int64_t hkv = static_cast<int64_t>(*op.getKvNumHeads());
+    if (hq < 1 || hkv < 1 || hq % hkv)
+      return rewriter.notifyMatchFailure(op, "bad head counts");
+    StringRef rule = op.getUpdateRule();
+    bool gated = rule == "gated" || rule == "gated_delta";
+    bool delta = rule == "delta" || rule == "gated_delta";
+    if ((gated && !present(decay)) || (delta && !present(beta)))
+      return rewriter.notifyMatchFailure(op, "decay or beta missing");
+    int64_t batch = qType.getDimSize(0), tokens = qType.getDimSize(1);
+    int64_t dk = qType.getDimSize(2) / hq, dv = vType.getDimSize(2) / hkv, group = hq / hkv;
+    bool decayPerKey =
+        gated && cast<RankedTensorType>(decay.getType()).getDimSize(2) == hkv * dk && dk != 1;
+    bool betaPerHead = delta && cast<RankedTensorType>(beta.getType()).getDimSize(2) == hkv;
+    double scale = op.getScale().convertToDouble();
+    if (scale == 0.0)
+      scale = 1.0 / std::sqrt(double(dk));
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Type elem = qType.getElementType(), c = computeType(elem);
+    if (computeType(sType.getElementType()) != c)
+      c = rewriter.getF32Type();
+    auto stateType = RankedTensorType::get({batch, hkv, dk, dv}, c);
+    Value state0 = present(past) ? convertTensor(rewriter, loc, past, c)
+                                 : buildFilled(rewriter, loc, stateType, rewriter.getZeroAttr(c));
+    auto outType = RankedTensorType::get({batch, tokens, hq, dv}, c);
+    Value out0 = emptyTensor(rewriter, loc, outType);
+    auto read = [&](OpBuilder &b, Location l, Value t, ArrayRef<Value> at) {
+      return convertFloat(b, l, tensor::ExtractOp::create(b, l, t, at), c);
+    };
+    auto idx = [&](OpBuilder &b, Location l, Value base, int64_t mul, Value add) -> Value {
+      Value m = arith::MulIOp::create(b, l, base, indexConst(b, l, mul));
+      return arith::AddIOp::create(b, l, m, add);
+    };
+    AffineMap id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
+    SmallVector<IteratorType> par4(4, IteratorType::parallel);
+    auto loop = scf::ForOp::create(
+        rewriter, loc, indexConst(rewriter, loc, 0), indexConst(rewriter, loc, tokens),
+        indexConst(rewriter, loc, 1), ValueRange{state0, out0},
+        [&](OpBuilder &b, Location l, Value t, ValueRange args) {
+          Value s = args[0], y = args[1];
+          // Decay: S[b, h, i, :] *= exp(g).
+          if (gated)
+            s = generic(b, l, {}, {s}, {id4}, par4,
+                        [&](OpBuilder &nb, Location nl, ValueRange a) -> SmallVector<Value> {
+                          Value bi = linalg::IndexOp::create(nb, nl, 0);
+                          Value hi = linalg::IndexOp::create(nb, nl, 1);
+                          Value ii = linalg::IndexOp::create(nb, nl, 2);
+                          Value col = decayPerKey ? idx(nb, nl, hi, dk, ii) : hi;
+                          Value g = read(nb, nl, decay, {bi, t, col});
+                          return {arith::MulFOp::create(nb, nl, a[0],
+                                                        math::ExpOp::create(nb, nl, g))};
+                        })
+                    .getResult(0);
+          // u[b, h, c] = sum_i S[b, h, i, c] k[i] (the delta rules' prediction).
+          Value u;
+          if (delta) {
+            auto uType = RankedTensorType::get({batch, hkv, dv}, c);
+            AffineExpr d0, d1, d2, d3;
+            bindDims(ctx, d0, d1, d2, d3);
+            u = generic(b, l, {s}, {buildFilled(b, l, uType, b.getZeroAttr(c))},
+                        {mapOf(ctx, 4, {d0, d1, d3, d2}), mapOf(ctx, 4, {d0, d1, d2})},
+                        {IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
+                         IteratorType::reduction},
+                        [&](OpBuilder &nb, Location nl, ValueRange a) -> SmallVector<Value> {
+                          Value bi = linalg::IndexOp::create(nb, nl, 0);
+                          Value hi = linalg::IndexOp::create(nb, nl, 1);
+                          Value ii = linalg::IndexOp::create(nb, nl, 3);
+                          Value kv = read(nb, nl, k, {bi, t, idx(nb, nl, hi, dk, ii)});
+                          return {arith::AddFOp::create(nb, nl, a[1],
+                                                        arith::MulFOp::create(nb, nl, a[0], kv))};
+                        })
+                    .getResult(0);
+          }
+          // S += k (v - u)^T * beta, or k v^T, in place (the loop carries S).
+          SmallVector<Value> ins;
+          SmallVector<AffineMap> maps;
+          if (delta) {
+            ins.push_back(u);
+            AffineExpr d0, d1, d2, d3;
+            bindDims(ctx, d0, d1, d2, d3);
+            maps.push_back(mapOf(ctx, 4, {d0, d1, d3}));
+          }
+          maps.push_back(id4);
+          s = generic(b, l, ins, {s}, maps, par4,
+                      [&](OpBuilder &nb, Location nl, ValueRange a) -> SmallVector<Value> {
+                        Value bi = linalg::IndexOp::create(nb, nl, 0);
+                        Value hi = linalg::IndexOp::create(nb, nl, 1);
+                        Value ii = linalg::IndexOp::create(nb, nl, 2);
+                        Value ci = linalg::IndexOp::create(nb, nl, 3);
+                        Value kv = read(nb, nl, k, {bi, t, idx(nb, nl, hi, dk, ii)});
+                        Value vv = read(nb, nl, v, {bi, t, idx(nb, nl, hi, dv, ci)});
+                        Value upd;
+                        if (delta) {
+                          Value bt = read(nb, nl, beta,
+                                          {bi, t, betaPerHead ? hi : indexConst(nb, nl, 0)});
+                          Value diff = arith::SubFOp::create(nb, nl, vv, a[0]);
+                          upd = arith::MulFOp::create(
+                              nb, nl, bt, arith::MulFOp::create(nb, nl, kv, diff));
+                        } else {
+                          upd = arith::MulFOp::create(nb, nl, kv, vv);
+                        }
+                        return {arith::AddFOp::create(nb, nl, a.back(), upd)};
+                      })
+                  .getResult(0);
+          // o[b, hq, c] = scale * sum_i q[i] S[b, hq / group, i, c].
+          auto oType = RankedTensorType::get({batch, hq, dv}, c);
+          AffineExpr d0, d1, d2, d3;
+          bindDims(ctx, d0, d1, d2, d3);
+          AffineExpr hk = group == 1 ? d1 : d1.floorDiv(group);
+          Value o = generic(b, l, {s}, {buildFilled(b, l, oType, b.getZeroAttr(c))},
+                            {mapOf(ctx, 4, {d0, hk, d3, d2}), mapOf(ctx, 4, {d0, d1, d2})},
+                            {IteratorType::parallel, IteratorType::parallel,
+                             IteratorType::parallel, IteratorType::reduction},
+                            [&](OpBuilder &nb, Location nl, ValueRange a) -> SmallVector<Value> {
+                              Value bi = linalg::IndexOp::create(nb, nl, 0);
+                              Value hi = linalg::IndexOp::create(nb, nl, 1);
+                              Value ii = linalg::IndexOp::create(nb, nl, 3);
+                              Value qv = read(nb, nl, q, {bi, t, idx(nb, nl, hi, dk, ii)});
+                              qv = arith::MulFOp::create(nb, nl, qv, floatConst(nb, nl, c, scale));
+                              return {arith::AddFOp::create(
+                                  nb, nl, a[1], arith::MulFOp::create(nb, nl, a[0], qv))};
+                            })
+                        .getResult(0);
+          auto rowType = RankedTensorType::get({batch, 1, hq, dv}, c);
+          o = tensor::ExpandShapeOp::create(b, l, rowType, o,
+                                            SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
+          SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), t, b.getIndexAttr(0),
+                                               b.getIndexAttr(0)};
+          y = tensor::InsertSliceOp::create(b, l, o, y, offsets,
+                                            getAsIndexOpFoldResult(ctx, rowType.getShape()),
+                                            getAsIndexOpFoldResult(ctx, {1, 1, 1, 1}));
+          scf::YieldOp::create(b, l, ValueRange{s, y});
+        });
+    Value y = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get({batch, tokens, hq * dv}, c), loop.getResult(1),
+        SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+    y = convertTensor(rewriter, loc, y, yType.getElementType());
+    Value st = convertTensor(rewriter, loc, loop.getResult(0), sType.getElementType());
+    rewriter.replaceOp(op, {y, st});
+    return success();
+  }
+};
+
 } // namespace
 
 void populateTransformerPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<AttentionLowering, RMSNormalizationLowering, RotaryEmbeddingLowering,
-               CausalConvWithStateLowering>(
+               CausalConvWithStateLowering, LinearAttentionLowering>(
       converter, patterns.getContext());
 }
 

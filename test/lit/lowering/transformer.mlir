@@ -128,3 +128,27 @@ func.func @causal_conv(%x: tensor<2x4x8xf32>, %w: tensor<4x1x3xf32>, %b: tensor<
   %y, %s = "onnx.CausalConvWithState"(%x, %w, %b, %p) <{activation = "silu"}> : (tensor<2x4x8xf32>, tensor<4x1x3xf32>, tensor<4xf32>, tensor<2x4x2xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x2xf32>)
   return %y, %s : tensor<2x4x8xf32>, tensor<2x4x2xf32>
 }
+
+// -----
+
+/// LinearAttention (gated_delta, 8 query heads over 4 state heads): one
+/// scf.for over the 4 tokens carrying the state and the output; each step
+/// decays the state in place (exp of the decay), computes the prediction
+/// S^T k, applies the delta update in place, reads the state of head h / 2
+/// for the outputs of query head h and writes them at token t.
+// CHECK-DAG: #[[SH:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1 floordiv 2, d3, d2)>
+// CHECK-LABEL: func.func @linear_attention(
+// CHECK: %[[R:.*]]:2 = scf.for %[[T:.*]] = %{{.*}} iter_args(%[[S:.*]] = %{{.*}}, %[[Y:.*]] = %{{.*}}) -> (tensor<2x4x8x8xf32>, tensor<2x4x8x8xf32>)
+// CHECK: %[[D:.*]] = linalg.generic {{.*}} outs(%[[S]] : tensor<2x4x8x8xf32>)
+// CHECK: math.exp
+// CHECK: %[[U:.*]] = linalg.generic {{.*}} ins(%[[D]] : tensor<2x4x8x8xf32>) outs(%{{.*}} : tensor<2x4x8xf32>)
+// CHECK: %[[N:.*]] = linalg.generic {{.*}} ins(%[[U]] : tensor<2x4x8xf32>) outs(%[[D]] : tensor<2x4x8x8xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[SH]], {{.*}}]{{.*}} ins(%[[N]] : tensor<2x4x8x8xf32>) outs(%{{.*}} : tensor<2x8x8xf32>)
+// CHECK: %[[W:.*]] = tensor.insert_slice %{{.*}} into %[[Y]][0, %[[T]], 0, 0] [2, 1, 8, 8]
+// CHECK: scf.yield %[[N]], %[[W]]
+// CHECK: tensor.collapse_shape %[[R]]#1 {{\[\[}}0], [1], [2, 3]] : tensor<2x4x8x8xf32> into tensor<2x4x64xf32>
+func.func @linear_attention(%q: tensor<2x4x64xf32>, %k: tensor<2x4x32xf32>, %v: tensor<2x4x32xf32>, %g: tensor<2x4x32xf32>, %b: tensor<2x4x4xf32>) -> (tensor<2x4x64xf32>, tensor<2x4x8x8xf32>) {
+  %none = onnx.NoValue
+  %y, %s = "onnx.LinearAttention"(%q, %k, %v, %none, %g, %b) <{kv_num_heads = 4 : i64, q_num_heads = 8 : i64}> : (tensor<2x4x64xf32>, tensor<2x4x32xf32>, tensor<2x4x32xf32>, none, tensor<2x4x32xf32>, tensor<2x4x4xf32>) -> (tensor<2x4x64xf32>, tensor<2x4x8x8xf32>)
+  return %y, %s : tensor<2x4x64xf32>, tensor<2x4x8x8xf32>
+}
