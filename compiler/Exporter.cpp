@@ -928,6 +928,10 @@ Error exportModel(ModuleOp module, ::onnx::ModelProto &model, const ExportOption
     auto ceil = op->getAttrOfType<IntegerAttr>("ceil_mode");
     if (isa<onnx::LpPoolOp>(op) && ceil && ceil.getInt() != 0)
       later = "LpPool with ceil_mode (opset 18)";
+    // The transformer ops of opsets 23-27.
+    if (isa<onnx::AttentionOp, onnx::RMSNormalizationOp, onnx::RotaryEmbeddingOp,
+            onnx::CausalConvWithStateOp, onnx::LinearAttentionOp>(op))
+      later = op->getName().stripDialect().str() + " (opset 23 and later)";
   });
   if (!later.empty())
     return makeError("cannot write " + later + ": optimize writes opset " +

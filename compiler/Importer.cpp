@@ -977,6 +977,17 @@ Expected<Type> GraphImporter::resultType(NodeContext &nc, StringRef opType, unsi
     special = unranked(valueElementType(operands[1]));
   else if (opType == "Gelu" && !operands.empty())
     special = unranked(valueElementType(operands[0]));
+  else if (opType == "Attention" && operands.size() > 2)
+    // present_value has V's element type, the other results Q's.
+    special = unranked(valueElementType(operands[index == 2 ? 2 : 0]));
+  else if (opType == "RMSNormalization" && operands.size() > 1)
+    special = unranked(valueElementType(operands[1])); // Y has scale's type
+  else if (opType == "LinearAttention" && operands.size() > 3)
+    // present_state has past_state's type when there is one, else query's.
+    special = unranked(valueElementType(
+        operands[index == 1 && !isa<NoneType>(operands[3].getType()) ? 3 : 0]));
+  else if ((opType == "RotaryEmbedding" || opType == "CausalConvWithState") && !operands.empty())
+    special = unranked(valueElementType(operands[0]));
   else if (opType == "Constant" || opType == "ConstantOfShape") {
     if (auto v = dyn_cast_or_null<ElementsAttr>(findAttr(attrs, "value")))
       special = opType == "Constant" ? Type(v.getType()) : unranked(v.getElementType());

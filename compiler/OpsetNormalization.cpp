@@ -987,6 +987,72 @@ Error gelu20(NodeContext &nc) {
   return emit(nc, "Gelu", {*x}, {namedStr(nc, "approximate", approximate)});
 }
 
+/// Imports `opType` (an op of dialects/onnx/TransformerOps.td, with
+/// `numOperands` operands) from a node of at most `numInputs` inputs (absent
+/// ones as onnx.NoValue), its attributes among `known` as they are, and
+/// `numResults` results.
+Error transformerOp(NodeContext &nc, StringRef opType, unsigned numInputs,
+                    ArrayRef<StringRef> known, unsigned numResults,
+                    unsigned numOperands = 0) {
+  if (Error e = onlyAttributes(nc, known))
+    return e;
+  if (nc.numInputs() > numInputs)
+    return nc.error(opType + " takes at most " + llvm::Twine(numInputs) + " inputs, has " +
+                    llvm::Twine(nc.numInputs()));
+  if (nc.node.output_size() > static_cast<int>(numResults))
+    return nc.error(opType + " has at most " + llvm::Twine(numResults) + " outputs, has " +
+                    llvm::Twine(nc.node.output_size()));
+  auto values = inputs(nc, std::max(numInputs, numOperands));
+  if (!values)
+    return values.takeError();
+  SmallVector<NamedAttribute> attrs;
+  for (const auto &a : nc.node.attribute()) {
+    if (a.type() == ::onnx::AttributeProto::INT)
+      attrs.push_back(namedI64(nc, a.name(), a.i()));
+    else if (a.type() == ::onnx::AttributeProto::FLOAT)
+      attrs.push_back(namedF32(nc, a.name(), a.f()));
+    else if (a.type() == ::onnx::AttributeProto::STRING)
+      attrs.push_back(namedStr(nc, a.name(), a.s()));
+    else
+      return nc.error("attribute '" + a.name() + "' must be an int, a float or a string");
+  }
+  return emit(nc, opType, *values, attrs, numResults);
+}
+
+/// Attention 23 (six inputs), 24 (nonpad_kv_seqlen) and 25 (the window).
+Error attention23(NodeContext &nc) {
+  // Ops without a schema row are looked up by opset: the version in force.
+  nc.sinceVersion = nc.opset >= 25 ? 25 : nc.opset >= 24 ? 24 : 23;
+  SmallVector<StringRef> known = {"is_causal", "kv_num_heads", "q_num_heads",
+                                  "qk_matmul_output_mode", "scale", "softcap",
+                                  "softmax_precision"};
+  if (nc.sinceVersion >= 25)
+    known.append({"left_window_size", "right_window_size"});
+  return transformerOp(nc, "Attention", nc.sinceVersion >= 24 ? 7 : 6, known, 4, 7);
+}
+
+Error rmsNormalization23(NodeContext &nc) {
+  nc.sinceVersion = 23;
+  return transformerOp(nc, "RMSNormalization", 2, {"axis", "epsilon", "stash_type"}, 1);
+}
+
+Error causalConvWithState27(NodeContext &nc) {
+  nc.sinceVersion = 27;
+  return transformerOp(nc, "CausalConvWithState", 4, {"activation"}, 2);
+}
+
+Error linearAttention27(NodeContext &nc) {
+  nc.sinceVersion = 27;
+  return transformerOp(nc, "LinearAttention", 6,
+                       {"chunk_size", "kv_num_heads", "q_num_heads", "scale", "update_rule"}, 2);
+}
+
+Error rotaryEmbedding23(NodeContext &nc) {
+  nc.sinceVersion = 23;
+  return transformerOp(nc, "RotaryEmbedding", 4,
+                       {"interleaved", "num_heads", "rotary_embedding_dim"}, 1);
+}
+
 struct Handler {
   const char *opType;
   int fromSince; // Inclusive range of since-versions (or opsets for
@@ -1055,6 +1121,11 @@ const Handler handlers[] = {
     // opset, as they have no schema in the table).
     {"Gelu", 20, kMaxOpset, gelu20},
     {"CenterCropPad", 18, kMaxOpset, centerCropPad18},
+    {"Attention", 23, kMaxOpset, attention23},
+    {"RMSNormalization", 23, kMaxOpset, rmsNormalization23},
+    {"RotaryEmbedding", 23, kMaxOpset, rotaryEmbedding23},
+    {"CausalConvWithState", 27, kMaxOpset, causalConvWithState27},
+    {"LinearAttention", 27, kMaxOpset, linearAttention27},
 };
 
 } // namespace

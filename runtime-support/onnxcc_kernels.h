@@ -1401,6 +1401,112 @@ inline int attention(const float *q, const float *k, const float *v, const float
   return 0;
 }
 
+/// Scratch floats per part of attention_heads(): K of one head transposed
+/// ([D][T]) and one row of scores.
+inline int64_t attention_heads_scratch_floats(int isa, int64_t t, int64_t d) {
+  return attention_scratch_floats(isa, t, d);
+}
+
+/// ONNX Attention over strided operands: Q (batch, hq heads, sq rows, d),
+/// K (batch, hkv heads, t keys, d), V (batch, hkv, t, dv) and Y (batch, hq,
+/// sq, dv), each addressed as base + b * bs + h * hs + row * rs + column
+/// (columns contiguous), so that 3-D [B, S, H * D] layouts need no copy.
+/// Query head h reads key/value head h / (hq / hkv). The logits are
+/// softcap(Q K^T * scale) (softcap 0: none) plus the additive mask element
+/// mask[b * mbs + h * mhs + i * mrs + j] when has_mask; with causal, key j
+/// is visible to row i only when j <= i + offset. A row whose keys are all
+/// hidden (-inf) gives zeros. Part `part` of `parts` takes a contiguous
+/// range of (batch, head, row) triples.
+inline int attention_heads(const float *q, const float *k, const float *v, const float *mask,
+                           int32_t has_mask, float *y, float *scratch, int64_t batch,
+                           int64_t hq, int64_t hkv, int64_t sq, int64_t t, int64_t d, int64_t dv,
+                           int64_t qbs, int64_t qhs, int64_t qrs, int64_t kbs, int64_t khs,
+                           int64_t krs, int64_t vbs, int64_t vhs, int64_t vrs, int64_t ybs,
+                           int64_t yhs, int64_t yrs, int64_t mbs, int64_t mhs, int64_t mrs,
+                           float scale, float softcap, int32_t causal, int64_t offset,
+                           int64_t part, int64_t parts) {
+  using detail::Vec;
+  using detail::VT;
+  // The lowering checks that hkv >= 1 divides hq.
+  const int64_t group = hq / hkv;
+  float *kt = scratch + part * attention_heads_scratch_floats(ONNXCC_KERNELS_ISA, t, d);
+  float *scores = kt + detail::round_up(d * t, 16);
+  const float ninf = -std::numeric_limits<float>::infinity();
+  int64_t r0, r1;
+  detail::part_range(batch * hq * sq, part, parts, r0, r1);
+  int64_t loaded = -1; // the (batch, kv head) whose K is in kt
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t b = r / (hq * sq), h = (r / sq) % hq, i = r % sq;
+    const int64_t hk = h / group;
+    if (b * hkv + hk != loaded) {
+      const float *kh = k + b * kbs + hk * khs;
+      for (int64_t j = 0; j < t; ++j)
+        for (int64_t c = 0; c < d; ++c)
+          kt[c * t + j] = kh[j * krs + c];
+      loaded = b * hkv + hk;
+    }
+    // Keys [0, n) can be visible; the rest are hidden by the causal rule.
+    int64_t n = t;
+    if (causal)
+      n = std::max<int64_t>(0, std::min<int64_t>(t, i + offset + 1));
+    const float *qi = q + b * qbs + h * qhs + i * qrs;
+    const float *mrow = has_mask ? mask + b * mbs + h * mhs + i * mrs : nullptr;
+    const VT vscale = Vec::set1(scale);
+    VT vmax = Vec::set1(ninf);
+    float m = ninf;
+    for (int64_t j = 0; j < n; j += Vec::W) {
+      int w = static_cast<int>(std::min<int64_t>(Vec::W, n - j));
+      VT acc = Vec::zero();
+      for (int64_t c = 0; c < d; ++c)
+        acc = Vec::fma(Vec::set1(qi[c]), Vec::load_n(kt + c * t + j, w), acc);
+      acc = Vec::mul(acc, vscale);
+      if (softcap > 0) {
+        Vec::store_n(scores + j, acc, w);
+        for (int e = 0; e < w; ++e)
+          scores[j + e] = softcap * std::tanh(scores[j + e] / softcap);
+        acc = Vec::load_n(scores + j, w);
+      }
+      if (mrow)
+        acc = Vec::add(acc, Vec::load_n(mrow + j, w));
+      Vec::store_n(scores + j, acc, w);
+      if (w == Vec::W) {
+        vmax = Vec::max(acc, vmax);
+      } else {
+        for (int e = 0; e < w; ++e)
+          m = scores[j + e] > m ? scores[j + e] : m;
+      }
+    }
+    {
+      float lanes[Vec::W];
+      Vec::store(lanes, vmax);
+      for (float x : lanes)
+        m = x > m ? x : m;
+    }
+    float *yi = y + b * ybs + h * yhs + i * yrs;
+    if (m == ninf) {
+      // Every key hidden gives a zero row; a NaN among them a NaN row.
+      bool nan = false;
+      for (int64_t j = 0; j < n; ++j)
+        nan = nan || scores[j] != scores[j];
+      if (!nan) {
+        for (int64_t c = 0; c < dv; ++c)
+          yi[c] = 0.0f;
+        continue;
+      }
+    }
+    detail::softmax_row(scores, scores, n); // a NaN makes the row NaN
+    const float *vh = v + b * vbs + hk * vhs;
+    for (int64_t c = 0; c < dv; c += Vec::W) {
+      int w = static_cast<int>(std::min<int64_t>(Vec::W, dv - c));
+      VT acc = Vec::zero();
+      for (int64_t j = 0; j < n; ++j)
+        acc = Vec::fma(Vec::set1(scores[j]), Vec::load_n(vh + j * vrs + c, w), acc);
+      Vec::store_n(yi + c, acc, w);
+    }
+  }
+  return 0;
+}
+
 /// 2-D convolution (NCHW), see the file comment for the scheme. Work units
 /// are (image, group, pixel block, chunk of weight panels); part `part` of
 /// `parts` takes a contiguous range. Every output element is computed by the

@@ -43,6 +43,8 @@
 
 #include "runtime-support/onnxcc_kernels.h"
 
+#include <array>
+
 using namespace mlir;
 
 namespace onnxcc::lowering {
@@ -608,6 +610,197 @@ struct AttentionKernelLowering : KernelPattern<onnx::ScaledDotProductAttentionOp
   }
 };
 
+/// ONNX Attention (opsets 23-25) on static float32 Q, K, V without
+/// nonpad_kv_seqlen, a window, a qk_matmul_output that is read, or another
+/// softmax precision: onnxcc_rt::kernels::attention_heads, one query row at
+/// a time (no [Sq, T] buffer). 3-D operands are read in place through their
+/// strides; a past is concatenated first (the present outputs); attn_mask
+/// becomes an additive float tensor of its own shape (bool: 0 or -inf, a
+/// short last dim padded with -inf).
+struct OnnxAttentionKernelLowering : KernelPattern<onnx::AttentionOp> {
+  using KernelPattern::KernelPattern;
+
+  LogicalResult matchAndRewrite(onnx::AttentionOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Value q = adaptor.getQ(), key = adaptor.getK(), v = adaptor.getV();
+    auto qType = dyn_cast<RankedTensorType>(q.getType());
+    auto kType = dyn_cast<RankedTensorType>(key.getType());
+    auto vType = dyn_cast<RankedTensorType>(v.getType());
+    if (!qType || !kType || !vType || !isF32Tensor(q) || !isF32Tensor(key) || !isF32Tensor(v) ||
+        !qType.hasStaticShape() || !kType.hasStaticShape() || !vType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "Q, K, V are not static float32 tensors");
+    if (present(adaptor.getNonpadKvSeqlen()) || static_cast<int64_t>(op.getLeftWindowSize()) != -1 ||
+        static_cast<int64_t>(op.getRightWindowSize()) != -1 ||
+        !op.getQkMatmulOutput().use_empty() ||
+        (op.getSoftmaxPrecision() && *op.getSoftmaxPrecision() != 1))
+      return rewriter.notifyMatchFailure(op, "a feature the kernel does not compute");
+    RankedTensorType yType = staticResultType(rewriter, getTypeConverter(), op, 0);
+    if (!yType)
+      return failure();
+    Location loc = op.getLoc();
+    int64_t rank = qType.getRank();
+    if ((rank != 3 && rank != 4) || kType.getRank() != rank || vType.getRank() != rank)
+      return rewriter.notifyMatchFailure(op, "Q, K and V are not all 3-D or all 4-D");
+    ArrayRef<int64_t> qs = qType.getShape(), ks = kType.getShape(), vs = vType.getShape();
+    int64_t batch = qs[0], hq, hkv, sq, skv, d, dv;
+    if (rank == 3 && (!op.getQNumHeads() || !op.getKvNumHeads() || *op.getQNumHeads() < 1 ||
+                      *op.getKvNumHeads() < 1))
+      return rewriter.notifyMatchFailure(op, "3-D inputs without head counts");
+    if (rank == 3) {
+      hq = static_cast<int64_t>(*op.getQNumHeads());
+      hkv = static_cast<int64_t>(*op.getKvNumHeads());
+      sq = qs[1];
+      skv = ks[1];
+      d = qs[2] / hq;
+      dv = vs[2] / hkv;
+    } else {
+      hq = qs[1];
+      hkv = ks[1];
+      sq = qs[2];
+      skv = ks[2];
+      d = qs[3];
+      dv = vs[3];
+    }
+    if (hkv < 1 || hq % hkv || d < 1)
+      return rewriter.notifyMatchFailure(op, "query heads are not a multiple of kv heads");
+    // Strides (batch, head, row) of [B, H, S, X] or [B, S, H * X].
+    auto strides = [&](bool seqFirst, int64_t h, int64_t s, int64_t x) {
+      return seqFirst ? std::array<int64_t, 3>{s * h * x, x, h * x}
+                      : std::array<int64_t, 3>{h * s * x, s * x, x};
+    };
+    bool seqFirst = rank == 3;
+    std::array<int64_t, 3> qst = strides(seqFirst, hq, sq, d), kst = strides(seqFirst, hkv, skv, d),
+                           vst = strides(seqFirst, hkv, skv, dv),
+                           yst = strides(seqFirst, hq, sq, dv);
+    // The past, then K and V: [B, Hkv, P + S, D] (heads first).
+    Value pastK = present(adaptor.getPastKey()), pastV = present(adaptor.getPastValue());
+    int64_t past = 0;
+    SmallVector<Value> results(4);
+    auto headsFirst = [&](Value x, int64_t h, int64_t s, int64_t w) -> Value {
+      if (!seqFirst)
+        return x;
+      auto viewType = RankedTensorType::get({batch, s, h, w}, rewriter.getF32Type());
+      Value view = tensor::ExpandShapeOp::create(
+          rewriter, loc, viewType, x, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+      auto outType = RankedTensorType::get({batch, h, s, w}, rewriter.getF32Type());
+      return linalg::TransposeOp::create(rewriter, loc, view, emptyTensor(rewriter, loc, outType),
+                                         ArrayRef<int64_t>{0, 2, 1, 3})
+          ->getResult(0);
+    };
+    if (pastK) {
+      auto pkType = dyn_cast<RankedTensorType>(pastK.getType());
+      auto pvType = dyn_cast<RankedTensorType>(pastV ? pastV.getType() : Type());
+      if (!pkType || !pvType || !isF32Tensor(pastK, 4) || !isF32Tensor(pastV, 4) ||
+          !pkType.hasStaticShape() || !pvType.hasStaticShape())
+        return rewriter.notifyMatchFailure(op, "past_key/past_value are not static float32");
+      past = pkType.getDimSize(2);
+      auto concat = [&](Value p, Value cur, int64_t w) -> Value {
+        MLIRContext *ctx = rewriter.getContext();
+        auto outType = RankedTensorType::get({batch, hkv, past + skv, w}, rewriter.getF32Type());
+        Value out = emptyTensor(rewriter, loc, outType);
+        SmallVector<int64_t> ones(4, 1);
+        out = tensor::InsertSliceOp::create(
+            rewriter, loc, p, out, getAsIndexOpFoldResult(ctx, SmallVector<int64_t>(4, 0)),
+            getAsIndexOpFoldResult(ctx, {batch, hkv, past, w}), getAsIndexOpFoldResult(ctx, ones));
+        return tensor::InsertSliceOp::create(
+            rewriter, loc, cur, out, getAsIndexOpFoldResult(ctx, {0, 0, past, 0}),
+            getAsIndexOpFoldResult(ctx, {batch, hkv, skv, w}), getAsIndexOpFoldResult(ctx, ones));
+      };
+      key = concat(pastK, headsFirst(key, hkv, skv, d), d);
+      v = concat(pastV, headsFirst(v, hkv, skv, dv), dv);
+      results[1] = key;
+      results[2] = v;
+      kst = strides(false, hkv, past + skv, d);
+      vst = strides(false, hkv, past + skv, dv);
+    } else {
+      if (!op.getPresentKey().use_empty())
+        results[1] = headsFirst(key, hkv, skv, d);
+      if (!op.getPresentValue().use_empty())
+        results[2] = headsFirst(v, hkv, skv, dv);
+    }
+    int64_t t = past + skv;
+    // The additive mask, of attn_mask's shape with T keys.
+    Value mask = present(adaptor.getAttnMask());
+    int64_t mst[3] = {0, 0, 0};
+    if (mask) {
+      auto mType = dyn_cast<RankedTensorType>(mask.getType());
+      if (!mType || !mType.hasStaticShape() || mType.getRank() < 1 || mType.getRank() > 4)
+        return rewriter.notifyMatchFailure(op, "attn_mask is not static");
+      Type mElem = onnxElementType(op.getAttnMask());
+      if (!mElem.isInteger(1) && !isa<FloatType>(mElem))
+        return rewriter.notifyMatchFailure(op, "an integer attn_mask");
+      int64_t mRank = mType.getRank(), mCols = mType.getDimSize(mRank - 1);
+      SmallVector<int64_t> biasShape(mType.getShape());
+      biasShape.back() = t;
+      auto biasType = RankedTensorType::get(biasShape, rewriter.getF32Type());
+      Value rawMask = mask;
+      mask = buildIndexedGeneric(
+          rewriter, loc, biasType, [&](OpBuilder &b, Location l, ArrayRef<Value> iv) -> Value {
+            SmallVector<Value> at(iv.begin(), iv.end());
+            Value j = iv.back();
+            at.back() = mCols == 1 ? indexConst(b, l, 0)
+                                   : clampIndex(b, l, j, indexConst(b, l, 0),
+                                                indexConst(b, l, mCols - 1));
+            Value m = tensor::ExtractOp::create(b, l, rawMask, at);
+            Value ninf = arith::ConstantOp::create(
+                b, l, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+            Value zero = arith::ConstantOp::create(b, l, b.getF32FloatAttr(0.0f));
+            Value value = mElem.isInteger(1) ? arith::SelectOp::create(b, l, m, zero, ninf)
+                                             : castScalar(b, l, m, mElem, b.getF32Type());
+            if (mCols == 1 || mCols >= t)
+              return value;
+            Value inside = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, j,
+                                                 indexConst(b, l, mCols));
+            return arith::SelectOp::create(b, l, inside, value, ninf);
+          });
+      // Strides over (batch, head, row) of the mask aligned to [B, Hq, Sq, T].
+      int64_t full[3] = {batch, hq, sq}, stride = t;
+      for (int64_t dd = 2; dd >= 0; --dd) {
+        int64_t md = mRank - 1 - (3 - dd);
+        int64_t size = md >= 0 ? biasShape[md] : 1;
+        if (size != 1 && size != full[dd])
+          return rewriter.notifyMatchFailure(op, "attn_mask does not broadcast");
+        mst[dd] = size == 1 ? 0 : stride;
+        stride *= size;
+      }
+    }
+    double scale = op.getScale() ? op.getScale()->convertToDouble() : 1.0 / std::sqrt(double(d));
+    KernelCall call(rewriter, loc, threads);
+    call.buffer(flatBuffer(rewriter, loc, q, /*readOnly=*/true));
+    call.buffer(flatBuffer(rewriter, loc, key, /*readOnly=*/true));
+    Value vBuffer = flatBuffer(rewriter, loc, v, /*readOnly=*/true);
+    call.buffer(vBuffer);
+    call.buffer(mask ? flatBuffer(rewriter, loc, mask, /*readOnly=*/true) : vBuffer);
+    call.i32(mask ? 1 : 0);
+    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType), /*readOnly=*/false);
+    call.buffer(out);
+    call.buffer(
+        scratchBuffer(rewriter, loc, k::attention_heads_scratch_floats(target, t, d) * threads));
+    for (int64_t x : {batch, hq, hkv, sq, t, d, dv})
+      call.i64(x);
+    for (const auto &st : {qst, kst, vst, yst})
+      for (int64_t x : st)
+        call.i64(x);
+    for (int64_t x : mst)
+      call.i64(x);
+    call.f32(static_cast<float>(scale));
+    call.f32(op.getSoftcap().convertToFloat());
+    call.i32(op.getIsCausal() ? 1 : 0);
+    call.i64(past);
+    call.partition();
+    call.emit(op, "attention_heads");
+    results[0] = resultTensor(rewriter, loc, out, yType, {});
+    // Outputs nothing reads get an (unused) empty tensor.
+    for (unsigned r = 1; r < 4; ++r)
+      if (!results[r])
+        results[r] = emptyTensor(
+            rewriter, loc,
+            cast<RankedTensorType>(getTypeConverter()->convertType(op->getResult(r).getType())));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 /// Whether `v` is a static float32 tensor of `n` elements whose last dim is n
 /// (a per-column vector, broadcast along the rows).
 bool isColumnVector(Value v, int64_t n) {
@@ -822,7 +1015,8 @@ void populateKernelPatterns(OnnxTypeConverter &converter, RewritePatternSet &pat
                GemmKernelLowering<onnx::GemmOp>, GemmKernelLowering<onnx::FusedGemmOp>,
                GemmKernelLowering<onnx::MatMulOp>, GemmKernelLowering<onnx::FusedMatMulOp>>(
       converter, ctx, isa, threads);
-  patterns.add<AttentionKernelLowering, LayerNormKernelLowering, SoftmaxKernelLowering,
+  patterns.add<AttentionKernelLowering, OnnxAttentionKernelLowering, LayerNormKernelLowering,
+               SoftmaxKernelLowering,
                MaxPoolKernelLowering, GlobalAveragePoolKernelLowering, ReduceMeanKernelLowering>(
       converter, ctx, isa, threads);
 }

@@ -863,6 +863,7 @@ struct ConvertOnnxToLinalgPass
     populateStringPatterns(converter, patterns);
     populateFusedPatterns(converter, patterns);
     populateAttentionPatterns(converter, patterns);
+    populateTransformerPatterns(converter, patterns);
     if (kernels != "none") {
       std::optional<int> isa = kernelIsaFromName(kernels);
       if (!isa) {

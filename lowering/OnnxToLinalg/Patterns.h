@@ -276,6 +276,8 @@ void populateRecurrentPatterns(OnnxTypeConverter &converter, mlir::RewritePatter
 void populateStringPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateFusedPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateAttentionPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateTransformerPatterns(OnnxTypeConverter &converter,
+                                 mlir::RewritePatternSet &patterns);
 
 /// The runtime-support kernel ISA named `name` (generic, avx2, avx512).
 std::optional<int> kernelIsaFromName(llvm::StringRef name);
