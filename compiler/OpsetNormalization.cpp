@@ -279,13 +279,32 @@ Error topkAttr(NodeContext &nc) {
 Error dropoutAttrs(NodeContext &nc) {
   if (Error e = onlyAttributes(nc, {"ratio", "is_test", "seed"}))
     return e;
-  if (nc.node.output_size() > 1 && !nc.node.output(1).empty() && nc.sinceVersion < 10)
-    return nc.error("the mask output of Dropout before opset 10 is not supported");
   auto x = nc.input(0);
   if (!x)
     return x.takeError();
   Value ratio = nc.constScalar(nc.builder().getF32Type(), nc.floatAttr("ratio", 0.5f));
-  return emit(nc, "Dropout", {*x, ratio, nc.noValue()}, {}, 2);
+  if (nc.node.output_size() < 2 || nc.node.output(1).empty() || nc.sinceVersion >= 10)
+    return emit(nc, "Dropout", {*x, ratio, nc.noValue()}, {}, 2);
+  // Before opset 10 the mask has the data's type: at inference (onnxcc never
+  // trains) every element is kept, so it is all ones of X's shape.
+  auto elem = dyn_cast_or_null<FloatType>(elementTypeOf(*x));
+  if (!elem)
+    return nc.error("the mask output of Dropout before opset 10 needs float data");
+  auto dropout = nc.build("Dropout", {*x, ratio, nc.noValue()}, {}, 2);
+  if (!dropout)
+    return dropout.takeError();
+  auto shape = nc.build("Shape", {*x}, {});
+  if (!shape)
+    return shape.takeError();
+  auto one = DenseElementsAttr::get(RankedTensorType::get({1}, elem),
+                                    nc.builder().getFloatAttr(elem, 1.0).getValue());
+  auto mask = nc.build("ConstantOfShape", {(*shape)->getResult(0)},
+                       {nc.builder().getNamedAttr("value", one)});
+  if (!mask)
+    return mask.takeError();
+  if (Error e = nc.setOutput(0, (*dropout)->getResult(0)))
+    return e;
+  return nc.setOutput(1, (*mask)->getResult(0));
 }
 
 /// BatchNormalization before 14: inference form only.

@@ -60,6 +60,12 @@ onnx_1_23 = os.path.normpath(os.path.join(config.onnxcc_src_root, "..", "shared"
 config.substitutions.append(("%onnx_1_23", onnx_1_23))
 if os.path.isdir(onnx_1_23):
     config.available_features.add("onnx-1.23")
+# ONNX's backend-test "light" models (Caffe2-era classifiers, opset 9), there too.
+onnx_light = os.path.normpath(os.path.join(config.onnxcc_src_root, "..", "shared", "onnx",
+                                           "light"))
+config.substitutions.append(("%onnx_light", onnx_light))
+if os.path.isdir(onnx_light):
+    config.available_features.add("onnx-light")
 try:
     import importlib.util
     if importlib.util.find_spec("torch") and importlib.util.find_spec("torchvision"):
