@@ -989,6 +989,137 @@ Error resize18(NodeContext &nc) {
   return emit(nc, "Resize", {x, roi, hasSizes ? nc.noValue() : scales, sizes}, attrs);
 }
 
+/// GroupNormalization (new in opset 18): X [N, C, ...] viewed as [N, G, L]
+/// is InstanceNormalization over its G groups, viewed back as X. Opset 21's
+/// scale and bias are per channel (a Mul and an Add over [C, 1, ...]); opset
+/// 18's, deprecated, per group (InstanceNormalization's own). stash_type 1
+/// (the default) normalizes float16/bfloat16 data in float32.
+Error groupNormalization18(NodeContext &nc) {
+  if (Error e = onlyAttributes(nc, {"epsilon", "num_groups", "stash_type"}))
+    return e;
+  if (nc.numInputs() != 3)
+    return nc.error("takes 3 inputs (X, scale, bias), has " + llvm::Twine(nc.numInputs()));
+  auto in = inputs(nc, 3);
+  if (!in)
+    return in.takeError();
+  Value x = (*in)[0], scale = (*in)[1], bias = (*in)[2];
+  const auto *groupsAttr = nc.attr("num_groups");
+  if (!groupsAttr)
+    return nc.error("needs the 'num_groups' attribute");
+  int64_t groups = groupsAttr->i();
+  auto xType = dyn_cast<RankedTensorType>(x.getType());
+  auto elem = xType ? dyn_cast<FloatType>(xType.getElementType()) : FloatType();
+  if (!xType || !elem || xType.getRank() < 2 || xType.isDynamicDim(1))
+    return nc.error("needs float X of rank >= 2 with a static channel dim");
+  int64_t rank = xType.getRank(), channels = xType.getDimSize(1);
+  if (groups < 1 || channels % groups != 0)
+    return nc.error("num_groups " + llvm::Twine(groups) + " does not divide the " +
+                    llvm::Twine(channels) + " channels");
+  // (The table has no schema for it: the node's opset decides the version.)
+  bool perChannel = nc.opset >= 21;
+  int64_t stash = nc.intAttr("stash_type", 1);
+  if (stash != 1 && !(stash == 11 && elem.isF64()) && !(elem.isF32() || elem.isF64()))
+    return nc.error("stash_type " + llvm::Twine(stash) + " is not supported (1: float32)");
+  float epsilon = nc.floatAttr("epsilon", 1e-5f);
+  // Normalized in float32 when X is narrower (stash_type 1).
+  bool widen = elem.getWidth() < 32;
+  FloatType calc = widen ? FloatType(nc.builder().getF32Type()) : elem;
+  auto cast = [&](Value v, int64_t to) -> Expected<Value> {
+    auto c = nc.build("Cast", {v}, {namedI64(nc, "to", to)});
+    if (!c)
+      return c.takeError();
+    return (*c)->getResult(0);
+  };
+  Value xs = x;
+  if (widen) {
+    auto c = cast(x, 1);
+    if (!c)
+      return c.takeError();
+    xs = *c;
+  }
+  auto grouped = nc.build("Reshape", {xs, nc.constI64({0, groups, -1})}, {});
+  if (!grouped)
+    return grouped.takeError();
+  auto fill = [&](double v, int64_t n) -> Expected<Value> {
+    SmallVector<APFloat> values(n, APFloat(v));
+    for (APFloat &a : values) {
+      bool lost;
+      a.convert(calc.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    }
+    auto c = nc.build("Constant", {},
+                      {nc.builder().getNamedAttr(
+                          "value", DenseElementsAttr::get(RankedTensorType::get({n}, calc),
+                                                          values))});
+    if (!c)
+      return c.takeError();
+    return (*c)->getResult(0);
+  };
+  Value gScale, gBias;
+  if (perChannel) {
+    auto ones = fill(1.0, groups), zeros = fill(0.0, groups);
+    if (!ones)
+      return ones.takeError();
+    if (!zeros)
+      return zeros.takeError();
+    gScale = *ones;
+    gBias = *zeros;
+  } else {
+    gScale = scale;
+    gBias = bias;
+    if (widen) {
+      auto s = cast(scale, 1), b = cast(bias, 1);
+      if (!s)
+        return s.takeError();
+      if (!b)
+        return b.takeError();
+      gScale = *s;
+      gBias = *b;
+    }
+  }
+  auto normed = nc.build("InstanceNormalization", {(*grouped)->getResult(0), gScale, gBias},
+                         {namedF32(nc, "epsilon", epsilon)});
+  if (!normed)
+    return normed.takeError();
+  auto shape = nc.build("Shape", {x}, {});
+  if (!shape)
+    return shape.takeError();
+  auto back = nc.build("Reshape", {(*normed)->getResult(0), (*shape)->getResult(0)}, {});
+  if (!back)
+    return back.takeError();
+  Value y = (*back)->getResult(0);
+  if (widen) {
+    // Back to X's type before the scale and bias (the second stage).
+    auto to = nc.build("CastLike", {y, x}, {});
+    if (!to)
+      return to.takeError();
+    y = (*to)->getResult(0);
+  }
+  if (!perChannel) {
+    if (Error e = nc.setOutput(0, y))
+      return e;
+    return Error::success();
+  }
+  // Scale and bias over [C, 1, ...].
+  SmallVector<int64_t> axes;
+  for (int64_t d = 1; d < rank - 1; ++d)
+    axes.push_back(d);
+  Value s = scale, b = bias;
+  if (!axes.empty()) {
+    auto su = nc.build("Unsqueeze", {scale, nc.constI64(axes)}, {});
+    if (!su)
+      return su.takeError();
+    auto bu = nc.build("Unsqueeze", {bias, nc.constI64(axes)}, {});
+    if (!bu)
+      return bu.takeError();
+    s = (*su)->getResult(0);
+    b = (*bu)->getResult(0);
+  }
+  auto scaled = nc.build("Mul", {y, s}, {});
+  if (!scaled)
+    return scaled.takeError();
+  return emit(nc, "Add", {(*scaled)->getResult(0), b}, {});
+}
+
 /// Gelu (new in opset 20) is onnxcc's own onnx.Gelu, the op the graph passes
 /// make of the Gelu patterns of older opsets: same inputs, attribute and
 /// default.
@@ -1139,6 +1270,7 @@ const Handler handlers[] = {
     // Ops new in opsets 18 to 28 that an op of the dialect implements (by
     // opset, as they have no schema in the table).
     {"Gelu", 20, kMaxOpset, gelu20},
+    {"GroupNormalization", 18, kMaxOpset, groupNormalization18},
     {"CenterCropPad", 18, kMaxOpset, centerCropPad18},
     {"Attention", 23, kMaxOpset, attention23},
     {"RMSNormalization", 23, kMaxOpset, rmsNormalization23},
