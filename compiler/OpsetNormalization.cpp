@@ -909,6 +909,15 @@ Error resize18(NodeContext &nc) {
     hasSizes = false;
   }
   // Spread over every dim.
+  // `v` as float32 (scales and roi are float32 in the dialect's Resize).
+  auto asF32 = [&](Value v) -> Expected<Value> {
+    if (elementTypeOf(v) == f32)
+      return v;
+    auto cast = nc.build("Cast", {v}, {namedI64(nc, "to", 1)});
+    if (!cast)
+      return cast.takeError();
+    return (*cast)->getResult(0);
+  };
   auto floats = [&](ArrayRef<float> v) -> Expected<Value> {
     auto c = nc.build("Constant", {},
                       {nc.builder().getNamedAttr(
@@ -936,13 +945,10 @@ Error resize18(NodeContext &nc) {
     auto one = floats({1.0f});
     if (!one)
       return one.takeError();
-    if (elementTypeOf(scales) != f32) {
-      auto cast = nc.build("Cast", {scales}, {namedI64(nc, "to", 1)});
-      if (!cast)
-        return cast.takeError();
-      scales = (*cast)->getResult(0);
-    }
-    auto full = spreadOverAxes(nc, scales, *one, where);
+    auto wide = asF32(scales);
+    if (!wide)
+      return wide.takeError();
+    auto full = spreadOverAxes(nc, *wide, *one, where);
     if (!full)
       return full.takeError();
     scales = *full;
@@ -959,14 +965,10 @@ Error resize18(NodeContext &nc) {
     auto whole = floats({0.0f, 1.0f});
     if (!whole)
       return whole.takeError();
-    Value r = roi;
-    if (elementTypeOf(r) != f32) {
-      auto cast = nc.build("Cast", {r}, {namedI64(nc, "to", 1)});
-      if (!cast)
-        return cast.takeError();
-      r = (*cast)->getResult(0);
-    }
-    auto full = spreadOverAxes(nc, r, *whole, roiWhere);
+    auto wide = asF32(roi);
+    if (!wide)
+      return wide.takeError();
+    auto full = spreadOverAxes(nc, *wide, *whole, roiWhere);
     if (!full)
       return full.takeError();
     roi = *full;

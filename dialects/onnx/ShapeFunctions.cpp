@@ -836,40 +836,39 @@ LogicalResult ConvTransposeOp::inferShapes(ShapeContext &ctx) {
   return success();
 }
 
-/// Y has the shape of X; running_mean/var (training mode) have shape [C].
-LogicalResult BatchNormalizationOp::inferShapes(ShapeContext &ctx) {
+/// Y has the shape of X [N, C, ...]; operands 1 to `lastPerChannel` (1-D)
+/// have one value per channel, whose count unify records. The shapes of
+/// BatchNormalization and InstanceNormalization.
+static LogicalResult perChannelNormShape(ShapeContext &ctx, unsigned lastPerChannel) {
   auto x = ctx.operandShape(0);
   if (!x)
     return success();
   if (x->size() < 2)
     return ctx.fail("input X has shape " + shapeText(*x) + ", expected rank >= 2");
   ctx.setShape(0, *x);
-  for (unsigned i = 1; i < 5; ++i) {
+  for (unsigned i = 1; i <= lastPerChannel; ++i) {
     auto s = ctx.operandShape(i);
     if (s && s->size() == 1 && failed(ctx.unify((*s)[0], (*x)[1])))
       return ctx.fail("operand #" + Twine(i) + " has shape " + shapeText(*s) +
                       " but X has " + dimText((*x)[1]) + " channels");
   }
-  ctx.setShape(1, Shape{(*x)[1]});
-  ctx.setShape(2, Shape{(*x)[1]});
+  return success();
+}
+
+/// Y has the shape of X; running_mean/var (training mode) have shape [C].
+LogicalResult BatchNormalizationOp::inferShapes(ShapeContext &ctx) {
+  if (failed(perChannelNormShape(ctx, 4)))
+    return failure();
+  if (auto x = ctx.operandShape(0); x && x->size() >= 2) {
+    ctx.setShape(1, Shape{(*x)[1]});
+    ctx.setShape(2, Shape{(*x)[1]});
+  }
   return success();
 }
 
 /// Y has the shape of X; scale and B have one value per channel.
 LogicalResult InstanceNormalizationOp::inferShapes(ShapeContext &ctx) {
-  auto x = ctx.operandShape(0);
-  if (!x)
-    return success();
-  if (x->size() < 2)
-    return ctx.fail("input X has shape " + shapeText(*x) + ", expected rank >= 2");
-  ctx.setShape(0, *x);
-  for (unsigned i = 1; i < 3; ++i) {
-    auto s = ctx.operandShape(i);
-    if (s && s->size() == 1 && failed(ctx.unify((*s)[0], (*x)[1])))
-      return ctx.fail("operand #" + Twine(i) + " has shape " + shapeText(*s) +
-                      " but X has " + dimText((*x)[1]) + " channels");
-  }
-  return success();
+  return perChannelNormShape(ctx, 2);
 }
 
 /// Y has the shape of X; Mean and InvStdDev keep the dims before `axis` and
