@@ -927,6 +927,17 @@ Error resize18(NodeContext &nc) {
       return c.takeError();
     return (*c)->getResult(0);
   };
+  // Float32 `values` spread over every dim, `fill` for the others.
+  auto spreadFloats = [&](Value values, ArrayRef<float> fill,
+                          ArrayRef<int64_t> at) -> Expected<Value> {
+    auto others = floats(fill);
+    if (!others)
+      return others.takeError();
+    auto wide = asF32(values);
+    if (!wide)
+      return wide.takeError();
+    return spreadOverAxes(nc, *wide, *others, at);
+  };
   SmallVector<int64_t> where(rank);
   if (hasSizes) {
     // Other dims keep their size: Concat(sizes, Shape(X)), dim d at k + d.
@@ -942,13 +953,7 @@ Error resize18(NodeContext &nc) {
   } else if (isPresent(scales)) {
     for (int64_t d = 0; d < rank; ++d)
       where[d] = positionOf(d).value_or(k);
-    auto one = floats({1.0f});
-    if (!one)
-      return one.takeError();
-    auto wide = asF32(scales);
-    if (!wide)
-      return wide.takeError();
-    auto full = spreadOverAxes(nc, *wide, *one, where);
+    auto full = spreadFloats(scales, {1.0f}, where);
     if (!full)
       return full.takeError();
     scales = *full;
@@ -962,13 +967,7 @@ Error resize18(NodeContext &nc) {
       roiWhere[d] = i ? *i : 2 * k;
       roiWhere[rank + d] = i ? k + *i : 2 * k + 1;
     }
-    auto whole = floats({0.0f, 1.0f});
-    if (!whole)
-      return whole.takeError();
-    auto wide = asF32(roi);
-    if (!wide)
-      return wide.takeError();
-    auto full = spreadOverAxes(nc, *wide, *whole, roiWhere);
+    auto full = spreadFloats(roi, {0.0f, 1.0f}, roiWhere);
     if (!full)
       return full.takeError();
     roi = *full;
