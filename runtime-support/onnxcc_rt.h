@@ -515,6 +515,28 @@ inline bool is_stopword(const char *s, const char *words, int64_t bytes, bool fo
 
 } // namespace strings
 
+/// ONNX StringConcat of the `n` pairs of strings at `a` and `b` (the caller
+/// broadcast them): result `i` is `a[i]` then `b[i]`, written into the pool.
+/// Returns 0, status_null_string or status_string_pool_full.
+inline int string_concat(const void *a, const void *b, int64_t n, void *out,
+                         string_pool *pool) {
+  for (int64_t i = 0; i < n; ++i) {
+    const char *x = strings::get(a, i), *y = strings::get(b, i);
+    if (!x || !y)
+      return status_null_string;
+    size_t lx = std::strlen(x), ly = std::strlen(y);
+    if (!pool || lx + ly + 1 > static_cast<size_t>(pool->size - pool->used))
+      return status_string_pool_full;
+    char *s = pool->data + pool->used;
+    std::memcpy(s, x, lx);
+    std::memcpy(s + lx, y, ly);
+    s[lx + ly] = '\0';
+    pool->used += static_cast<int64_t>(lx + ly + 1);
+    strings::set(out, i, s);
+  }
+  return 0;
+}
+
 /// ONNX StringNormalizer over the `n` strings at `in`: drops the stopwords
 /// (`stopwords_bytes` bytes of NUL-terminated words; compared ignoring case
 /// unless `case_sensitive`), changes the case of the rest (`case_action` 0

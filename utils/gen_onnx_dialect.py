@@ -122,7 +122,8 @@ KEPT_TYPES[("BitCast", 26, "T2")] = _BITCAST_TYPES
 # Ops new after IMPLEMENTED_OPSET that the dialect defines (at their newest
 # version up to MAX_OPSET) and the lowering implements natively. Other new ops
 # are unknown to the dialect; those with a function body are expanded on import.
-NEW_OPS = {"BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "BitCast", "CumProd"}
+NEW_OPS = {"BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "BitCast", "CumProd",
+           "StringConcat"}
 
 # Reductions that take `axes` as an attribute in opset 17 are defined in the
 # opset-18 form (axes as an optional input) so that every Reduce* op has one shape.

@@ -1786,6 +1786,15 @@ def Onnx_SqueezeOp : Onnx_Op<"Squeeze", [Pure, DeclareOpInterfaceMethods<OnnxSha
   let hasVerifier = 1;
 }
 
+def Onnx_StringConcatOp : Onnx_Op<"StringConcat", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
+  let summary = "ONNX StringConcat (ai.onnx, since opset 20)";
+  let arguments = (ins
+    TensorOf<[Onnx_StringType]>:$X,
+    TensorOf<[Onnx_StringType]>:$Y);
+  let results = (outs
+    TensorOf<[Onnx_StringType]>:$Z);
+}
+
 def Onnx_StringNormalizerOp : Onnx_Op<"StringNormalizer", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX StringNormalizer (ai.onnx, since opset 10)";
   let arguments = (ins

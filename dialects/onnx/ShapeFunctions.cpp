@@ -637,7 +637,7 @@ BCAST(Add) BCAST(Sub) BCAST(Mul) BCAST(Div) BCAST(Pow) BCAST(Mod) BCAST(And)
 BCAST(Or) BCAST(Xor) BCAST(Equal) BCAST(Greater) BCAST(GreaterOrEqual)
 BCAST(Less) BCAST(LessOrEqual) BCAST(PRelu) BCAST(Max) BCAST(Min) BCAST(Mean)
 BCAST(Sum) BCAST(Where) BCAST(BitShift)
-BCAST(BitwiseAnd) BCAST(BitwiseOr) BCAST(BitwiseXor)
+BCAST(BitwiseAnd) BCAST(BitwiseOr) BCAST(BitwiseXor) BCAST(StringConcat)
 
 // Sequence and optional ops: their results are not tensors.
 #define NO_TENSOR(OP) SHAPE_FN(OP, noTensorShape)

@@ -176,10 +176,61 @@ struct StringNormalizerLowering : OpConversionPattern<onnx::StringNormalizerOp> 
   }
 };
 
+/// StringConcat: both operands broadcast to the result (copies of their
+/// pointers), then one call concatenates each pair into the string pool.
+struct StringConcatLowering : OpConversionPattern<onnx::StringConcatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::StringConcatOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    Value x = adaptor.getX(), y = adaptor.getY();
+    for (Value v : {x, y}) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (!t || !t.hasStaticShape() || t.getRank() > type.getRank())
+        return rewriter.notifyMatchFailure(op, "operands must be static and broadcast");
+    }
+    auto copy = [](OpBuilder &, Location, ValueRange args) { return args[0]; };
+    Value a = buildBroadcastGeneric(rewriter, loc, type, x, copy);
+    Value b = buildBroadcastGeneric(rewriter, loc, type, y, copy);
+    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, type), /*readOnly=*/false);
+    Value operands[] = {flatBuffer(rewriter, loc, a, /*readOnly=*/true),
+                        flatBuffer(rewriter, loc, b, /*readOnly=*/true),
+                        indexConst(rewriter, loc, type.getNumElements()), out};
+    SmallVector<Type> types;
+    for (Value v : operands)
+      types.push_back(v.getType());
+    func::FuncOp callee = declareRuntimeFunction(
+        rewriter, op, "onnxcc_rt_string_concat", "onnxcc_rt::string_concat",
+        FunctionType::get(ctx, types, {IntegerType::get(ctx, 32)}), /*usesStringPool=*/true);
+    func::CallOp::create(rewriter, loc, callee, operands);
+    auto flatType = RankedTensorType::get({ShapedType::kDynamic}, type.getElementType());
+    Value result = bufferization::ToTensorOp::create(rewriter, loc, flatType, out,
+                                                     /*restrict=*/true, /*writable=*/true);
+    int64_t n = type.getNumElements();
+    result = tensor::CastOp::create(
+        rewriter, loc, RankedTensorType::get({n}, type.getElementType()), result);
+    if (type.getRank() == 0) {
+      result = tensor::CollapseShapeOp::create(rewriter, loc, type, result,
+                                               ArrayRef<ReassociationIndices>{});
+    } else if (type.getRank() > 1) {
+      SmallVector<ReassociationIndices> all(1);
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        all[0].push_back(d);
+      result = tensor::ExpandShapeOp::create(rewriter, loc, type, result, all);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void populateStringPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<StringNormalizerLowering>(converter, patterns.getContext());
+  patterns.add<StringNormalizerLowering, StringConcatLowering>(converter, patterns.getContext());
 }
 
 } // namespace onnxcc::lowering

@@ -44,3 +44,15 @@ func.func @cumprod_exclusive(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %0 = "onnx.CumProd"(%x, %ax) {exclusive = 1 : i64, reverse = 0 : i64} : (tensor<2x3xf32>, tensor<i64>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+/// StringConcat broadcasts both operands' pointers to the result, then one
+/// runtime-support call writes the concatenations into the string pool.
+// CHECK-LABEL: func.func @string_concat
+// CHECK-COUNT-2: linalg.generic
+// CHECK: call @onnxcc_rt_string_concat(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (memref<?xi64>, memref<?xi64>, index, memref<?xi64>) -> i32
+func.func @string_concat(%a: tensor<2x3x!onnx.string>, %b: tensor<3x!onnx.string>) -> tensor<2x3x!onnx.string> {
+  %0 = "onnx.StringConcat"(%a, %b) : (tensor<2x3x!onnx.string>, tensor<3x!onnx.string>) -> tensor<2x3x!onnx.string>
+  return %0 : tensor<2x3x!onnx.string>
+}
