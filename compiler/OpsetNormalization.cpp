@@ -708,6 +708,32 @@ Error castLike19(NodeContext &nc) {
   return emit(nc, "CastLike", *values, attrs);
 }
 
+/// The three operands of QuantizeLinear/DequantizeLinear (x, the scale, the
+/// optional zero point as onnx.NoValue when absent); `v` names the result
+/// ("y" for QuantizeLinear's y_scale) in the error.
+Expected<SmallVector<Value>> quantizeOperands(NodeContext &nc, StringRef v) {
+  if (nc.numInputs() < 2 || nc.numInputs() > 3 || !nc.hasInput(0) || !nc.hasInput(1))
+    return nc.error(nc.node.op_type() + " takes x, " + v + "_scale and an optional " + v +
+                    "_zero_point");
+  auto values = inputs(nc, nc.numInputs());
+  if (!values)
+    return values.takeError();
+  if (values->size() < 3)
+    values->push_back(nc.noValue());
+  return values;
+}
+
+/// `axis`, and `block_size` (opset 21) as onnxcc.block_size when blocked.
+Expected<SmallVector<NamedAttribute>> quantizeAttrs(NodeContext &nc) {
+  SmallVector<NamedAttribute> attrs = {namedI64(nc, "axis", nc.intAttr("axis", 1))};
+  int64_t blockSize = nc.intAttr("block_size", 0);
+  if (blockSize < 0)
+    return nc.error("block_size must be positive, is " + llvm::Twine(blockSize));
+  if (blockSize > 0)
+    attrs.push_back(namedI64(nc, "onnxcc.block_size", blockSize));
+  return attrs;
+}
+
 /// QuantizeLinear 19 adds `saturate` (float8 outputs), 21 `block_size` and
 /// `output_dtype`, 23 `precision`. The opset-13 op of the dialect keeps
 /// saturate 0 and block_size as onnxcc.saturate / onnxcc.block_size (read by
@@ -721,14 +747,10 @@ Error quantize19(NodeContext &nc) {
   if (precision != 0 && precision != 1)
     return unsupportedVersion(nc, "with precision " + llvm::Twine(precision) +
                                       " (onnxcc divides in float)");
-  if (nc.numInputs() < 2 || nc.numInputs() > 3 || !nc.hasInput(0) || !nc.hasInput(1))
-    return nc.error("QuantizeLinear takes x, y_scale and an optional y_zero_point");
-  auto values = inputs(nc, nc.numInputs());
+  auto values = quantizeOperands(nc, "y");
   if (!values)
     return values.takeError();
   SmallVector<Value> operands = *values;
-  if (operands.size() < 3)
-    operands.push_back(nc.noValue());
   if (int64_t dtype = nc.intAttr("output_dtype", 0); dtype != 0) {
     Type type = elementTypeOfDataType(nc.builder().getContext(), static_cast<int>(dtype));
     if (!type)
@@ -739,15 +761,12 @@ Error quantize19(NodeContext &nc) {
       return nc.error("output_dtype " + llvm::Twine(dtype) +
                       " differs from the type of y_zero_point");
   }
-  SmallVector<NamedAttribute> attrs = {namedI64(nc, "axis", nc.intAttr("axis", 1))};
+  auto attrs = quantizeAttrs(nc);
+  if (!attrs)
+    return attrs.takeError();
   if (nc.intAttr("saturate", 1) == 0)
-    attrs.push_back(namedI64(nc, "onnxcc.saturate", 0));
-  int64_t blockSize = nc.intAttr("block_size", 0);
-  if (blockSize < 0)
-    return nc.error("block_size must be positive, is " + llvm::Twine(blockSize));
-  if (blockSize > 0)
-    attrs.push_back(namedI64(nc, "onnxcc.block_size", blockSize));
-  return emit(nc, "QuantizeLinear", operands, attrs);
+    attrs->push_back(namedI64(nc, "onnxcc.saturate", 0));
+  return emit(nc, "QuantizeLinear", operands, *attrs);
 }
 
 /// DequantizeLinear 21 adds `block_size` (kept as onnxcc.block_size), 23
@@ -756,20 +775,14 @@ Error quantize19(NodeContext &nc) {
 Error dequantize21(NodeContext &nc) {
   if (Error e = onlyAttributes(nc, {"axis", "block_size", "output_dtype"}))
     return e;
-  if (nc.numInputs() < 2 || nc.numInputs() > 3 || !nc.hasInput(0) || !nc.hasInput(1))
-    return nc.error("DequantizeLinear takes x, x_scale and an optional x_zero_point");
-  auto values = inputs(nc, nc.numInputs());
+  auto values = quantizeOperands(nc, "x");
   if (!values)
     return values.takeError();
   SmallVector<Value> operands = *values;
-  if (operands.size() < 3)
-    operands.push_back(nc.noValue());
-  SmallVector<NamedAttribute> attrs = {namedI64(nc, "axis", nc.intAttr("axis", 1))};
-  int64_t blockSize = nc.intAttr("block_size", 0);
-  if (blockSize < 0)
-    return nc.error("block_size must be positive, is " + llvm::Twine(blockSize));
-  if (blockSize > 0)
-    attrs.push_back(namedI64(nc, "onnxcc.block_size", blockSize));
+  auto quantAttrs = quantizeAttrs(nc);
+  if (!quantAttrs)
+    return quantAttrs.takeError();
+  SmallVector<NamedAttribute> attrs = *quantAttrs;
   int64_t dtype = nc.intAttr("output_dtype", 0);
   Type outType = dtype ? elementTypeOfDataType(nc.builder().getContext(), static_cast<int>(dtype))
                        : Type();

@@ -465,17 +465,21 @@ LogicalResult ExpandOp::verify() { return verify1D(*this, getShape(), "shape"); 
 
 LogicalResult TileOp::verify() { return verify1D(*this, getRepeats(), "repeats"); }
 
-LogicalResult CastOp::verify() {
-  int64_t to = static_cast<int64_t>(getTo());
-  Type expected = onnxElementType(getContext(), to);
+/// Cast's and BitCast's `to`: an ONNX data type, the result's element type.
+static LogicalResult verifyTo(Operation *op, int64_t to, Value output) {
+  Type expected = onnxElementType(op->getContext(), to);
   if (!expected)
-    return emitOpError() << "'to' is " << to << ", which is not an ONNX tensor data type";
-  auto resultType = dyn_cast<TensorType>(getOutput().getType());
+    return op->emitOpError() << "'to' is " << to << ", which is not an ONNX tensor data type";
+  auto resultType = dyn_cast<TensorType>(output.getType());
   if (resultType && resultType.getElementType() != expected)
-    return emitOpError() << "'to' is " << to << " (" << expected
-                         << ") but the result element type is "
-                         << resultType.getElementType();
+    return op->emitOpError() << "'to' is " << to << " (" << expected
+                             << ") but the result element type is "
+                             << resultType.getElementType();
   return success();
+}
+
+LogicalResult CastOp::verify() {
+  return verifyTo(*this, static_cast<int64_t>(getTo()), getOutput());
 }
 
 /// Bits of one element as BitCast counts them (a bool takes a byte).
@@ -491,15 +495,9 @@ static std::optional<unsigned> bitCastWidth(Type t) {
 }
 
 LogicalResult BitCastOp::verify() {
-  int64_t to = static_cast<int64_t>(getTo());
-  Type expected = onnxElementType(getContext(), to);
-  if (!expected)
-    return emitOpError() << "'to' is " << to << ", which is not an ONNX tensor data type";
-  auto resultType = dyn_cast<TensorType>(getOutput().getType());
-  if (resultType && resultType.getElementType() != expected)
-    return emitOpError() << "'to' is " << to << " (" << expected
-                         << ") but the result element type is "
-                         << resultType.getElementType();
+  if (failed(verifyTo(*this, static_cast<int64_t>(getTo()), getOutput())))
+    return failure();
+  Type expected = onnxElementType(getContext(), static_cast<int64_t>(getTo()));
   Type from = cast<TensorType>(getInput().getType()).getElementType();
   auto fromBits = bitCastWidth(from), toBits = bitCastWidth(expected);
   if (!fromBits || !toBits || *fromBits != *toBits)
