@@ -1726,10 +1726,15 @@ LogicalResult NonMaxSuppressionOp::inferShapes(ShapeContext &ctx) {
   return success();
 }
 
-/// [rank(X), num_nonzero]: the count depends on the data.
+/// [rank(X), num_nonzero]: the count depends on the data, at most the
+/// number of elements.
 LogicalResult NonZeroOp::inferShapes(ShapeContext &ctx) {
   auto x = ctx.operandShape(0);
-  ctx.setShape(0, Shape{x ? Dim::known(x->size()) : Dim::unknown(), Dim::unknown()});
+  if (!x) {
+    ctx.setRank(0, 2);
+    return success();
+  }
+  ctx.setShape(0, Shape{Dim::known(x->size()), ctx.dataDim(0, productOf(*x))});
   return success();
 }
 
