@@ -106,6 +106,12 @@ std::optional<SymExpr> dimPoly(Value m, int64_t d, int depth = 0, bool negated =
     }
     return std::nullopt;
   }
+  if (auto expand = dyn_cast<memref::ExpandShapeOp>(def)) {
+    OpFoldResult size = expand.getMixedOutputShape()[d];
+    if (auto attr = dyn_cast<Attribute>(size))
+      return SymExpr::constant(cast<IntegerAttr>(attr).getInt());
+    return polyOf(cast<Value>(size), depth + 1, negated, bounded);
+  }
   if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def)) {
     std::optional<SymExpr> product = SymExpr::constant(1);
     // A local: the range-for would otherwise walk a destroyed temporary.

@@ -385,11 +385,39 @@ LogicalResult reduceShape(ShapeContext &ctx, std::optional<SmallVector<int64_t>>
     return success();
   int64_t rank = data->size();
   if (!axes) {
-    // Which axes are reduced is not known: only the rank may be.
-    if (keepDims)
-      ctx.setRank(0, rank);
-    else if (numAxes && *numAxes > 0 && *numAxes <= rank)
-      ctx.setRank(0, rank - *numAxes);
+    // Which axes are reduced is known at run time only: each result dim is
+    // data-dependent (a dim of 1 stays 1), at most the input dims it can be.
+    if (!numAxes || *numAxes <= 0 || *numAxes > rank) {
+      if (keepDims)
+        ctx.setRank(0, rank);
+      return success();
+    }
+    Shape out;
+    unsigned next = 0;
+    int64_t outRank = keepDims ? rank : rank - *numAxes;
+    for (int64_t j = 0; j < outRank; ++j) {
+      // Without keepdims, result dim j is one of input dims j .. j + numAxes.
+      ArrayRef<Dim> candidates = ArrayRef<Dim>(*data).slice(j, keepDims ? 1 : *numAxes + 1);
+      bool allSame = keepDims ? candidates.front() == Dim::known(1)
+                              : llvm::all_of(candidates, [&](const Dim &d) {
+                                  return d.isStatic() && d == candidates.front();
+                                });
+      if (allSame) {
+        out.push_back(candidates.front());
+        continue;
+      }
+      // The largest candidate when all are static, else their sum; a
+      // reduced dim kept as 1 may exceed an empty one.
+      Dim bound = Dim::known(keepDims ? 1 : 0);
+      if (llvm::all_of(candidates, [](const Dim &d) { return d.isStatic(); }))
+        for (const Dim &d : candidates)
+          bound = Dim::known(std::max(bound.size, d.size));
+      else
+        for (const Dim &d : candidates)
+          bound = addDims(bound, d);
+      out.push_back(ctx.dataDim(next++, bound));
+    }
+    ctx.setShape(0, out);
     return success();
   }
   if (axes->empty() && noopWhenEmpty) {
