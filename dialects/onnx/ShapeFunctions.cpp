@@ -1750,7 +1750,17 @@ LogicalResult SoftmaxCrossEntropyLossOp::inferShapes(ShapeContext &ctx) {
 
 /// [num_selected, 3]: the count depends on the data.
 LogicalResult NonMaxSuppressionOp::inferShapes(ShapeContext &ctx) {
-  ctx.setShape(0, Shape{Dim::unknown(), Dim::known(3)});
+  // At most min(spatial, max_output_boxes_per_class) boxes per batch and
+  // class.
+  auto boxes = ctx.operandShape(0), scores = ctx.operandShape(1);
+  Dim bound = Dim::unknown();
+  if (boxes && scores && boxes->size() == 3 && scores->size() == 3) {
+    Dim spatial = (*scores)[2];
+    if (auto limit = ctx.operandInts(2); limit && limit->size() == 1 && spatial.isStatic())
+      spatial = Dim::known(std::clamp<int64_t>((*limit)[0], 0, spatial.size));
+    bound = mulDims(mulDims((*scores)[0], (*scores)[1]), spatial);
+  }
+  ctx.setShape(0, Shape{ctx.dataDim(0, bound), Dim::known(3)});
   return success();
 }
 

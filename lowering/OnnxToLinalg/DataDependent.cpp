@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "lowering/OnnxToLinalg/Patterns.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -118,10 +119,115 @@ struct NonZeroLowering : OpConversionPattern<onnx::NonZeroOp> {
   }
 };
 
+/// The first element of an optional 1-element operand, or `fallback`.
+Value scalarOperand(OpBuilder &b, Location loc, Value v, Value fallback) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type)
+    return fallback;
+  SmallVector<Value> zeros(type.getRank(), indexConst(b, loc, 0));
+  return tensor::ExtractOp::create(b, loc, v, zeros);
+}
+
+/// NonMaxSuppression: one runtime-support call writes the selected rows
+/// into a buffer of the bound's room and their count; the result is the
+/// first `count` rows.
+struct NonMaxSuppressionLowering : OpConversionPattern<onnx::NonMaxSuppressionOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::NonMaxSuppressionOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto boxesType = dyn_cast<RankedTensorType>(adaptor.getBoxes().getType());
+    auto scoresType = dyn_cast<RankedTensorType>(adaptor.getScores().getType());
+    if (!boxesType || !scoresType || !boxesType.hasStaticShape() ||
+        !scoresType.hasStaticShape() || boxesType.getRank() != 3 || scoresType.getRank() != 3 ||
+        !boxesType.getElementType().isF32() || !scoresType.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "needs static float32 boxes and scores");
+    int64_t batches = scoresType.getDimSize(0), classes = scoresType.getDimSize(1),
+            spatial = scoresType.getDimSize(2);
+    if (boxesType.getDimSize(0) != batches || boxesType.getDimSize(1) != spatial ||
+        boxesType.getDimSize(2) != 4)
+      return rewriter.notifyMatchFailure(op, "boxes [B, N, 4] do not match scores [B, C, N]");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Type i64 = rewriter.getI64Type(), f32 = rewriter.getF32Type();
+    // The bound: rows of the result type's dim 0 at most.
+    const OnnxTypeConverter &types = onnxConverter(getTypeConverter());
+    auto names = op->getAttrOfType<ArrayAttr>("onnxcc.data_dims");
+    auto name = names && !names.empty() ? dyn_cast<StringAttr>(names[0]) : StringAttr();
+    std::optional<onnx::SymExpr> bound = name ? types.shapes.boundOf(name) : std::nullopt;
+    if (!bound || !bound->isConstant())
+      return rewriter.notifyMatchFailure(op, "its row count has no constant bound");
+    int64_t capacity = bound->constantValue();
+
+    Value maxPerClass = scalarOperand(rewriter, loc, adaptor.getMaxOutputBoxesPerClass(),
+                                      arith::ConstantIntOp::create(rewriter, loc, 0, 64));
+    Value iou = scalarOperand(rewriter, loc, adaptor.getIouThreshold(),
+                              floatConst(rewriter, loc, f32, 0.0));
+    bool hasScoreThreshold = isa<RankedTensorType>(adaptor.getScoreThreshold().getType());
+    Value scoreThreshold = scalarOperand(rewriter, loc, adaptor.getScoreThreshold(),
+                                         floatConst(rewriter, loc, f32, 0.0));
+    auto outType = RankedTensorType::get({std::max<int64_t>(capacity, 1) * 3}, i64);
+    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, outType), false);
+    Value count = flatBuffer(rewriter, loc,
+                             emptyTensor(rewriter, loc, RankedTensorType::get({1}, i64)), false);
+    Value scratch = flatBuffer(
+        rewriter, loc,
+        emptyTensor(rewriter, loc, RankedTensorType::get({std::max<int64_t>(spatial, 1) * 2}, i64)),
+        false);
+    auto i64c = [&](int64_t v) { return arith::ConstantIntOp::create(rewriter, loc, v, 64); };
+    auto i1c = [&](bool v) { return arith::ConstantIntOp::create(rewriter, loc, v, 1); };
+    Value operands[] = {flatBuffer(rewriter, loc, adaptor.getBoxes(), true),
+                        flatBuffer(rewriter, loc, adaptor.getScores(), true),
+                        i64c(batches),
+                        i64c(classes),
+                        i64c(spatial),
+                        maxPerClass,
+                        iou,
+                        scoreThreshold,
+                        i1c(hasScoreThreshold),
+                        i1c(op.getCenterPointBox() != 0),
+                        out,
+                        i64c(capacity),
+                        count,
+                        scratch};
+    SmallVector<Type> argTypes;
+    for (Value v : operands)
+      argTypes.push_back(v.getType());
+    func::FuncOp callee = declareRuntimeFunction(
+        rewriter, op, "onnxcc_rt_non_max_suppression", "onnxcc_rt::non_max_suppression",
+        FunctionType::get(ctx, argTypes, {rewriter.getI32Type()}), /*usesStringPool=*/false);
+    func::CallOp::create(rewriter, loc, callee, operands);
+
+    Value countTensor = bufferization::ToTensorOp::create(
+        rewriter, loc, RankedTensorType::get({ShapedType::kDynamic}, i64), count,
+        /*restrict=*/true, /*writable=*/true);
+    Value rows = tensor::ExtractOp::create(rewriter, loc, countTensor,
+                                           ValueRange{indexConst(rewriter, loc, 0)});
+    rows = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), rows);
+    Value n = types.defineDataDim(rewriter, loc, op, 0, rows);
+    if (!n)
+      return rewriter.notifyMatchFailure(op, "its row count has no bound");
+    auto flatType = RankedTensorType::get({ShapedType::kDynamic}, i64);
+    Value result = bufferization::ToTensorOp::create(rewriter, loc, flatType, out,
+                                                     /*restrict=*/true, /*writable=*/true);
+    result = tensor::CastOp::create(rewriter, loc, outType, result);
+    auto table = RankedTensorType::get({std::max<int64_t>(capacity, 1), 3}, i64);
+    result = tensor::ExpandShapeOp::create(rewriter, loc, table, result,
+                                           ArrayRef<ReassociationIndices>{{0, 1}});
+    SmallVector<OpFoldResult> offsets = {rewriter.getIndexAttr(0), rewriter.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = {n, rewriter.getIndexAttr(3)};
+    SmallVector<OpFoldResult> strides = {rewriter.getIndexAttr(1), rewriter.getIndexAttr(1)};
+    result = tensor::ExtractSliceOp::create(
+        rewriter, loc, RankedTensorType::get({ShapedType::kDynamic, 3}, i64), result, offsets,
+        sizes, strides);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void populateDataDependentPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<NonZeroLowering>(converter, patterns.getContext());
+  patterns.add<NonZeroLowering, NonMaxSuppressionLowering>(converter, patterns.getContext());
 }
 
 } // namespace onnxcc::lowering
