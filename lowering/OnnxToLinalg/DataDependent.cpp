@@ -119,6 +119,118 @@ struct NonZeroLowering : OpConversionPattern<onnx::NonZeroOp> {
   }
 };
 
+/// Compress: the input as [outer, dim, inner] slices along the axis (the
+/// flattened input without one); a first pass numbers the kept positions
+/// of the condition, a second writes each element at its slice's number,
+/// or into a spare slice past the last for a dropped one (no branch).
+struct CompressLowering : OpConversionPattern<onnx::CompressOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::CompressOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Value x = adaptor.getInput(), condition = adaptor.getCondition();
+    auto xType = dyn_cast<RankedTensorType>(x.getType());
+    auto condType = dyn_cast<RankedTensorType>(condition.getType());
+    auto resultType = dyn_cast_or_null<RankedTensorType>(
+        getTypeConverter()->convertType(op.getResult().getType()));
+    if (!xType || !condType || condType.getRank() != 1 || !resultType)
+      return rewriter.notifyMatchFailure(op, "needs a ranked input and a 1-D condition");
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value zero = indexConst(b, loc, 0), one = indexConst(b, loc, 1);
+    SmallVector<Value> sizes = dimSizes(b, loc, x);
+    int64_t rank = xType.getRank();
+    int64_t axis = 0;
+    if (op.getAxis()) {
+      axis = static_cast<int64_t>(*op.getAxis());
+      if (axis < 0)
+        axis += rank;
+      if (axis < 0 || axis >= rank)
+        return rewriter.notifyMatchFailure(op, "axis out of range");
+    } else {
+      x = flatten(b, loc, x);
+      sizes = {product(b, loc, sizes)};
+      rank = 1;
+    }
+    Value outer = product(b, loc, ArrayRef<Value>(sizes).take_front(axis));
+    Value inner = product(b, loc, ArrayRef<Value>(sizes).drop_front(axis + 1));
+    Value dim = sizes[axis];
+    // The condition's positions past its end are dropped.
+    Value usable = arith::MinUIOp::create(b, loc, dim, tensor::DimOp::create(b, loc, condition, 0));
+
+    // slot[j]: the number of kept positions before j, or the spare slot.
+    auto slotsType = RankedTensorType::get({ShapedType::kDynamic}, b.getIndexType());
+    Value slots = emptyTensor(b, loc, slotsType, ValueRange{dim});
+    auto numbered = scf::ForOp::create(
+        b, loc, zero, dim, one, ValueRange{slots, zero},
+        [&](OpBuilder &nb, Location l, Value j, ValueRange acc) {
+          Value inRange = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, j, usable);
+          Value at = arith::SelectOp::create(nb, l, inRange, j, indexConst(nb, l, 0));
+          Value keep = arith::AndIOp::create(
+              nb, l, inRange, tensor::ExtractOp::create(nb, l, condition, ValueRange{at}));
+          Value slot = arith::SelectOp::create(nb, l, keep, acc[1], indexConst(nb, l, -1));
+          Value next = arith::AddIOp::create(
+              nb, l, acc[1],
+              arith::SelectOp::create(nb, l, keep, indexConst(nb, l, 1), indexConst(nb, l, 0)));
+          scf::YieldOp::create(
+              nb, l, ValueRange{tensor::InsertOp::create(nb, l, slot, acc[0], ValueRange{j}), next});
+        });
+    Value n = onnxConverter(getTypeConverter())
+                  .defineDataDim(b, loc, op, 0, numbered.getResult(1));
+    if (!n)
+      return rewriter.notifyMatchFailure(op, "its count has no bound");
+    slots = numbered.getResult(0);
+
+    // The kept elements densely, [outer, n, inner] flat, then a spare
+    // block of `inner` that dropped elements go to.
+    Type elem = xType.getElementType();
+    Value keptCount = product(b, loc, {outer, n, inner});
+    Value scratch = emptyTensor(b, loc, RankedTensorType::get({ShapedType::kDynamic}, elem),
+                                ValueRange{arith::AddIOp::create(b, loc, keptCount, inner)});
+    Value flatX = flatten(b, loc, x);
+    Value total = product(b, loc, {outer, dim, inner});
+    auto filled = scf::ForOp::create(
+        b, loc, zero, total, one, ValueRange{scratch},
+        [&](OpBuilder &nb, Location l, Value i, ValueRange acc) {
+          Value k = arith::RemUIOp::create(nb, l, i, inner);
+          Value rest = arith::DivUIOp::create(nb, l, i, inner);
+          Value j = arith::RemUIOp::create(nb, l, rest, dim);
+          Value o = arith::DivUIOp::create(nb, l, rest, dim);
+          Value slot = tensor::ExtractOp::create(nb, l, slots, ValueRange{j});
+          Value dropped = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, slot,
+                                                indexConst(nb, l, 0));
+          // (o * n + slot) * inner + k, or keptCount + k.
+          Value at = arith::AddIOp::create(
+              nb, l,
+              arith::MulIOp::create(
+                  nb, l, arith::AddIOp::create(nb, l, arith::MulIOp::create(nb, l, o, n), slot),
+                  inner),
+              k);
+          at = arith::SelectOp::create(nb, l, dropped,
+                                       arith::AddIOp::create(nb, l, keptCount, k), at);
+          Value v = tensor::ExtractOp::create(nb, l, flatX, ValueRange{i});
+          scf::YieldOp::create(
+              nb, l, Value(tensor::InsertOp::create(nb, l, v, acc[0], ValueRange{at})));
+        });
+    Value result = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({ShapedType::kDynamic}, elem), filled.getResult(0),
+        ArrayRef<OpFoldResult>{b.getIndexAttr(0)}, ArrayRef<OpFoldResult>{keptCount},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+    SmallVector<OpFoldResult> resultSizes;
+    ReassociationIndices all;
+    for (int64_t d = 0; d < resultType.getRank(); ++d) {
+      all.push_back(d);
+      if (!resultType.isDynamicDim(d))
+        resultSizes.push_back(b.getIndexAttr(resultType.getDimSize(d)));
+      else
+        resultSizes.push_back(d == axis ? OpFoldResult(n) : OpFoldResult(sizes[d]));
+    }
+    result = tensor::ExpandShapeOp::create(b, loc, resultType, result,
+                                           ArrayRef<ReassociationIndices>{all}, resultSizes);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 /// The first element of an optional 1-element operand, or `fallback`.
 Value scalarOperand(OpBuilder &b, Location loc, Value v, Value fallback) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
@@ -227,7 +339,8 @@ struct NonMaxSuppressionLowering : OpConversionPattern<onnx::NonMaxSuppressionOp
 } // namespace
 
 void populateDataDependentPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<NonZeroLowering, NonMaxSuppressionLowering>(converter, patterns.getContext());
+  patterns.add<NonZeroLowering, NonMaxSuppressionLowering, CompressLowering>(
+      converter, patterns.getContext());
 }
 
 } // namespace onnxcc::lowering
