@@ -2505,24 +2505,28 @@ LogicalResult TransposeOp::inferShapes(ShapeContext &ctx) {
 LogicalResult UniqueOp::inferShapes(ShapeContext &ctx) {
   auto x = ctx.operandShape(0);
   Dim inverse = Dim::unknown();
+  // The number of distinct values (slices): at most all of them.
+  Dim distinct = Dim::unknown();
   if (!getAxis()) {
-    ctx.setShape(0, Shape{Dim::unknown()});
     if (x)
       inverse = productOf(*x);
+    distinct = ctx.dataDim(0, inverse);
+    ctx.setShape(0, Shape{distinct});
   } else if (x) {
     int64_t axisAttr = static_cast<int64_t>(*getAxis());
     auto axis = normalizeAxis(axisAttr, x->size());
     if (!axis)
       return ctx.fail("axis " + Twine(axisAttr) + " is out of range for input of rank " +
                       Twine(x->size()));
-    Shape out = *x;
-    out[*axis] = Dim::unknown();
-    ctx.setShape(0, out);
     inverse = (*x)[*axis];
+    distinct = ctx.dataDim(0, inverse);
+    Shape out = *x;
+    out[*axis] = distinct;
+    ctx.setShape(0, out);
   }
-  ctx.setShape(1, Shape{Dim::unknown()});
+  ctx.setShape(1, Shape{distinct});
   ctx.setShape(2, Shape{inverse});
-  ctx.setShape(3, Shape{Dim::unknown()});
+  ctx.setShape(3, Shape{distinct});
   return success();
 }
 
