@@ -112,6 +112,16 @@ Error setShapes(func::FuncOp func, const std::vector<std::pair<std::string, std:
 Error applyShapes(func::FuncOp func, const CompileOptions &options) {
   if (Error e = setShapes(func, options.shapes))
     return e;
+  // --bound: read by the shape functions of ops with data-dependent dims
+  // (onnx::ShapeContext::dataDim).
+  if (!options.bounds.empty()) {
+    MLIRContext *ctx = func.getContext();
+    SmallVector<NamedAttribute> bounds;
+    for (const auto &[node, n] : options.bounds)
+      bounds.push_back(NamedAttribute(StringAttr::get(ctx, node),
+                                      IntegerAttr::get(IntegerType::get(ctx, 64), n)));
+    func->setAttr("onnxcc.bounds", DictionaryAttr::get(ctx, bounds));
+  }
   SmallVector<Type> argTypes(func.getArgumentTypes());
   for (unsigned i = 0; i < func.getNumArguments(); ++i) {
     auto t = dyn_cast<RankedTensorType>(argTypes[i]);

@@ -57,6 +57,10 @@ struct CompileOptions {
   /// Threads the heavy layers (the kernels' calls) are split over
   /// (--threads); 1 means no threads at all.
   int64_t threads = 1;
+  /// Bounds of data-dependent dims that nothing in the model bounds (a
+  /// Range over values computed at run time): node name -> the most each
+  /// of its data-dependent dims can be; "*" for every such node (--bound).
+  std::vector<std::pair<std::string, int64_t>> bounds;
   /// Print each stage (import, graph passes, lowering, emit, write) to
   /// stderr as it starts, and the total time at the end.
   bool progress = false;

@@ -1484,6 +1484,7 @@ Expected<bool> verifyModel(StringRef modelPath, StringRef datasetDir,
     compileOptions.emit = EmitStage::Cpp;
     compileOptions.targetCpu = options.targetCpu;
     compileOptions.threads = options.threads;
+    compileOptions.bounds = options.bounds;
     if (auto err = compileModel(modelPath, compileOptions, nulls())) {
       auto shapes = shapesFromDataset(modelPath, datasets->front());
       if (!shapes) {

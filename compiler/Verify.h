@@ -32,6 +32,8 @@ struct VerifyOptions {
   /// the threads heavy layers are split over.
   std::string targetCpu = "native";
   int64_t threads = 1;
+  /// Passed to `onnxcc compile` (--bound, see CompileOptions::bounds).
+  std::vector<std::pair<std::string, int64_t>> bounds;
   /// Runs the harness through this program and its leading arguments (an
   /// emulator such as qemu-aarch64, for code cross-built with `cxx`); empty:
   /// runs it directly.

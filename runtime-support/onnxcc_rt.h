@@ -36,6 +36,10 @@ inline int check_equal(int64_t a, int64_t b) { return a == b ? 0 : status_shape;
 /// it has dim - 1 elements only then): 0 when it is, else status_shape.
 inline int check_at_least(int64_t dim, int64_t least) { return dim >= least ? 0 : status_shape; }
 
+/// A data-dependent dim against the bound the user gave it (--bound): 0
+/// when within, else status_bound.
+inline int check_bound(int64_t dim, int64_t bound) { return dim <= bound ? 0 : status_bound; }
+
 /// The intersection over union of boxes `a` and `b`: corners (y1, x1, y2,
 /// x2) in either order, or (x_center, y_center, width, height) with
 /// `center_point_box`; 0 when the union is empty.

@@ -706,10 +706,35 @@ std::optional<SymExpr> ShapeMap::upperBound(const SymExpr &e) const {
   return out;
 }
 
+/// The ONNX node name of `op` (its NameLoc), or "".
+static StringRef nodeNameOf(Operation *op) {
+  Location loc = op->getLoc();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location l : fused.getLocations())
+      if (auto name = dyn_cast<NameLoc>(l))
+        return name.getName().getValue();
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().getValue();
+  return "";
+}
+
 Dim ShapeContext::dataDim(unsigned k, const Dim &bound) {
   std::optional<SymExpr> expr = bound.asExpr();
   if (expr)
     expr = map.upperBound(*expr);
+  // Else the user's bound for this node (--bound NODE=N or *=N).
+  bool fromUser = false;
+  if (!expr)
+    if (auto func = op->getParentOfType<func::FuncOp>())
+      if (auto bounds = func->getAttrOfType<DictionaryAttr>("onnxcc.bounds")) {
+        auto given = dyn_cast_or_null<IntegerAttr>(bounds.get(nodeNameOf(op)));
+        if (!given)
+          given = dyn_cast_or_null<IntegerAttr>(bounds.get("*"));
+        if (given) {
+          expr = SymExpr::constant(given.getInt());
+          fromUser = true;
+        }
+      }
   if (!expr)
     return Dim::unknown();
   MLIRContext *ctx = op->getContext();
@@ -745,7 +770,7 @@ Dim ShapeContext::dataDim(unsigned k, const Dim &bound) {
     list[k] = name;
     op->setAttr("onnxcc.data_dims", ArrayAttr::get(ctx, list));
   }
-  map.setBound(name, *expr);
+  map.setBound(name, *expr, fromUser);
   return Dim::named(name);
 }
 

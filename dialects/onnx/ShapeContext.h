@@ -7,6 +7,7 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -113,9 +114,13 @@ public:
   /// Data-dependent dims (ShapeContext::dataDim): symbols that ops define at
   /// run time from the values they read, each with an upper bound in the
   /// inputs' symbols. Shape functions see them through a const map.
-  void setBound(mlir::StringAttr symbol, SymExpr bound) const {
+  void setBound(mlir::StringAttr symbol, SymExpr bound, bool fromUser = false) const {
     bounds[symbol] = std::move(bound);
+    if (fromUser)
+      userBounds.insert(symbol);
   }
+  /// Whether the bound came from --bound (run() checks it: status 10).
+  bool isUserBound(mlir::StringAttr symbol) const { return userBounds.contains(symbol); }
   /// The bound of a data-dependent symbol, or nullopt for an input's symbol.
   std::optional<SymExpr> boundOf(mlir::StringAttr symbol) const {
     auto it = bounds.find(symbol);
@@ -138,6 +143,7 @@ public:
 private:
   llvm::DenseMap<mlir::Value, Shape> shapes;
   mutable llvm::DenseMap<mlir::StringAttr, SymExpr> bounds;
+  mutable llvm::DenseSet<mlir::StringAttr> userBounds;
 };
 
 /// A rule on dims that shape inference relied on but that holds only for

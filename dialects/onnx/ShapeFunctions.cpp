@@ -522,7 +522,8 @@ LogicalResult windowShape(ShapeContext &ctx) {
     ctx.setShape(0, Shape{Dim::known(*n)});
     return success();
   }
-  ctx.setRank(0, 1);
+  // Known at run time only: at most the bound the user gives (--bound).
+  ctx.setShape(0, Shape{ctx.dataDim(0, Dim::unknown())});
   return success();
 }
 
@@ -1889,7 +1890,8 @@ LogicalResult RangeOp::inferShapes(ShapeContext &ctx) {
     }
   }
   if (!start || !limit || !delta) {
-    ctx.setRank(0, 1);
+    // Known at run time only: at most the bound the user gives (--bound).
+    ctx.setShape(0, Shape{ctx.dataDim(0, Dim::unknown())});
     return success();
   }
   if (*delta == 0)

@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <cmath>
+
 using namespace mlir;
 
 namespace onnxcc::lowering {
@@ -352,6 +354,70 @@ struct UniqueLowering : OpConversionPattern<onnx::UniqueOp> {
   }
 };
 
+/// HannWindow, HammingWindow, BlackmanWindow: sums of cosines of 2*pi*n/N
+/// (N the size when periodic, size - 1 when symmetric), of a size known at
+/// compile time or a data-dependent one.
+template <typename OpTy>
+struct WindowLowering : OpConversionPattern<OpTy> {
+  WindowLowering(const TypeConverter &converter, MLIRContext *ctx, ArrayRef<double> terms)
+      : OpConversionPattern<OpTy>(converter, ctx), terms(terms) {}
+  SmallVector<double> terms; // a0 - a1 cos(x) + a2 cos(2x) - ...
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast_or_null<RankedTensorType>(
+        this->getTypeConverter()->convertType(op.getResult().getType()));
+    auto sizeType = dyn_cast<RankedTensorType>(adaptor.getSize().getType());
+    if (!type || type.getRank() != 1 || !sizeType || sizeType.getNumElements() != 1)
+      return rewriter.notifyMatchFailure(op, "needs a scalar size and a 1-D result");
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    SmallVector<Value> sizes;
+    Value n;
+    if (type.isDynamicDim(0)) {
+      SmallVector<Value> zeros(sizeType.getRank(), indexConst(b, loc, 0));
+      Value size = tensor::ExtractOp::create(b, loc, adaptor.getSize(), zeros);
+      size = arith::MaxSIOp::create(
+          b, loc, size, arith::ConstantOp::create(b, loc, b.getZeroAttr(size.getType())));
+      size = arith::IndexCastOp::create(b, loc, b.getIndexType(), size);
+      n = onnxConverter(this->getTypeConverter()).defineDataDim(b, loc, op, 0, size);
+      if (!n)
+        return rewriter.notifyMatchFailure(op, "its size has no bound");
+      sizes.push_back(n);
+    } else {
+      n = indexConst(b, loc, type.getDimSize(0));
+    }
+    Type f64 = b.getF64Type();
+    Value count = arith::UIToFPOp::create(
+        b, loc, f64, arith::IndexCastOp::create(b, loc, b.getI64Type(), n));
+    Value denominator =
+        op.getPeriodic() ? count : Value(arith::SubFOp::create(b, loc, count, floatConst(b, loc, f64, 1.0)));
+    Type elem = type.getElementType();
+    Value result = buildIndexedGeneric(
+        b, loc, type,
+        [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs) -> Value {
+          Value i = arith::UIToFPOp::create(
+              nb, l, f64, arith::IndexCastOp::create(nb, l, nb.getI64Type(), ivs[0]));
+          Value x = arith::DivFOp::create(
+              nb, l, arith::MulFOp::create(nb, l, i, floatConst(nb, l, f64, 2 * M_PI)),
+              denominator);
+          Value sum = floatConst(nb, l, f64, terms[0]);
+          for (size_t k = 1; k < terms.size(); ++k) {
+            Value c = math::CosOp::create(
+                nb, l, arith::MulFOp::create(nb, l, x, floatConst(nb, l, f64, double(k))));
+            Value term = arith::MulFOp::create(nb, l, c, floatConst(nb, l, f64, terms[k]));
+            sum = k % 2 ? Value(arith::SubFOp::create(nb, l, sum, term))
+                        : Value(arith::AddFOp::create(nb, l, sum, term));
+          }
+          if (isa<FloatType>(elem))
+            return elem.isF64() ? sum : Value(arith::TruncFOp::create(nb, l, elem, sum));
+          return arith::FPToSIOp::create(nb, l, elem, sum);
+        },
+        sizes);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 /// The first element of an optional 1-element operand, or `fallback`.
 Value scalarOperand(OpBuilder &b, Location loc, Value v, Value fallback) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
@@ -462,6 +528,12 @@ struct NonMaxSuppressionLowering : OpConversionPattern<onnx::NonMaxSuppressionOp
 void populateDataDependentPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<NonZeroLowering, NonMaxSuppressionLowering, CompressLowering, UniqueLowering>(
       converter, patterns.getContext());
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<WindowLowering<onnx::HannWindowOp>>(converter, ctx, ArrayRef<double>{0.5, 0.5});
+  patterns.add<WindowLowering<onnx::HammingWindowOp>>(converter, ctx,
+                                                      ArrayRef<double>{25.0 / 46, 21.0 / 46});
+  patterns.add<WindowLowering<onnx::BlackmanWindowOp>>(converter, ctx,
+                                                       ArrayRef<double>{0.42, 0.5, 0.08});
 }
 
 } // namespace onnxcc::lowering

@@ -542,13 +542,49 @@ struct RangeLowering : OpConversionPattern<onnx::RangeOp> {
     Value start = scalarOf(rewriter, loc, adaptor.getStart());
     Value delta = scalarOf(rewriter, loc, adaptor.getDelta());
     Type elem = type.getElementType();
+    SmallVector<Value> sizes = typeAndSizes->second;
+    if (op->hasAttr("onnxcc.data_dims") && type.isDynamicDim(0)) {
+      // Its length from the values: max(ceil((limit - start) / delta), 0).
+      if (rankedOf(adaptor.getLimit()).getNumElements() != 1)
+        return rewriter.notifyMatchFailure(op, "limit must be a scalar");
+      Value limit = scalarOf(rewriter, loc, adaptor.getLimit());
+      Value count;
+      if (isa<FloatType>(elem)) {
+        Value span = arith::SubFOp::create(rewriter, loc, limit, start);
+        Value n = math::CeilOp::create(rewriter, loc,
+                                       arith::DivFOp::create(rewriter, loc, span, delta));
+        Value positive = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGT, n,
+                                               floatConst(rewriter, loc, elem, 0.0));
+        n = arith::SelectOp::create(rewriter, loc, positive, n, floatConst(rewriter, loc, elem, 0.0));
+        count = arith::FPToSIOp::create(rewriter, loc, rewriter.getI64Type(), n);
+      } else {
+        // ceil(span / delta) as a truncating division of span + delta - 1
+        // (delta > 0) or span + delta + 1 (delta < 0); negative counts are 0.
+        Value span = arith::SubIOp::create(rewriter, loc, limit, start);
+        Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(elem));
+        Value one = arith::ConstantOp::create(rewriter, loc, rewriter.getIntegerAttr(elem, 1));
+        Value up = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sgt, delta, zero);
+        Value adjust = arith::SelectOp::create(rewriter, loc, up,
+                                               arith::SubIOp::create(rewriter, loc, delta, one),
+                                               arith::AddIOp::create(rewriter, loc, delta, one));
+        Value n = arith::DivSIOp::create(rewriter, loc,
+                                         arith::AddIOp::create(rewriter, loc, span, adjust), delta);
+        n = arith::MaxSIOp::create(rewriter, loc, n, zero);
+        count = elem.isInteger(64) ? n : arith::ExtSIOp::create(rewriter, loc, rewriter.getI64Type(), n);
+      }
+      count = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), count);
+      Value n = onnxConverter(getTypeConverter()).defineDataDim(rewriter, loc, op, 0, count);
+      if (!n)
+        return rewriter.notifyMatchFailure(op, "its length has no bound");
+      sizes = {n};
+    }
     Value result = buildGeneric(
         rewriter, loc, type, 1, {}, {},
         [&](OpBuilder &b, Location l, ArrayRef<Value> ivs, ValueRange) -> Value {
           Value i = arith::IndexCastOp::create(b, l, b.getI64Type(), ivs[0]);
           return buildRangeElement(b, l, i, start, delta, elem);
         },
-        typeAndSizes->second);
+        sizes);
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -97,6 +97,16 @@ Value OnnxTypeConverter::defineDataDim(OpBuilder &b, Location loc, Operation *op
   Value limit = bound ? materialize(b, loc, op, *bound) : Value();
   if (!limit)
     return {};
+  if (shapes.isUserBound(name)) {
+    // A bound the user gave may be wrong: run() returns 10 then.
+    Type i64 = b.getI64Type();
+    func::FuncOp check = declareRuntimeFunction(
+        b, op, "onnxcc_check_bound", "onnxcc_rt::check_bound",
+        b.getFunctionType({i64, i64}, {b.getI32Type()}), /*usesStringPool=*/false);
+    func::CallOp::create(b, loc, check,
+                         ValueRange{arith::IndexCastOp::create(b, loc, i64, count),
+                                    arith::IndexCastOp::create(b, loc, i64, limit)});
+  }
   Value v = arith::MinUIOp::create(b, loc, count, limit);
   if (Value placeholder = dataPlaceholders.lookup(name))
     dataValues[placeholder] = v;
@@ -880,7 +890,8 @@ bool lowersSymbolicDims(Operation *op) {
              onnx::ConstantOfShapeOp, onnx::TriluOp, onnx::RangeOp, onnx::ConcatOp,
              onnx::SplitOp, onnx::PadOp, onnx::BatchNormalizationOp, onnx::ExpandOp,
              onnx::InstanceNormalizationOp, onnx::NonZeroOp, onnx::NonMaxSuppressionOp, onnx::CompressOp,
-             onnx::UniqueOp>(op);
+             onnx::UniqueOp, onnx::HannWindowOp, onnx::HammingWindowOp,
+             onnx::BlackmanWindowOp>(op);
 }
 
 namespace {
@@ -1034,7 +1045,11 @@ struct ConvertOnnxToLinalgPass
             continue;
           failedOp = op;
           op->emitError() << "cannot lower '" << op->getName() << "': dim " << d
-                          << " of its result is not known at compile time";
+                          << " of its result is not known at compile time"
+                          << (op->hasAttr("onnxcc.data_dims") || isa<onnx::RangeOp>(op)
+                                  ? " (it depends on the data: give it a bound with "
+                                    "--bound NODE=N)"
+                                  : "");
           return;
         }
         if (!lowersSymbolicDims(op)) {

@@ -170,6 +170,11 @@ def classify(returncode, stdout, stderr):
 def run_one(args, suite, test, folder):
     command = [args.onnxcc, "verify", os.path.join(folder, "model.onnx"), folder,
                "--cxx-opt=" + args.cxx_opt]
+    # A dim that depends on the data and that nothing in the model bounds (a
+    # Range or a window over a size given at run time) gets the bound a user
+    # would give it.
+    if args.bound:
+        command += ["--bound", args.bound]
     if args.cache:
         command += ["--keep", os.path.join(args.cache, suite, test)]
     # A session of its own: on a timeout the harness and the C++ compiler
@@ -215,6 +220,9 @@ def main():
     parser.add_argument("--jobs", type=int, default=2, help="tests run in parallel")
     parser.add_argument("--timeout", type=float, default=120, help="seconds per test")
     parser.add_argument("--filter", help="run only suite/test names this regex finds")
+    parser.add_argument("--bound", default="*=4096",
+                        help="onnxcc verify --bound for every test (default *=4096: data-"
+                             "dependent dims nothing else bounds; empty for none)")
     parser.add_argument("--results", help="write one line per test to this file")
     parser.add_argument("--cache", help="keep every test's generated code and binary "
                         "here; a later run rebuilds only what changed")

@@ -46,6 +46,12 @@ cl::opt<std::string> compileName("name", cl::desc("Model name: file names and sy
 cl::list<std::string> compileShapes("shape",
                                     cl::desc("Static dims of an input: NAME=D0xD1x... (repeatable)"),
                                     cl::sub(compileCmd));
+cl::list<std::string> compileBounds(
+    "bound",
+    cl::desc("The most a data-dependent dim of node NODE can be, where nothing in the model "
+             "bounds it (a Range over run-time values): NODE=N, or *=N for every such node "
+             "(repeatable)"),
+    cl::sub(compileCmd));
 cl::opt<std::string> compileTarget("target", cl::desc("Code generator: cpp"), cl::init("cpp"),
                                    cl::sub(compileCmd));
 cl::opt<std::string> compileWeights(
@@ -185,6 +191,8 @@ cl::opt<std::string> verifyTargetCpu(
     cl::init("native"), cl::sub(verifyCmd));
 cl::opt<int64_t> verifyThreads("threads", cl::desc("As for compile (default 1)"),
                                cl::value_desc("N"), cl::init(1), cl::sub(verifyCmd));
+cl::list<std::string> verifyBounds("bound", cl::desc("As for compile: NODE=N or *=N"),
+                                  cl::sub(verifyCmd));
 cl::opt<std::string> verifyCxx("cxx", cl::desc("C++ compiler (default: $CXX, else c++)"),
                                cl::value_desc("path"), cl::sub(verifyCmd));
 cl::opt<std::string> verifyRunWith(
@@ -297,6 +305,20 @@ parseShapes(ArrayRef<std::string> specs) {
   return shapes;
 }
 
+/// Parses --bound NODE=N values.
+Expected<std::vector<std::pair<std::string, int64_t>>> parseBounds(ArrayRef<std::string> specs) {
+  std::vector<std::pair<std::string, int64_t>> bounds;
+  for (const std::string &spec : specs) {
+    auto [name, value] = StringRef(spec).rsplit('=');
+    int64_t n;
+    if (name.empty() || value.getAsInteger(10, n) || n < 0 || n > (int64_t(1) << 31))
+      return createStringError(inconvertibleErrorCode(),
+                               "--bound '" + spec + "' is not NODE=N (N from 0 to 2^31)");
+    bounds.push_back({name.str(), n});
+  }
+  return bounds;
+}
+
 /// Inspect needs no MLIR context: it reads the protobuf and nothing else, so
 /// it works on models the importer cannot handle yet. With --optimized it
 /// describes the model `onnxcc optimize --keep-fused` would write.
@@ -341,6 +363,10 @@ int runVerify() {
   options.targetCpu = verifyTargetCpu;
   options.threads = verifyThreads;
   options.generatedDir = verifyGenerated;
+  auto bounds = parseBounds(verifyBounds);
+  if (!bounds)
+    return reportError(toString(bounds.takeError()));
+  options.bounds = std::move(*bounds);
   auto passed = onnxcc::verifyModel(verifyModelPath, verifyDataset, options, outs());
   outs().flush();
   if (!passed)
@@ -446,6 +472,10 @@ int runCompile() {
   if (!shapes)
     return reportError(toString(shapes.takeError()));
   options.shapes = std::move(*shapes);
+  auto bounds = parseBounds(compileBounds);
+  if (!bounds)
+    return reportError(toString(bounds.takeError()));
+  options.bounds = std::move(*bounds);
   if (options.emit == onnxcc::EmitStage::Cpp) {
     if (compileOutDir.empty())
       return reportError("compile needs -o DIR");
