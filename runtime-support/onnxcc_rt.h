@@ -32,6 +32,13 @@ inline int check_equal(int64_t a, int64_t b) { return a == b ? 0 : status_shape;
 /// it has dim - 1 elements only then): 0 when it is, else status_shape.
 inline int check_at_least(int64_t dim, int64_t least) { return dim >= least ? 0 : status_shape; }
 
+/// run() returns this when it takes a branch of an If that the compiler
+/// found cannot run with the compiled shapes (see ABI.md).
+constexpr int status_invalid_branch = 10;
+
+/// The status of such a branch.
+inline int invalid_branch() { return status_invalid_branch; }
+
 /// IEEE maximum/minimum: NaN if either operand is NaN (ONNX Max/Min, Relu).
 template <typename T> inline T maximum(T a, T b) {
   if (std::isnan(a) || std::isnan(b))

@@ -810,7 +810,7 @@ bool lowersSymbolicDims(Operation *op) {
              onnx::FusedGemmOp, onnx::FusedMatMulOp, onnx::ScaledDotProductAttentionOp,
              onnx::ConstantOfShapeOp, onnx::TriluOp, onnx::RangeOp, onnx::ConcatOp,
              onnx::SplitOp, onnx::PadOp, onnx::BatchNormalizationOp, onnx::ExpandOp,
-             onnx::InstanceNormalizationOp>(op);
+             onnx::InstanceNormalizationOp, onnx::IfOp, onnx::LoopOp, onnx::ScanOp>(op);
 }
 
 namespace {
@@ -864,6 +864,7 @@ struct ConvertOnnxToLinalgPass
     populateFusedPatterns(converter, patterns);
     populateAttentionPatterns(converter, patterns);
     populateTransformerPatterns(converter, patterns);
+    populateControlFlowPatterns(converter, patterns);
     if (kernels != "none") {
       std::optional<int> isa = kernelIsaFromName(kernels);
       if (!isa) {
@@ -948,10 +949,12 @@ struct ConvertOnnxToLinalgPass
                              "element shape are known at compile time";
           return;
         }
+        std::string controlFlow = controlFlowRefusal(op);
         if (!r && !isa<NoneType>(t)) {
           failedOp = op;
-          op->emitError() << "cannot lower '" << op->getName()
-                          << "': its result shape is not known at compile time";
+          op->emitError() << "cannot lower '" << op->getName() << "': "
+                          << (controlFlow.empty() ? "its result shape is not known at compile time"
+                                                  : controlFlow);
           return;
         }
         if (!r || r.hasStaticShape())
@@ -961,8 +964,11 @@ struct ConvertOnnxToLinalgPass
           if (!r.isDynamicDim(d) || (shape && (*shape)[d].isSymbolic()))
             continue;
           failedOp = op;
-          op->emitError() << "cannot lower '" << op->getName() << "': dim " << d
-                          << " of its result is not known at compile time";
+          if (!controlFlow.empty())
+            op->emitError() << "cannot lower '" << op->getName() << "': " << controlFlow;
+          else
+            op->emitError() << "cannot lower '" << op->getName() << "': dim " << d
+                            << " of its result is not known at compile time";
           return;
         }
         if (!lowersSymbolicDims(op)) {
