@@ -742,6 +742,8 @@ Error Emitter::emitFor(scf::ForOp op) {
   // Loop-carried values live in mutable locals around the loop.
   SmallVector<std::string> carried;
   for (auto [init, result] : llvm::zip(op.getInitArgs(), op.getResults())) {
+    if (!result.getType().isIntOrIndexOrFloat())
+      return errorAt(op, "a for loop carries only scalars");
     std::string n = newName("acc");
     line() << cType(result.getType()) << " " << n << " = " << value(init) << ";\n";
     carried.push_back(n);
@@ -865,6 +867,8 @@ Error Emitter::emitParallel(scf::ParallelOp op) {
 Error Emitter::emitIf(scf::IfOp op) {
   SmallVector<std::string> results;
   for (Value r : op.getResults()) {
+    if (!r.getType().isIntOrIndexOrFloat())
+      return errorAt(op, "an if yields only scalars");
     std::string n = newName("sel");
     line() << cType(r.getType()) << " " << n << ";\n";
     results.push_back(n);
