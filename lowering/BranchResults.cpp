@@ -12,6 +12,24 @@ namespace {
 struct OnnxccBranchResultsToBuffersPass
     : public impl::OnnxccBranchResultsToBuffersPassBase<OnnxccBranchResultsToBuffersPass> {
   void runOnOperation() override {
+    // A select of two buffers (an scf.if of two constants, canonicalized)
+    // becomes an scf.if that yields them, rewritten below.
+    SmallVector<arith::SelectOp> selects;
+    getOperation().walk([&](arith::SelectOp op) {
+      if (isa<MemRefType>(op.getType()) && op.getCondition().getType().isInteger(1))
+        selects.push_back(op);
+    });
+    for (arith::SelectOp op : selects) {
+      OpBuilder b(op);
+      auto ifOp = scf::IfOp::create(b, op.getLoc(), TypeRange{op.getType()}, op.getCondition(),
+                                    /*withElseRegion=*/true);
+      OpBuilder tb = ifOp.getThenBodyBuilder();
+      scf::YieldOp::create(tb, op.getLoc(), op.getTrueValue());
+      OpBuilder eb = ifOp.getElseBodyBuilder();
+      scf::YieldOp::create(eb, op.getLoc(), op.getFalseValue());
+      op.getResult().replaceAllUsesWith(ifOp.getResult(0));
+      op.erase();
+    }
     SmallVector<scf::IfOp> ifs;
     getOperation().walk([&](scf::IfOp op) { ifs.push_back(op); });
     // Inner ones first: an outer branch may yield an inner result.

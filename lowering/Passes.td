@@ -57,7 +57,9 @@ def OnnxccBranchResultsToBuffersPass
   let description = [{
     After bufferization, an scf.if whose branches yield different buffers
     (one a constant, the other a computed buffer) has buffer results, which
-    the C++ emitter cannot hold. Each such result becomes a buffer allocated
+    the C++ emitter cannot hold (so has an arith.select of two buffers, the
+    canonical form of an scf.if of two constants). Each such result becomes a
+    buffer allocated
     before the scf.if that each branch copies its value into. Static shapes
     only; other results stay (and the emitter reports them).
   }];
