@@ -91,14 +91,17 @@ Value insertAt(OpBuilder &b, Location loc, Value v, Value dest, int64_t axis, Op
   return tensor::InsertSliceOp::create(b, loc, v, dest, offsets, sizes, strides);
 }
 
-/// A copy of `v` into a new tensor when it may alias a buffer the region
-/// writes (a view of a state, an argument): what a region yields is written
-/// into the state pairs only after it is read.
-Value freshCopy(OpBuilder &b, Location loc, Value v) {
+/// A copy of `v` into a new tensor unless it is a fresh value computed in
+/// `block` (the result of an elementwise op there): a view of a state or an
+/// argument is read only before the states are written. The yield is
+/// lowered before the ops of its block (it is made by the op's pattern), so
+/// `v` is still the onnx value.
+Value freshCopy(OpBuilder &b, Location loc, Value v, Block *block) {
   Value source = v;
   while (auto cast = source.getDefiningOp<UnrealizedConversionCastOp>())
     source = cast.getInputs().front();
-  if (source.getDefiningOp<linalg::LinalgOp>())
+  if (Operation *def = source.getDefiningOp();
+      def && def->getBlock() == block && isElementwiseOp(def))
     return v;
   auto type = cast<RankedTensorType>(v.getType());
   SmallVector<Value> dyn;
@@ -441,7 +444,7 @@ struct YieldLowering : OpConversionPattern<onnx::YieldOp> {
 
     SmallVector<Value> fresh;
     for (Value s : states)
-      fresh.push_back(freshCopy(rewriter, loc, s));
+      fresh.push_back(freshCopy(rewriter, loc, s, op->getBlock()));
     SmallVector<Value> next;
     // Scan outputs first: they may read the states' current slots, which the
     // writes below do not touch.
