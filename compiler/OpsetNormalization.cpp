@@ -513,11 +513,11 @@ Error split18(NodeContext &nc) {
       return nc.error("axis " + llvm::Twine(axis) + " is out of range for input of rank " +
                       llvm::Twine(rank));
     int64_t dim = t.getDimSize(axis < 0 ? axis + rank : axis);
-    if (!ShapedType::isDynamic(dim) && dim % n != 0) {
-      int64_t chunk = (dim + n - 1) / n;
-      if (chunk * (n - 1) > dim)
-        return nc.error("dim of size " + llvm::Twine(dim) + " does not split into " +
-                        llvm::Twine(n) + " parts of " + llvm::Twine(chunk));
+    // A dim that does not split into n parts is left to shape inference,
+    // which reports it, or, inside a branch of an If, compiles that branch
+    // to return a status (the branch may never be taken with these shapes).
+    int64_t chunk = ShapedType::isDynamic(dim) ? 0 : (dim + n - 1) / n;
+    if (!ShapedType::isDynamic(dim) && dim % n != 0 && chunk * (n - 1) <= dim) {
       SmallVector<int64_t> sizes(n, chunk);
       sizes.back() = dim - chunk * (n - 1);
       split = nc.constI64(sizes);

@@ -25,6 +25,7 @@ OUT_DIR/invalid.onnx    x: float[n], c: bool. If c: x reshaped to [2, 3];
                         fill: compiled with n = 6, the else branch returns
                         status 10 (ONNX Runtime runs the model: it checks
                         only the branch it takes).
+OUT_DIR/invalid-static.onnx  the same with x: float[6].
 OUT_DIR/requests        the ort_run.js requests (MODEL<TAB>DATASET_DIR).
 Each model has datasets OUT_DIR/NAME/test_data_set_K with input_K.pb only.
 """
@@ -244,6 +245,13 @@ save(
     ),
     [[("x", np.arange(6, dtype=np.float32)), ("c", np.array(True))]],
 )
+# The same with x declared float[6]: the importer, which infers shapes node
+# by node, meets the Reshape that cannot work inside the branch (ONNX
+# Runtime refuses this model: it checks both branches).
+static = onnx.load(os.path.join(out, "invalid.onnx"))
+static.graph.input[0].type.tensor_type.shape.dim[0].ClearField("dim_param")
+static.graph.input[0].type.tensor_type.shape.dim[0].dim_value = 6
+onnx.save(static, os.path.join(out, "invalid-static.onnx"))
 # Taken, the invalid branch: ONNX Runtime refuses it too (no reference).
 d = os.path.join(out, "invalid-taken", "test_data_set_0")
 os.makedirs(d, exist_ok=True)
