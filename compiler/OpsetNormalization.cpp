@@ -1217,6 +1217,22 @@ Error rotaryEmbedding23(NodeContext &nc) {
                        {"interleaved", "num_heads", "rotary_embedding_dim"}, 1);
 }
 
+/// OptionalHasElement 18 also takes a tensor or a sequence (true) and no
+/// input at all (false, an empty optional).
+Error optionalHasElement18(NodeContext &nc) {
+  if (Error e = onlyAttributes(nc, {}))
+    return e;
+  if (nc.numInputs() > 1)
+    return nc.error("OptionalHasElement takes at most one input, has " +
+                    llvm::Twine(nc.numInputs()));
+  if (nc.numInputs() == 1 && nc.hasInput(0))
+    return nc.importGeneric();
+  OpBuilder &b = nc.builder();
+  auto type = RankedTensorType::get({}, b.getI1Type());
+  return emit(nc, "Constant", {},
+              {b.getNamedAttr("value", DenseElementsAttr::get(type, false))});
+}
+
 struct Handler {
   const char *opType;
   int fromSince; // Inclusive range of since-versions (or opsets for
@@ -1281,6 +1297,7 @@ const Handler handlers[] = {
     {"Resize", 18, kMaxOpset, resize18},
     {"Range", 27, kMaxOpset, range27},
     {"GridSample", 20, kMaxOpset, gridSample20},
+    {"OptionalHasElement", 18, kMaxOpset, optionalHasElement18},
     // Ops new in opsets 18 to 28 that an op of the dialect implements (by
     // opset, as they have no schema in the table).
     {"Gelu", 20, kMaxOpset, gelu20},

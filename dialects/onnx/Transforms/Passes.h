@@ -25,6 +25,11 @@ void populateOnnxSimplifyPatterns(mlir::RewritePatternSet &patterns);
 /// types; the symbolic shapes are left in `shapes` when given.
 mlir::LogicalResult inferShapesInFunction(mlir::func::FuncOp func, ShapeMap *shapes = nullptr);
 
+/// Optionals whose presence is known inside `func` (Optional(x), an absent
+/// input, a tensor): OptionalHasElement becomes a constant, OptionalGetElement
+/// the value (Optionals.cpp). onnx-stack-sequences runs it first.
+void resolveOptionals(mlir::func::FuncOp func);
+
 } // namespace onnxcc::onnx
 
 #endif // ONNXCC_DIALECTS_ONNX_TRANSFORMS_PASSES_H

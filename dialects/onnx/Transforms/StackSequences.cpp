@@ -551,8 +551,11 @@ private:
 struct OnnxStackSequencesPass
     : public impl::OnnxStackSequencesPassBase<OnnxStackSequencesPass> {
   void runOnOperation() override {
-    if (!getOperation().isExternal())
-      SequenceStacker(getOperation()).run();
+    if (getOperation().isExternal())
+      return;
+    // Optional(seq) followed by OptionalGetElement is the sequence itself.
+    resolveOptionals(getOperation());
+    SequenceStacker(getOperation()).run();
   }
 };
 } // namespace
