@@ -30,6 +30,11 @@ mlir::LogicalResult inferShapesInFunction(mlir::func::FuncOp func, ShapeMap *sha
 /// the value (Optionals.cpp). onnx-stack-sequences runs it first.
 void resolveOptionals(mlir::func::FuncOp func);
 
+/// Sequences a Loop carries from SequenceEmpty and appends one tensor to in
+/// each iteration (list.append under torch.jit.script) become scan outputs,
+/// the final sequence their rows (LoopSequences.cpp); true when any did.
+bool appendedSequencesToScanOutputs(mlir::func::FuncOp func);
+
 } // namespace onnxcc::onnx
 
 #endif // ONNXCC_DIALECTS_ONNX_TRANSFORMS_PASSES_H

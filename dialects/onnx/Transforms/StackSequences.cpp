@@ -555,6 +555,10 @@ struct OnnxStackSequencesPass
       return;
     // Optional(seq) followed by OptionalGetElement is the sequence itself.
     resolveOptionals(getOperation());
+    // The scan outputs that replace appended sequences need their shapes.
+    if (appendedSequencesToScanOutputs(getOperation()) &&
+        failed(inferShapesInFunction(getOperation())))
+      return signalPassFailure();
     SequenceStacker(getOperation()).run();
   }
 };
