@@ -9,6 +9,10 @@
 // onnx-stack-sequences then expresses as a tensor when the trip count is
 // known at compile time.
 //
+// SequenceMap is such a Loop too: one iteration per element of its first
+// sequence, reading element i of each sequence input (SequenceAt) and the
+// other inputs as they are, its outputs the scan outputs' rows.
+//
 //===----------------------------------------------------------------------===//
 #include "dialects/onnx/OnnxOps.h"
 #include "dialects/onnx/Transforms/Passes.h"
@@ -41,10 +45,29 @@ SequenceInsertOp appendOnly(LoopOp loop, unsigned k) {
   return insert;
 }
 
+/// Builds `name` with `operands`, `attrs` and one result of `type` at `b`.
+Operation *build(OpBuilder &b, Location loc, StringRef name, ValueRange operands, Type type,
+                 ArrayRef<NamedAttribute> attrs = {}) {
+  OperationState state(loc, name);
+  state.addOperands(operands);
+  state.addTypes(type);
+  state.addAttributes(attrs);
+  return b.create(state);
+}
+
+/// The rows of `stacked` along axis 0 as a sequence of type `seqType`.
+Value rowsOf(OpBuilder &b, Location loc, Value stacked, Type seqType) {
+  Value none = build(b, loc, NoValueOp::getOperationName(), {}, NoneType::get(b.getContext()))
+                   ->getResult(0);
+  return build(b, loc, SplitToSequenceOp::getOperationName(), {stacked, none}, seqType,
+               {b.getNamedAttr("axis", b.getI64IntegerAttr(0)),
+                b.getNamedAttr("keepdims", b.getI64IntegerAttr(0))})
+      ->getResult(0);
+}
+
 /// Rewrites carried value `k` of `loop` (see appendOnly) into a scan
 /// output; returns the new Loop.
 LoopOp toScanOutput(LoopOp loop, unsigned k, SequenceInsertOp insert) {
-  MLIRContext *ctx = loop.getContext();
   Block &body = loop.getBody().front();
   Operation *yield = body.getTerminator();
   Value tensor = insert.getTensor();
@@ -72,15 +95,7 @@ LoopOp toScanOutput(LoopOp loop, unsigned k, SequenceInsertOp insert) {
   state.addRegion()->takeBody(loop.getBody());
   Operation *replacement = b.create(state);
 
-  OperationState none(loop.getLoc(), NoValueOp::getOperationName());
-  none.addTypes(NoneType::get(ctx));
-  Value noSplit = b.create(none)->getResult(0);
-  OperationState split(loop.getLoc(), SplitToSequenceOp::getOperationName());
-  split.addOperands({replacement->getResults().back(), noSplit});
-  split.addAttribute("axis", b.getI64IntegerAttr(0));
-  split.addAttribute("keepdims", b.getI64IntegerAttr(0));
-  split.addTypes(seqType);
-  Value sequence = b.create(split)->getResult(0);
+  Value sequence = rowsOf(b, loop.getLoc(), replacement->getResults().back(), seqType);
 
   // Results after k move down by one: the scan outputs follow the carried.
   for (unsigned i = 0; i < loop->getNumResults(); ++i)
@@ -92,7 +107,59 @@ LoopOp toScanOutput(LoopOp loop, unsigned k, SequenceInsertOp insert) {
   return cast<LoopOp>(replacement);
 }
 
+/// SequenceMap as a Loop over the elements of its first input.
+void sequenceMapToLoop(SequenceMapOp map) {
+  OpBuilder b(map);
+  Location loc = map.getLoc();
+  MLIRContext *ctx = map.getContext();
+  auto i64 = RankedTensorType::get({}, b.getI64Type());
+  auto i1 = RankedTensorType::get({}, b.getI1Type());
+  Value count = build(b, loc, SequenceLengthOp::getOperationName(), map.getInputSequence(), i64)
+                    ->getResult(0);
+  Value none = build(b, loc, NoValueOp::getOperationName(), {}, NoneType::get(ctx))->getResult(0);
+  Block &old = map.getBody().front();
+  Operation *yield = old.getTerminator();
+  SmallVector<Type> types;
+  for (Type t : yield->getOperandTypes())
+    types.push_back(UnrankedTensorType::get(cast<TensorType>(t).getElementType()));
+  OperationState state(loc, LoopOp::getOperationName());
+  state.addOperands({count, none});
+  state.addTypes(types);
+  Region *region = state.addRegion();
+  Block *body = new Block();
+  region->push_back(body);
+  Value iter = body->addArgument(i64, loc);
+  Value cond = body->addArgument(i1, loc);
+  // The block has no op yet to give a builder its context.
+  OpBuilder bb(ctx);
+  bb.setInsertionPointToStart(body);
+  for (auto [j, arg] : llvm::enumerate(old.getArguments())) {
+    Value input = map->getOperand(j);
+    Value element = input;
+    if (isa<SeqType>(input.getType()))
+      element = build(bb, loc, SequenceAtOp::getOperationName(), {input, iter}, arg.getType())
+                    ->getResult(0);
+    arg.replaceAllUsesWith(element);
+  }
+  body->getOperations().splice(body->end(), old.getOperations());
+  SmallVector<Value> yielded{cond};
+  llvm::append_range(yielded, yield->getOperands());
+  yield->setOperands(yielded);
+  Operation *loop = b.create(state);
+  for (auto [k, r] : llvm::enumerate(map->getResults()))
+    r.replaceAllUsesWith(rowsOf(b, loc, loop->getResult(k), r.getType()));
+  map->erase();
+}
+
 } // namespace
+
+bool sequenceMapsToLoops(func::FuncOp func) {
+  SmallVector<SequenceMapOp> maps;
+  func.walk([&](SequenceMapOp map) { maps.push_back(map); });
+  for (SequenceMapOp map : maps)
+    sequenceMapToLoop(map);
+  return !maps.empty();
+}
 
 bool appendedSequencesToScanOutputs(func::FuncOp func) {
   bool changed = false;

@@ -35,6 +35,11 @@ void resolveOptionals(mlir::func::FuncOp func);
 /// the final sequence their rows (LoopSequences.cpp); true when any did.
 bool appendedSequencesToScanOutputs(mlir::func::FuncOp func);
 
+/// Each SequenceMap becomes a Loop over the elements of its first input
+/// whose scan outputs' rows are its results (LoopSequences.cpp); true when
+/// there was any.
+bool sequenceMapsToLoops(mlir::func::FuncOp func);
+
 } // namespace onnxcc::onnx
 
 #endif // ONNXCC_DIALECTS_ONNX_TRANSFORMS_PASSES_H

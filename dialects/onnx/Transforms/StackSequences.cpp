@@ -559,6 +559,13 @@ struct OnnxStackSequencesPass
     if (appendedSequencesToScanOutputs(getOperation()) &&
         failed(inferShapesInFunction(getOperation())))
       return signalPassFailure();
+    // A SequenceMap's Loop knows its trip count once the lengths of the
+    // sequences it reads are: stacked, inferred, then stacked again.
+    if (sequenceMapsToLoops(getOperation())) {
+      SequenceStacker(getOperation()).run();
+      if (failed(inferShapesInFunction(getOperation())))
+        return signalPassFailure();
+    }
     SequenceStacker(getOperation()).run();
   }
 };

@@ -48,3 +48,30 @@ func.func @read_too(%x: tensor<3xf32>) -> !onnx.seq<tensor<*xf32>> {
   }) : (tensor<i64>, none, !onnx.seq<tensor<*xf32>>) -> !onnx.seq<tensor<*xf32>>
   return %0 : !onnx.seq<tensor<*xf32>>
 }
+
+// -----
+
+/// SequenceMap: a Loop over the elements of its first sequence, reading
+/// element i of each sequence input and the tensor inputs whole; its
+/// results are the rows of the scan outputs. With sequences of known
+/// length everything becomes tensors.
+// CHECK-LABEL: func.func @sequence_map(
+// CHECK-NOT: onnx.Sequence
+// CHECK: %[[L:.*]] = "onnx.Loop"
+// CHECK: ^bb0(%[[I:.*]]: tensor<i64>, %[[C:.*]]: tensor<i1>):
+// CHECK: "onnx.Gather"(%{{.*}}, %{{.*}})
+// CHECK: %[[S:.*]] = "onnx.Add"
+// CHECK: onnx.Yield %[[C]], %[[S]] : tensor<i1>, tensor<4xf32>
+// CHECK: -> tensor<3x4xf32>
+// CHECK: return %[[L]]
+func.func @sequence_map(%x: tensor<3x4xf32>, %y: tensor<4xf32>) -> tensor<*xf32> {
+  %n = "onnx.NoValue"() : () -> none
+  %xs = "onnx.SplitToSequence"(%x, %n) {axis = 0 : i64, keepdims = 0 : i64} : (tensor<3x4xf32>, none) -> !onnx.seq<tensor<*xf32>>
+  %r = "onnx.SequenceMap"(%xs, %y) ({
+  ^bb0(%e: tensor<4xf32>, %v: tensor<4xf32>):
+    %s = "onnx.Add"(%e, %v) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    "onnx.Yield"(%s) : (tensor<4xf32>) -> ()
+  }) : (!onnx.seq<tensor<*xf32>>, tensor<4xf32>) -> !onnx.seq<tensor<*xf32>>
+  %out = "onnx.ConcatFromSequence"(%r) {axis = 0 : i64, new_axis = 1 : i64} : (!onnx.seq<tensor<*xf32>>) -> tensor<*xf32>
+  return %out : tensor<*xf32>
+}

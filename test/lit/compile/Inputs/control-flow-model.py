@@ -20,6 +20,8 @@ OUT_DIR/while.onnx      x: float[3], m: int64, a Loop whose trip count m and
 OUT_DIR/swap.onnx       x, y: float[2]: a Loop of 5 iterations whose two
                         carried values swap each time (y + 1, x): carried
                         values must not overwrite each other.
+OUT_DIR/seqmap.onnx     SequenceMap over the rows of x and a sequence of z0..z2,
+                        with y passed whole: sum(row + y) and row * z.
 OUT_DIR/invalid.onnx    x: float[n], c: bool. If c: x reshaped to [2, 3];
                         else x reshaped to [4, -1], which 6 elements cannot
                         fill: compiled with n = 6, the else branch returns
@@ -223,6 +225,37 @@ save(
         [helper.make_tensor_value_info("a", F, [2]), helper.make_tensor_value_info("b", F, [2])],
     ),
     [[("x", np.array([1, 2], np.float32)), ("y", np.array([10, 20], np.float32))]],
+)
+
+# --- seqmap: SequenceMap over a sequence made in the graph ---------------
+map_body = helper.make_graph(
+    [
+        helper.make_node("Add", ["e", "y"], ["e_plus"]),
+        helper.make_node("ReduceSum", ["e_plus"], ["e_sum"], keepdims=1),
+        helper.make_node("Mul", ["e", "e2"], ["e_prod"]),
+    ],
+    "map_body",
+    [helper.make_tensor_value_info("e", F, [4]), helper.make_tensor_value_info("y", F, [4]),
+     helper.make_tensor_value_info("e2", F, [4])],
+    [helper.make_tensor_value_info("e_sum", F, [1]),
+     helper.make_tensor_value_info("e_prod", F, [4])],
+)
+save(
+    "seqmap",
+    helper.make_graph(
+        [helper.make_node("SplitToSequence", ["x"], ["xs"], axis=0, keepdims=0),
+         helper.make_node("SequenceConstruct", ["z0", "z1", "z2"], ["zs"]),
+         helper.make_node("SequenceMap", ["xs", "y", "zs"], ["sums", "prods"], body=map_body),
+         helper.make_node("ConcatFromSequence", ["sums"], ["s"], axis=0),
+         helper.make_node("ConcatFromSequence", ["prods"], ["p"], axis=0, new_axis=1)],
+        "seqmap",
+        [helper.make_tensor_value_info("x", F, [3, 4]), helper.make_tensor_value_info("y", F, [4]),
+         helper.make_tensor_value_info("z0", F, [4]), helper.make_tensor_value_info("z1", F, [4]),
+         helper.make_tensor_value_info("z2", F, [4])],
+        [helper.make_tensor_value_info("s", F, [3]), helper.make_tensor_value_info("p", F, [3, 4])],
+    ),
+    [[("x", rng.standard_normal((3, 4)).astype(np.float32))] +
+     [(n, rng.standard_normal(4).astype(np.float32)) for n in ("y", "z0", "z1", "z2")]],
 )
 
 # --- invalid: the else branch cannot run with x of 6 elements ------------
