@@ -1575,9 +1575,12 @@ LogicalResult LoopOp::inferShapes(ShapeContext &ctx) {
   auto initial = getVInitial();
   size_t carried = initial.size();
   Dim trips = Dim::unknown();
-  if (onlyTripCountMatters(*this, ctx))
+  if (onlyTripCountMatters(*this, ctx)) {
     if (auto m = operandScalar(ctx, 0); m && *m >= 0)
       trips = Dim::known(*m);
+    else if (auto dims = ctx.operandDims(0); dims && dims->size() == 1 && (*dims)[0].isSymbolic())
+      trips = (*dims)[0]; // M computed from a symbolic dim (Shape, Gather)
+  }
   for (unsigned i = 0, e = getNumResults(); i < e; ++i) {
     if (i + 1 >= yielded.size())
       break;

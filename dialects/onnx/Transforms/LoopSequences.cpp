@@ -55,14 +55,37 @@ Operation *build(OpBuilder &b, Location loc, StringRef name, ValueRange operands
   return b.create(state);
 }
 
-/// The rows of `stacked` along axis 0 as a sequence of type `seqType`.
-Value rowsOf(OpBuilder &b, Location loc, Value stacked, Type seqType) {
+/// The rows of `stacked` along axis 0 as a sequence of type `seqType`. A
+/// ConcatFromSequence that stacks them again along axis 0 (torch.stack) is
+/// `stacked` itself: that needs no sequence, even of a length known only at
+/// run time.
+Value rowsOf(OpBuilder &b, Location loc, Value stacked, Type seqType,
+             SmallVectorImpl<Operation *> &stackedAgain) {
   Value none = build(b, loc, NoValueOp::getOperationName(), {}, NoneType::get(b.getContext()))
                    ->getResult(0);
-  return build(b, loc, SplitToSequenceOp::getOperationName(), {stacked, none}, seqType,
-               {b.getNamedAttr("axis", b.getI64IntegerAttr(0)),
-                b.getNamedAttr("keepdims", b.getI64IntegerAttr(0))})
-      ->getResult(0);
+  Value rows = build(b, loc, SplitToSequenceOp::getOperationName(), {stacked, none}, seqType,
+                     {b.getNamedAttr("axis", b.getI64IntegerAttr(0)),
+                      b.getNamedAttr("keepdims", b.getI64IntegerAttr(0))})
+                   ->getResult(0);
+  stackedAgain.push_back(rows.getDefiningOp());
+  return rows;
+}
+
+/// Replaces each ConcatFromSequence(axis 0, new_axis 1) of the rows `split`
+/// made by the input of `split`.
+void foldStackedAgain(ArrayRef<Operation *> splits) {
+  for (Operation *split : splits) {
+    Value rows = split->getResult(0);
+    for (Operation *user : llvm::make_early_inc_range(rows.getUsers())) {
+      auto concat = dyn_cast<ConcatFromSequenceOp>(user);
+      if (!concat || concat.getAxis() != 0 || concat.getNewAxis() != 1)
+        continue;
+      concat.getResult().replaceAllUsesWith(split->getOperand(0));
+      concat->erase();
+    }
+    if (rows.use_empty())
+      split->erase();
+  }
 }
 
 /// Rewrites carried value `k` of `loop` (see appendOnly) into a scan
@@ -95,7 +118,9 @@ LoopOp toScanOutput(LoopOp loop, unsigned k, SequenceInsertOp insert) {
   state.addRegion()->takeBody(loop.getBody());
   Operation *replacement = b.create(state);
 
-  Value sequence = rowsOf(b, loop.getLoc(), replacement->getResults().back(), seqType);
+  SmallVector<Operation *> splits;
+  Value sequence =
+      rowsOf(b, loop.getLoc(), replacement->getResults().back(), seqType, splits);
 
   // Results after k move down by one: the scan outputs follow the carried.
   for (unsigned i = 0; i < loop->getNumResults(); ++i)
@@ -104,6 +129,7 @@ LoopOp toScanOutput(LoopOp loop, unsigned k, SequenceInsertOp insert) {
   loop->erase();
   if (Operation *empty = init.getDefiningOp(); empty && empty->use_empty())
     empty->erase();
+  foldStackedAgain(splits);
   return cast<LoopOp>(replacement);
 }
 
@@ -146,9 +172,11 @@ void sequenceMapToLoop(SequenceMapOp map) {
   llvm::append_range(yielded, yield->getOperands());
   yield->setOperands(yielded);
   Operation *loop = b.create(state);
+  SmallVector<Operation *> splits;
   for (auto [k, r] : llvm::enumerate(map->getResults()))
-    r.replaceAllUsesWith(rowsOf(b, loc, loop->getResult(k), r.getType()));
+    r.replaceAllUsesWith(rowsOf(b, loc, loop->getResult(k), r.getType(), splits));
   map->erase();
+  foldStackedAgain(splits);
 }
 
 } // namespace
