@@ -360,6 +360,13 @@ struct LoopLowering : OpConversionPattern<onnx::LoopOp> {
                                                 args[numBuffers], limit);
             go = arith::AndIOp::create(b, l, go, below);
           }
+          // Never more rows than the scan outputs have (M is that count).
+          if (!ShapedType::isDynamic(trips) && numOutputs > 0) {
+            Value rows = arith::ConstantOp::create(b, l, b.getI64IntegerAttr(trips));
+            Value inside = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
+                                                 args[numBuffers], rows);
+            go = arith::AndIOp::create(b, l, go, inside);
+          }
           scf::ConditionOp::create(b, l, go, args);
         },
         [](OpBuilder &, Location, ValueRange) {});
