@@ -17,6 +17,8 @@ OUT_DIR/lstm-if.onnx    x: float[5, 2, 3], n: int64. If n > 0 an LSTM with
 OUT_DIR/while.onnx      x: float[3], m: int64, a Loop whose trip count m and
                         condition sum(x) < 100 come from run time: carried
                         x * 2 and the iteration count. Outputs x, count.
+OUT_DIR/until.onnx      the body of while.onnx with no trip count: only the
+                        condition ends it.
 OUT_DIR/swap.onnx       x, y: float[2]: a Loop of 5 iterations whose two
                         carried values swap each time (y + 1, x): carried
                         values must not overwrite each other.
@@ -196,6 +198,20 @@ save(
          helper.make_tensor_value_info("count", TensorProto.INT64, [])],
     ),
     [[("x", np.array([1, 2, 3], np.float32)), ("m", np.array(m, np.int64))] for m in (20, 2, 0)],
+)
+
+# --- until: no trip count, only the condition ends the loop ---------------
+save(
+    "until",
+    helper.make_graph(
+        [const("t2", np.array(True)), const("n1", np.array(0, np.int64)),
+         helper.make_node("Loop", ["", "t2", "x", "n1"], ["y", "count"], body=while_body)],
+        "until",
+        [helper.make_tensor_value_info("x", F, [3])],
+        [helper.make_tensor_value_info("y", F, [3]),
+         helper.make_tensor_value_info("count", TensorProto.INT64, [])],
+    ),
+    [[("x", np.array([1, 2, 3], np.float32))], [("x", np.array([50, 60, 70], np.float32))]],
 )
 
 # --- swap: carried values that trade places every iteration ---------------
