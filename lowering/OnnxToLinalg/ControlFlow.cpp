@@ -34,7 +34,6 @@ constexpr StringLiteral kStates = "onnxcc.cf_states";
 constexpr StringLiteral kOutputs = "onnxcc.cf_outputs";
 constexpr StringLiteral kAxes = "onnxcc.cf_axes";
 constexpr StringLiteral kReverse = "onnxcc.cf_reverse";
-constexpr StringLiteral kTrips = "onnxcc.cf_trips";
 
 /// The element of a tensor of one element (rank 0, or every dim 1).
 Value scalarOf(OpBuilder &b, Location loc, Value t) {
@@ -238,8 +237,8 @@ struct ScanLowering : OpConversionPattern<onnx::ScanOp> {
     SmallVector<int64_t> inDirs = axisList(op.getScanInputDirections(), numScan);
     SmallVector<int64_t> outAxes = axisList(op.getScanOutputAxes(), numOutputs);
     SmallVector<int64_t> outDirs = axisList(op.getScanOutputDirections(), numOutputs);
-    // The sequence length: the scan axis of the first scan input, which every
-    // other scan input must share.
+    // The sequence length: the scan axis of the scan inputs, static or
+    // symbolic (shape inference made them agree).
     int64_t trips = ShapedType::kDynamic;
     for (int64_t j = 0; j < numScan; ++j) {
       auto type = dyn_cast<RankedTensorType>(operands[numStates + j].getType());
@@ -250,11 +249,10 @@ struct ScanLowering : OpConversionPattern<onnx::ScanOp> {
         return rewriter.notifyMatchFailure(op, "scan_input_axes out of range");
       inAxes[j] = inAxes[j] < 0 ? inAxes[j] + rank : inAxes[j];
       int64_t len = type.getDimSize(inAxes[j]);
-      if (ShapedType::isDynamic(len))
-        return rewriter.notifyMatchFailure(op, "the sequence length is not static");
-      if (trips != ShapedType::kDynamic && len != trips)
+      if (!ShapedType::isDynamic(len) && !ShapedType::isDynamic(trips) && len != trips)
         return rewriter.notifyMatchFailure(op, "scan inputs differ in sequence length");
-      trips = len;
+      if (!ShapedType::isDynamic(len))
+        trips = len;
     }
     for (int64_t j = 0; j < numOutputs; ++j) {
       auto type = cast<RankedTensorType>(
@@ -270,7 +268,9 @@ struct ScanLowering : OpConversionPattern<onnx::ScanOp> {
       return failure();
     SmallVector<Value> iterArgs(state->pairs);
     llvm::append_range(iterArgs, state->outputs);
-    Value ub = indexConst(rewriter, loc, trips);
+    Value ub = ShapedType::isDynamic(trips)
+                   ? Value(tensor::DimOp::create(rewriter, loc, operands[numStates], inAxes[0]))
+                   : indexConst(rewriter, loc, trips);
     auto loop = scf::ForOp::create(rewriter, loc, indexConst(rewriter, loc, 0), ub,
                                    indexConst(rewriter, loc, 1), iterArgs,
                                    [](OpBuilder &, Location, Value, ValueRange) {});
@@ -281,7 +281,7 @@ struct ScanLowering : OpConversionPattern<onnx::ScanOp> {
       rewriter.setInsertionPointToEnd(body);
       Value iv = loop.getInductionVar();
       Value cur = arith::RemUIOp::create(rewriter, loc, iv, indexConst(rewriter, loc, 2));
-      Value last = indexConst(rewriter, loc, trips - 1);
+      Value last = arith::SubIOp::create(rewriter, loc, ub, indexConst(rewriter, loc, 1));
       SmallVector<Value> args;
       for (int64_t k = 0; k < numStates; ++k)
         args.push_back(asOnnx(rewriter, loc, sliceAt(rewriter, loc, body->getArgument(1 + k), 0, cur),
@@ -292,14 +292,13 @@ struct ScanLowering : OpConversionPattern<onnx::ScanOp> {
                               sliceAt(rewriter, loc, operands[numStates + j], inAxes[j], pos),
                               source.getArgument(numStates + j).getType()));
       }
-      SmallVector<Value> extra{iv};
+      SmallVector<Value> extra{iv, last};
       llvm::append_range(extra, body->getArguments().drop_front());
       retagYield(rewriter, source, "scan", extra,
                  {rewriter.getNamedAttr(kStates, rewriter.getI64IntegerAttr(numStates)),
                   rewriter.getNamedAttr(kOutputs, rewriter.getI64IntegerAttr(numOutputs)),
                   rewriter.getNamedAttr(kAxes, rewriter.getDenseI64ArrayAttr(outAxes)),
-                  rewriter.getNamedAttr(kReverse, rewriter.getDenseI64ArrayAttr(outDirs)),
-                  rewriter.getNamedAttr(kTrips, rewriter.getI64IntegerAttr(trips))});
+                  rewriter.getNamedAttr(kReverse, rewriter.getDenseI64ArrayAttr(outDirs))});
       rewriter.mergeBlocks(&source, body, args);
     }
     SmallVector<Value> results =
@@ -396,8 +395,7 @@ struct LoopLowering : OpConversionPattern<onnx::LoopOp> {
                  {rewriter.getNamedAttr(kStates, rewriter.getI64IntegerAttr(numStates)),
                   rewriter.getNamedAttr(kOutputs, rewriter.getI64IntegerAttr(numOutputs)),
                   rewriter.getNamedAttr(kAxes, rewriter.getDenseI64ArrayAttr(axes)),
-                  rewriter.getNamedAttr(kReverse, rewriter.getDenseI64ArrayAttr(dirs)),
-                  rewriter.getNamedAttr(kTrips, rewriter.getI64IntegerAttr(trips))});
+                  rewriter.getNamedAttr(kReverse, rewriter.getDenseI64ArrayAttr(dirs))});
       rewriter.mergeBlocks(&source, after, args);
     }
     Value total = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(),
@@ -437,15 +435,17 @@ struct YieldLowering : OpConversionPattern<onnx::YieldOp> {
     int64_t numOutputs = op->getAttrOfType<IntegerAttr>(kOutputs).getInt();
     ArrayRef<int64_t> axes = op->getAttrOfType<DenseI64ArrayAttr>(kAxes).asArrayRef();
     ArrayRef<int64_t> dirs = op->getAttrOfType<DenseI64ArrayAttr>(kReverse).asArrayRef();
-    int64_t trips = op->getAttrOfType<IntegerAttr>(kTrips).getInt();
-    // [cond] states... outputs... iv [i] pairs... fulls...
+    // [cond] states... outputs... iv (i | last) pairs... fulls...: Loop
+    // passes its i64 iteration, Scan the last position (reverse outputs).
     size_t at = 0;
     Value cond = isLoop ? values[at++] : Value();
     ValueRange states = values.slice(at, numStates);
     ValueRange outputs = values.slice(at + numStates, numOutputs);
     at += numStates + numOutputs;
     Value iv = values[at++];
-    Value i = isLoop ? values[at++] : Value();
+    Value second = values[at++];
+    Value i = isLoop ? second : Value();
+    Value last = isLoop ? Value() : second;
     ValueRange pairs = values.slice(at, numStates);
     ValueRange fulls = values.slice(at + numStates, numOutputs);
 
@@ -458,11 +458,8 @@ struct YieldLowering : OpConversionPattern<onnx::YieldOp> {
     SmallVector<Value> newFulls;
     for (int64_t j = 0; j < numOutputs; ++j) {
       Value pos = iv;
-      if (dirs[j]) {
-        if (ShapedType::isDynamic(trips))
-          return rewriter.notifyMatchFailure(op, "a reverse scan output needs a static length");
-        pos = arith::SubIOp::create(rewriter, loc, indexConst(rewriter, loc, trips - 1), iv);
-      }
+      if (dirs[j] && last)
+        pos = arith::SubIOp::create(rewriter, loc, last, iv);
       newFulls.push_back(insertAt(rewriter, loc, outputs[j], fulls[j], axes[j], pos));
     }
     Value nxt = arith::RemUIOp::create(

@@ -158,3 +158,22 @@ func.func @if_shapes_differ(%c: tensor<i1>, %a: tensor<2x3xf32>, %b: tensor<2x5x
   }) : (tensor<i1>) -> tensor<*xf32>
   return %0 : tensor<*xf32>
 }
+
+// -----
+
+/// A Scan over a sequence of symbolic length: the loop runs to the length
+/// of the scan axis; reversed positions count from the last one.
+// CHECK-LABEL: func.func @scan_symbolic(
+// CHECK: %[[N:.*]] = tensor.dim %arg2, %{{.*}} : tensor<?x4xf32>
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[N]] step
+// CHECK:   %[[LAST:.*]] = arith.subi %[[N]], %{{.*}} : index
+// CHECK:   %[[POS:.*]] = arith.subi %[[LAST]], %[[I]] : index
+// CHECK:   tensor.extract_slice %arg2[%[[POS]], 0] [1, 4] [1, 1] : tensor<?x4xf32> to tensor<4xf32>
+func.func @scan_symbolic(%init: tensor<4xf32>, %xs: tensor<?x4xf32> {onnx.dim_params = ["seq", ""]}) -> (tensor<4xf32>, tensor<?x4xf32>) {
+  %0:2 = "onnx.Scan"(%init, %xs) ({
+  ^bb0(%acc: tensor<4xf32>, %x: tensor<4xf32>):
+    %sum = "onnx.Add"(%acc, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    "onnx.Yield"(%sum, %sum) : (tensor<4xf32>, tensor<4xf32>) -> ()
+  }) {num_scan_inputs = 1 : i64, scan_input_directions = array<i64: 1>, scan_output_directions = array<i64: 1>} : (tensor<4xf32>, tensor<?x4xf32>) -> (tensor<4xf32>, tensor<?x4xf32>)
+  return %0#0, %0#1 : tensor<4xf32>, tensor<?x4xf32>
+}

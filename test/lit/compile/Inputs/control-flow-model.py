@@ -24,6 +24,8 @@ OUT_DIR/swap.onnx       x, y: float[2]: a Loop of 5 iterations whose two
                         values must not overwrite each other.
 OUT_DIR/seqmap.onnx     SequenceMap over the rows of x and a sequence of z0..z2,
                         with y passed whole: sum(row + y) and row * z.
+OUT_DIR/scan-seq.onnx   a Scan over xs: float[seq, 4], input and output
+                        reversed, seq symbolic (datasets of 1, 5 and 2 rows).
 OUT_DIR/invalid.onnx    x: float[n], c: bool. If c: x reshaped to [2, 3];
                         else x reshaped to [4, -1], which 6 elements cannot
                         fill: compiled with n = 6, the else branch returns
@@ -272,6 +274,29 @@ save(
     ),
     [[("x", rng.standard_normal((3, 4)).astype(np.float32))] +
      [(n, rng.standard_normal(4).astype(np.float32)) for n in ("y", "z0", "z1", "z2")]],
+)
+
+# --- scan-seq: a Scan over a sequence of symbolic length ------------------
+seq_body = helper.make_graph(
+    [helper.make_node("Add", ["acc", "row"], ["acc_out"]),
+     helper.make_node("Mul", ["acc_out", "row"], ["prod"])],
+    "seq_body",
+    [helper.make_tensor_value_info("acc", F, [4]), helper.make_tensor_value_info("row", F, [4])],
+    [helper.make_tensor_value_info("acc_out", F, [4]), helper.make_tensor_value_info("prod", F, [4])],
+)
+save(
+    "scan-seq",
+    helper.make_graph(
+        [helper.make_node("Scan", ["a0", "xs"], ["a", "ys"], body=seq_body, num_scan_inputs=1,
+                          scan_input_directions=[1], scan_output_directions=[1])],
+        "scan_seq",
+        [helper.make_tensor_value_info("a0", F, [4]),
+         helper.make_tensor_value_info("xs", F, ["seq", 4])],
+        [helper.make_tensor_value_info("a", F, [4]),
+         helper.make_tensor_value_info("ys", F, ["seq", 4])],
+    ),
+    [[("a0", rng.standard_normal(4).astype(np.float32)),
+      ("xs", rng.standard_normal((n, 4)).astype(np.float32))] for n in (1, 5, 2)],
 )
 
 # --- invalid: the else branch cannot run with x of 6 elements ------------
