@@ -678,8 +678,36 @@ int main(int argc, char **argv) {
     }
     inputs[i] = data;
   }
+#ifdef @NAME@_HAS_DATA_DEPENDENT_DIMS
+  // Outputs whose dims the data decides: buffers of their capacity, and
+  // where run() writes their dims (-1 until it does).
+  static int64_t *outputDims[@NAME@_NUM_OUTPUTS + 1];
+#endif
   for (int i = 0; i < numOutputs; ++i) {
-    outputs[i] = allocate(numBytesOf(&@NAME@_outputs[i], actualShape[numInputs + i]), align);
+    const @NAME@_tensor_info *t = &@NAME@_outputs[i];
+    size_t bytes = 0;
+    int known = 1;
+    for (int32_t d = 0; d < t->rank; ++d)
+      known &= actualShape[numInputs + i] || t->shape[d] >= 0;
+    if (known)
+      bytes = numBytesOf(t, actualShape[numInputs + i]);
+#ifdef @NAME@_HAS_DATA_DEPENDENT_DIMS
+#ifdef @NAME@_NUM_SYMBOLS
+    int64_t capacity = @NAME@_output_capacity(i, symbolDims);
+#else
+    int64_t capacity = @NAME@_output_capacity(i);
+#endif
+    if ((size_t)capacity * (size_t)t->elem_size > bytes)
+      bytes = (size_t)capacity * (size_t)t->elem_size;
+    outputDims[i] = (int64_t *)allocate((t->rank ? (size_t)t->rank : 1) * sizeof(int64_t), align);
+    if (!outputDims[i]) {
+      fprintf(stderr, "out of memory\n");
+      return 2;
+    }
+    for (int32_t d = 0; d < t->rank; ++d)
+      outputDims[i][d] = -1;
+#endif
+    outputs[i] = allocate(bytes, align);
     if (!outputs[i]) {
       fprintf(stderr, "out of memory\n");
       return 2;
@@ -695,8 +723,12 @@ int main(int argc, char **argv) {
     fprintf(stderr, "cannot allocate the %zu-byte arena\n", arenaSize);
     return 2;
   }
-#ifdef @NAME@_NUM_SYMBOLS
+#if defined(@NAME@_NUM_SYMBOLS) && defined(@NAME@_HAS_DATA_DEPENDENT_DIMS)
+  int status = @NAME@_run_generic(arena, arenaSize, symbolDims, inputs, outputs, outputDims);
+#elif defined(@NAME@_NUM_SYMBOLS)
   int status = @NAME@_run_generic(arena, arenaSize, symbolDims, inputs, outputs);
+#elif defined(@NAME@_HAS_DATA_DEPENDENT_DIMS)
+  int status = @NAME@_run_generic(arena, inputs, outputs, outputDims);
 #else
   int status = @NAME@_run_generic(arena, inputs, outputs);
 #endif
@@ -706,7 +738,23 @@ int main(int argc, char **argv) {
   }
   for (int i = 0; i < numOutputs; ++i) {
     const char *path = argv[numInputs + 2 + i];
-    size_t bytes = numBytesOf(&@NAME@_outputs[i], actualShape[numInputs + i]);
+    const int64_t *shape = actualShape[numInputs + i];
+#ifdef @NAME@_HAS_DATA_DEPENDENT_DIMS
+    // The dims run() wrote go to PATH.dims, for verify to compare.
+    if (@NAME@_outputs[i].rank > 0 && outputDims[i][0] >= 0) {
+      shape = outputDims[i];
+      char dimsPath[4096];
+      snprintf(dimsPath, sizeof dimsPath, "%s.dims", path);
+      FILE *df = fopen(dimsPath, "w");
+      for (int32_t d = 0; df && d < @NAME@_outputs[i].rank; ++d)
+        fprintf(df, "%lld\n", (long long)shape[d]);
+      if (!df || fclose(df) != 0) {
+        fprintf(stderr, "cannot write %s\n", dimsPath);
+        return 2;
+      }
+    }
+#endif
+    size_t bytes = numBytesOf(&@NAME@_outputs[i], shape);
     FILE *f = fopen(path, "wb");
     if (f && isString(&@NAME@_outputs[i])) {
       const char *const *strings = (const char *const *)outputs[i];
@@ -1250,6 +1298,7 @@ Expected<bool> verifyDataset(const Dataset &dataset, const TensorTable &table,
   for (size_t i = 0; i < table.outputs.size(); ++i) {
     std::string rawPath = inDir("out" + Twine(i) + ".bin");
     sys::fs::remove(rawPath);
+    sys::fs::remove(rawPath + ".dims");
     if (!symbolic) {
       command.push_back(rawPath);
       continue;
@@ -1299,6 +1348,22 @@ Expected<bool> verifyDataset(const Dataset &dataset, const TensorTable &table,
          << formatShape(expected->shape) << "\n";
       allPassed = false;
       continue;
+    }
+    // Dims the data decided, as run() reported them.
+    if (auto dims = MemoryBuffer::getFile(inDir("out" + Twine(i) + ".bin.dims"))) {
+      SmallVector<int64_t> got;
+      SmallVector<StringRef> lines;
+      (*dims)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
+      for (StringRef line : lines) {
+        int64_t v = -1;
+        got.push_back(line.trim().getAsInteger(10, v) ? -1 : v);
+      }
+      if (ArrayRef<int64_t>(got) != ArrayRef<int64_t>(expected->shape)) {
+        os << "FAIL: dims " << formatShape(got) << " (computed from the data) differ from "
+           << "expected " << formatShape(expected->shape) << "\n";
+        allPassed = false;
+        continue;
+      }
     }
     auto actual = MemoryBuffer::getFile(inDir("out" + Twine(i) + ".bin"),
                                         /*IsText=*/false, /*RequiresNullTerminator=*/false);
@@ -1445,13 +1510,16 @@ Expected<bool> verifyModel(StringRef modelPath, StringRef datasetDir,
     return table.takeError();
   for (const auto *infos : {&table->inputs, &table->outputs})
     for (const TensorInfo &info : *infos) {
+      // An output's -1 without symbols is a dim the data decides.
+      bool dataDims = infos == &table->outputs;
       if (!info.dtype || info.dtype->kind == DType::Unsupported ||
           info.dtype->elemSize != info.elemSize)
         return makeError(VerifyStage::Run, "tensor '" + info.name + "' has dtype '" +
                                                info.dtypeName + "' of " +
                                                Twine(info.elemSize) +
                                                " bytes, which verify cannot handle");
-      if (table->symbols.empty() && llvm::any_of(info.shape, [](int64_t dim) { return dim < 0; }))
+      if (table->symbols.empty() && !dataDims &&
+          llvm::any_of(info.shape, [](int64_t dim) { return dim < 0; }))
         return makeError(VerifyStage::Run, "tensor '" + info.name + "' has the dynamic shape " +
                                                formatShape(info.shape));
     }

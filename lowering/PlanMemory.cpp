@@ -54,11 +54,17 @@ StringAttr symbolOf(Value v) {
   return func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "onnxcc.symbol");
 }
 
-/// `v` (an index value computed from the symbols) as a polynomial.
-std::optional<SymExpr> polyOf(Value v, int depth = 0);
+/// `v` (an index value computed from the symbols) as a polynomial. A
+/// data-dependent dim (a NonZero's count, computed at run time as
+/// `arith.minui %count, %bound`) is its bound, an upper bound of `v` as long
+/// as it is not subtracted (`negated`): then `*bounded` is set, or, with
+/// `bounded` null, there is no polynomial.
+std::optional<SymExpr> polyOf(Value v, int depth = 0, bool negated = false,
+                              bool *bounded = nullptr);
 
-/// Dim `d` of memref `m` as a polynomial of the symbols.
-std::optional<SymExpr> dimPoly(Value m, int64_t d, int depth = 0) {
+/// Dim `d` of memref `m` as a polynomial of the symbols (see polyOf).
+std::optional<SymExpr> dimPoly(Value m, int64_t d, int depth = 0, bool negated = false,
+                               bool *bounded = nullptr) {
   auto type = cast<MemRefType>(m.getType());
   if (!type.isDynamicDim(d))
     return SymExpr::constant(type.getDimSize(d));
@@ -74,16 +80,16 @@ std::optional<SymExpr> dimPoly(Value m, int64_t d, int depth = 0) {
   }
   Operation *def = m.getDefiningOp();
   if (auto alloc = dyn_cast<memref::AllocOp>(def))
-    return polyOf(alloc.getDynamicSizes()[type.getDynamicDimIndex(d)], depth + 1);
+    return polyOf(alloc.getDynamicSizes()[type.getDynamicDimIndex(d)], depth + 1, negated, bounded);
   if (auto view = dyn_cast<memref::ViewOp>(def))
-    return polyOf(view.getSizes()[type.getDynamicDimIndex(d)], depth + 1);
+    return polyOf(view.getSizes()[type.getDynamicDimIndex(d)], depth + 1, negated, bounded);
   if (auto cast = dyn_cast<memref::CastOp>(def))
-    return dimPoly(cast.getSource(), d, depth + 1);
+    return dimPoly(cast.getSource(), d, depth + 1, negated, bounded);
   if (auto expand = dyn_cast<memref::ExpandShapeOp>(def)) {
     OpFoldResult size = expand.getMixedOutputShape()[d];
     if (auto attr = dyn_cast<Attribute>(size))
       return SymExpr::constant(cast<IntegerAttr>(attr).getInt());
-    return polyOf(cast<Value>(size), depth + 1);
+    return polyOf(cast<Value>(size), depth + 1, negated, bounded);
   }
   // A view of part of a buffer (a Split's part) has the sizes it was made
   // with; the dims it drops are 1 and do not count.
@@ -96,16 +102,22 @@ std::optional<SymExpr> dimPoly(Value m, int64_t d, int depth = 0) {
         continue;
       if (auto attr = dyn_cast<Attribute>(size))
         return SymExpr::constant(cast<IntegerAttr>(attr).getInt());
-      return polyOf(cast<Value>(size), depth + 1);
+      return polyOf(cast<Value>(size), depth + 1, negated, bounded);
     }
     return std::nullopt;
+  }
+  if (auto expand = dyn_cast<memref::ExpandShapeOp>(def)) {
+    OpFoldResult size = expand.getMixedOutputShape()[d];
+    if (auto attr = dyn_cast<Attribute>(size))
+      return SymExpr::constant(cast<IntegerAttr>(attr).getInt());
+    return polyOf(cast<Value>(size), depth + 1, negated, bounded);
   }
   if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def)) {
     std::optional<SymExpr> product = SymExpr::constant(1);
     // A local: the range-for would otherwise walk a destroyed temporary.
     SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
     for (int64_t s : groups[d]) {
-      auto part = dimPoly(collapse.getSrc(), s, depth + 1);
+      auto part = dimPoly(collapse.getSrc(), s, depth + 1, negated, bounded);
       if (!part || !(product = SymExpr::mul(*product, *part)))
         return std::nullopt;
     }
@@ -114,7 +126,7 @@ std::optional<SymExpr> dimPoly(Value m, int64_t d, int depth = 0) {
   return std::nullopt;
 }
 
-std::optional<SymExpr> polyOf(Value v, int depth) {
+std::optional<SymExpr> polyOf(Value v, int depth, bool negated, bool *bounded) {
   if (depth > 64)
     return std::nullopt;
   if (StringAttr s = symbolOf(v))
@@ -128,7 +140,7 @@ std::optional<SymExpr> polyOf(Value v, int depth) {
     auto index = dim.getConstantIndex();
     if (!index)
       return std::nullopt;
-    return dimPoly(dim.getSource(), *index, depth + 1);
+    return dimPoly(dim.getSource(), *index, depth + 1, negated, bounded);
   }
   // Sums and products in an affine map (the size of a tensor.concat).
   if (auto apply = dyn_cast<affine::AffineApplyOp>(def)) {
@@ -140,9 +152,9 @@ std::optional<SymExpr> polyOf(Value v, int depth) {
       if (auto c = dyn_cast<AffineConstantExpr>(e))
         return SymExpr::constant(c.getValue());
       if (auto d = dyn_cast<AffineDimExpr>(e))
-        return polyOf(apply.getMapOperands()[d.getPosition()], depth + 1);
+        return polyOf(apply.getMapOperands()[d.getPosition()], depth + 1, negated, bounded);
       if (auto s = dyn_cast<AffineSymbolExpr>(e))
-        return polyOf(apply.getMapOperands()[map.getNumDims() + s.getPosition()], depth + 1);
+        return polyOf(apply.getMapOperands()[map.getNumDims() + s.getPosition()], depth + 1, negated, bounded);
       auto bin = dyn_cast<AffineBinaryOpExpr>(e);
       if (!bin || (e.getKind() != AffineExprKind::Add && e.getKind() != AffineExprKind::Mul))
         return std::nullopt;
@@ -153,9 +165,18 @@ std::optional<SymExpr> polyOf(Value v, int depth) {
     };
     return eval(map.getResult(0));
   }
+  if (auto min = dyn_cast<arith::MinUIOp>(def)) {
+    if (auto exact = polyOf(min.getLhs(), depth + 1, negated, nullptr))
+      return exact;
+    if (negated || !bounded)
+      return std::nullopt;
+    *bounded = true;
+    return polyOf(min.getRhs(), depth + 1, negated, bounded);
+  }
   if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def)) {
-    auto a = polyOf(def->getOperand(0), depth + 1);
-    auto b = polyOf(def->getOperand(1), depth + 1);
+    auto a = polyOf(def->getOperand(0), depth + 1, negated, bounded);
+    auto b = polyOf(def->getOperand(1), depth + 1,
+                    isa<arith::SubIOp>(def) ? !negated : negated, bounded);
     if (!a || !b)
       return std::nullopt;
     if (isa<arith::AddIOp>(def))
@@ -330,6 +351,8 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
     // outputs that are one tensor) is the first one's argument by the time
     // the loop reaches it again, and is copied from there.
     DenseMap<Value, unsigned> outputArgs;
+    // Outputs with data-dependent dims (which of their dims are).
+    DenseMap<unsigned, SmallVector<bool>> dataOutputs;
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
       auto type = dyn_cast<MemRefType>(v.getType());
       if (!type)
@@ -343,13 +366,16 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
         continue;
       }
       SmallVector<Attribute> dims;
+      SmallVector<bool> dataDims;
       if (!type.hasStaticShape()) {
         for (int64_t d = 0; d < type.getRank(); ++d) {
-          auto poly = dimPoly(v, d);
+          bool bounded = false;
+          auto poly = dimPoly(v, d, 0, false, &bounded);
           if (!poly)
             return ret.emitError() << "output buffer " << type << " has dim " << d
                                    << " that is not a function of the symbolic dims";
           dims.push_back(onnx::dimToAttr(func.getContext(), onnx::Dim::of(*poly)));
+          dataDims.push_back(bounded);
         }
       }
       outputDims.push_back(dims.empty() ? ArrayAttr() : ArrayAttr::get(func.getContext(), dims));
@@ -357,6 +383,16 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
       BlockArgument arg = entry.addArgument(argType, ret.getLoc());
       argTypes.push_back(argType);
       outputArgs[arg] = i;
+      if (llvm::is_contained(dataDims, true)) {
+        // Dims the data decides: the caller's buffer holds the bounds, run()
+        // writes the tensor densely with its actual dims and those dims.
+        dataOutputs[i] = dataDims;
+        auto dimsType = MemRefType::get({type.getRank()}, b.getI64Type());
+        BlockArgument dimsArg = entry.addArgument(dimsType, ret.getLoc());
+        argTypes.push_back(dimsType);
+        copyWithDims(b, ret.getLoc(), v, arg, dimsArg);
+        continue;
+      }
       auto alloc = v.getDefiningOp<memref::AllocOp>();
       if (alloc && type.getLayout().isIdentity() && !replacedAllocs.count(alloc)) {
         replacedAllocs.insert(alloc);
@@ -369,14 +405,48 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
     func::ReturnOp::create(b, ret.getLoc());
     ret.erase();
     func.setType(FunctionType::get(func.getContext(), argTypes, {}));
+    unsigned arg = numInputs;
     for (auto [i, attrs] : llvm::enumerate(resultAttrs)) {
       if (attrs)
-        func.setArgAttrs(numInputs + i, attrs);
-      func.setArgAttr(numInputs + i, "onnxcc.output", UnitAttr::get(func.getContext()));
+        func.setArgAttrs(arg, attrs);
+      func.setArgAttr(arg, "onnxcc.output", UnitAttr::get(func.getContext()));
       if (outputDims[i])
-        func.setArgAttr(numInputs + i, "onnxcc.dims", outputDims[i]);
+        func.setArgAttr(arg, "onnxcc.dims", outputDims[i]);
+      auto data = dataOutputs.find(i);
+      if (data == dataOutputs.end()) {
+        ++arg;
+        continue;
+      }
+      func.setArgAttr(arg, "onnxcc.data_dependent", Builder(func.getContext()).getDenseBoolArrayAttr(
+                                                  data->second));
+      func.setArgAttr(arg + 1, "onnxcc.output_dims", UnitAttr::get(func.getContext()));
+      arg += 2;
     }
     return success();
+  }
+
+  /// Copies `v` densely into the start of output `arg` with `v`'s own dims
+  /// (a view of `arg` as `v`'s shape) and stores those dims in `dimsArg`.
+  static void copyWithDims(OpBuilder &b, Location loc, Value v, Value arg, Value dimsArg) {
+    auto type = cast<MemRefType>(v.getType());
+    int64_t rank = type.getRank();
+    SmallVector<OpFoldResult> sizes(rank), strides(rank);
+    Value stride = arith::ConstantIndexOp::create(b, loc, 1);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      Value size = memref::DimOp::create(b, loc, v, d);
+      sizes[d] = type.isDynamicDim(d) ? OpFoldResult(size) : b.getIndexAttr(type.getDimSize(d));
+      strides[d] = stride;
+      stride = arith::MulIOp::create(b, loc, stride, size);
+      memref::StoreOp::create(b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), size),
+                              dimsArg, ValueRange{arith::ConstantIndexOp::create(b, loc, d)});
+    }
+    auto viewType = MemRefType::get(
+        type.getShape(), type.getElementType(),
+        StridedLayoutAttr::get(b.getContext(), 0,
+                               SmallVector<int64_t>(rank, ShapedType::kDynamic)));
+    Value view = memref::ReinterpretCastOp::create(b, loc, viewType, arg, b.getIndexAttr(0),
+                                                   sizes, strides);
+    memref::CopyOp::create(b, loc, v, view);
   }
 
   /// Appends the arena argument (memref<?xi8>, attribute onnxcc.arena).
@@ -496,8 +566,11 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
       } else {
         int64_t bits = type.getElementType().isIndex() ? 64 : type.getElementTypeBitWidth();
         std::optional<SymExpr> bytes = SymExpr::constant((bits + 7) / 8);
+        // A data-dependent dim takes its bound's room.
+        bool bounded = false;
         for (int64_t d = 0; d < type.getRank() && bytes; ++d) {
-          auto dim = type.getLayout().isIdentity() ? dimPoly(alloc, d) : std::nullopt;
+          auto dim = type.getLayout().isIdentity() ? dimPoly(alloc, d, 0, false, &bounded)
+                                                   : std::nullopt;
           bytes = dim ? SymExpr::mul(*bytes, *dim) : std::nullopt;
         }
         if (!bytes) {
@@ -506,7 +579,10 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
           return WalkResult::interrupt();
         }
         buf.bytes = *bytes;
-        symbolic = true;
+        if (bytes->isConstant())
+          buf.size = std::max<int64_t>(bytes->constantValue(), 1);
+        else
+          symbolic = true;
       }
       // Follow views of the buffer: their uses keep it alive.
       SmallVector<Value> worklist = {alloc.getResult()};
@@ -568,7 +644,7 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
       OpBuilder b(buf.alloc);
       Value offset = arith::ConstantIndexOp::create(b, buf.alloc.getLoc(), buf.offset);
       Value view = memref::ViewOp::create(b, buf.alloc.getLoc(), buf.alloc.getType(), arena,
-                                          offset, ValueRange{});
+                                          offset, buf.alloc.getDynamicSizes());
       buf.alloc.getResult().replaceAllUsesWith(view);
       buf.alloc.erase();
     }

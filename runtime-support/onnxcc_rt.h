@@ -4,6 +4,7 @@
 #ifndef ONNXCC_RT_H
 #define ONNXCC_RT_H
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -15,6 +16,9 @@ namespace onnxcc_rt {
 /// run() returns this when the symbolic dims it was given break a shape rule
 /// of the model that the compiler could not check (see ABI.md).
 constexpr int status_shape = 9;
+/// run() returns this when a data-dependent dim exceeds its bound (one the
+/// user gave with --bound; see ABI.md).
+constexpr int status_bound = 10;
 
 /// A symbolic dim of `dim` broadcast (ONNX multidirectional broadcasting)
 /// against a dim of static size `size`: 0 when it is 1 or `size`, else
@@ -32,9 +36,76 @@ inline int check_equal(int64_t a, int64_t b) { return a == b ? 0 : status_shape;
 /// it has dim - 1 elements only then): 0 when it is, else status_shape.
 inline int check_at_least(int64_t dim, int64_t least) { return dim >= least ? 0 : status_shape; }
 
+/// The intersection over union of boxes `a` and `b`: corners (y1, x1, y2,
+/// x2) in either order, or (x_center, y_center, width, height) with
+/// `center_point_box`; 0 when the union is empty.
+inline float box_iou(const float *a, const float *b, bool center_point_box) {
+  float ay1, ax1, ay2, ax2, by1, bx1, by2, bx2;
+  if (center_point_box) {
+    ax1 = a[0] - a[2] / 2, ax2 = a[0] + a[2] / 2, ay1 = a[1] - a[3] / 2, ay2 = a[1] + a[3] / 2;
+    bx1 = b[0] - b[2] / 2, bx2 = b[0] + b[2] / 2, by1 = b[1] - b[3] / 2, by2 = b[1] + b[3] / 2;
+  } else {
+    ay1 = std::min(a[0], a[2]), ay2 = std::max(a[0], a[2]);
+    ax1 = std::min(a[1], a[3]), ax2 = std::max(a[1], a[3]);
+    by1 = std::min(b[0], b[2]), by2 = std::max(b[0], b[2]);
+    bx1 = std::min(b[1], b[3]), bx2 = std::max(b[1], b[3]);
+  }
+  float ih = std::min(ay2, by2) - std::max(ay1, by1);
+  float iw = std::min(ax2, bx2) - std::max(ax1, bx1);
+  if (ih <= 0 || iw <= 0)
+    return 0;
+  float inter = ih * iw;
+  float uni = (ay2 - ay1) * (ax2 - ax1) + (by2 - by1) * (bx2 - bx1) - inter;
+  return uni > 0 ? inter / uni : 0;
+}
+
+/// ONNX NonMaxSuppression over boxes [batches, spatial, 4] and scores
+/// [batches, classes, spatial]: per batch and class, the boxes whose score
+/// passes `score_threshold` (when given) in descending score order (equal
+/// scores by index), each kept unless its IoU with one kept before exceeds
+/// `iou_threshold`, at most `max_per_class`. Writes the kept [batch, class,
+/// box] rows to `out` (room for `capacity` rows) and their number to
+/// `*count`; `scratch` holds 2 * spatial int64. Status 10 when the rows
+/// exceed `capacity` (never, with the compiler's bound).
+inline int non_max_suppression(const float *boxes, const float *scores, int64_t batches,
+                               int64_t classes, int64_t spatial, int64_t max_per_class,
+                               float iou_threshold, float score_threshold,
+                               bool has_score_threshold, bool center_point_box, int64_t *out,
+                               int64_t capacity, int64_t *count, int64_t *scratch) {
+  int64_t rows = 0;
+  int64_t *order = scratch, *kept = scratch + spatial;
+  for (int64_t b = 0; b < batches; ++b)
+    for (int64_t c = 0; c < classes; ++c) {
+      const float *s = scores + (b * classes + c) * spatial;
+      int64_t candidates = 0;
+      for (int64_t i = 0; i < spatial; ++i)
+        if (!has_score_threshold || s[i] > score_threshold)
+          order[candidates++] = i;
+      std::stable_sort(order, order + candidates,
+                       [&](int64_t x, int64_t y) { return s[x] > s[y]; });
+      int64_t numKept = 0;
+      for (int64_t k = 0; k < candidates && numKept < max_per_class; ++k) {
+        const float *box = boxes + (b * spatial + order[k]) * 4;
+        bool suppressed = false;
+        for (int64_t j = 0; j < numKept && !suppressed; ++j)
+          suppressed = box_iou(box, boxes + (b * spatial + kept[j]) * 4, center_point_box) >
+                       iou_threshold;
+        if (suppressed)
+          continue;
+        kept[numKept++] = order[k];
+        if (rows == capacity)
+          return status_bound;
+        out[rows * 3] = b, out[rows * 3 + 1] = c, out[rows * 3 + 2] = order[k];
+        ++rows;
+      }
+    }
+  *count = rows;
+  return 0;
+}
+
 /// run() returns this when it takes a branch of an If that the compiler
 /// found cannot run with the compiled shapes (see ABI.md).
-constexpr int status_invalid_branch = 10;
+constexpr int status_invalid_branch = 11;
 
 /// The status of such a branch.
 inline int invalid_branch() { return status_invalid_branch; }

@@ -1068,6 +1068,11 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     std::string name, dtype, ctype;
     MemRefType type;
     ArrayAttr dims; // onnxcc.dims when some dim is symbolic (or a bound symbol)
+    /// An output whose dims the data decides: which dims (onnxcc.data_dependent;
+    /// `dims` holds their bounds), and the argument run() writes its dims to.
+    SmallVector<bool> dataDims;
+    int dimsArg = -1;
+    bool dataDim(int64_t d) const { return d < int64_t(dataDims.size()) && dataDims[d]; }
     /// Dim `d` is a symbol's: dynamic, or static by a bound symbol
     /// (onnxcc.bound_symbols) whose name the header still shows.
     bool symbolicDim(int64_t d) const {
@@ -1095,6 +1100,12 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       symbols.push_back({i, sym.str()});
       continue;
     }
+    if (func.getArgAttr(i, "onnxcc.output_dims")) {
+      if (outputs.empty() || outputs.back().dataDims.empty() || outputs.back().dimsArg >= 0)
+        return errorAt(func, "a dims argument must follow its data-dependent output");
+      outputs.back().dimsArg = i;
+      continue;
+    }
     auto type = dyn_cast<MemRefType>(arg.getType());
     auto dims = func.getArgAttrOfType<ArrayAttr>(i, "onnxcc.dims");
     if (!type || (!type.hasStaticShape() && (!dims || dims.size() != size_t(type.getRank()))))
@@ -1110,6 +1121,8 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       return errorAt(func, "unsupported element type of '" + p.name + "'");
     if (p.isString() && !type.getElementType().isInteger(64))
       return errorAt(func, "string tensor '" + p.name + "' is not held as i64");
+    if (auto data = func.getArgAttrOfType<DenseBoolArrayAttr>(i, "onnxcc.data_dependent"))
+      p.dataDims.assign(data.asArrayRef().begin(), data.asArrayRef().end());
     (func.getArgAttr(i, "onnxcc.output") ? outputs : inputs).push_back(p);
   }
   bool hasStrings = llvm::any_of(inputs, [](const Port &p) { return p.isString(); }) ||
@@ -1204,7 +1217,21 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     views[func.getArgument(p.arg)] =
         portView(p, p.isString() ? "reinterpret_cast<int64_t *>(" + id + ")" : id);
     names[func.getArgument(p.arg)] = id;
+    if (p.dimsArg >= 0) {
+      std::string dimsId = idents.unique(p.name + "_dims");
+      BlockArgument dimsArg = func.getArgument(p.dimsArg);
+      views[dimsArg] = identityView(cast<MemRefType>(dimsArg.getType()), dimsId);
+      names[dimsArg] = dimsId;
+    }
   }
+  bool hasDataDims = llvm::any_of(outputs, [](const Port &p) { return p.dimsArg >= 0; });
+  // The parameter after a data-dependent output: where run() writes its dims.
+  auto dimsParam = [&](const Port &p) -> std::string {
+    if (p.dimsArg < 0)
+      return "";
+    return ",\n    int64_t *" + names[func.getArgument(p.dimsArg)] + " /* its " +
+           std::to_string(p.type.getRank()) + " dims, written by run() */";
+  };
   // The arena size function, over the same symbol names.
   std::string sizeBody;
   if (sizeFn) {
@@ -1229,7 +1256,7 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
   auto dimsOf = [&](const Port &p) {
     std::string s;
     for (int64_t d = 0; d < p.type.getRank(); ++d)
-      s += (s.empty() ? "" : ", ") +
+      s += (s.empty() ? "" : ", ") + std::string(p.dataDim(d) ? "<=" : "") +
            (p.symbolicDim(d) ? dimExpr(p.dims[d]) : std::to_string(p.type.getDimSize(d)));
     return s;
   };
@@ -1278,7 +1305,7 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     }
     h << "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
     h << "typedef struct " << n << "_tensor_info {\n  const char *name;\n  const char *dtype;\n"
-      << "  int32_t elem_size;\n  int32_t rank;\n  const int64_t *shape; /* -1 for a symbolic dim */\n} " << n
+      << "  int32_t elem_size;\n  int32_t rank;\n  const int64_t *shape; /* -1 for a symbolic or data-dependent dim */\n} " << n
       << "_tensor_info;\n\n";
     h << "/* Inputs and outputs in model order. */\n";
     h << "extern const " << n << "_tensor_info " << n << "_inputs[" << std::max<size_t>(inputs.size(), 1) << "];\n";
@@ -1327,13 +1354,24 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
         << commentText(p.name) << ": " << p.dtype << "[" << dimsOf(p) << "] */";
     for (Port &p : outputs)
       h << ",\n    " << p.paramType(false) << names[func.getArgument(p.arg)] << " /* "
-        << commentText(p.name) << ": " << p.dtype << "[" << dimsOf(p) << "] */";
+        << commentText(p.name) << ": " << p.dtype << "[" << dimsOf(p) << "] */" << dimsParam(p);
     h << ");\n\n";
     h << "/* The same with arrays of pointers, in model order"
       << (symbolic ? ", and the symbolic dims in `dims`" : "") << ". */\n";
     h << "int " << n << "_run_generic(" << arenaParam << weightsParam
       << (symbolic ? ", const int64_t *dims" : "")
-      << ", const void *const *inputs, void *const *outputs);\n\n";
+      << ", const void *const *inputs, void *const *outputs"
+      << (hasDataDims ? ",\n    int64_t *const *output_dims" : "") << ");\n\n";
+    if (hasDataDims) {
+      h << "/* Outputs whose dims depend on the data (shown as <=BOUND above): the caller's\n"
+        << "   buffer holds " << n << "_output_capacity(k, ...) elements, run() writes the "
+           "tensor\n   densely (row-major in its actual dims) from the start and its dims "
+           "to the\n   parameter after it (run_generic: output_dims[k], ignored for other "
+           "outputs).\n   run() returns 10 when a bound given with --bound is exceeded. */\n";
+      h << "#define " << n << "_HAS_DATA_DEPENDENT_DIMS 1\n";
+      h << "int64_t " << n << "_output_capacity(int output"
+        << (symbolic ? ", const int64_t *dims" : "") << ");\n\n";
+    }
     if (threads > 1) {
       h << "/* Compiled with --threads " << threads << ": run() splits each heavy layer into "
         << threads << " fixed parts. They run on\n"
@@ -1371,6 +1409,10 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       params +=
           (params.empty() ? "" : ", ") + p.paramType(false) + names[func.getArgument(p.arg)];
       tensorArgs += ", " + names[func.getArgument(p.arg)];
+      if (p.dimsArg >= 0) {
+        params += ", int64_t *" + names[func.getArgument(p.dimsArg)];
+        tensorArgs += ", " + names[func.getArgument(p.dimsArg)];
+      }
     }
     if (symbolic) {
       h << "/// The model over an arena the caller sizes with arenaSize(dims).\n";
@@ -1478,14 +1520,20 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     s << "extern \"C\" int " << n << "_run(" << arenaParam << weightsParam << symbolParams;
     for (Port &p : inputs)
       s << ", " << p.paramType(true) << names[func.getArgument(p.arg)];
-    for (Port &p : outputs)
+    for (Port &p : outputs) {
       s << ", " << p.paramType(false) << names[func.getArgument(p.arg)];
+      if (p.dimsArg >= 0)
+        s << ", int64_t *" << names[func.getArgument(p.dimsArg)];
+    }
     s << ") {\n";
     s << "  if (!arena" << (options.embedWeights ? "" : " || !weights");
     for (Port &p : inputs)
       s << " || !" << names[func.getArgument(p.arg)];
-    for (Port &p : outputs)
+    for (Port &p : outputs) {
       s << " || !" << names[func.getArgument(p.arg)];
+      if (p.dimsArg >= 0)
+        s << " || !" << names[func.getArgument(p.dimsArg)];
+    }
     s << ")\n    return 1;\n";
     s << "  if (reinterpret_cast<uintptr_t>(arena) % 64 != 0)\n    return 2;\n";
     if (kernelsIsa == "avx2" || kernelsIsa == "avx512")
@@ -1514,17 +1562,41 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     }
     s << body;
     s << "}\n\n";
+    if (hasDataDims) {
+      s << "extern \"C\" int64_t " << n << "_output_capacity(int output"
+        << (symbolic ? ", const int64_t *dims" : "") << ") {\n";
+      if (symbolic) {
+        s << "  if (!dims)\n    return 0;\n";
+        for (auto [k, id] : llvm::enumerate(symbolNames))
+          s << "  [[maybe_unused]] const int64_t " << id << " = dims[" << k << "];\n";
+      }
+      s << "  switch (output) {\n";
+      for (auto [i, p] : llvm::enumerate(outputs)) {
+        std::string product;
+        for (int64_t d = 0; d < p.type.getRank(); ++d)
+          product += (product.empty() ? "" : " * ") +
+                     (p.symbolicDim(d) ? "(" + dimExpr(p.dims[d]) + ")"
+                                       : std::to_string(p.type.getDimSize(d)));
+        s << "  case " << i << ":\n    return " << (product.empty() ? "1" : product) << ";\n";
+      }
+      s << "  default:\n    return 0;\n  }\n}\n\n";
+    }
     s << "extern \"C\" int " << n << "_run_generic(" << arenaParam << weightsParam
       << (symbolic ? ", const int64_t *dims" : "")
-      << ", const void *const *inputs, void *const *outputs) {\n";
-    s << "  if (!inputs || !outputs" << (symbolic ? " || !dims" : "") << ")\n    return 1;\n";
+      << ", const void *const *inputs, void *const *outputs"
+      << (hasDataDims ? ", int64_t *const *output_dims" : "") << ") {\n";
+    s << "  if (!inputs || !outputs" << (symbolic ? " || !dims" : "")
+      << (hasDataDims ? " || !output_dims" : "") << ")\n    return 1;\n";
     s << "  return " << n << "_run(" << arenaArgs << (options.embedWeights ? "" : ", weights");
     for (size_t k = 0; k < symbols.size(); ++k)
       s << ", dims[" << k << "]";
     for (auto [i, p] : llvm::enumerate(inputs))
       s << ",\n      static_cast<" << p.paramType(true) << ">(inputs[" << i << "])";
-    for (auto [i, p] : llvm::enumerate(outputs))
+    for (auto [i, p] : llvm::enumerate(outputs)) {
       s << ",\n      static_cast<" << p.paramType(false) << ">(outputs[" << i << "])";
+      if (p.dimsArg >= 0)
+        s << ", output_dims[" << i << "]";
+    }
     s << ");\n}\n";
   }
   model.weights = std::move(weights);

@@ -2,6 +2,9 @@
 #include "dialects/onnx/ShapeContext.h"
 #include "dialects/onnx/OnnxOps.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringSet.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
@@ -665,7 +668,7 @@ SmallVector<DimConstraint> dimConstraints(Operation *op, const ShapeMap &map) {
     if (!inferred || !declared || declared.getRank() != static_cast<int64_t>(inferred->size()))
       continue;
     for (auto [d, size] : llvm::zip(*inferred, declared.getShape()))
-      if (!d.isStatic() && !ShapedType::isDynamic(size))
+      if (!d.isStatic() && !ShapedType::isDynamic(size) && !map.dependsOnData(d))
         out.push_back({DimConstraint::Equal, d, Dim::known(size)});
   }
   return out;
@@ -680,6 +683,70 @@ RankedTensorType toTensorType(const Shape &shape, Type elementType) {
   for (const Dim &d : shape)
     dims.push_back(d.size);
   return RankedTensorType::get(dims, elementType);
+}
+
+std::optional<SymExpr> ShapeMap::upperBound(const SymExpr &e) const {
+  std::optional<SymExpr> out = SymExpr::constant(0);
+  for (const SymExpr::Term &t : e.getTerms()) {
+    bool data = llvm::any_of(t.syms, [&](StringAttr s) { return isDataSymbol(s); });
+    if (data && t.coeff < 0)
+      continue;
+    std::optional<SymExpr> term = SymExpr::constant(t.coeff);
+    for (StringAttr s : t.syms) {
+      std::optional<SymExpr> factor = boundOf(s);
+      if (!factor)
+        factor = SymExpr::symbol(s);
+      if (term)
+        term = SymExpr::mul(*term, *factor);
+    }
+    if (!term || !out)
+      return std::nullopt;
+    out = SymExpr::add(*out, *term);
+  }
+  return out;
+}
+
+Dim ShapeContext::dataDim(unsigned k, const Dim &bound) {
+  std::optional<SymExpr> expr = bound.asExpr();
+  if (expr)
+    expr = map.upperBound(*expr);
+  if (!expr)
+    return Dim::unknown();
+  MLIRContext *ctx = op->getContext();
+  auto names = op->getAttrOfType<ArrayAttr>("onnxcc.data_dims");
+  SmallVector<Attribute> list = names ? SmallVector<Attribute>(names.getValue())
+                                      : SmallVector<Attribute>();
+  StringAttr name;
+  if (k < list.size())
+    name = dyn_cast<StringAttr>(list[k]);
+  if (!name) {
+    // A fresh name no input dim_param uses: `Op#N`, N counted per function.
+    auto func = op->getParentOfType<func::FuncOp>();
+    llvm::StringSet<> taken;
+    int64_t next = 0;
+    if (func) {
+      for (unsigned i = 0; i < func.getNumArguments(); ++i)
+        if (auto params = func.getArgAttrOfType<ArrayAttr>(i, "onnx.dim_params"))
+          for (Attribute p : params)
+            if (auto s = dyn_cast<StringAttr>(p))
+              taken.insert(s.getValue());
+      if (auto n = func->getAttrOfType<IntegerAttr>("onnxcc.num_data_dims"))
+        next = n.getInt();
+    }
+    std::string text;
+    do
+      text = (op->getName().stripDialect() + "#" + Twine(next++)).str();
+    while (taken.contains(text));
+    if (func)
+      func->setAttr("onnxcc.num_data_dims",
+                    IntegerAttr::get(IntegerType::get(ctx, 64), next));
+    name = StringAttr::get(ctx, text);
+    list.resize(std::max<size_t>(list.size(), k + 1), StringAttr::get(ctx, ""));
+    list[k] = name;
+    op->setAttr("onnxcc.data_dims", ArrayAttr::get(ctx, list));
+  }
+  map.setBound(name, *expr);
+  return Dim::named(name);
 }
 
 LogicalResult inferShapes(Operation *op, ShapeMap &map) {
@@ -704,7 +771,9 @@ LogicalResult inferShapes(Operation *op, ShapeMap &map) {
                                  << ranked.getRank() << " but its shape function gives rank "
                                  << merged.size();
       for (auto [d, declared] : llvm::zip(merged, ranked.getShape())) {
-        if (ShapedType::isDynamic(declared))
+        // A dim the data decides is what the data makes it: a static size
+        // the model declares there held for the exporter's example only.
+        if (ShapedType::isDynamic(declared) || map.dependsOnData(d))
           continue;
         if (d.isStatic() && d.size != declared)
           return op->emitOpError() << "result #" << i << " is declared as " << ranked

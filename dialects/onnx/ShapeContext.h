@@ -110,8 +110,34 @@ public:
   void set(mlir::Value v, Shape s) { shapes[v] = std::move(s); }
   void erase(mlir::Value v) { shapes.erase(v); }
 
+  /// Data-dependent dims (ShapeContext::dataDim): symbols that ops define at
+  /// run time from the values they read, each with an upper bound in the
+  /// inputs' symbols. Shape functions see them through a const map.
+  void setBound(mlir::StringAttr symbol, SymExpr bound) const {
+    bounds[symbol] = std::move(bound);
+  }
+  /// The bound of a data-dependent symbol, or nullopt for an input's symbol.
+  std::optional<SymExpr> boundOf(mlir::StringAttr symbol) const {
+    auto it = bounds.find(symbol);
+    if (it == bounds.end())
+      return std::nullopt;
+    return it->second;
+  }
+  bool isDataSymbol(mlir::StringAttr symbol) const { return bounds.count(symbol); }
+  /// Whether `d` is computed from a data-dependent symbol.
+  bool dependsOnData(const Dim &d) const {
+    return d.isSymbolic() &&
+           llvm::any_of(d.expr.symbols(), [&](mlir::StringAttr s) { return isDataSymbol(s); });
+  }
+  /// An upper bound of `e` over the inputs' symbols: each data-dependent
+  /// symbol replaced by its bound where it appears with a positive
+  /// coefficient, terms where it appears with a negative one dropped (every
+  /// dim is >= 0). Nullopt when a coefficient overflows.
+  std::optional<SymExpr> upperBound(const SymExpr &e) const;
+
 private:
   llvm::DenseMap<mlir::Value, Shape> shapes;
+  mutable llvm::DenseMap<mlir::StringAttr, SymExpr> bounds;
 };
 
 /// A rule on dims that shape inference relied on but that holds only for
@@ -179,6 +205,15 @@ public:
     results[result] = Shape(rank, Dim::unknown());
   }
   const std::optional<Shape> &resultShape(unsigned i) const { return results[i]; }
+
+  /// The `k`-th dim of this op's results that depends on the values it
+  /// reads (NonZero's count, a Range's length), which is at most `bound`:
+  /// a symbol defined at run time, named once per op (`NonZero#0`, recorded
+  /// on the op as `onnxcc.data_dims`) and unique in the function. Its bound
+  /// is kept in the inputs' symbols (ShapeMap::upperBound). Unknown when
+  /// `bound` is.
+  Dim dataDim(unsigned k, const Dim &bound);
+  const ShapeMap &getMap() const { return map; }
 
   /// Two dims that the op needs equal: the more precise one, or failure when
   /// both are static and differ. An equality that holds only for some values

@@ -385,11 +385,39 @@ LogicalResult reduceShape(ShapeContext &ctx, std::optional<SmallVector<int64_t>>
     return success();
   int64_t rank = data->size();
   if (!axes) {
-    // Which axes are reduced is not known: only the rank may be.
-    if (keepDims)
-      ctx.setRank(0, rank);
-    else if (numAxes && *numAxes > 0 && *numAxes <= rank)
-      ctx.setRank(0, rank - *numAxes);
+    // Which axes are reduced is known at run time only: each result dim is
+    // data-dependent (a dim of 1 stays 1), at most the input dims it can be.
+    if (!numAxes || *numAxes <= 0 || *numAxes > rank) {
+      if (keepDims)
+        ctx.setRank(0, rank);
+      return success();
+    }
+    Shape out;
+    unsigned next = 0;
+    int64_t outRank = keepDims ? rank : rank - *numAxes;
+    for (int64_t j = 0; j < outRank; ++j) {
+      // Without keepdims, result dim j is one of input dims j .. j + numAxes.
+      ArrayRef<Dim> candidates = ArrayRef<Dim>(*data).slice(j, keepDims ? 1 : *numAxes + 1);
+      bool allSame = keepDims ? candidates.front() == Dim::known(1)
+                              : llvm::all_of(candidates, [&](const Dim &d) {
+                                  return d.isStatic() && d == candidates.front();
+                                });
+      if (allSame) {
+        out.push_back(candidates.front());
+        continue;
+      }
+      // The largest candidate when all are static, else their sum; a
+      // reduced dim kept as 1 may exceed an empty one.
+      Dim bound = Dim::known(keepDims ? 1 : 0);
+      if (llvm::all_of(candidates, [](const Dim &d) { return d.isStatic(); }))
+        for (const Dim &d : candidates)
+          bound = Dim::known(std::max(bound.size, d.size));
+      else
+        for (const Dim &d : candidates)
+          bound = addDims(bound, d);
+      out.push_back(ctx.dataDim(next++, bound));
+    }
+    ctx.setShape(0, out);
     return success();
   }
   if (axes->empty() && noopWhenEmpty) {
@@ -1753,14 +1781,29 @@ LogicalResult SoftmaxCrossEntropyLossOp::inferShapes(ShapeContext &ctx) {
 
 /// [num_selected, 3]: the count depends on the data.
 LogicalResult NonMaxSuppressionOp::inferShapes(ShapeContext &ctx) {
-  ctx.setShape(0, Shape{Dim::unknown(), Dim::known(3)});
+  // At most min(spatial, max_output_boxes_per_class) boxes per batch and
+  // class.
+  auto boxes = ctx.operandShape(0), scores = ctx.operandShape(1);
+  Dim bound = Dim::unknown();
+  if (boxes && scores && boxes->size() == 3 && scores->size() == 3) {
+    Dim spatial = (*scores)[2];
+    if (auto limit = ctx.operandInts(2); limit && limit->size() == 1 && spatial.isStatic())
+      spatial = Dim::known(std::clamp<int64_t>((*limit)[0], 0, spatial.size));
+    bound = mulDims(mulDims((*scores)[0], (*scores)[1]), spatial);
+  }
+  ctx.setShape(0, Shape{ctx.dataDim(0, bound), Dim::known(3)});
   return success();
 }
 
-/// [rank(X), num_nonzero]: the count depends on the data.
+/// [rank(X), num_nonzero]: the count depends on the data, at most the
+/// number of elements.
 LogicalResult NonZeroOp::inferShapes(ShapeContext &ctx) {
   auto x = ctx.operandShape(0);
-  ctx.setShape(0, Shape{x ? Dim::known(x->size()) : Dim::unknown(), Dim::unknown()});
+  if (!x) {
+    ctx.setRank(0, 2);
+    return success();
+  }
+  ctx.setShape(0, Shape{Dim::known(x->size()), ctx.dataDim(0, productOf(*x))});
   return success();
 }
 

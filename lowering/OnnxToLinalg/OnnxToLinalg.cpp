@@ -89,6 +89,20 @@ Value OnnxTypeConverter::materialize(OpBuilder &b, Location loc, Operation *inFu
   return sum ? sum : indexConst(b, loc, 0);
 }
 
+Value OnnxTypeConverter::defineDataDim(OpBuilder &b, Location loc, Operation *op, unsigned k,
+                                       Value count) const {
+  auto names = op->getAttrOfType<ArrayAttr>("onnxcc.data_dims");
+  StringAttr name = names && k < names.size() ? dyn_cast<StringAttr>(names[k]) : StringAttr();
+  std::optional<onnx::SymExpr> bound = name ? shapes.boundOf(name) : std::nullopt;
+  Value limit = bound ? materialize(b, loc, op, *bound) : Value();
+  if (!limit)
+    return {};
+  Value v = arith::MinUIOp::create(b, loc, count, limit);
+  if (Value placeholder = dataPlaceholders.lookup(name))
+    dataValues[placeholder] = v;
+  return v;
+}
+
 FailureOr<SmallVector<Value>> OnnxTypeConverter::dynamicSizes(OpBuilder &b, Location loc,
                                                               Value v,
                                                               RankedTensorType type) const {
@@ -367,6 +381,46 @@ void addSymbolArguments(func::FuncOp func, OnnxTypeConverter &converter) {
   }
 }
 
+/// A placeholder for each data-dependent dim of `func` (a symbol an op
+/// defines from the values it reads, onnx::ShapeContext::dataDim), right
+/// after its op: the ops after it size their results and check their dim
+/// rules with it as with an input's symbol. The op's lowering gives its
+/// value (OnnxTypeConverter::defineDataDim).
+void addDataDimPlaceholders(func::FuncOp func, OnnxTypeConverter &converter) {
+  auto &values = converter.symbols[func];
+  func.walk([&](Operation *op) {
+    auto names = op->getAttrOfType<ArrayAttr>("onnxcc.data_dims");
+    if (!names)
+      return;
+    OpBuilder b(op->getContext());
+    b.setInsertionPointAfter(op);
+    for (Attribute a : names) {
+      auto name = dyn_cast<StringAttr>(a);
+      if (!name || !converter.shapes.isDataSymbol(name) ||
+          converter.dataPlaceholders.count(name))
+        continue;
+      auto placeholder = arith::ConstantIndexOp::create(b, op->getLoc(), 0);
+      placeholder->setAttr("onnxcc.placeholder", name);
+      converter.dataPlaceholders[name] = placeholder;
+      values.push_back({name, placeholder});
+    }
+  });
+}
+
+/// After the conversion: each placeholder becomes its value.
+LogicalResult replaceDataDimPlaceholders(OnnxTypeConverter &converter) {
+  for (auto [name, placeholder] : converter.dataPlaceholders) {
+    Value v = converter.dataValues.lookup(placeholder);
+    if (!v && !placeholder.use_empty())
+      return placeholder.getDefiningOp()->emitError()
+             << "the data-dependent dim '" << name.getValue() << "' was not computed";
+    if (v)
+      placeholder.replaceAllUsesWith(v);
+    placeholder.getDefiningOp()->erase();
+  }
+  return success();
+}
+
 /// Checks at run time, before each op of `func`, the dim rules its lowering
 /// relies on but that hold only for some values of the symbols
 /// (onnx::dimConstraints: a symbolic K against a static weight's in a
@@ -396,6 +450,21 @@ void checkDimConstraints(func::FuncOp func, OnnxTypeConverter &converter) {
         continue;
       if (!checked.insert({c.kind, c.lhs.str(), c.rhs.str()}).second)
         continue;
+      // A rule on a dim the op itself defines from the data is checked
+      // once that dim is known: after the op.
+      b.setInsertionPoint(op);
+      Operation *lastOwn = nullptr;
+      bool mentionsOwn = false;
+      if (auto own = op->getAttrOfType<ArrayAttr>("onnxcc.data_dims"))
+        for (Attribute a : own)
+          if (auto name = dyn_cast<StringAttr>(a))
+            if (Value p = converter.dataPlaceholders.lookup(name)) {
+              lastOwn = p.getDefiningOp();
+              mentionsOwn |= llvm::is_contained(c.lhs.expr.symbols(), name) ||
+                             llvm::is_contained(c.rhs.expr.symbols(), name);
+            }
+      if (mentionsOwn)
+        b.setInsertionPointAfter(lastOwn);
       Value lhs = value(c.lhs), rhs = value(c.rhs);
       if (!lhs || !rhs)
         continue;
@@ -810,7 +879,8 @@ bool lowersSymbolicDims(Operation *op) {
              onnx::FusedGemmOp, onnx::FusedMatMulOp, onnx::ScaledDotProductAttentionOp,
              onnx::ConstantOfShapeOp, onnx::TriluOp, onnx::RangeOp, onnx::ConcatOp,
              onnx::SplitOp, onnx::PadOp, onnx::BatchNormalizationOp, onnx::ExpandOp,
-             onnx::InstanceNormalizationOp, onnx::IfOp, onnx::LoopOp, onnx::ScanOp>(op);
+             onnx::InstanceNormalizationOp, onnx::NonZeroOp, onnx::NonMaxSuppressionOp,
+             onnx::IfOp, onnx::LoopOp, onnx::ScanOp>(op);
 }
 
 namespace {
@@ -861,6 +931,7 @@ struct ConvertOnnxToLinalgPass
     populateMiscPatterns(converter, patterns);
     populateRecurrentPatterns(converter, patterns);
     populateStringPatterns(converter, patterns);
+    populateDataDependentPatterns(converter, patterns);
     populateFusedPatterns(converter, patterns);
     populateAttentionPatterns(converter, patterns);
     populateTransformerPatterns(converter, patterns);
@@ -913,6 +984,7 @@ struct ConvertOnnxToLinalgPass
           }
       }
       addSymbolArguments(func, converter);
+      addDataDimPlaceholders(func, converter);
       checkDimConstraints(func, converter);
     }
 
@@ -986,6 +1058,8 @@ struct ConvertOnnxToLinalgPass
       return signalPassFailure();
     ConversionConfig config;
     if (failed(applyFullConversion(module, target, std::move(patterns), config)))
+      return signalPassFailure();
+    if (failed(replaceDataDimPlaceholders(converter)))
       return signalPassFailure();
     module.walk([](onnx::NoValueOp op) {
       if (op->use_empty())

@@ -39,6 +39,18 @@ public:
   /// Per function: its symbols in argument order with their index values.
   llvm::DenseMap<mlir::Operation *, llvm::SmallVector<std::pair<mlir::StringAttr, mlir::Value>>>
       symbols;
+
+  /// The value of the `k`-th data-dependent dim of `op` (onnx::ShapeContext::
+  /// dataDim), which its lowering computed as `count`: `min(count, bound)`,
+  /// the form memory planning reads as "at most the bound"; the ops after
+  /// `op` that use the dim read it. Null when the dim has no bound.
+  mlir::Value defineDataDim(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+                            unsigned k, mlir::Value count) const;
+  /// Data-dependent dims: a placeholder index value per symbol, right after
+  /// the op that defines it (what materialize returns for the symbol), and
+  /// the value defineDataDim gave it (replacing it after the conversion).
+  llvm::DenseMap<mlir::StringAttr, mlir::Value> dataPlaceholders;
+  mutable llvm::DenseMap<mlir::Value, mlir::Value> dataValues;
 };
 
 inline const OnnxTypeConverter &onnxConverter(const mlir::TypeConverter *c) {
@@ -274,6 +286,8 @@ void populateGridSamplePatterns(OnnxTypeConverter &converter, mlir::RewritePatte
 void populateMiscPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateRecurrentPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateStringPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateDataDependentPatterns(OnnxTypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns);
 void populateFusedPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateAttentionPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateTransformerPatterns(OnnxTypeConverter &converter,

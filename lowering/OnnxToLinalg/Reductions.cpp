@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "lowering/OnnxToLinalg/Patterns.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -323,12 +324,292 @@ Value finiteOrZero(OpBuilder &b, Location l, Value m) {
 
 enum class ReduceKind { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare };
 
+/// A Reduce* whose axes arrive at run time (a 1-D tensor of k axes): which
+/// dims are reduced is a mask computed from them (run() returns 9 unless
+/// they are k distinct axes in range), the result dims are data-dependent
+/// dims (onnx::ShapeContext::dataDim), and one loop over the input adds each
+/// element into the result element its kept coordinates give. The result is
+/// laid out alike with and without keepdims (dropped dims are 1).
+LogicalResult lowerRuntimeAxes(Operation *op, ReduceKind kind, Value data, Value axes,
+                               bool keepDims, bool isUnsigned, const OnnxTypeConverter &types,
+                               ConversionPatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  auto inType = dyn_cast<RankedTensorType>(data.getType());
+  auto axesType = dyn_cast<RankedTensorType>(axes.getType());
+  auto resultType = dyn_cast_or_null<RankedTensorType>(
+      types.convertType(op->getResult(0).getType()));
+  if (!inType || !axesType || axesType.getRank() != 1 || axesType.isDynamicDim(0) ||
+      !resultType)
+    return rewriter.notifyMatchFailure(op, "run-time axes need a 1-D axes of static length");
+  int64_t rank = inType.getRank(), k = axesType.getDimSize(0);
+  if (k < 1 || k > rank || k > 64)
+    return rewriter.notifyMatchFailure(op, "run-time axes: bad number of axes");
+  Type elem = inType.getElementType();
+  bool isFloat = isa<FloatType>(elem);
+  if (!isFloat &&
+      (kind == ReduceKind::L2 || kind == ReduceKind::LogSum || kind == ReduceKind::LogSumExp))
+    return rewriter.notifyMatchFailure(op, "integer input is only lowered for exact reductions");
+  // A bool is 0 or 1, not 0 or -1.
+  isUnsigned |= elem.isInteger(1);
+  OpBuilder &b = rewriter;
+  auto idx = [&](int64_t v) { return indexConst(b, loc, v); };
+  Value zero = idx(0), one = idx(1);
+
+  // The mask of reduced dims, and the check that the axes are k distinct
+  // dims in range.
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < rank; ++d)
+    sizes.push_back(tensor::DimOp::create(b, loc, data, d));
+  Value falseV = arith::ConstantIntOp::create(b, loc, 0, 1);
+  SmallVector<Value> mask(rank, falseV);
+  for (int64_t j = 0; j < k; ++j) {
+    Value a = tensor::ExtractOp::create(b, loc, axes, ValueRange{idx(j)});
+    a = arith::IndexCastOp::create(b, loc, b.getIndexType(), a);
+    Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, a, zero);
+    a = arith::SelectOp::create(b, loc, negative, arith::AddIOp::create(b, loc, a, idx(rank)), a);
+    for (int64_t d = 0; d < rank; ++d)
+      mask[d] = arith::OrIOp::create(
+          b, loc, mask[d], arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a, idx(d)));
+  }
+  Value marked = zero;
+  for (int64_t d = 0; d < rank; ++d)
+    marked = arith::AddIOp::create(b, loc, marked,
+                                   arith::SelectOp::create(b, loc, mask[d], one, zero));
+  Type i64 = b.getI64Type();
+  func::FuncOp check = declareRuntimeFunction(b, op, "onnxcc_check_equal",
+                                              "onnxcc_rt::check_equal",
+                                              b.getFunctionType({i64, i64}, {b.getI32Type()}),
+                                              /*usesStringPool=*/false);
+  func::CallOp::create(b, loc, check,
+                       ValueRange{arith::IndexCastOp::create(b, loc, i64, marked),
+                                  arith::ConstantIntOp::create(b, loc, k, 64)});
+
+  // The keepdims dims, the result's dims and its strides.
+  SmallVector<Value> kept(rank), strides(rank);
+  Value outCount = one, reducedCount = one;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    kept[d] = arith::SelectOp::create(b, loc, mask[d], one, sizes[d]);
+    strides[d] = outCount;
+    outCount = arith::MulIOp::create(b, loc, outCount, kept[d]);
+    reducedCount = arith::MulIOp::create(
+        b, loc, reducedCount, arith::SelectOp::create(b, loc, mask[d], sizes[d], one));
+  }
+  SmallVector<Value> resultDims;
+  if (keepDims) {
+    resultDims = kept;
+  } else {
+    // Result dim j is the j-th kept input dim.
+    SmallVector<Value> position(rank);
+    Value before = zero;
+    for (int64_t d = 0; d < rank; ++d) {
+      position[d] = before;
+      before = arith::AddIOp::create(b, loc, before,
+                                     arith::SelectOp::create(b, loc, mask[d], zero, one));
+    }
+    for (int64_t j = 0; j < resultType.getRank(); ++j) {
+      Value dim = zero;
+      for (int64_t d = j; d < rank; ++d) {
+        Value here = arith::AndIOp::create(
+            b, loc, arith::XOrIOp::create(b, loc, mask[d], arith::ConstantIntOp::create(b, loc, 1, 1)),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, position[d], idx(j)));
+        dim = arith::SelectOp::create(b, loc, here, sizes[d], dim);
+      }
+      resultDims.push_back(dim);
+    }
+  }
+  // The result's element count from the dims as defined (with their
+  // bounds), so that its buffers have a planned size.
+  SmallVector<Value> dynamicDims;
+  unsigned next = 0;
+  Value accCount = one;
+  for (int64_t j = 0; j < resultType.getRank(); ++j) {
+    if (!resultType.isDynamicDim(j)) {
+      accCount = arith::MulIOp::create(b, loc, accCount, idx(resultType.getDimSize(j)));
+      continue;
+    }
+    Value v = types.defineDataDim(b, loc, op, next++, resultDims[j]);
+    if (!v)
+      return rewriter.notifyMatchFailure(op, "a result dim has no bound");
+    dynamicDims.push_back(v);
+    accCount = arith::MulIOp::create(b, loc, accCount, v);
+  }
+
+  // Accumulate into a 1-D tensor of the result's elements.
+  bool scalar = resultType.getRank() == 0;
+  auto accType = RankedTensorType::get({scalar ? 1 : ShapedType::kDynamic}, elem);
+  SmallVector<Value> accSizes;
+  if (!scalar)
+    accSizes.push_back(accCount);
+  auto filledWith = [&](Value value) {
+    return linalg::FillOp::create(b, loc, value, emptyTensor(b, loc, accType, accSizes))
+        .getResult(0);
+  };
+  auto filled = [&](TypedAttr value) {
+    return filledWith(arith::ConstantOp::create(b, loc, value).getResult());
+  };
+  Value numel = one;
+  for (Value size : sizes)
+    numel = arith::MulIOp::create(b, loc, numel, size);
+  Value flat = data;
+  {
+    ReassociationIndices all;
+    for (int64_t d = 0; d < rank; ++d)
+      all.push_back(d);
+    auto flatType = RankedTensorType::get(
+        {inType.hasStaticShape() ? inType.getNumElements() : ShapedType::kDynamic}, elem);
+    flat = tensor::CollapseShapeOp::create(b, loc, flatType, data,
+                                           ArrayRef<ReassociationIndices>{all});
+  }
+  // One pass: acc[o] = combine(acc[o], x) for each element x.
+  auto pass = [&](Value init, function_ref<Value(OpBuilder &, Location, Value, Value, Value)>
+                                  combine) {
+    return scf::ForOp::create(
+               b, loc, zero, numel, one, ValueRange{init},
+               [&](OpBuilder &nb, Location l, Value i, ValueRange acc) {
+                 Value x = tensor::ExtractOp::create(nb, l, flat, ValueRange{i});
+                 Value rest = i, o = indexConst(nb, l, 0);
+                 for (int64_t d = rank - 1; d >= 0; --d) {
+                   Value c = arith::RemUIOp::create(nb, l, rest, sizes[d]);
+                   rest = arith::DivUIOp::create(nb, l, rest, sizes[d]);
+                   Value term = arith::MulIOp::create(nb, l, c, strides[d]);
+                   o = arith::AddIOp::create(
+                       nb, l, o,
+                       arith::SelectOp::create(nb, l, mask[d], indexConst(nb, l, 0), term));
+                 }
+                 Value a = tensor::ExtractOp::create(nb, l, acc[0], ValueRange{o});
+                 Value updated = combine(nb, l, a, x, o);
+                 scf::YieldOp::create(
+                     nb, l, Value(tensor::InsertOp::create(nb, l, updated, acc[0], ValueRange{o})));
+               })
+        .getResult(0);
+  };
+  TypedAttr zeroAttr = b.getZeroAttr(elem);
+  Value acc, max;
+  switch (kind) {
+  case ReduceKind::Sum:
+  case ReduceKind::Mean:
+  case ReduceKind::LogSum:
+    acc = pass(filled(zeroAttr), [](OpBuilder &nb, Location l, Value a, Value x, Value) {
+      return add(nb, l, a, x);
+    });
+    break;
+  case ReduceKind::SumSquare:
+  case ReduceKind::L2:
+    acc = pass(filled(zeroAttr), [](OpBuilder &nb, Location l, Value a, Value x, Value) {
+      return add(nb, l, a, mul(nb, l, x, x));
+    });
+    break;
+  case ReduceKind::L1:
+    acc = pass(filled(zeroAttr), [&](OpBuilder &nb, Location l, Value a, Value x, Value) {
+      return add(nb, l, a, absolute(nb, l, x, isUnsigned));
+    });
+    break;
+  case ReduceKind::Prod:
+    acc = pass(filled(oneAttr(b, elem)), [](OpBuilder &nb, Location l, Value a, Value x, Value) {
+      return mul(nb, l, a, x);
+    });
+    break;
+  case ReduceKind::Max:
+  case ReduceKind::Min: {
+    // Infinity, also for an empty reduction (the ONNX spec, ONNX Runtime 1.30).
+    bool isMax = kind == ReduceKind::Max;
+    Value init = filled(extremeAttr(elem, isUnsigned, !isMax, true));
+    acc = pass(init, [&](OpBuilder &nb, Location l, Value a, Value x, Value) {
+      return isMax ? maximum(nb, l, a, x, isUnsigned) : minimum(nb, l, a, x, isUnsigned);
+    });
+    break;
+  }
+  case ReduceKind::LogSumExp:
+    // log(sum(exp(x - m))) + m with m the max (0 where not finite).
+    max = pass(filled(extremeAttr(elem, false, false, true)),
+               [](OpBuilder &nb, Location l, Value a, Value x, Value) -> Value {
+                 return arith::MaximumFOp::create(nb, l, a, x);
+               });
+    acc = pass(filled(zeroAttr), [&](OpBuilder &nb, Location l, Value a, Value x, Value o) {
+      Value m = finiteOrZero(nb, l, tensor::ExtractOp::create(nb, l, max, ValueRange{o}));
+      Value e = math::ExpOp::create(nb, l, arith::SubFOp::create(nb, l, x, m));
+      return Value(arith::AddFOp::create(nb, l, a, e));
+    });
+    break;
+  }
+
+  // The epilogue, element by element.
+  std::function<Value(OpBuilder &, Location, Value, Value)> epilogue;
+  switch (kind) {
+  case ReduceKind::Mean:
+    epilogue = [&](OpBuilder &nb, Location l, Value v, Value) -> Value {
+      Value n = arith::IndexCastOp::create(nb, l, nb.getI64Type(), reducedCount);
+      if (isFloat)
+        return arith::DivFOp::create(nb, l, v, arith::SIToFPOp::create(nb, l, elem, n));
+      if (elem.getIntOrFloatBitWidth() != 64)
+        n = arith::TruncIOp::create(nb, l, elem, n);
+      if (isUnsigned)
+        return arith::DivUIOp::create(nb, l, v, n);
+      return arith::DivSIOp::create(nb, l, v, n);
+    };
+    break;
+  case ReduceKind::L2:
+    epilogue = [](OpBuilder &nb, Location l, Value v, Value) -> Value {
+      return math::SqrtOp::create(nb, l, v);
+    };
+    break;
+  case ReduceKind::LogSum:
+    epilogue = [](OpBuilder &nb, Location l, Value v, Value) -> Value {
+      return math::LogOp::create(nb, l, v);
+    };
+    break;
+  case ReduceKind::LogSumExp:
+    epilogue = [&](OpBuilder &nb, Location l, Value v, Value o) -> Value {
+      Value m = finiteOrZero(nb, l, tensor::ExtractOp::create(nb, l, max, ValueRange{o}));
+      return arith::AddFOp::create(nb, l, math::LogOp::create(nb, l, v), m);
+    };
+    break;
+  default:
+    break;
+  }
+  if (epilogue)
+    acc = scf::ForOp::create(
+              b, loc, zero, scalar ? one : accCount, one, ValueRange{acc},
+              [&](OpBuilder &nb, Location l, Value o, ValueRange args) {
+                Value v = tensor::ExtractOp::create(nb, l, args[0], ValueRange{o});
+                scf::YieldOp::create(nb, l,
+                                     Value(tensor::InsertOp::create(
+                                         nb, l, epilogue(nb, l, v, o), args[0], ValueRange{o})));
+              })
+              .getResult(0);
+
+  Value result;
+  if (scalar) {
+    result = tensor::CollapseShapeOp::create(b, loc, resultType, acc,
+                                             ArrayRef<ReassociationIndices>{});
+  } else {
+    ReassociationIndices all;
+    for (int64_t j = 0; j < resultType.getRank(); ++j)
+      all.push_back(j);
+    SmallVector<OpFoldResult> outShape;
+    unsigned dyn = 0;
+    for (int64_t j = 0; j < resultType.getRank(); ++j)
+      outShape.push_back(resultType.isDynamicDim(j)
+                             ? OpFoldResult(dynamicDims[dyn++])
+                             : OpFoldResult(b.getIndexAttr(resultType.getDimSize(j))));
+    result = tensor::ExpandShapeOp::create(b, loc, resultType, acc,
+                                           ArrayRef<ReassociationIndices>{all}, outShape);
+  }
+  rewriter.replaceOp(op, result);
+  return success();
+}
+
 template <typename OpTy, ReduceKind kind>
 struct ReduceLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
 
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    if (!isa<NoneType>(op.getAxes().getType()) &&
+        failed(constantInts(op.getAxes(), adaptor.getAxes())))
+      return lowerRuntimeAxes(op, kind, adaptor.getData(), adaptor.getAxes(),
+                              op.getKeepdims() != 0, isUnsignedInt(onnxElementType(op.getData())),
+                              onnxConverter(this->getTypeConverter()), rewriter);
     auto typeAndSizes = symbolicResultType(rewriter, this->getTypeConverter(), op);
     if (failed(typeAndSizes))
       return failure();
@@ -372,7 +653,6 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
     bool symbolicCount = false;
     for (auto [d, size] : llvm::enumerate(shape))
       symbolicCount |= reduced[d] && ShapedType::isDynamic(size);
-    bool empty = count == 0 && !symbolicCount;
     // The number of reduced elements, at run time when a reduced dim is
     // symbolic.
     auto countValue = [&](OpBuilder &b, Location l) -> Value {
@@ -420,15 +700,15 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
       });
       break;
     case ReduceKind::Max:
-      // An empty reduction gives the lowest finite value, as ONNX Runtime does;
-      // otherwise -inf so that a row of -inf reduces to -inf.
-      acc = reduce(extremeAttr(elem, isUnsigned, /*largest=*/false, /*infinite=*/!empty),
+      // -inf, which is also what an empty reduction gives (as the ONNX spec
+      // and ONNX Runtime 1.30 have it).
+      acc = reduce(extremeAttr(elem, isUnsigned, /*largest=*/false, /*infinite=*/true),
                    [&](OpBuilder &b, Location l, ValueRange x, Value a) {
                      return maximum(b, l, a, x[0], isUnsigned);
                    });
       break;
     case ReduceKind::Min:
-      acc = reduce(extremeAttr(elem, isUnsigned, /*largest=*/true, /*infinite=*/!empty),
+      acc = reduce(extremeAttr(elem, isUnsigned, /*largest=*/true, /*infinite=*/true),
                    [&](OpBuilder &b, Location l, ValueRange x, Value a) {
                      return minimum(b, l, a, x[0], isUnsigned);
                    });

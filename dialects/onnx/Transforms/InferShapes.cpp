@@ -265,7 +265,7 @@ LogicalResult inferShapesInFunction(func::FuncOp func, ShapeMap *shapes) {
                                 << " cannot run with these shapes: " << why;
       ifOp.emitWarning() << (branch ? "else_branch" : "then_branch")
                          << " cannot run with these shapes (" << why
-                         << "); if it is taken, run() returns status 10";
+                         << "); if it is taken, run() returns status 11";
     }
     map = ShapeMap();
     invalid.clear();

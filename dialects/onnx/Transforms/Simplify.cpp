@@ -429,10 +429,33 @@ void constantReshapeTargets(func::FuncOp func) {
   });
 }
 
+/// A graph input with no elements (an `axes` of shape [0] given at run time,
+/// as "reduce over the default axes" is written) has one value whatever the
+/// caller passes: its uses read an empty constant instead, so that ops see
+/// constant axes, pads or shapes.
+void constantEmptyInputs(func::FuncOp func) {
+  if (func.getBody().empty())
+    return;
+  Block &entry = func.getBody().front();
+  OpBuilder b(&entry, entry.begin());
+  for (BlockArgument arg : entry.getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type || !type.hasStaticShape() || type.getNumElements() != 0 || arg.use_empty() ||
+        !type.getElementType().isIntOrFloat())
+      continue;
+    auto value = DenseElementsAttr::get(type, ArrayRef<Attribute>{});
+    Value c = ConstantOp::create(b, func.getLoc(), TypeRange{type}, ValueRange{},
+                                 ArrayRef<NamedAttribute>{b.getNamedAttr("value", value)})
+                  .getResult();
+    arg.replaceAllUsesWith(c);
+  }
+}
+
 struct OnnxSimplifyPass : public impl::OnnxSimplifyPassBase<OnnxSimplifyPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     MLIRContext *ctx = &getContext();
+    constantEmptyInputs(func);
     constantReshapeTargets(func);
     RewritePatternSet patterns(ctx);
     populateOnnxSimplifyPatterns(patterns);

@@ -3,7 +3,7 @@
 /// A branch whose shapes do not fit (6 elements cannot be reshaped to
 /// [4, -1]) does not stop the compile: a warning names the node, the branch
 /// becomes zeros of the other branch's shapes, and the If is marked so that
-/// the lowering makes the branch return status 10 when it is taken.
+/// the lowering makes the branch return status 11 when it is taken.
 // CHECK-LABEL: func.func @else_cannot_run(
 // CHECK: "onnx.If"
 // CHECK:   "onnx.Reshape"
@@ -13,7 +13,7 @@
 // CHECK:   onnx.Yield %[[Z]] : tensor<2x3xf32>
 // CHECK: }) {onnxcc.invalid_branch = 1 : i64} : (tensor<i1>) -> tensor<2x3xf32>
 func.func @else_cannot_run(%c: tensor<i1>, %x: tensor<6xf32>) -> tensor<*xf32> {
-  // expected-warning @+1 {{else_branch cannot run with these shapes ('onnx.Reshape' op cannot reshape input [6] to [4, ?]: 6 elements do not divide into 4); if it is taken, run() returns status 10}}
+  // expected-warning @+1 {{else_branch cannot run with these shapes ('onnx.Reshape' op cannot reshape input [6] to [4, ?]: 6 elements do not divide into 4); if it is taken, run() returns status 11}}
   %0 = "onnx.If"(%c) ({
     %s = "onnx.Constant"() {value = dense<[2, 3]> : tensor<2xi64>} : () -> tensor<2xi64>
     %t = "onnx.Reshape"(%x, %s) : (tensor<6xf32>, tensor<2xi64>) -> tensor<*xf32>

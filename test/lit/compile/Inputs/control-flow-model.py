@@ -29,7 +29,7 @@ OUT_DIR/scan-seq.onnx   a Scan over xs: float[seq, 4], input and output
 OUT_DIR/invalid.onnx    x: float[n], c: bool. If c: x reshaped to [2, 3];
                         else x reshaped to [4, -1], which 6 elements cannot
                         fill: compiled with n = 6, the else branch returns
-                        status 10 (ONNX Runtime runs the model: it checks
+                        status 11 (ONNX Runtime runs the model: it checks
                         only the branch it takes).
 OUT_DIR/invalid-static.onnx  the same with x: float[6].
 OUT_DIR/requests        the ort_run.js requests (MODEL<TAB>DATASET_DIR).
