@@ -103,6 +103,67 @@ inline int non_max_suppression(const float *boxes, const float *scores, int64_t 
   return 0;
 }
 
+/// ONNX Unique over the `dim` slices of x, viewed as [outer, dim, inner]
+/// (outer = inner = 1 without an axis): the distinct slices in ascending
+/// lexicographic order (`sorted`) or in order of first occurrence, written
+/// densely as [outer, count, inner] to `y`; `indices` and `counts` get the
+/// first position and number of each, `inverse` the distinct slice of each
+/// position, `*count` their number. T is the element type (its bits as
+/// stored); `scratch` holds 3 * dim int64.
+template <typename T>
+inline int unique(const void *xp, int64_t outer, int64_t dim, int64_t inner, bool sorted,
+                  void *yp, int64_t *indices, int64_t *inverse, int64_t *counts, int64_t *count,
+                  int64_t *scratch) {
+  const T *x = static_cast<const T *>(xp);
+  T *y = static_cast<T *>(yp);
+  auto compare = [&](int64_t a, int64_t b) {
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t k = 0; k < inner; ++k) {
+        T va = x[(o * dim + a) * inner + k], vb = x[(o * dim + b) * inner + k];
+        if (va < vb)
+          return -1;
+        if (vb < va)
+          return 1;
+      }
+    return 0;
+  };
+  int64_t *order = scratch, *groupFirst = scratch + dim, *rank = scratch + 2 * dim;
+  for (int64_t j = 0; j < dim; ++j)
+    order[j] = j;
+  std::stable_sort(order, order + dim, [&](int64_t a, int64_t b) { return compare(a, b) < 0; });
+  // Groups of equal slices in sorted order; a group's first position is its
+  // first member (the sort is stable).
+  int64_t groups = 0;
+  for (int64_t j = 0; j < dim; ++j) {
+    if (j == 0 || compare(order[j - 1], order[j]) != 0)
+      groupFirst[groups++] = order[j];
+    inverse[order[j]] = groups - 1; // the group, for now
+  }
+  // rank[g]: where group g goes in the output.
+  for (int64_t g = 0; g < groups; ++g)
+    rank[g] = g;
+  if (!sorted)
+    std::stable_sort(rank, rank + groups,
+                     [&](int64_t a, int64_t b) { return groupFirst[a] < groupFirst[b]; });
+  // rank holds groups in output order; invert it into order[] (free now).
+  for (int64_t r = 0; r < groups; ++r)
+    order[rank[r]] = r;
+  for (int64_t r = 0; r < groups; ++r) {
+    indices[r] = groupFirst[rank[r]];
+    counts[r] = 0;
+  }
+  for (int64_t j = 0; j < dim; ++j) {
+    inverse[j] = order[inverse[j]];
+    ++counts[inverse[j]];
+  }
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t r = 0; r < groups; ++r)
+      for (int64_t k = 0; k < inner; ++k)
+        y[(o * groups + r) * inner + k] = x[(o * dim + indices[r]) * inner + k];
+  *count = groups;
+  return 0;
+}
+
 /// run() returns this when it takes a branch of an If that the compiler
 /// found cannot run with the compiled shapes (see ABI.md).
 constexpr int status_invalid_branch = 11;

@@ -921,9 +921,20 @@ LogicalResult LayerNormalizationOp::inferShapes(ShapeContext &ctx) {
 /// With an axis the rank is kept and that dim is data dependent; without one
 /// the result is 1-D of unknown length.
 LogicalResult CompressOp::inferShapes(ShapeContext &ctx) {
-  auto x = ctx.operandShape(0);
+  auto x = ctx.operandShape(0), condition = ctx.operandShape(1);
+  // The kept count: at most the dim (or element count) and the condition's
+  // length.
+  auto bounded = [&](const Dim &all) {
+    Dim bound = all;
+    if (condition && condition->size() == 1 && (*condition)[0].isStatic() && all.isStatic())
+      bound = Dim::known(std::min(all.size, (*condition)[0].size));
+    return ctx.dataDim(0, bound);
+  };
   if (!getAxis()) {
-    ctx.setRank(0, 1);
+    if (!x)
+      ctx.setRank(0, 1);
+    else
+      ctx.setShape(0, Shape{bounded(productOf(*x))});
     return success();
   }
   if (!x)
@@ -934,7 +945,7 @@ LogicalResult CompressOp::inferShapes(ShapeContext &ctx) {
     return ctx.fail("axis " + Twine(axisAttr) + " is out of range for input of rank " +
                     Twine(x->size()));
   Shape out = *x;
-  out[*axis] = Dim::unknown();
+  out[*axis] = bounded((*x)[*axis]);
   ctx.setShape(0, out);
   return success();
 }
@@ -2525,24 +2536,28 @@ LogicalResult TransposeOp::inferShapes(ShapeContext &ctx) {
 LogicalResult UniqueOp::inferShapes(ShapeContext &ctx) {
   auto x = ctx.operandShape(0);
   Dim inverse = Dim::unknown();
+  // The number of distinct values (slices): at most all of them.
+  Dim distinct = Dim::unknown();
   if (!getAxis()) {
-    ctx.setShape(0, Shape{Dim::unknown()});
     if (x)
       inverse = productOf(*x);
+    distinct = ctx.dataDim(0, inverse);
+    ctx.setShape(0, Shape{distinct});
   } else if (x) {
     int64_t axisAttr = static_cast<int64_t>(*getAxis());
     auto axis = normalizeAxis(axisAttr, x->size());
     if (!axis)
       return ctx.fail("axis " + Twine(axisAttr) + " is out of range for input of rank " +
                       Twine(x->size()));
-    Shape out = *x;
-    out[*axis] = Dim::unknown();
-    ctx.setShape(0, out);
     inverse = (*x)[*axis];
+    distinct = ctx.dataDim(0, inverse);
+    Shape out = *x;
+    out[*axis] = distinct;
+    ctx.setShape(0, out);
   }
-  ctx.setShape(1, Shape{Dim::unknown()});
+  ctx.setShape(1, Shape{distinct});
   ctx.setShape(2, Shape{inverse});
-  ctx.setShape(3, Shape{Dim::unknown()});
+  ctx.setShape(3, Shape{distinct});
   return success();
 }
 

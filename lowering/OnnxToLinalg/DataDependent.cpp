@@ -119,6 +119,239 @@ struct NonZeroLowering : OpConversionPattern<onnx::NonZeroOp> {
   }
 };
 
+/// Compress: the input as [outer, dim, inner] slices along the axis (the
+/// flattened input without one); a first pass numbers the kept positions
+/// of the condition, a second writes each element at its slice's number,
+/// or into a spare slice past the last for a dropped one (no branch).
+struct CompressLowering : OpConversionPattern<onnx::CompressOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::CompressOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Value x = adaptor.getInput(), condition = adaptor.getCondition();
+    auto xType = dyn_cast<RankedTensorType>(x.getType());
+    auto condType = dyn_cast<RankedTensorType>(condition.getType());
+    auto resultType = dyn_cast_or_null<RankedTensorType>(
+        getTypeConverter()->convertType(op.getResult().getType()));
+    if (!xType || !condType || condType.getRank() != 1 || !resultType)
+      return rewriter.notifyMatchFailure(op, "needs a ranked input and a 1-D condition");
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value zero = indexConst(b, loc, 0), one = indexConst(b, loc, 1);
+    SmallVector<Value> sizes = dimSizes(b, loc, x);
+    int64_t rank = xType.getRank();
+    int64_t axis = 0;
+    if (op.getAxis()) {
+      axis = static_cast<int64_t>(*op.getAxis());
+      if (axis < 0)
+        axis += rank;
+      if (axis < 0 || axis >= rank)
+        return rewriter.notifyMatchFailure(op, "axis out of range");
+    } else {
+      x = flatten(b, loc, x);
+      sizes = {product(b, loc, sizes)};
+      rank = 1;
+    }
+    Value outer = product(b, loc, ArrayRef<Value>(sizes).take_front(axis));
+    Value inner = product(b, loc, ArrayRef<Value>(sizes).drop_front(axis + 1));
+    Value dim = sizes[axis];
+    // The condition's positions past its end are dropped.
+    Value usable = arith::MinUIOp::create(b, loc, dim, tensor::DimOp::create(b, loc, condition, 0));
+
+    // slot[j]: the number of kept positions before j, or the spare slot.
+    auto slotsType = RankedTensorType::get({ShapedType::kDynamic}, b.getIndexType());
+    Value slots = emptyTensor(b, loc, slotsType, ValueRange{dim});
+    auto numbered = scf::ForOp::create(
+        b, loc, zero, dim, one, ValueRange{slots, zero},
+        [&](OpBuilder &nb, Location l, Value j, ValueRange acc) {
+          Value inRange = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, j, usable);
+          Value at = arith::SelectOp::create(nb, l, inRange, j, indexConst(nb, l, 0));
+          Value keep = arith::AndIOp::create(
+              nb, l, inRange, tensor::ExtractOp::create(nb, l, condition, ValueRange{at}));
+          Value slot = arith::SelectOp::create(nb, l, keep, acc[1], indexConst(nb, l, -1));
+          Value next = arith::AddIOp::create(
+              nb, l, acc[1],
+              arith::SelectOp::create(nb, l, keep, indexConst(nb, l, 1), indexConst(nb, l, 0)));
+          scf::YieldOp::create(
+              nb, l, ValueRange{tensor::InsertOp::create(nb, l, slot, acc[0], ValueRange{j}), next});
+        });
+    Value n = onnxConverter(getTypeConverter())
+                  .defineDataDim(b, loc, op, 0, numbered.getResult(1));
+    if (!n)
+      return rewriter.notifyMatchFailure(op, "its count has no bound");
+    slots = numbered.getResult(0);
+
+    // The kept elements densely, [outer, n, inner] flat, then a spare
+    // block of `inner` that dropped elements go to.
+    Type elem = xType.getElementType();
+    Value keptCount = product(b, loc, {outer, n, inner});
+    Value scratch = emptyTensor(b, loc, RankedTensorType::get({ShapedType::kDynamic}, elem),
+                                ValueRange{arith::AddIOp::create(b, loc, keptCount, inner)});
+    Value flatX = flatten(b, loc, x);
+    Value total = product(b, loc, {outer, dim, inner});
+    auto filled = scf::ForOp::create(
+        b, loc, zero, total, one, ValueRange{scratch},
+        [&](OpBuilder &nb, Location l, Value i, ValueRange acc) {
+          Value k = arith::RemUIOp::create(nb, l, i, inner);
+          Value rest = arith::DivUIOp::create(nb, l, i, inner);
+          Value j = arith::RemUIOp::create(nb, l, rest, dim);
+          Value o = arith::DivUIOp::create(nb, l, rest, dim);
+          Value slot = tensor::ExtractOp::create(nb, l, slots, ValueRange{j});
+          Value dropped = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, slot,
+                                                indexConst(nb, l, 0));
+          // (o * n + slot) * inner + k, or keptCount + k.
+          Value at = arith::AddIOp::create(
+              nb, l,
+              arith::MulIOp::create(
+                  nb, l, arith::AddIOp::create(nb, l, arith::MulIOp::create(nb, l, o, n), slot),
+                  inner),
+              k);
+          at = arith::SelectOp::create(nb, l, dropped,
+                                       arith::AddIOp::create(nb, l, keptCount, k), at);
+          Value v = tensor::ExtractOp::create(nb, l, flatX, ValueRange{i});
+          scf::YieldOp::create(
+              nb, l, Value(tensor::InsertOp::create(nb, l, v, acc[0], ValueRange{at})));
+        });
+    Value result = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({ShapedType::kDynamic}, elem), filled.getResult(0),
+        ArrayRef<OpFoldResult>{b.getIndexAttr(0)}, ArrayRef<OpFoldResult>{keptCount},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+    SmallVector<OpFoldResult> resultSizes;
+    ReassociationIndices all;
+    for (int64_t d = 0; d < resultType.getRank(); ++d) {
+      all.push_back(d);
+      if (!resultType.isDynamicDim(d))
+        resultSizes.push_back(b.getIndexAttr(resultType.getDimSize(d)));
+      else
+        resultSizes.push_back(d == axis ? OpFoldResult(n) : OpFoldResult(sizes[d]));
+    }
+    result = tensor::ExpandShapeOp::create(b, loc, resultType, result,
+                                           ArrayRef<ReassociationIndices>{all}, resultSizes);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// The C++ type runtime-support's templates take for element type `t` of
+/// onnx value `v` (unsigned where the ONNX type is), or "".
+std::string cElementType(Type t, Value v) {
+  bool isUnsigned = isUnsignedInt(onnxElementType(v));
+  if (t.isF32())
+    return "float";
+  if (t.isF64())
+    return "double";
+  if (t.isInteger(1))
+    return "bool";
+  if (auto i = dyn_cast<IntegerType>(t))
+    if (llvm::is_contained({8u, 16u, 32u, 64u}, i.getWidth()))
+      return (isUnsigned ? "uint" : "int") + std::to_string(i.getWidth()) + "_t";
+  return "";
+}
+
+/// `buffer` (1-D, from flatBuffer) as a tensor of its first `length`
+/// elements.
+Value bufferPrefix(OpBuilder &b, Location loc, Value buffer, int64_t capacity, Value length) {
+  Type elem = cast<MemRefType>(buffer.getType()).getElementType();
+  Value t = bufferization::ToTensorOp::create(
+      b, loc, RankedTensorType::get({ShapedType::kDynamic}, elem), buffer, /*restrict=*/true,
+      /*writable=*/true);
+  t = tensor::CastOp::create(b, loc, RankedTensorType::get({capacity}, elem), t);
+  return tensor::ExtractSliceOp::create(b, loc, RankedTensorType::get({ShapedType::kDynamic}, elem),
+                                        t, ArrayRef<OpFoldResult>{b.getIndexAttr(0)},
+                                        ArrayRef<OpFoldResult>{length},
+                                        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+}
+
+/// Unique: one runtime-support call over the static input's slices along
+/// the axis; the number of distinct ones is a data-dependent dim shared by
+/// Y, indices and counts.
+struct UniqueLowering : OpConversionPattern<onnx::UniqueOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::UniqueOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Value x = adaptor.getX();
+    auto xType = dyn_cast<RankedTensorType>(x.getType());
+    if (!xType || !xType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "needs a static input");
+    std::string cType = cElementType(xType.getElementType(), op.getX());
+    if (cType.empty())
+      return rewriter.notifyMatchFailure(op, "element type not supported");
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    MLIRContext *ctx = b.getContext();
+    int64_t rank = xType.getRank(), axis = 0, outer = 1, inner = 1, dim = xType.getNumElements();
+    if (op.getAxis()) {
+      axis = static_cast<int64_t>(*op.getAxis());
+      if (axis < 0)
+        axis += rank;
+      if (axis < 0 || axis >= rank)
+        return rewriter.notifyMatchFailure(op, "axis out of range");
+      dim = xType.getDimSize(axis);
+      for (int64_t d = 0; d < rank; ++d)
+        (d < axis ? outer : inner) *= d == axis ? 1 : xType.getDimSize(d);
+    }
+    Type i64 = b.getI64Type();
+    Type elem = xType.getElementType();
+    auto buffer = [&](Type t, int64_t n) {
+      return flatBuffer(b, loc, emptyTensor(b, loc, RankedTensorType::get({std::max<int64_t>(n, 1)}, t)),
+                        /*readOnly=*/false);
+    };
+    int64_t yCapacity = std::max<int64_t>(outer * dim * inner, 1);
+    Value y = buffer(elem, yCapacity), indices = buffer(i64, dim), inverse = buffer(i64, dim),
+          counts = buffer(i64, dim), count = buffer(i64, 1), scratch = buffer(i64, 3 * dim);
+    auto i64c = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 64); };
+    Value operands[] = {flatBuffer(b, loc, x, /*readOnly=*/true),
+                        i64c(outer),
+                        i64c(dim),
+                        i64c(inner),
+                        arith::ConstantIntOp::create(b, loc, op.getSorted() != 0, 1),
+                        y,
+                        indices,
+                        inverse,
+                        counts,
+                        count,
+                        scratch};
+    SmallVector<Type> argTypes;
+    for (Value v : operands)
+      argTypes.push_back(v.getType());
+    func::FuncOp callee = declareRuntimeFunction(
+        b, op, "onnxcc_rt_unique_" + cType, "onnxcc_rt::unique<" + cType + ">",
+        FunctionType::get(ctx, argTypes, {b.getI32Type()}), /*usesStringPool=*/false);
+    func::CallOp::create(b, loc, callee, operands);
+
+    Value distinct = tensor::ExtractOp::create(b, loc, bufferPrefix(b, loc, count, 1, indexConst(b, loc, 1)),
+                                               ValueRange{indexConst(b, loc, 0)});
+    distinct = arith::IndexCastOp::create(b, loc, b.getIndexType(), distinct);
+    Value u = onnxConverter(getTypeConverter()).defineDataDim(b, loc, op, 0, distinct);
+    if (!u)
+      return rewriter.notifyMatchFailure(op, "the distinct count has no bound");
+
+    SmallVector<Value> results;
+    auto yType = cast<RankedTensorType>(getTypeConverter()->convertType(op.getY().getType()));
+    Value yCount = arith::MulIOp::create(b, loc, u, indexConst(b, loc, outer * inner));
+    SmallVector<OpFoldResult> ySizes;
+    ReassociationIndices all;
+    for (int64_t d = 0; d < yType.getRank(); ++d) {
+      all.push_back(d);
+      ySizes.push_back(yType.isDynamicDim(d) ? OpFoldResult(u)
+                                             : OpFoldResult(b.getIndexAttr(yType.getDimSize(d))));
+    }
+    results.push_back(tensor::ExpandShapeOp::create(
+        b, loc, yType, bufferPrefix(b, loc, y, yCapacity, yCount),
+        ArrayRef<ReassociationIndices>{all}, ySizes));
+    results.push_back(bufferPrefix(b, loc, indices, std::max<int64_t>(dim, 1), u));
+    results.push_back(tensor::CastOp::create(
+        b, loc, RankedTensorType::get({dim}, i64),
+        bufferPrefix(b, loc, inverse, std::max<int64_t>(dim, 1), indexConst(b, loc, dim))));
+    results.push_back(bufferPrefix(b, loc, counts, std::max<int64_t>(dim, 1), u));
+    // Absent outputs are none.
+    for (unsigned i = 1; i < 4; ++i)
+      if (isa<NoneType>(op->getResult(i).getType()))
+        results[i] = onnx::NoValueOp::create(b, loc, NoneType::get(ctx));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 /// The first element of an optional 1-element operand, or `fallback`.
 Value scalarOperand(OpBuilder &b, Location loc, Value v, Value fallback) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
@@ -227,7 +460,8 @@ struct NonMaxSuppressionLowering : OpConversionPattern<onnx::NonMaxSuppressionOp
 } // namespace
 
 void populateDataDependentPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<NonZeroLowering, NonMaxSuppressionLowering>(converter, patterns.getContext());
+  patterns.add<NonZeroLowering, NonMaxSuppressionLowering, CompressLowering, UniqueLowering>(
+      converter, patterns.getContext());
 }
 
 } // namespace onnxcc::lowering

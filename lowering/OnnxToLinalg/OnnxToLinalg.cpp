@@ -879,8 +879,8 @@ bool lowersSymbolicDims(Operation *op) {
              onnx::FusedGemmOp, onnx::FusedMatMulOp, onnx::ScaledDotProductAttentionOp,
              onnx::ConstantOfShapeOp, onnx::TriluOp, onnx::RangeOp, onnx::ConcatOp,
              onnx::SplitOp, onnx::PadOp, onnx::BatchNormalizationOp, onnx::ExpandOp,
-             onnx::InstanceNormalizationOp, onnx::NonZeroOp, onnx::NonMaxSuppressionOp,
-             onnx::IfOp, onnx::LoopOp, onnx::ScanOp>(op);
+             onnx::InstanceNormalizationOp, onnx::NonZeroOp, onnx::NonMaxSuppressionOp, onnx::CompressOp,
+             onnx::UniqueOp, onnx::IfOp, onnx::LoopOp, onnx::ScanOp>(op);
 }
 
 namespace {
