@@ -1086,6 +1086,16 @@ Expected<Type> GraphImporter::resultType(NodeContext &nc, StringRef opType, unsi
                   "; give it a value_info type in the model");
 }
 
+/// Whether `op` is being built inside a branch of an If: there a shape
+/// function's objection waits for onnx-infer-shapes, which compiles a branch
+/// that cannot run with the given shapes to return a status.
+static bool inIfBranch(Operation *op) {
+  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+    if (p->hasAttr("onnxcc_import.if"))
+      return true;
+  return false;
+}
+
 Expected<Operation *>
 GraphImporter::buildOp(NodeContext &nc, StringRef opType, ArrayRef<Value> operands,
                        ArrayRef<NamedAttribute> attrs, unsigned numResults,
@@ -1123,7 +1133,8 @@ GraphImporter::buildOp(NodeContext &nc, StringRef opType, ArrayRef<Value> operan
     op->erase();
     return nc.error(diagnostic.empty() ? std::string("invalid op") : diagnostic);
   }
-  if (options.inferShapes && failed(onnx::inferShapes(op, shapeMap))) {
+  if (options.inferShapes && failed(onnx::inferShapes(op, shapeMap)) &&
+      !inIfBranch(op)) {
     op->erase();
     return nc.error(diagnostic.empty() ? std::string("shape inference failed") : diagnostic);
   }
@@ -1316,6 +1327,8 @@ Error GraphImporter::importGenericNode(NodeContext &nc, ArrayRef<StringRef> drop
     // op not yet created has none, and verifying a nested If or Loop walks
     // that chain).
     OperationState placeholderState(nc.loc(), "onnxcc_import.subgraphs");
+    if (node.op_type() == "If")
+      placeholderState.addAttribute("onnxcc_import.if", builder.getUnitAttr());
     for (size_t i = 0; i < regionSpecs.size(); ++i)
       placeholderState.addRegion();
     Operation *placeholder = builder.create(placeholderState);

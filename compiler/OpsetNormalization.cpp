@@ -513,11 +513,11 @@ Error split18(NodeContext &nc) {
       return nc.error("axis " + llvm::Twine(axis) + " is out of range for input of rank " +
                       llvm::Twine(rank));
     int64_t dim = t.getDimSize(axis < 0 ? axis + rank : axis);
-    if (!ShapedType::isDynamic(dim) && dim % n != 0) {
-      int64_t chunk = (dim + n - 1) / n;
-      if (chunk * (n - 1) > dim)
-        return nc.error("dim of size " + llvm::Twine(dim) + " does not split into " +
-                        llvm::Twine(n) + " parts of " + llvm::Twine(chunk));
+    // A dim that does not split into n parts is left to shape inference,
+    // which reports it, or, inside a branch of an If, compiles that branch
+    // to return a status (the branch may never be taken with these shapes).
+    int64_t chunk = ShapedType::isDynamic(dim) ? 0 : (dim + n - 1) / n;
+    if (!ShapedType::isDynamic(dim) && dim % n != 0 && chunk * (n - 1) <= dim) {
       SmallVector<int64_t> sizes(n, chunk);
       sizes.back() = dim - chunk * (n - 1);
       split = nc.constI64(sizes);
@@ -1217,6 +1217,22 @@ Error rotaryEmbedding23(NodeContext &nc) {
                        {"interleaved", "num_heads", "rotary_embedding_dim"}, 1);
 }
 
+/// OptionalHasElement 18 also takes a tensor or a sequence (true) and no
+/// input at all (false, an empty optional).
+Error optionalHasElement18(NodeContext &nc) {
+  if (Error e = onlyAttributes(nc, {}))
+    return e;
+  if (nc.numInputs() > 1)
+    return nc.error("OptionalHasElement takes at most one input, has " +
+                    llvm::Twine(nc.numInputs()));
+  if (nc.numInputs() == 1 && nc.hasInput(0))
+    return nc.importGeneric();
+  OpBuilder &b = nc.builder();
+  auto type = RankedTensorType::get({}, b.getI1Type());
+  return emit(nc, "Constant", {},
+              {b.getNamedAttr("value", DenseElementsAttr::get(type, false))});
+}
+
 struct Handler {
   const char *opType;
   int fromSince; // Inclusive range of since-versions (or opsets for
@@ -1281,6 +1297,7 @@ const Handler handlers[] = {
     {"Resize", 18, kMaxOpset, resize18},
     {"Range", 27, kMaxOpset, range27},
     {"GridSample", 20, kMaxOpset, gridSample20},
+    {"OptionalHasElement", 18, kMaxOpset, optionalHasElement18},
     // Ops new in opsets 18 to 28 that an op of the dialect implements (by
     // opset, as they have no schema in the table).
     {"Gelu", 20, kMaxOpset, gelu20},

@@ -51,6 +51,21 @@ def OnnxccFuseElementwisePass : Pass<"onnxcc-fuse-elementwise", "::mlir::func::F
                            "::mlir::affine::AffineDialect"];
 }
 
+def OnnxccBranchResultsToBuffersPass
+    : Pass<"onnxcc-branch-results-to-buffers", "::mlir::func::FuncOp"> {
+  let summary = "scf.if results that are buffers become one buffer both branches fill";
+  let description = [{
+    After bufferization, an scf.if whose branches yield different buffers
+    (one a constant, the other a computed buffer) has buffer results, which
+    the C++ emitter cannot hold (so has an arith.select of two buffers, the
+    canonical form of an scf.if of two constants). Each such result becomes a
+    buffer allocated
+    before the scf.if that each branch copies its value into. Static shapes
+    only; other results stay (and the emitter reports them).
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def OnnxccProtectInputsPass : Pass<"onnxcc-protect-inputs", "::mlir::func::FuncOp"> {
   let summary = "Mark function arguments read-only for bufferization";
   let description = [{

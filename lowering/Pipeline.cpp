@@ -64,6 +64,7 @@ void buildCpuLoweringPipeline(OpPassManager &pm, StringRef kernels, int64_t thre
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createOnnxccBranchResultsToBuffersPass());
   pm.addPass(createOnnxccPlanMemoryPass());
   // With threads, loop nests stay scf.parallel where linalg says they are
   // parallel: the emitter runs the large ones on the thread pool.

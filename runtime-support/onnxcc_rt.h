@@ -168,6 +168,13 @@ inline int unique(const void *xp, int64_t outer, int64_t dim, int64_t inner, boo
   return 0;
 }
 
+/// run() returns this when it takes a branch of an If that the compiler
+/// found cannot run with the compiled shapes (see ABI.md).
+constexpr int status_invalid_branch = 11;
+
+/// The status of such a branch.
+inline int invalid_branch() { return status_invalid_branch; }
+
 /// IEEE maximum/minimum: NaN if either operand is NaN (ONNX Max/Min, Relu).
 template <typename T> inline T maximum(T a, T b) {
   if (std::isnan(a) || std::isnan(b))

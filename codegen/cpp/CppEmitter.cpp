@@ -183,6 +183,7 @@ private:
   Error emitFor(scf::ForOp op);
   Error emitParallel(scf::ParallelOp op);
   Error emitIf(scf::IfOp op);
+  Error emitWhile(scf::WhileOp op);
   Error emitCall(func::CallOp op);
   void emitNodeComment(Operation &op);
 
@@ -413,6 +414,8 @@ Error Emitter::emitOp(Operation &op) {
     return emitParallel(p);
   if (auto i = dyn_cast<scf::IfOp>(op))
     return emitIf(i);
+  if (auto w = dyn_cast<scf::WhileOp>(op))
+    return emitWhile(w);
   if (auto call = dyn_cast<func::CallOp>(op))
     return emitCall(call);
   if (auto ret = dyn_cast<func::ReturnOp>(op)) {
@@ -739,6 +742,8 @@ Error Emitter::emitFor(scf::ForOp op) {
   // Loop-carried values live in mutable locals around the loop.
   SmallVector<std::string> carried;
   for (auto [init, result] : llvm::zip(op.getInitArgs(), op.getResults())) {
+    if (!result.getType().isIntOrIndexOrFloat())
+      return errorAt(op, "a for loop carries only scalars");
     std::string n = newName("acc");
     line() << cType(result.getType()) << " " << n << " = " << value(init) << ";\n";
     carried.push_back(n);
@@ -862,6 +867,8 @@ Error Emitter::emitParallel(scf::ParallelOp op) {
 Error Emitter::emitIf(scf::IfOp op) {
   SmallVector<std::string> results;
   for (Value r : op.getResults()) {
+    if (!r.getType().isIntOrIndexOrFloat())
+      return errorAt(op, "an if yields only scalars");
     std::string n = newName("sel");
     line() << cType(r.getType()) << " " << n << ";\n";
     results.push_back(n);
@@ -887,6 +894,66 @@ Error Emitter::emitIf(scf::IfOp op) {
     if (Error e = emitRegion(op.getElseRegion()))
       return e;
   }
+  line() << "}\n";
+  return Error::success();
+}
+
+Error Emitter::emitWhile(scf::WhileOp op) {
+  // Carried values live in mutable locals around the loop; the results are
+  // the condition's operands when it fails. Only scalars: buffers stay in
+  // place (see lowering/OnnxToLinalg/ControlFlow.cpp).
+  for (Type t : op->getResultTypes())
+    if (!t.isIntOrIndexOrFloat())
+      return errorAt(op, "a while loop carries only scalars");
+  SmallVector<std::string> carried, results;
+  for (auto [init, arg] : llvm::zip(op.getInits(), op.getBeforeArguments())) {
+    if (!arg.getType().isIntOrIndexOrFloat())
+      return errorAt(op, "a while loop carries only scalars");
+    std::string n = newName("acc");
+    line() << cType(arg.getType()) << " " << n << " = " << value(init) << ";\n";
+    carried.push_back(n);
+    names[arg] = n;
+  }
+  for (Value r : op.getResults()) {
+    std::string n = newName("res");
+    line() << cType(r.getType()) << " " << n << "{};\n";
+    results.push_back(n);
+    names[r] = n;
+  }
+  line() << "for (;;) {\n";
+  ++indent;
+  Block &before = op.getBefore().front();
+  for (Operation &inner : before.without_terminator())
+    if (Error e = emitOp(inner))
+      return e;
+  auto condition = cast<scf::ConditionOp>(before.getTerminator());
+  SmallVector<std::string> forwarded;
+  for (auto [v, arg] : llvm::zip(condition.getArgs(), op.getAfterArguments())) {
+    std::string n = newName("fwd");
+    line() << "const " << cType(arg.getType()) << " " << n << " = " << value(v) << ";\n";
+    names[arg] = n;
+    forwarded.push_back(n);
+  }
+  line() << "if (!" << value(condition.getCondition()) << ") {\n";
+  for (auto [r, n] : llvm::zip(results, forwarded))
+    line() << "  " << r << " = " << n << ";\n";
+  line() << "  break;\n";
+  line() << "}\n";
+  Block &after = op.getAfter().front();
+  for (Operation &inner : after.without_terminator())
+    if (Error e = emitOp(inner))
+      return e;
+  auto yield = cast<scf::YieldOp>(after.getTerminator());
+  // Read every yielded value before assigning any (they may refer to each other).
+  SmallVector<std::string> next;
+  for (Value v : yield.getOperands()) {
+    std::string n = newName("next");
+    line() << "const " << cType(v.getType()) << " " << n << " = " << value(v) << ";\n";
+    next.push_back(n);
+  }
+  for (auto [c, n] : llvm::zip(carried, next))
+    line() << c << " = " << n << ";\n";
+  --indent;
   line() << "}\n";
   return Error::success();
 }

@@ -1577,9 +1577,37 @@ LogicalResult IfOp::inferShapes(ShapeContext &ctx) {
   return success();
 }
 
+/// Whether `v` is a constant true.
+static bool isConstantTrue(ShapeContext &ctx, Value v) {
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(ctx.getConstant(v));
+  return dense && dense.getNumElements() == 1 && dense.getElementType().isInteger(1) &&
+         dense.getSplatValue<bool>();
+}
+
+/// Whether only M ends `loop`: there is no condition input (the body's
+/// condition output is then ignored), or a constant true one that the body
+/// passes on unchanged or replaces with a constant true.
+static bool onlyTripCountMatters(LoopOp loop, ShapeContext &ctx) {
+  if (!ctx.hasOperand(1))
+    return true;
+  if (!isConstantTrue(ctx, loop->getOperand(1)))
+    return false;
+  Block &body = loop.getBody().front();
+  Value v = body.getTerminator()->getOperand(0);
+  for (int depth = 0; depth < 16; ++depth) {
+    if (v == body.getArgument(1))
+      return true;
+    auto identity = v.getDefiningOp<IdentityOp>();
+    if (!identity)
+      break;
+    v = identity->getOperand(0);
+  }
+  return isConstantTrue(ctx, v);
+}
+
 /// Loop-carried results join the initial value and what the body yields;
 /// scan outputs stack the body's per-iteration values along a new first dim
-/// (the trip count, known when M is constant and there is no condition).
+/// (the trip count, known when M is constant and only M ends the loop).
 LogicalResult LoopOp::inferShapes(ShapeContext &ctx) {
   if (getBody().empty())
     return success();
@@ -1587,9 +1615,12 @@ LogicalResult LoopOp::inferShapes(ShapeContext &ctx) {
   auto initial = getVInitial();
   size_t carried = initial.size();
   Dim trips = Dim::unknown();
-  if (!ctx.hasOperand(1))
+  if (onlyTripCountMatters(*this, ctx)) {
     if (auto m = operandScalar(ctx, 0); m && *m >= 0)
       trips = Dim::known(*m);
+    else if (auto dims = ctx.operandDims(0); dims && dims->size() == 1 && (*dims)[0].isSymbolic())
+      trips = (*dims)[0]; // M computed from a symbolic dim (Shape, Gather)
+  }
   for (unsigned i = 0, e = getNumResults(); i < e; ++i) {
     if (i + 1 >= yielded.size())
       break;

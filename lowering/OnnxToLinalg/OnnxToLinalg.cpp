@@ -891,7 +891,7 @@ bool lowersSymbolicDims(Operation *op) {
              onnx::SplitOp, onnx::PadOp, onnx::BatchNormalizationOp, onnx::ExpandOp,
              onnx::InstanceNormalizationOp, onnx::NonZeroOp, onnx::NonMaxSuppressionOp, onnx::CompressOp,
              onnx::UniqueOp, onnx::HannWindowOp, onnx::HammingWindowOp,
-             onnx::BlackmanWindowOp>(op);
+             onnx::BlackmanWindowOp, onnx::IfOp, onnx::LoopOp, onnx::ScanOp>(op);
 }
 
 namespace {
@@ -946,6 +946,7 @@ struct ConvertOnnxToLinalgPass
     populateFusedPatterns(converter, patterns);
     populateAttentionPatterns(converter, patterns);
     populateTransformerPatterns(converter, patterns);
+    populateControlFlowPatterns(converter, patterns);
     if (kernels != "none") {
       std::optional<int> isa = kernelIsaFromName(kernels);
       if (!isa) {
@@ -1031,10 +1032,12 @@ struct ConvertOnnxToLinalgPass
                              "element shape are known at compile time";
           return;
         }
+        std::string controlFlow = controlFlowRefusal(op);
         if (!r && !isa<NoneType>(t)) {
           failedOp = op;
-          op->emitError() << "cannot lower '" << op->getName()
-                          << "': its result shape is not known at compile time";
+          op->emitError() << "cannot lower '" << op->getName() << "': "
+                          << (controlFlow.empty() ? "its result shape is not known at compile time"
+                                                  : controlFlow);
           return;
         }
         if (!r || r.hasStaticShape())
@@ -1044,12 +1047,15 @@ struct ConvertOnnxToLinalgPass
           if (!r.isDynamicDim(d) || (shape && (*shape)[d].isSymbolic()))
             continue;
           failedOp = op;
-          op->emitError() << "cannot lower '" << op->getName() << "': dim " << d
-                          << " of its result is not known at compile time"
-                          << (op->hasAttr("onnxcc.data_dims") || isa<onnx::RangeOp>(op)
-                                  ? " (it depends on the data: give it a bound with "
-                                    "--bound NODE=N)"
-                                  : "");
+          if (!controlFlow.empty())
+            op->emitError() << "cannot lower '" << op->getName() << "': " << controlFlow;
+          else
+            op->emitError() << "cannot lower '" << op->getName() << "': dim " << d
+                            << " of its result is not known at compile time"
+                            << (op->hasAttr("onnxcc.data_dims") || isa<onnx::RangeOp>(op)
+                                    ? " (it depends on the data: give it a bound with "
+                                      "--bound NODE=N)"
+                                    : "");
           return;
         }
         if (!lowersSymbolicDims(op)) {

@@ -292,6 +292,12 @@ void populateFusedPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet
 void populateAttentionPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateTransformerPatterns(OnnxTypeConverter &converter,
                                  mlir::RewritePatternSet &patterns);
+/// If, Loop and Scan as scf.if, scf.while and scf.for (ControlFlow.cpp).
+void populateControlFlowPatterns(OnnxTypeConverter &converter,
+                                 mlir::RewritePatternSet &patterns);
+/// Why If/Loop/Scan `op`, whose results do not all have shapes known at
+/// compile time, cannot be lowered; "" for other ops.
+std::string controlFlowRefusal(mlir::Operation *op);
 
 /// The runtime-support kernel ISA named `name` (generic, avx2, avx512).
 std::optional<int> kernelIsaFromName(llvm::StringRef name);

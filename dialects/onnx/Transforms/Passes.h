@@ -25,6 +25,21 @@ void populateOnnxSimplifyPatterns(mlir::RewritePatternSet &patterns);
 /// types; the symbolic shapes are left in `shapes` when given.
 mlir::LogicalResult inferShapesInFunction(mlir::func::FuncOp func, ShapeMap *shapes = nullptr);
 
+/// Optionals whose presence is known inside `func` (Optional(x), an absent
+/// input, a tensor): OptionalHasElement becomes a constant, OptionalGetElement
+/// the value (Optionals.cpp). onnx-stack-sequences runs it first.
+void resolveOptionals(mlir::func::FuncOp func);
+
+/// Sequences a Loop carries from SequenceEmpty and appends one tensor to in
+/// each iteration (list.append under torch.jit.script) become scan outputs,
+/// the final sequence their rows (LoopSequences.cpp); true when any did.
+bool appendedSequencesToScanOutputs(mlir::func::FuncOp func);
+
+/// Each SequenceMap becomes a Loop over the elements of its first input
+/// whose scan outputs' rows are its results (LoopSequences.cpp); true when
+/// there was any.
+bool sequenceMapsToLoops(mlir::func::FuncOp func);
+
 } // namespace onnxcc::onnx
 
 #endif // ONNXCC_DIALECTS_ONNX_TRANSFORMS_PASSES_H

@@ -30,7 +30,8 @@ def OnnxStackSequencesPass : Pass<"onnx-stack-sequences", "::mlir::func::FuncOp"
     one static shape becomes one tensor with the sequence index as its leading
     dim; the sequence ops become onnx tensor ops on it (runtime positions
     select with Gather). Sequences this cannot express are left alone for the
-    lowering to report.
+    lowering to report. Optionals whose presence is known first resolve:
+    OptionalHasElement becomes a constant, OptionalGetElement the value.
   }];
 }
 

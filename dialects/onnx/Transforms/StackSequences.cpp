@@ -551,8 +551,22 @@ private:
 struct OnnxStackSequencesPass
     : public impl::OnnxStackSequencesPassBase<OnnxStackSequencesPass> {
   void runOnOperation() override {
-    if (!getOperation().isExternal())
+    if (getOperation().isExternal())
+      return;
+    // Optional(seq) followed by OptionalGetElement is the sequence itself.
+    resolveOptionals(getOperation());
+    // The scan outputs that replace appended sequences need their shapes.
+    if (appendedSequencesToScanOutputs(getOperation()) &&
+        failed(inferShapesInFunction(getOperation())))
+      return signalPassFailure();
+    // A SequenceMap's Loop knows its trip count once the lengths of the
+    // sequences it reads are: stacked, inferred, then stacked again.
+    if (sequenceMapsToLoops(getOperation())) {
       SequenceStacker(getOperation()).run();
+      if (failed(inferShapesInFunction(getOperation())))
+        return signalPassFailure();
+    }
+    SequenceStacker(getOperation()).run();
   }
 };
 } // namespace

@@ -53,3 +53,55 @@ func.func @scan_state_and_output(%init: tensor<4xf32>, %xs: tensor<7x4xf32>) -> 
   }) {num_scan_inputs = 1 : i64} : (tensor<4xf32>, tensor<7x4xf32>) -> (tensor<*xf32>, tensor<*xf32>)
   return %0#0, %0#1 : tensor<*xf32>, tensor<*xf32>
 }
+
+// -----
+
+/// The body of a Scan is inferred with the shapes it receives: the state's,
+/// and the scan input's without its scan axis (here axis 1 of [3, 7]).
+// CHECK-LABEL: func.func @scan_body_arguments(
+// CHECK: ^bb0(%{{.*}}: tensor<3xf32>, %{{.*}}: tensor<3xf32>):
+// CHECK: "onnx.Add"{{.*}} -> tensor<3xf32>
+// CHECK: -> (tensor<3xf32>, tensor<7x3xf32>)
+func.func @scan_body_arguments(%init: tensor<3xf32>, %xs: tensor<3x7xf32>) -> (tensor<*xf32>, tensor<*xf32>) {
+  %0:2 = "onnx.Scan"(%init, %xs) ({
+  ^bb0(%acc: tensor<*xf32>, %x: tensor<*xf32>):
+    %sum = "onnx.Add"(%acc, %x) : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+    "onnx.Yield"(%sum, %sum) : (tensor<*xf32>, tensor<*xf32>) -> ()
+  }) {num_scan_inputs = 1 : i64, scan_input_axes = array<i64: 1>} : (tensor<3xf32>, tensor<3x7xf32>) -> (tensor<*xf32>, tensor<*xf32>)
+  return %0#0, %0#1 : tensor<*xf32>, tensor<*xf32>
+}
+
+// -----
+
+/// A condition input that is a constant true and that the body passes on
+/// unchanged cannot end the loop: the trip count is M.
+// CHECK-LABEL: func.func @loop_only_m_matters(
+// CHECK: -> (tensor<2xf32>, tensor<4x2xf32>)
+func.func @loop_only_m_matters(%x: tensor<2xf32>) -> (tensor<*xf32>, tensor<*xf32>) {
+  %m = "onnx.Constant"() {value = dense<4> : tensor<i64>} : () -> tensor<i64>
+  %t = "onnx.Constant"() {value = dense<true> : tensor<i1>} : () -> tensor<i1>
+  %0:2 = "onnx.Loop"(%m, %t, %x) ({
+  ^bb0(%i: tensor<i64>, %cond: tensor<i1>, %v: tensor<2xf32>):
+    %c = "onnx.Identity"(%cond) : (tensor<i1>) -> tensor<i1>
+    %next = "onnx.Neg"(%v) : (tensor<2xf32>) -> tensor<*xf32>
+    "onnx.Yield"(%c, %next, %next) : (tensor<i1>, tensor<*xf32>, tensor<*xf32>) -> ()
+  }) : (tensor<i64>, tensor<i1>, tensor<2xf32>) -> (tensor<*xf32>, tensor<*xf32>)
+  return %0#0, %0#1 : tensor<*xf32>, tensor<*xf32>
+}
+
+// -----
+
+/// A body whose condition is computed can end the loop early: the scan
+/// output's first dim stays unknown.
+// CHECK-LABEL: func.func @loop_condition_computed(
+// CHECK: -> (tensor<2xf32>, tensor<?x2xf32>)
+func.func @loop_condition_computed(%x: tensor<2xf32>, %stop: tensor<i1>) -> (tensor<*xf32>, tensor<*xf32>) {
+  %m = "onnx.Constant"() {value = dense<4> : tensor<i64>} : () -> tensor<i64>
+  %t = "onnx.Constant"() {value = dense<true> : tensor<i1>} : () -> tensor<i1>
+  %0:2 = "onnx.Loop"(%m, %t, %x) ({
+  ^bb0(%i: tensor<i64>, %cond: tensor<i1>, %v: tensor<2xf32>):
+    %next = "onnx.Neg"(%v) : (tensor<2xf32>) -> tensor<*xf32>
+    "onnx.Yield"(%stop, %next, %next) : (tensor<i1>, tensor<*xf32>, tensor<*xf32>) -> ()
+  }) : (tensor<i64>, tensor<i1>, tensor<2xf32>) -> (tensor<*xf32>, tensor<*xf32>)
+  return %0#0, %0#1 : tensor<*xf32>, tensor<*xf32>
+}

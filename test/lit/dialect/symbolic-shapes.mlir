@@ -57,3 +57,22 @@ func.func @negative_unrelated_symbols(%x: tensor<?xf32> {onnx.dim_params = ["a"]
   %s = "onnx.Add"(%x, %y) : (tensor<?xf32>, tensor<?xf32>) -> tensor<*xf32>
   return
 }
+
+// A Loop whose trip count is a symbolic dim (Shape -> Gather, as
+// torch.jit.script exports `for i in range(x.size(0))`) and that only M
+// ends: its scan output has that many rows.
+// CHECK-LABEL: func.func @loop_symbolic_trips
+func.func @loop_symbolic_trips(%x: tensor<?x3xf32> {onnx.dim_params = ["n", ""]}, %h: tensor<3xf32>) {
+  %s = "onnx.Shape"(%x) : (tensor<?x3xf32>) -> tensor<*xi64>
+  %i0 = "onnx.Constant"() {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %m = "onnx.Gather"(%s, %i0) {axis = 0 : i64} : (tensor<*xi64>, tensor<i64>) -> tensor<*xi64>
+  %none = "onnx.NoValue"() : () -> none
+  // CHECK: "onnx.Loop"
+  // CHECK: }) {onnx.symbolic_dims = {{\[\[}}"3"], ["n", "3"]]}
+  %0:2 = "onnx.Loop"(%m, %none, %h) ({
+  ^bb0(%i: tensor<i64>, %c: tensor<i1>, %v: tensor<3xf32>):
+    %t = "onnx.Tanh"(%v) : (tensor<3xf32>) -> tensor<3xf32>
+    "onnx.Yield"(%c, %t, %t) : (tensor<i1>, tensor<3xf32>, tensor<3xf32>) -> ()
+  }) : (tensor<*xi64>, none, tensor<3xf32>) -> (tensor<*xf32>, tensor<*xf32>)
+  return
+}
