@@ -861,6 +861,7 @@ struct ConvertOnnxToLinalgPass
     populateMiscPatterns(converter, patterns);
     populateRecurrentPatterns(converter, patterns);
     populateStringPatterns(converter, patterns);
+    populateClassicalMLPatterns(converter, patterns);
     populateFusedPatterns(converter, patterns);
     populateAttentionPatterns(converter, patterns);
     populateTransformerPatterns(converter, patterns);
