@@ -116,116 +116,293 @@ inline void write_label(void *out, int64_t i, const int64_t *values, const char 
 // Tree ensembles
 //===----------------------------------------------------------------------===//
 
+constexpr int32_t uniform_no_missing = 8;
+
+/// Rows a tree ensemble evaluates together: every tree is walked for a block
+/// of rows before the next, so that its nodes stay in cache.
+constexpr int64_t tree_block = 64;
+
 /// A tree ensemble flattened at compile time (every version of the three
-/// ops). Node i: `node_feature[i]`, `node_split[i]`, `node_mode[i]` (mode |
-/// 16 when a missing value goes the true way), children `node_true[i]` and
-/// `node_false[i]` (>= 0 a node, < 0 leaf -1 - child). A MEMBER node's set
-/// is member_values[member_begin[i] .. member_begin[i + 1]). Leaf l adds
-/// leaf_weight[j] to target leaf_target[j] for j in leaf_begin[l] ..
-/// leaf_begin[l + 1]. Tree t starts at roots[t] (a node or a leaf, coded
-/// like a child).
+/// ops). Node i is nodes[4 i .. 4 i + 4) = {feature, true child, false
+/// child, mode (| 16 when a missing value goes the true way)} and
+/// node_split[i]. Nodes num_nodes + l stand for leaf l: both their children
+/// are themselves, so a walk may take more steps than a tree is deep. A
+/// MEMBER node's set is member_values[member_begin[i] .. member_begin[i +
+/// 1]). Leaf l adds leaf_weight[j] to target leaf_target[j] for j in
+/// leaf_begin[l] .. leaf_begin[l + 1]. Tree t starts at node roots[t] and
+/// reaches a leaf in at most tree_depth[t] steps. `uniform_mode` is
+/// mode_leq or mode_lt when every node has that mode (the fast walk), plus
+/// uniform_no_missing when no node sends a missing value the true way; else
+/// -1.
 template <typename S>
 struct tree_ensemble {
-  const int64_t *node_feature;
+  const int32_t *nodes;
   const S *node_split;
-  const int64_t *node_mode;
-  const int64_t *node_true;
-  const int64_t *node_false;
   const int64_t *member_begin;
   const S *member_values;
   const int64_t *leaf_begin;
   const int64_t *leaf_target;
   const S *leaf_weight;
   const int64_t *roots;
+  const int64_t *tree_depth;
+  int64_t num_nodes;
   int64_t num_trees;
   int64_t num_targets;
   int64_t num_features;
+  int32_t uniform_mode;
 };
 
-/// The leaf row `x` reaches from `child` (a root).
-template <typename S, typename X>
-int64_t find_leaf(const tree_ensemble<S> &e, const X *x, int64_t child) {
-  while (child >= 0) {
-    int64_t i = child;
-    S v = static_cast<S>(x[e.node_feature[i]]);
-    S split = e.node_split[i];
-    int64_t mode = e.node_mode[i];
-    bool go_true;
-    if (std::isnan(v)) {
-      go_true = (mode & 16) != 0;
-    } else {
-      switch (mode & 15) {
-      case mode_leq: go_true = v <= split; break;
-      case mode_lt: go_true = v < split; break;
-      case mode_gte: go_true = v >= split; break;
-      case mode_gt: go_true = v > split; break;
-      case mode_eq: go_true = v == split; break;
-      case mode_neq: go_true = v != split; break;
-      default: {
-        go_true = false;
-        for (int64_t k = e.member_begin[i]; k < e.member_begin[i + 1]; ++k)
-          go_true |= e.member_values[k] == v;
-        break;
-      }
-      }
-    }
-    child = go_true ? e.node_true[i] : e.node_false[i];
+/// Whether value `v` goes the true way at node `i` (`n` its record).
+template <typename S>
+bool branch_true(const tree_ensemble<S> &e, const int32_t *n, int64_t i, S v) {
+  S split = e.node_split[i];
+  if (std::isnan(v))
+    return (n[3] & 16) != 0;
+  switch (n[3] & 15) {
+  case mode_leq: return v <= split;
+  case mode_lt: return v < split;
+  case mode_gte: return v >= split;
+  case mode_gt: return v > split;
+  case mode_eq: return v == split;
+  case mode_neq: return v != split;
+  default:
+    for (int64_t k = e.member_begin[i]; k < e.member_begin[i + 1]; ++k)
+      if (e.member_values[k] == v)
+        return true;
+    return false;
   }
-  return -1 - child;
 }
 
-/// Aggregates the trees' votes for one row into scores[0 .. num_targets) and
-/// has[...] (whether any tree voted for the target).
-template <typename S, typename X>
-void aggregate_row(const tree_ensemble<S> &e, const X *x, int32_t aggregate, S *scores,
-                   int8_t *has) {
-  for (int64_t t = 0; t < e.num_targets; ++t) {
-    scores[t] = 0;
-    has[t] = 0;
-  }
-  for (int64_t tree = 0; tree < e.num_trees; ++tree) {
-    int64_t leaf = find_leaf(e, x, e.roots[tree]);
-    for (int64_t j = e.leaf_begin[leaf]; j < e.leaf_begin[leaf + 1]; ++j) {
-      int64_t t = e.leaf_target[j];
-      S w = e.leaf_weight[j];
-      if (aggregate == aggregate_min)
-        scores[t] = !has[t] || w < scores[t] ? w : scores[t];
-      else if (aggregate == aggregate_max)
-        scores[t] = !has[t] || w > scores[t] ? w : scores[t];
-      else
-        scores[t] += w;
-      has[t] = 1;
+/// The leaf row `x` reaches from `child` (a root); Mode is the ensemble's
+/// uniform mode (without uniform_no_missing), or -1 for any.
+template <int Mode, typename S, typename X>
+int64_t find_leaf(const tree_ensemble<S> &e, const X *x, int64_t child) {
+  while (child < e.num_nodes) {
+    const int32_t *n = e.nodes + 4 * child;
+    S v = static_cast<S>(x[n[0]]);
+    bool go_true;
+    if (Mode == mode_leq || Mode == mode_lt) {
+      S split = e.node_split[child];
+      go_true = (Mode == mode_leq ? v <= split : v < split) | ((v != v) & ((n[3] & 16) != 0));
+    } else {
+      go_true = branch_true(e, n, child, v);
     }
+    child = go_true ? n[1] : n[2];
+  }
+  return child - e.num_nodes;
+}
+
+/// Adds the votes of leaf `leaf` to one row's scores and has flags.
+template <typename S>
+void add_leaf(const tree_ensemble<S> &e, int64_t leaf, int32_t aggregate, S *scores,
+              int8_t *has) {
+  for (int64_t j = e.leaf_begin[leaf]; j < e.leaf_begin[leaf + 1]; ++j) {
+    int64_t t = e.leaf_target[j];
+    S w = e.leaf_weight[j];
+    if (aggregate == aggregate_min)
+      scores[t] = !has[t] || w < scores[t] ? w : scores[t];
+    else if (aggregate == aggregate_max)
+      scores[t] = !has[t] || w > scores[t] ? w : scores[t];
+    else
+      scores[t] += w;
+    has[t] = 1;
+  }
+}
+
+/// Rows walked through one tree in lockstep: their independent chains of
+/// node loads overlap.
+constexpr int64_t tree_lanes = 8;
+
+template <int Mode, bool Missing, typename S, typename X>
+void aggregate_block_mode(const tree_ensemble<S> &e, const X *x, int64_t rows,
+                          int32_t aggregate, S *scores, int8_t *has) {
+  int64_t n = e.num_targets, f = e.num_features;
+  for (int64_t tree = 0; tree < e.num_trees; ++tree) {
+    int64_t root = e.roots[tree];
+    int64_t r = 0;
+    if (Mode == mode_leq || Mode == mode_lt) {
+      // Every lane takes the tree's depth in steps (leaves loop on
+      // themselves): no branch but the comparison's select.
+      int64_t depth = e.tree_depth[tree];
+      for (; r + tree_lanes <= rows; r += tree_lanes) {
+        int32_t child[tree_lanes];
+        for (int64_t k = 0; k < tree_lanes; ++k)
+          child[k] = static_cast<int32_t>(root);
+        for (int64_t d = 0; d < depth; ++d)
+          for (int64_t k = 0; k < tree_lanes; ++k) {
+            const int32_t *node = e.nodes + 4 * static_cast<int64_t>(child[k]);
+            S v = static_cast<S>(x[(r + k) * f + node[0]]);
+            S split = e.node_split[child[k]];
+            bool go_true = Mode == mode_leq ? v <= split : v < split;
+            if (Missing)
+              go_true |= (v != v) & ((node[3] & 16) != 0);
+            // An indexed load, not a branch: the way is data-dependent.
+            child[k] = node[2 - static_cast<int>(go_true)];
+          }
+        for (int64_t k = 0; k < tree_lanes; ++k) {
+          int64_t leaf = child[k] - e.num_nodes;
+          if (aggregate == aggregate_min || aggregate == aggregate_max) {
+            add_leaf(e, leaf, aggregate, scores + (r + k) * n, has + (r + k) * n);
+            continue;
+          }
+          for (int64_t j = e.leaf_begin[leaf]; j < e.leaf_begin[leaf + 1]; ++j) {
+            int64_t at = (r + k) * n + e.leaf_target[j];
+            scores[at] += e.leaf_weight[j];
+            has[at] = 1;
+          }
+        }
+      }
+    }
+    for (; r < rows; ++r)
+      add_leaf(e, find_leaf<Mode>(e, x + r * f, root), aggregate, scores + r * n, has + r * n);
+  }
+}
+
+/// Aggregates the trees' votes for `rows` (at most tree_block) rows from x
+/// into scores[r * num_targets + t] and has[...] (whether a tree voted for
+/// the target), tree by tree.
+template <typename S, typename X>
+void aggregate_block(const tree_ensemble<S> &e, const X *x, int64_t rows, int32_t aggregate,
+                     S *scores, int8_t *has) {
+  std::fill(scores, scores + rows * e.num_targets, S(0));
+  std::fill(has, has + rows * e.num_targets, int8_t(0));
+  int32_t mode = e.uniform_mode;
+  // A block without a missing value takes the walk that does not test for
+  // one.
+  if (mode == mode_leq || mode == mode_lt) {
+    bool any_nan = false;
+    for (int64_t i = 0; i < rows * e.num_features; ++i)
+      any_nan |= x[i] != x[i];
+    if (!any_nan)
+      mode += uniform_no_missing;
+  }
+  switch (mode) {
+  case mode_leq:
+    return aggregate_block_mode<mode_leq, true>(e, x, rows, aggregate, scores, has);
+  case mode_lt:
+    return aggregate_block_mode<mode_lt, true>(e, x, rows, aggregate, scores, has);
+  case mode_leq + uniform_no_missing:
+    return aggregate_block_mode<mode_leq, false>(e, x, rows, aggregate, scores, has);
+  case mode_lt + uniform_no_missing:
+    return aggregate_block_mode<mode_lt, false>(e, x, rows, aggregate, scores, has);
+  default:
+    return aggregate_block_mode<-1, true>(e, x, rows, aggregate, scores, has);
   }
 }
 
 /// TreeEnsembleRegressor and TreeEnsemble: rows [begin, end) of `x`
 /// ([rows, num_features]) into `out` ([rows, num_targets]). `base` holds
-/// num_base base values (added per target when there is one per target,
-/// else base[0] when there is one). `scratch` holds 2 * num_targets values.
+/// num_base base values (added per target when there is one per target).
+/// `scores` and `has` hold tree_block * num_targets values.
 template <typename S, typename X, typename O>
 int tree_regressor(const tree_ensemble<S> &e, const X *x, int64_t begin, int64_t end,
                    int32_t aggregate, int32_t post, const S *base, int64_t num_base, O *out,
                    S *scores, int8_t *has) {
   int64_t n = e.num_targets;
-  for (int64_t r = begin; r < end; ++r) {
-    aggregate_row(e, x + r * e.num_features, aggregate, scores, has);
-    for (int64_t t = 0; t < n; ++t) {
-      S v = scores[t];
-      if (aggregate == aggregate_average)
-        v /= static_cast<S>(e.num_trees);
-      if (num_base == n)
-        v += base[t];
-      out[r * n + t] = static_cast<O>(v);
-    }
-    if (n == 1) {
-      if (post == post_probit)
-        out[r] = static_cast<O>(probit(static_cast<float>(out[r])));
-    } else {
-      post_transform(out + r * n, n, post);
+  for (int64_t b = begin; b < end; b += tree_block) {
+    int64_t rows = std::min(tree_block, end - b);
+    aggregate_block(e, x + b * e.num_features, rows, aggregate, scores, has);
+    for (int64_t i = 0; i < rows; ++i) {
+      int64_t r = b + i;
+      for (int64_t t = 0; t < n; ++t) {
+        S v = scores[i * n + t];
+        if (aggregate == aggregate_average)
+          v /= static_cast<S>(e.num_trees);
+        if (num_base == n)
+          v += base[t];
+        out[r * n + t] = static_cast<O>(v);
+      }
+      if (n == 1) {
+        if (post == post_probit)
+          out[r] = static_cast<O>(probit(static_cast<float>(out[r])));
+      } else {
+        post_transform(out + r * n, n, post);
+      }
     }
   }
   return 0;
+}
+
+/// One row of tree_classifier from its aggregated scores.
+template <typename S>
+void classify_row(int64_t n, int32_t post, const S *base, int64_t num_base,
+                  const int64_t *class_labels, const char *chars, bool strings, bool binary,
+                  bool all_positive, void *y, int64_t r, float *zr, int64_t z_width, S *scores,
+                  int8_t *has) {
+  if (n > 2) {
+    for (int64_t k = 0; k < num_base && k < n; ++k) {
+      scores[k] = has[k] ? scores[k] + base[k] : base[k];
+      has[k] = 1;
+    }
+    int64_t best = -1;
+    S top = 0;
+    for (int64_t k = 0; k < n; ++k)
+      if (has[k] && (best < 0 || scores[k] > top)) {
+        best = k;
+        top = scores[k];
+      }
+    write_label(y, r, class_labels, chars, strings, best < 0 ? 0 : best);
+    for (int64_t k = 0; k < n; ++k)
+      zr[k] = static_cast<float>(scores[k]);
+    post_transform(zr, n, post);
+    return;
+  }
+  // Two classes (ONNX Runtime's binary rules).
+  int64_t count = 2;
+  int add_second = -1;
+  if (num_base == 2) {
+    if (has[1]) {
+      scores[1] = base[1] + scores[0];
+      scores[0] = -scores[1];
+    } else {
+      scores[1] += base[1];
+      scores[0] += base[0];
+    }
+  } else if (num_base == 1) {
+    scores[0] += base[0];
+    if (!has[1])
+      count = 1;
+  } else if (num_base == 0) {
+    add_second = 3;
+    if (!has[1])
+      count = 1;
+  }
+  S positive = count == 2 && has[1] ? scores[1] : (has[0] ? scores[0] : 0);
+  int64_t label;
+  if (binary) {
+    if (all_positive) {
+      label = positive > S(0.5) ? 1 : 0;
+      add_second = label ? 0 : 1;
+    } else {
+      label = positive > 0 ? 1 : 0;
+      add_second = label ? 2 : 3;
+    }
+  } else {
+    label = positive > 0 ? 1 : 0;
+  }
+  write_label(y, r, class_labels, chars, strings, label);
+  if (count == 2) {
+    zr[0] = static_cast<float>(scores[0]);
+    zr[1] = static_cast<float>(scores[1]);
+    post_transform(zr, 2, post);
+    return;
+  }
+  float s = static_cast<float>(scores[0]);
+  if (post == post_probit) {
+    zr[0] = probit(s);
+    if (z_width > 1)
+      zr[1] = 0;
+  } else if (add_second == 0 || add_second == 1) {
+    zr[0] = 1 - s;
+    zr[1] = s;
+  } else if (add_second == 2 || add_second == 3) {
+    zr[0] = post == post_logistic ? logistic(-s) : -s;
+    zr[1] = post == post_logistic ? logistic(s) : s;
+  } else {
+    zr[0] = s;
+    if (z_width > 1)
+      zr[1] = 0;
+  }
 }
 
 /// TreeEnsembleClassifier: labels into `y` (class_labels / chars as in
@@ -237,102 +414,32 @@ template <typename S, typename X>
 int tree_classifier(const tree_ensemble<S> &e, const X *x, int64_t begin, int64_t end,
                     int32_t post, const S *base, int64_t num_base,
                     const int64_t *class_labels, const char *chars, bool strings, bool binary,
-                    bool all_positive, void *y, float *z, int64_t z_width, S *scores,
-                    int8_t *has) {
+                    bool all_positive, void *y, float *z, int64_t z_width, S *scores_block,
+                    int8_t *has_block) {
   int64_t n = e.num_targets;
-  for (int64_t r = begin; r < end; ++r) {
-    aggregate_row(e, x + r * e.num_features, aggregate_sum, scores, has);
-    float *zr = z + r * z_width;
-    if (n > 2) {
-      for (int64_t k = 0; k < num_base && k < n; ++k) {
-        scores[k] = has[k] ? scores[k] + base[k] : base[k];
-        has[k] = 1;
-      }
-      int64_t best = -1;
-      S top = 0;
-      for (int64_t k = 0; k < n; ++k)
-        if (has[k] && (best < 0 || scores[k] > top)) {
-          best = k;
-          top = scores[k];
-        }
-      write_label(y, r, class_labels, chars, strings, best < 0 ? 0 : best);
-      for (int64_t k = 0; k < n; ++k)
-        zr[k] = static_cast<float>(scores[k]);
-      post_transform(zr, n, post);
-      continue;
-    }
-    // Two classes (ONNX Runtime's binary rules).
-    int64_t count = 2;
-    int add_second = -1;
-    if (num_base == 2) {
-      if (has[1]) {
-        scores[1] = base[1] + scores[0];
-        scores[0] = -scores[1];
-      } else {
-        scores[1] += base[1];
-        scores[0] += base[0];
-      }
-    } else if (num_base == 1) {
-      scores[0] += base[0];
-      if (!has[1])
-        count = 1;
-    } else if (num_base == 0) {
-      add_second = 3;
-      if (!has[1])
-        count = 1;
-    }
-    S positive = count == 2 && has[1] ? scores[1] : (has[0] ? scores[0] : 0);
-    int64_t label;
-    if (binary) {
-      if (all_positive) {
-        label = positive > S(0.5) ? 1 : 0;
-        add_second = label ? 0 : 1;
-      } else {
-        label = positive > 0 ? 1 : 0;
-        add_second = label ? 2 : 3;
-      }
-    } else {
-      label = positive > 0 ? 1 : 0;
-    }
-    write_label(y, r, class_labels, chars, strings, label);
-    if (count == 2) {
-      zr[0] = static_cast<float>(scores[0]);
-      zr[1] = static_cast<float>(scores[1]);
-      post_transform(zr, 2, post);
-      continue;
-    }
-    float s = static_cast<float>(scores[0]);
-    if (post == post_probit) {
-      zr[0] = probit(s);
-      if (z_width > 1)
-        zr[1] = 0;
-    } else if (add_second == 0 || add_second == 1) {
-      zr[0] = 1 - s;
-      zr[1] = s;
-    } else if (add_second == 2 || add_second == 3) {
-      zr[0] = post == post_logistic ? logistic(-s) : -s;
-      zr[1] = post == post_logistic ? logistic(s) : s;
-    } else {
-      zr[0] = s;
-      if (z_width > 1)
-        zr[1] = 0;
-    }
+  for (int64_t b = begin; b < end; b += tree_block) {
+    int64_t rows = std::min(tree_block, end - b);
+    aggregate_block(e, x + b * e.num_features, rows, aggregate_sum, scores_block, has_block);
+    for (int64_t i = 0; i < rows; ++i)
+      classify_row(n, post, base, num_base, class_labels, chars, strings, binary, all_positive,
+                   y, b + i, z + (b + i) * z_width, z_width, scores_block + i * n,
+                   has_block + i * n);
   }
   return 0;
 }
 
 /// The ensemble of the arrays the lowering made (see tree_ensemble).
 #define ONNXCC_ML_ENSEMBLE_PARAMS                                                          \
-  int64_t num_features, const int64_t *node_feature, const S *node_split,                \
-      const int64_t *node_mode, const int64_t *node_true, const int64_t *node_false,     \
-      const int64_t *member_begin, const S *member_values, const int64_t *leaf_begin,    \
-      const int64_t *leaf_target, const S *leaf_weight, const int64_t *roots,            \
-      int64_t num_trees, int64_t num_targets
+  int64_t num_features, const int32_t *nodes, const S *node_split, int64_t num_nodes,      \
+      int32_t uniform_mode, const int64_t *member_begin, const S *member_values,          \
+      const int64_t *leaf_begin, const int64_t *leaf_target, const S *leaf_weight,       \
+      const int64_t *roots, const int64_t *tree_depth, int64_t num_trees,                \
+      int64_t num_targets
 #define ONNXCC_ML_ENSEMBLE                                                                 \
   tree_ensemble<S> {                                                                      \
-    node_feature, node_split, node_mode, node_true, node_false, member_begin,            \
-        member_values, leaf_begin, leaf_target, leaf_weight, roots, num_trees,           \
-        num_targets, num_features                                                        \
+    nodes, node_split, member_begin, member_values, leaf_begin, leaf_target,             \
+        leaf_weight, roots, tree_depth, num_nodes, num_trees, num_targets, num_features, \
+        uniform_mode                                                                     \
   }
 
 /// Rows [begin, end) of part `part` of `parts` of `rows`.
@@ -343,7 +450,7 @@ inline void part_rows(int64_t rows, int64_t part, int64_t parts, int64_t &begin,
 }
 
 /// TreeEnsembleRegressor / TreeEnsemble over part `part` of `parts` of the
-/// rows; `scores` and `has` hold num_targets values per part.
+/// rows; `scores` and `has` hold tree_block * num_targets values per part.
 template <typename S, typename X, typename O>
 int tree_ensemble_regressor(const X *x, int64_t rows, int64_t part, int64_t parts,
                             ONNXCC_ML_ENSEMBLE_PARAMS, int32_t aggregate, int32_t post,
@@ -351,7 +458,8 @@ int tree_ensemble_regressor(const X *x, int64_t rows, int64_t part, int64_t part
   int64_t begin, end;
   part_rows(rows, part, parts, begin, end);
   return tree_regressor(ONNXCC_ML_ENSEMBLE, x, begin, end, aggregate, post, base, num_base,
-                        out, scores + part * num_targets, has + part * num_targets);
+                        out, scores + part * tree_block * num_targets,
+                        has + part * tree_block * num_targets);
 }
 
 /// TreeEnsembleClassifier over part `part` of `parts` of the rows.
@@ -364,8 +472,9 @@ int tree_ensemble_classifier(const X *x, int64_t rows, int64_t part, int64_t par
   int64_t begin, end;
   part_rows(rows, part, parts, begin, end);
   return tree_classifier(ONNXCC_ML_ENSEMBLE, x, begin, end, post, base, num_base, class_labels,
-                         reinterpret_cast<const char *>(chars), strings, binary, all_positive, y, z, z_width,
-                         scores + part * num_targets, has + part * num_targets);
+                         reinterpret_cast<const char *>(chars), strings, binary, all_positive,
+                         y, z, z_width, scores + part * tree_block * num_targets,
+                         has + part * tree_block * num_targets);
 }
 
 #undef ONNXCC_ML_ENSEMBLE_PARAMS

@@ -19,6 +19,7 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <numeric>
 
@@ -160,6 +161,10 @@ std::optional<SmallVector<double>> tensorReals(ElementsAttr t) {
 // Tree ensembles
 //===----------------------------------------------------------------------===//
 
+/// Rows the tree kernels evaluate together (onnxcc_rt::ml::tree_block): the
+/// size of their scratch per part.
+constexpr int64_t kTreeBlock = 64;
+
 /// A tree ensemble as the kernel reads it (see onnxcc_ml.h tree_ensemble).
 struct FlatEnsemble {
   SmallVector<int64_t> feature, mode, onTrue, onFalse, memberBegin{0};
@@ -173,6 +178,9 @@ struct FlatEnsemble {
   /// targets below numTargets, and no node reachable from itself.
   LogicalResult check(Operation *op, int64_t numFeatures) const {
     int64_t nodes = feature.size(), leaves = leafBegin.size() - 1;
+    // The kernel holds nodes, leaves and features in int32.
+    if (nodes >= INT32_MAX || leaves >= INT32_MAX || numFeatures >= INT32_MAX)
+      return fail(op, "the ensemble has more than 2^31 nodes, leaves or features");
     auto validChild = [&](int64_t c) { return c >= 0 ? c < nodes : -1 - c < leaves; };
     for (int64_t i = 0; i < nodes; ++i) {
       if (!validChild(onTrue[i]) || !validChild(onFalse[i]))
@@ -211,22 +219,81 @@ struct FlatEnsemble {
     return success();
   }
 
-  /// Adds the ensemble's arrays to `call` (ONNXCC_ML_ENSEMBLE_PARAMS).
+  /// Adds the ensemble's arrays to `call` (ONNXCC_ML_ENSEMBLE_PARAMS): the
+  /// nodes packed as {feature, true child, false child, mode} in int32, then
+  /// a node per leaf whose children are itself (a child that is leaf l
+  /// becomes node N + l), the depth of each tree, and the mode every node
+  /// shares when it is BRANCH_LEQ or BRANCH_LT (+ 8 when no missing value
+  /// goes the true way; -1 otherwise), which selects the kernel's fast walk.
+  /// Call after check().
   void addTo(RuntimeCall &call, int64_t numFeatures, Type s) const {
+    int64_t nodes = feature.size(), leaves = leafBegin.size() - 1;
+    auto node = [&](int64_t child) { return child >= 0 ? child : nodes + (-1 - child); };
     call.index(numFeatures);
-    call.i64s(feature);
-    call.reals(split, s);
-    call.i64s(mode);
-    call.i64s(onTrue);
-    call.i64s(onFalse);
+    SmallVector<int32_t> packed;
+    for (int64_t i = 0; i < nodes; ++i)
+      for (int64_t v : {feature[i], node(onTrue[i]), node(onFalse[i]), mode[i]})
+        packed.push_back(static_cast<int32_t>(v));
+    SmallVector<double> splits(split);
+    int32_t uniform = mode.empty() ? 0 : static_cast<int32_t>(mode[0] & 15);
+    if (uniform > 1 || llvm::any_of(mode, [&](int64_t m) { return (m & 15) != uniform; }))
+      uniform = -1;
+    bool missingTrue = llvm::any_of(mode, [](int64_t m) { return (m & 16) != 0; });
+    for (int64_t l = 0; l < leaves; ++l) {
+      for (int64_t v : {int64_t(0), nodes + l, nodes + l, int64_t(0)})
+        packed.push_back(static_cast<int32_t>(v));
+      splits.push_back(0);
+    }
+    call.constant(ArrayRef<int32_t>(packed), call.b.getI32Type());
+    call.reals(splits, s);
+    call.index(nodes);
+    // A leaf-only tree walks no node: the fast walk reads no feature then.
+    call.i32(numFeatures <= 0 || uniform < 0 ? -1 : uniform + (missingTrue ? 0 : 8));
     call.i64s(memberBegin);
     call.reals(members, s);
     call.i64s(leafBegin);
     call.i64s(leafTarget);
     call.reals(leafWeight, s);
-    call.i64s(roots);
+    SmallVector<int64_t> rootNodes;
+    for (int64_t r : roots)
+      rootNodes.push_back(node(r));
+    call.i64s(rootNodes);
+    call.i64s(depths());
     call.index(roots.size());
     call.index(numTargets);
+  }
+
+  /// The most nodes a walk from each root visits, in one pass over the
+  /// nodes (acyclic, by check(); nodes may be shared, so no recursion).
+  SmallVector<int64_t> depths() const {
+    int64_t nodes = feature.size();
+    SmallVector<int64_t> depth(nodes, -1);
+    auto of = [&](int64_t c) { return c < 0 ? 0 : depth[c]; };
+    SmallVector<int64_t> stack;
+    for (int64_t start = 0; start < nodes; ++start) {
+      stack.push_back(start);
+      while (!stack.empty()) {
+        int64_t i = stack.back();
+        if (depth[i] >= 0) {
+          stack.pop_back();
+          continue;
+        }
+        bool ready = true;
+        for (int64_t c : {onTrue[i], onFalse[i]})
+          if (c >= 0 && depth[c] < 0) {
+            stack.push_back(c);
+            ready = false;
+          }
+        if (ready) {
+          depth[i] = 1 + std::max(of(onTrue[i]), of(onFalse[i]));
+          stack.pop_back();
+        }
+      }
+    }
+    SmallVector<int64_t> out;
+    for (int64_t r : roots)
+      out.push_back(of(r));
+    return out;
   }
 };
 
@@ -433,9 +500,9 @@ LogicalResult lowerRegressor(ConversionPatternRewriter &rewriter, Operation *op,
   call.reals(base, s);
   call.index(base.size());
   call.output(yType);
-  call.output(RankedTensorType::get({parts * std::max<int64_t>(1, e.numTargets)}, s));
-  call.output(RankedTensorType::get({parts * std::max<int64_t>(1, e.numTargets)},
-                                    rewriter.getI8Type()));
+  int64_t scratch = parts * kTreeBlock * std::max<int64_t>(1, e.numTargets);
+  call.output(RankedTensorType::get({scratch}, s));
+  call.output(RankedTensorType::get({scratch}, rewriter.getI8Type()));
   call.emit("onnxcc_rt::ml::tree_ensemble_regressor");
   rewriter.replaceOp(op, call.result(0));
   return success();
@@ -575,8 +642,8 @@ struct TreeEnsembleClassifierLowering
     call.output(yType);
     call.output(zType);
     call.index(classes);
-    call.output(RankedTensorType::get({parts * classes}, s));
-    call.output(RankedTensorType::get({parts * classes}, rewriter.getI8Type()));
+    call.output(RankedTensorType::get({parts * kTreeBlock * classes}, s));
+    call.output(RankedTensorType::get({parts * kTreeBlock * classes}, rewriter.getI8Type()));
     call.emit("onnxcc_rt::ml::tree_ensemble_classifier");
     rewriter.replaceOp(op, {call.result(0), call.result(1)});
     return success();
