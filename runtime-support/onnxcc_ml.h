@@ -496,7 +496,8 @@ int binarizer(const T *x, int64_t n, const double *threshold, T *y) {
 /// value of its column (one value for all columns when num_imputed is 1).
 template <typename T>
 int imputer(const T *x, int64_t n, int64_t cols, const T *imputed, int64_t num_imputed,
-            T replaced, T *y) {
+            const T *replaced_value, T *y) {
+  T replaced = *replaced_value;
   bool nan = replaced != replaced;
   for (int64_t i = 0; i < n; ++i) {
     T v = x[i];
@@ -604,16 +605,10 @@ int linear_classifier(const T *x, int64_t rows, int64_t cols, const float *coef,
       int64_t label = s > 0 ? 1 : 0;
       if (num_labels == 2) {
         write_label(y, r, class_labels, chars, strings, label);
-        if (post == post_logistic) {
-          zr[0] = logistic(-s);
-          zr[1] = logistic(s);
-        } else if (post == post_probit) {
-          zr[0] = probit(s);
-          zr[1] = 0;
-        } else {
-          zr[0] = -s;
-          zr[1] = s;
-        }
+        // ONNX Runtime: the transformed score v and its complement 1 - v.
+        float v = post == post_logistic ? logistic(s) : post == post_probit ? probit(s) : s;
+        zr[0] = 1 - v;
+        zr[1] = v;
       } else {
         // One label: the positive class is the label, else 0 / "".
         write_label(y, r, class_labels, chars, strings, 0);

@@ -988,6 +988,93 @@ struct NormalizerLowering : OpConversionPattern<onnx::MLNormalizerOp> {
   }
 };
 
+/// Imputer: floats for float inputs, int64s for integer ones, in X's type.
+struct ImputerLowering : OpConversionPattern<onnx::MLImputerOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::MLImputerOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto yType = staticResultType(rewriter, getTypeConverter(), op);
+    if (!yType || yType.getRank() < 1)
+      return failure();
+    Type elem = yType.getElementType();
+    int64_t cols = yType.getShape().back();
+    bool isFloat = isa<FloatType>(elem);
+    SmallVector<double> imputed = realsOf(op.getImputedValueFloats(), std::nullopt);
+    SmallVector<int64_t> imputedInts(op.getImputedValueInt64s().value_or(ArrayRef<int64_t>()));
+    size_t count = isFloat ? imputed.size() : imputedInts.size();
+    if (count != 1 && static_cast<int64_t>(count) != cols)
+      return fail(op, "it has " + Twine(count) + " imputed values for " + Twine(cols) +
+                          " columns (imputed_value_" + (isFloat ? "floats" : "int64s") +
+                          " must match X's type)");
+    RuntimeCall call(rewriter, op);
+    call.input(adaptor.getX());
+    call.index(yType.getNumElements());
+    call.index(cols);
+    if (isFloat) {
+      call.reals(imputed, elem);
+      call.index(count);
+      call.reals({op.getReplacedValueFloat().convertToFloat()}, elem);
+    } else {
+      int64_t replaced = op.getReplacedValueInt64();
+      if (elem.isInteger(64)) {
+        call.i64s(imputedInts);
+        call.index(count);
+        call.i64s({replaced});
+      } else {
+        SmallVector<int32_t> narrow(imputedInts.begin(), imputedInts.end());
+        call.constant(ArrayRef<int32_t>(narrow), elem);
+        call.index(count);
+        SmallVector<int32_t> r{static_cast<int32_t>(replaced)};
+        call.constant(ArrayRef<int32_t>(r), elem);
+      }
+    }
+    call.output(yType);
+    call.emit("onnxcc_rt::ml::imputer");
+    rewriter.replaceOp(op, call.result(0));
+    return success();
+  }
+};
+
+/// OneHotEncoder of int64 or string categories: the sorted categories and
+/// the column of each.
+struct OneHotEncoderLowering : OpConversionPattern<onnx::MLOneHotEncoderOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::MLOneHotEncoderOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto yType = staticResultType(rewriter, getTypeConverter(), op);
+    auto xType = dyn_cast<RankedTensorType>(adaptor.getX().getType());
+    if (!yType || !xType || !xType.hasStaticShape())
+      return fail(op, "X must have static dims");
+    Type elem = onnxElementType(op.getX());
+    bool strings = isa<onnx::StringType>(elem);
+    if (!strings && !elem.isInteger(64))
+      return fail(op, "only int64 and string inputs are supported");
+    auto keys = strings ? columnOf(op, rewriter, op.getCatsStrings(), std::nullopt, std::nullopt,
+                                   std::nullopt, "cats_strings")
+                        : columnOf(op, rewriter, std::nullopt, op.getCatsInt64s(), std::nullopt,
+                                   std::nullopt, "cats_int64s");
+    if (failed(keys))
+      return failure();
+    SmallVector<size_t> order = sortedKeys(*keys);
+    if (order.size() != keys->size())
+      return fail(op, "a category is given twice");
+    if (yType.getNumElements() != xType.getNumElements() * static_cast<int64_t>(order.size()))
+      return fail(op, "the result is not [..., number of categories]");
+    SmallVector<int64_t> positions(order.begin(), order.end());
+    RuntimeCall call(rewriter, op);
+    call.input(adaptor.getX());
+    call.index(xType.getNumElements());
+    addColumn(call, *keys, order);
+    call.i64s(positions);
+    call.index(order.size());
+    call.flag(op.getZeros() != 0);
+    call.output(yType);
+    call.emit("onnxcc_rt::ml::one_hot_encoder");
+    rewriter.replaceOp(op, call.result(0));
+    return success();
+  }
+};
+
 /// The coefficients ([classes, C]) and intercepts of a linear model.
 template <typename Op>
 FailureOr<int64_t> addLinearModel(RuntimeCall &call, Op op, int64_t cols, int64_t classes) {
@@ -1150,7 +1237,7 @@ void populateClassicalMLPatterns(OnnxTypeConverter &converter, RewritePatternSet
                TreeEnsembleClassifierLowering, LabelEncoderLowering, CategoryMapperLowering,
                BinarizerLowering, ArrayFeatureExtractorLowering, ScalerLowering,
                NormalizerLowering, LinearRegressorLowering, LinearClassifierLowering,
-               TfIdfVectorizerLowering>(
+               TfIdfVectorizerLowering, ImputerLowering, OneHotEncoderLowering>(
       converter, patterns.getContext());
 }
 
