@@ -151,9 +151,13 @@ LogicalResult MLTreeEnsembleOp::inferShapes(ShapeContext &ctx) {
                          /*labels=*/false);
 }
 
-// Not lowered yet: their results keep the types the model declares.
-LogicalResult MLSVMClassifierOp::inferShapes(ShapeContext &) { return success(); }
-LogicalResult MLSVMRegressorOp::inferShapes(ShapeContext &) { return success(); }
+// Not lowered yet (the lowering refuses them by name); maps have no shape.
+LogicalResult MLSVMClassifierOp::inferShapes(ShapeContext &ctx) {
+  return predictorShapes(ctx, numLabels(getOperation()), /*labels=*/true);
+}
+LogicalResult MLSVMRegressorOp::inferShapes(ShapeContext &ctx) {
+  return predictorShapes(ctx, 1, /*labels=*/false);
+}
 LogicalResult MLCastMapOp::inferShapes(ShapeContext &) { return success(); }
 LogicalResult MLDictVectorizerOp::inferShapes(ShapeContext &) { return success(); }
 LogicalResult MLZipMapOp::inferShapes(ShapeContext &) { return success(); }

@@ -1230,6 +1230,17 @@ struct TfIdfVectorizerLowering : OpConversionPattern<onnx::TfIdfVectorizerOp> {
   }
 };
 
+/// The ai.onnx.ml ops not lowered yet: a clear error rather than a missing
+/// pattern's generic one.
+template <typename Op>
+struct UnsupportedMLLowering : OpConversionPattern<Op> {
+  using OpConversionPattern<Op>::OpConversionPattern;
+  LogicalResult matchAndRewrite(Op op, typename Op::Adaptor,
+                                ConversionPatternRewriter &) const override {
+    return fail(op, "this ai.onnx.ml operator is not supported yet");
+  }
+};
+
 } // namespace
 
 void populateClassicalMLPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
@@ -1237,8 +1248,13 @@ void populateClassicalMLPatterns(OnnxTypeConverter &converter, RewritePatternSet
                TreeEnsembleClassifierLowering, LabelEncoderLowering, CategoryMapperLowering,
                BinarizerLowering, ArrayFeatureExtractorLowering, ScalerLowering,
                NormalizerLowering, LinearRegressorLowering, LinearClassifierLowering,
-               TfIdfVectorizerLowering, ImputerLowering, OneHotEncoderLowering>(
-      converter, patterns.getContext());
+               TfIdfVectorizerLowering, ImputerLowering, OneHotEncoderLowering,
+               UnsupportedMLLowering<onnx::MLSVMClassifierOp>,
+               UnsupportedMLLowering<onnx::MLSVMRegressorOp>,
+               UnsupportedMLLowering<onnx::MLFeatureVectorizerOp>,
+               UnsupportedMLLowering<onnx::MLCastMapOp>,
+               UnsupportedMLLowering<onnx::MLDictVectorizerOp>,
+               UnsupportedMLLowering<onnx::MLZipMapOp>>(converter, patterns.getContext());
 }
 
 } // namespace onnxcc::lowering
