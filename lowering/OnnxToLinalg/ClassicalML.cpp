@@ -178,8 +178,9 @@ struct FlatEnsemble {
   /// targets below numTargets, and no node reachable from itself.
   LogicalResult check(Operation *op, int64_t numFeatures) const {
     int64_t nodes = feature.size(), leaves = leafBegin.size() - 1;
-    // The kernel holds nodes, leaves and features in int32.
-    if (nodes >= INT32_MAX || leaves >= INT32_MAX || numFeatures >= INT32_MAX)
+    // The kernel holds node and leaf indices (leaf l is node `nodes` + l)
+    // and features in int32.
+    if (nodes + leaves >= INT32_MAX || numFeatures >= INT32_MAX)
       return fail(op, "the ensemble has more than 2^31 nodes, leaves or features");
     auto validChild = [&](int64_t c) { return c >= 0 ? c < nodes : -1 - c < leaves; };
     for (int64_t i = 0; i < nodes; ++i) {
