@@ -1,7 +1,7 @@
 """Hand-made ai.onnx.ml models that cover what the scikit-learn models do
 not (every aggregate function and post transform of a tree ensemble, missing
-values, the binary linear classifier, OneHotEncoder, Imputer), checked against
-ONNX Runtime:
+values, the binary linear classifier, OneHotEncoder, Imputer, string class labels),
+checked against ONNX Runtime:
 test/difftest/ort_run.js computes each model's outputs on seeded random
 inputs and `onnxcc verify` compares (labels exactly, scores within 1e-5
 relative; PROBIT within 1e-4 absolute: its float approximation of erfinv
@@ -151,7 +151,43 @@ def main():
             print("FAIL %s: %s" % (name, " | ".join((r.stderr + r.stdout).strip().splitlines()[-3:])))
         else:
             print("PASS %s" % name)
+        if name.startswith("classifier") or name.startswith("linear_binary"):
+            failed += check_string_labels(onnxcc, name, model, d, data, atol)
     return 1 if failed else 0
+
+
+def check_string_labels(onnxcc, name, model, d, data, atol):
+    """The classifier again with string class labels ("label<k>" for int label
+    k), against ONNX Runtime's int labels mapped to those strings (its
+    node binding cannot write string tensors)."""
+    node = model.graph.node[0]
+    for a in list(node.attribute):
+        if a.name in ("classlabels_int64s", "classlabels_ints"):
+            labels = list(a.ints)
+            node.attribute.remove(a)
+            node.attribute.extend([helper.make_attribute(
+                "classlabels_strings", [("label%d" % k).encode() for k in labels])])
+    model.graph.output[0].type.tensor_type.elem_type = TensorProto.STRING
+    sd = os.path.join(d, "strings")
+    os.makedirs(sd, exist_ok=True)
+    save(model, os.path.join(sd, "model.onnx"))
+    with open(os.path.join(data, "output_0.pb"), "rb") as f:
+        t = TensorProto()
+        t.ParseFromString(f.read())
+    ints = numpy_helper.to_array(t)
+    strings = np.array([("label%d" % k).encode() for k in ints.ravel()], dtype=object)
+    for k in ["input_0.pb", "output_1.pb"]:
+        with open(os.path.join(data, k), "rb") as f, open(os.path.join(sd, k), "wb") as g:
+            g.write(f.read())
+    with open(os.path.join(sd, "output_0.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(strings.reshape(ints.shape)).SerializeToString())
+    r = subprocess.run([onnxcc, "verify", os.path.join(sd, "model.onnx"), sd, "--rtol", "1e-5",
+                        "--atol", atol], capture_output=True, text=True)
+    if r.returncode:
+        print("FAIL %s strings: %s" % (name, " | ".join((r.stderr + r.stdout).strip().splitlines()[-3:])))
+        return 1
+    print("PASS %s strings" % name)
+    return 0
 
 
 if __name__ == "__main__":
