@@ -1231,6 +1231,67 @@ struct TfIdfVectorizerLowering : OpConversionPattern<onnx::TfIdfVectorizerOp> {
   }
 };
 
+/// FeatureVectorizer: one loop nest over Y [N, sum of inputdimensions]; the
+/// column picks its input (a chain of selects over compile-time ranges),
+/// whose first min(C_i, inputdimensions[i]) columns are copied as float and
+/// the rest are zero.
+struct FeatureVectorizerLowering : OpConversionPattern<onnx::MLFeatureVectorizerOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::MLFeatureVectorizerOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto yType = staticResultType(rewriter, getTypeConverter(), op);
+    if (!yType || yType.getRank() != 2)
+      return failure();
+    ArrayRef<int64_t> dims = op.getInputdimensions().value_or(ArrayRef<int64_t>());
+    ValueRange inputs = adaptor.getX();
+    if (dims.size() != inputs.size())
+      return fail(op, "inputdimensions has " + Twine(dims.size()) + " values for " +
+                          Twine(inputs.size()) + " inputs");
+    int64_t rows = yType.getDimSize(0);
+    SmallVector<int64_t> offsets, copied;
+    int64_t offset = 0;
+    for (auto [i, x] : llvm::enumerate(inputs)) {
+      auto t = dyn_cast<RankedTensorType>(x.getType());
+      if (!t || !t.hasStaticShape() || t.getRank() != 2 || t.getDimSize(0) != rows ||
+          dims[i] < 0)
+        return fail(op, "input #" + Twine(i) + " is not a static [N, C] tensor with the " +
+                            "result's N, or its inputdimensions is negative");
+      offsets.push_back(offset);
+      copied.push_back(std::min(dims[i], t.getDimSize(1)));
+      offset += dims[i];
+    }
+    if (offset != yType.getDimSize(1))
+      return fail(op, "the result does not have sum(inputdimensions) columns");
+    Type f32 = rewriter.getF32Type();
+    SmallVector<Type> elems;
+    for (Value x : op.getX())
+      elems.push_back(onnxElementType(x));
+    Value result = buildIndexedGeneric(
+        rewriter, op.getLoc(), yType, [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) {
+          Value value = floatConst(b, l, f32, 0.0);
+          for (auto [i, x] : llvm::enumerate(inputs)) {
+            if (!copied[i])
+              continue;
+            Value begin = indexConst(b, l, offsets[i]);
+            Value end = indexConst(b, l, offsets[i] + copied[i]);
+            Value inside = arith::AndIOp::create(
+                b, l,
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, ivs[1], begin),
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, ivs[1], end));
+            // Clamped, so that the columns of other inputs read in bounds.
+            Value column = clampIndex(b, l, arith::SubIOp::create(b, l, ivs[1], begin),
+                                      indexConst(b, l, 0), indexConst(b, l, copied[i] - 1));
+            Value v = tensor::ExtractOp::create(b, l, x, ValueRange{ivs[0], column});
+            v = castScalar(b, l, v, elems[i], f32);
+            value = arith::SelectOp::create(b, l, inside, v, value);
+          }
+          return value;
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 /// The ai.onnx.ml ops not lowered yet: a clear error rather than a missing
 /// pattern's generic one.
 template <typename Op>
@@ -1252,7 +1313,7 @@ void populateClassicalMLPatterns(OnnxTypeConverter &converter, RewritePatternSet
                TfIdfVectorizerLowering, ImputerLowering, OneHotEncoderLowering,
                UnsupportedMLLowering<onnx::MLSVMClassifierOp>,
                UnsupportedMLLowering<onnx::MLSVMRegressorOp>,
-               UnsupportedMLLowering<onnx::MLFeatureVectorizerOp>,
+               FeatureVectorizerLowering,
                UnsupportedMLLowering<onnx::MLCastMapOp>,
                UnsupportedMLLowering<onnx::MLDictVectorizerOp>,
                UnsupportedMLLowering<onnx::MLZipMapOp>>(converter, patterns.getContext());

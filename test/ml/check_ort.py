@@ -1,6 +1,7 @@
 """Hand-made ai.onnx.ml models that cover what the scikit-learn models do
 not (every aggregate function and post transform of a tree ensemble, missing
-values, the binary linear classifier, OneHotEncoder, Imputer, string class labels),
+values, the binary linear classifier, OneHotEncoder, Imputer, FeatureVectorizer,
+string class labels),
 checked against ONNX Runtime:
 test/difftest/ort_run.js computes each model's outputs on seeded random
 inputs and `onnxcc verify` compares (labels exactly, scores within 1e-5
@@ -96,6 +97,13 @@ def imputer(rng):
     return [node], [("Y", TensorProto.FLOAT, [32, 5])]
 
 
+def feature_vectorizer(rng):
+    """X twice: its first 3 columns, then all 5 and 2 zero columns."""
+    node = helper.make_node("FeatureVectorizer", ["X", "X"], ["Y"], domain=ML,
+                            inputdimensions=[3, 7])
+    return [node], [("Y", TensorProto.FLOAT, [32, 10])]
+
+
 def cases():
     rng = np.random.default_rng(7)
     for aggregate in ["SUM", "AVERAGE", "MIN", "MAX"]:
@@ -110,6 +118,7 @@ def cases():
         yield "linear_binary_" + post.lower(), linear_binary(rng, post)
     yield "one_hot_encoder", one_hot(rng, 1)
     yield "imputer", imputer(rng)
+    yield "feature_vectorizer", feature_vectorizer(rng)
 
 
 def main():
