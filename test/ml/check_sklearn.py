@@ -1,4 +1,5 @@
-"""Fits scikit-learn estimators on sklearn's shipped datasets, converts them
+"""Fits scikit-learn estimators (and an XGBoost regressor) on sklearn's
+shipped datasets, converts them
 with sklearn_to_onnx.py and checks onnxcc's compiled model against the
 estimator's own predict / predict_proba through `onnxcc verify` (labels
 exact, scores within rtol 1e-5), and, when ONNX Runtime is there
@@ -43,6 +44,11 @@ def cases():
     yield "linreg", linear_model.LinearRegression(), reg
     yield "minmax_l2", pipeline.make_pipeline(preprocessing.MinMaxScaler(),
                                               preprocessing.Normalizer()), iris
+    import xgboost
+    # Targets near 1: XGBoost sums its trees in its own order.
+    unit = (reg[0], reg[1] / reg[1].std())
+    yield "xgb_regression", xgboost.XGBRegressor(n_estimators=50, max_depth=4,
+                                                 random_state=0), unit
 
 
 def write(path, array):
