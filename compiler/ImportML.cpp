@@ -4,7 +4,6 @@
 #include "compiler/ImporterImpl.h"
 #include "dialects/onnx/OnnxOps.h"
 
-
 #include "mlir/IR/BuiltinTypes.h"
 
 using namespace mlir;
@@ -21,27 +20,25 @@ Error importMLNode(GraphImporter &importer, const ::onnx::NodeProto &node, int i
                    int64_t opset) {
   if (opset > kMaxMLOpset)
     return makeError("opset " + Twine(opset) +
-                                   " of domain ai.onnx.ml is newer than the newest onnxcc "
-                                   "supports (" + Twine(kMaxMLOpset) + ")");
+                     " of domain ai.onnx.ml is newer than the newest onnxcc "
+                     "supports (" +
+                     Twine(kMaxMLOpset) + ")");
   ::onnx::NodeProto renamed = node;
   renamed.set_op_type("ml." + node.op_type());
   const OpSchemaInfo *schema = lookupSchema(renamed.op_type());
   if (!schema)
-    return makeError("unknown operator '" + node.op_type() +
-                                   "' of domain ai.onnx.ml");
+    return makeError("unknown operator '" + node.op_type() + "' of domain ai.onnx.ml");
   int since = 0;
   for (int v : schema->allSince)
     if (v <= opset)
       since = v;
   if (!since)
-    return makeError(node.op_type() + " does not exist in ai.onnx.ml opset " +
-                                   Twine(opset) + " (it was introduced in opset " +
-                                   Twine(schema->allSince.front()) + ")");
+    return makeError(node.op_type() + " does not exist in ai.onnx.ml opset " + Twine(opset) +
+                     " (it was introduced in opset " + Twine(schema->allSince.front()) + ")");
   if (!llvm::is_contained(schema->compatibleSince, since))
-    return makeError(
-        "the ai.onnx.ml opset " + Twine(since) + " version of " + node.op_type() +
-        " is not supported (it differs from opset " + Twine(schema->latestSince) +
-        ", the version onnxcc implements)");
+    return makeError("the ai.onnx.ml opset " + Twine(since) + " version of " + node.op_type() +
+                     " is not supported (it differs from opset " + Twine(schema->latestSince) +
+                     ", the version onnxcc implements)");
   NodeContext nc(importer, renamed, index, opset, since);
   return nc.importGeneric();
 }
@@ -57,8 +54,8 @@ Attribute attrNamed(ArrayRef<NamedAttribute> attrs, StringRef name) {
 Type tensorOf(Type elem) { return elem ? UnrankedTensorType::get(elem) : Type(); }
 } // namespace
 
-Type mlResultType(MLIRContext *ctx, StringRef opType, unsigned index,
-                  ArrayRef<Value> operands, ArrayRef<NamedAttribute> attrs) {
+Type mlResultType(MLIRContext *ctx, StringRef opType, unsigned index, ArrayRef<Value> operands,
+                  ArrayRef<NamedAttribute> attrs) {
   Type i64 = IntegerType::get(ctx, 64), str = onnx::StringType::get(ctx);
   Type f32 = Float32Type::get(ctx);
   if (opType == "ml.LinearClassifier" || opType == "ml.SVMClassifier" ||

@@ -31,13 +31,25 @@ namespace ml {
 constexpr int status_bad_value = 10;
 
 /// Post transforms as TreeEnsemble-5 numbers them.
-enum : int32_t { post_none = 0, post_softmax = 1, post_logistic = 2, post_softmax_zero = 3,
-                 post_probit = 4 };
+enum : int32_t {
+  post_none = 0,
+  post_softmax = 1,
+  post_logistic = 2,
+  post_softmax_zero = 3,
+  post_probit = 4
+};
 /// Aggregate functions as TreeEnsemble-5 numbers them.
 enum : int32_t { aggregate_average = 0, aggregate_sum = 1, aggregate_min = 2, aggregate_max = 3 };
 /// Node modes as TreeEnsemble-5 numbers them.
-enum : int64_t { mode_leq = 0, mode_lt = 1, mode_gte = 2, mode_gt = 3, mode_eq = 4,
-                 mode_neq = 5, mode_member = 6 };
+enum : int64_t {
+  mode_leq = 0,
+  mode_lt = 1,
+  mode_gte = 2,
+  mode_gt = 3,
+  mode_eq = 4,
+  mode_neq = 5,
+  mode_member = 6
+};
 
 inline float logistic(float v) {
   float e = 1.0f / (1.0f + std::exp(-std::fabs(v)));
@@ -57,8 +69,7 @@ inline float erf_inv(float x) {
 inline float probit(float v) { return 1.41421356f * erf_inv(2 * v - 1); }
 
 /// Softmax of `n` scores in place, in float.
-template <typename T>
-void softmax(T *v, int64_t n, bool skip_zeros) {
+template <typename T> void softmax(T *v, int64_t n, bool skip_zeros) {
   float top = -std::numeric_limits<float>::max();
   for (int64_t i = 0; i < n; ++i)
     top = std::max(top, static_cast<float>(v[i]));
@@ -77,8 +88,7 @@ void softmax(T *v, int64_t n, bool skip_zeros) {
 }
 
 /// `post` applied to the `n` scores at `v` (n >= 2, or a regression target).
-template <typename T>
-void post_transform(T *v, int64_t n, int32_t post) {
+template <typename T> void post_transform(T *v, int64_t n, int32_t post) {
   switch (post) {
   case post_softmax:
   case post_softmax_zero:
@@ -134,8 +144,7 @@ constexpr int64_t tree_block = 64;
 /// mode_leq or mode_lt when every node has that mode (the fast walk), plus
 /// uniform_no_missing when no node sends a missing value the true way; else
 /// -1.
-template <typename S>
-struct tree_ensemble {
+template <typename S> struct tree_ensemble {
   const int32_t *nodes;
   const S *node_split;
   const int64_t *member_begin;
@@ -159,12 +168,18 @@ bool branch_true(const tree_ensemble<S> &e, const int32_t *n, int64_t i, S v) {
   if (std::isnan(v))
     return (n[3] & 16) != 0;
   switch (n[3] & 15) {
-  case mode_leq: return v <= split;
-  case mode_lt: return v < split;
-  case mode_gte: return v >= split;
-  case mode_gt: return v > split;
-  case mode_eq: return v == split;
-  case mode_neq: return v != split;
+  case mode_leq:
+    return v <= split;
+  case mode_lt:
+    return v < split;
+  case mode_gte:
+    return v >= split;
+  case mode_gt:
+    return v > split;
+  case mode_eq:
+    return v == split;
+  case mode_neq:
+    return v != split;
   default:
     for (int64_t k = e.member_begin[i]; k < e.member_begin[i + 1]; ++k)
       if (e.member_values[k] == v)
@@ -194,8 +209,7 @@ int64_t find_leaf(const tree_ensemble<S> &e, const X *x, int64_t child) {
 
 /// Adds the votes of leaf `leaf` to one row's scores and has flags.
 template <typename S>
-void add_leaf(const tree_ensemble<S> &e, int64_t leaf, int32_t aggregate, S *scores,
-              int8_t *has) {
+void add_leaf(const tree_ensemble<S> &e, int64_t leaf, int32_t aggregate, S *scores, int8_t *has) {
   for (int64_t j = e.leaf_begin[leaf]; j < e.leaf_begin[leaf + 1]; ++j) {
     int64_t t = e.leaf_target[j];
     S w = e.leaf_weight[j];
@@ -214,8 +228,8 @@ void add_leaf(const tree_ensemble<S> &e, int64_t leaf, int32_t aggregate, S *sco
 constexpr int64_t tree_lanes = 8;
 
 template <int Mode, bool Missing, typename S, typename X>
-void aggregate_block_mode(const tree_ensemble<S> &e, const X *x, int64_t rows,
-                          int32_t aggregate, S *scores, int8_t *has) {
+void aggregate_block_mode(const tree_ensemble<S> &e, const X *x, int64_t rows, int32_t aggregate,
+                          S *scores, int8_t *has) {
   int64_t n = e.num_targets, f = e.num_features;
   for (int64_t tree = 0; tree < e.num_trees; ++tree) {
     int64_t root = e.roots[tree];
@@ -411,40 +425,35 @@ void classify_row(int64_t n, int32_t post, const S *base, int64_t num_base,
 /// and every vote is for one class id; `all_positive` when no weight is
 /// negative.
 template <typename S, typename X>
-int tree_classifier(const tree_ensemble<S> &e, const X *x, int64_t begin, int64_t end,
-                    int32_t post, const S *base, int64_t num_base,
-                    const int64_t *class_labels, const char *chars, bool strings, bool binary,
-                    bool all_positive, void *y, float *z, int64_t z_width, S *scores_block,
-                    int8_t *has_block) {
+int tree_classifier(const tree_ensemble<S> &e, const X *x, int64_t begin, int64_t end, int32_t post,
+                    const S *base, int64_t num_base, const int64_t *class_labels, const char *chars,
+                    bool strings, bool binary, bool all_positive, void *y, float *z,
+                    int64_t z_width, S *scores_block, int8_t *has_block) {
   int64_t n = e.num_targets;
   for (int64_t b = begin; b < end; b += tree_block) {
     int64_t rows = std::min(tree_block, end - b);
     aggregate_block(e, x + b * e.num_features, rows, aggregate_sum, scores_block, has_block);
     for (int64_t i = 0; i < rows; ++i)
-      classify_row(n, post, base, num_base, class_labels, chars, strings, binary, all_positive,
-                   y, b + i, z + (b + i) * z_width, z_width, scores_block + i * n,
-                   has_block + i * n);
+      classify_row(n, post, base, num_base, class_labels, chars, strings, binary, all_positive, y,
+                   b + i, z + (b + i) * z_width, z_width, scores_block + i * n, has_block + i * n);
   }
   return 0;
 }
 
 /// The ensemble of the arrays the lowering made (see tree_ensemble).
-#define ONNXCC_ML_ENSEMBLE_PARAMS                                                          \
-  int64_t num_features, const int32_t *nodes, const S *node_split, int64_t num_nodes,      \
-      int32_t uniform_mode, const int64_t *member_begin, const S *member_values,          \
-      const int64_t *leaf_begin, const int64_t *leaf_target, const S *leaf_weight,       \
-      const int64_t *roots, const int64_t *tree_depth, int64_t num_trees,                \
-      int64_t num_targets
-#define ONNXCC_ML_ENSEMBLE                                                                 \
-  tree_ensemble<S> {                                                                      \
-    nodes, node_split, member_begin, member_values, leaf_begin, leaf_target,             \
-        leaf_weight, roots, tree_depth, num_nodes, num_trees, num_targets, num_features, \
-        uniform_mode                                                                     \
+#define ONNXCC_ML_ENSEMBLE_PARAMS                                                                  \
+  int64_t num_features, const int32_t *nodes, const S *node_split, int64_t num_nodes,              \
+      int32_t uniform_mode, const int64_t *member_begin, const S *member_values,                   \
+      const int64_t *leaf_begin, const int64_t *leaf_target, const S *leaf_weight,                 \
+      const int64_t *roots, const int64_t *tree_depth, int64_t num_trees, int64_t num_targets
+#define ONNXCC_ML_ENSEMBLE                                                                         \
+  tree_ensemble<S> {                                                                               \
+    nodes, node_split, member_begin, member_values, leaf_begin, leaf_target, leaf_weight, roots,   \
+        tree_depth, num_nodes, num_trees, num_targets, num_features, uniform_mode                  \
   }
 
 /// Rows [begin, end) of part `part` of `parts` of `rows`.
-inline void part_rows(int64_t rows, int64_t part, int64_t parts, int64_t &begin,
-                      int64_t &end) {
+inline void part_rows(int64_t rows, int64_t part, int64_t parts, int64_t &begin, int64_t &end) {
   begin = rows * part / parts;
   end = rows * (part + 1) / parts;
 }
@@ -457,8 +466,8 @@ int tree_ensemble_regressor(const X *x, int64_t rows, int64_t part, int64_t part
                             const S *base, int64_t num_base, O *out, S *scores, int8_t *has) {
   int64_t begin, end;
   part_rows(rows, part, parts, begin, end);
-  return tree_regressor(ONNXCC_ML_ENSEMBLE, x, begin, end, aggregate, post, base, num_base,
-                        out, scores + part * tree_block * num_targets,
+  return tree_regressor(ONNXCC_ML_ENSEMBLE, x, begin, end, aggregate, post, base, num_base, out,
+                        scores + part * tree_block * num_targets,
                         has + part * tree_block * num_targets);
 }
 
@@ -472,8 +481,8 @@ int tree_ensemble_classifier(const X *x, int64_t rows, int64_t part, int64_t par
   int64_t begin, end;
   part_rows(rows, part, parts, begin, end);
   return tree_classifier(ONNXCC_ML_ENSEMBLE, x, begin, end, post, base, num_base, class_labels,
-                         reinterpret_cast<const char *>(chars), strings, binary, all_positive,
-                         y, z, z_width, scores + part * tree_block * num_targets,
+                         reinterpret_cast<const char *>(chars), strings, binary, all_positive, y, z,
+                         z_width, scores + part * tree_block * num_targets,
                          has + part * tree_block * num_targets);
 }
 
@@ -485,8 +494,7 @@ int tree_ensemble_classifier(const X *x, int64_t rows, int64_t part, int64_t par
 //===----------------------------------------------------------------------===//
 
 /// Binarizer: 1 where x > threshold, else 0.
-template <typename T>
-int binarizer(const T *x, int64_t n, const double *threshold, T *y) {
+template <typename T> int binarizer(const T *x, int64_t n, const double *threshold, T *y) {
   for (int64_t i = 0; i < n; ++i)
     y[i] = static_cast<double>(x[i]) > *threshold ? T(1) : T(0);
   return 0;
@@ -576,8 +584,8 @@ void linear_scores(const T *xr, int64_t cols, const float *coef, const float *in
 /// LinearRegressor: [rows, targets].
 template <typename T>
 int linear_regressor(const T *x, int64_t rows, int64_t cols, const float *coef,
-                     const float *intercepts, int64_t num_intercepts, int64_t targets,
-                     int32_t post, float *y) {
+                     const float *intercepts, int64_t num_intercepts, int64_t targets, int32_t post,
+                     float *y) {
   for (int64_t r = 0; r < rows; ++r) {
     linear_scores(x + r * cols, cols, coef, intercepts, num_intercepts, targets, y + r * targets);
     if (targets == 1 && post == post_probit)
@@ -632,8 +640,7 @@ int linear_classifier(const T *x, int64_t rows, int64_t cols, const float *coef,
 
 /// A key of a lookup table: numbers compare as they are, with NaN equal to
 /// NaN and above every number; strings by their bytes.
-template <typename K>
-struct key_order {
+template <typename K> struct key_order {
   static bool less(K a, K b) { return (a != a) ? false : ((b != b) ? true : a < b); }
   static bool equal(K a, K b) { return (a != a) ? b != b : a == b; }
 };
@@ -645,8 +652,7 @@ inline const char *string_at(const void *array, int64_t i) {
 }
 
 /// The position of `key` among the `n` sorted keys, or -1.
-template <typename K>
-int64_t find_key(const K *keys, int64_t n, K key) {
+template <typename K> int64_t find_key(const K *keys, int64_t n, K key) {
   int64_t lo = 0, hi = n;
   while (lo < hi) {
     int64_t mid = lo + (hi - lo) / 2;
@@ -696,8 +702,8 @@ int64_t lookup(const void *x, int64_t i, const K *keys, const char *key_chars, b
 /// offsets into value_chars. Returns 1 for a null input string.
 template <typename K, typename V>
 int label_encoder(const void *x, int64_t n, const K *keys, const int8_t *key_bytes,
-                  bool key_strings, int64_t num_keys, const V *values,
-                  const int8_t *value_bytes, bool value_strings, void *y) {
+                  bool key_strings, int64_t num_keys, const V *values, const int8_t *value_bytes,
+                  bool value_strings, void *y) {
   const char *key_chars = reinterpret_cast<const char *>(key_bytes);
   const char *value_chars = reinterpret_cast<const char *>(value_bytes);
   for (int64_t i = 0; i < n; ++i) {
@@ -719,7 +725,8 @@ int label_encoder(const void *x, int64_t n, const K *keys, const int8_t *key_byt
 /// unknown category is all zeros when `zeros`, else status 8.
 template <typename K>
 int one_hot_encoder(const void *x, int64_t n, const K *keys, const int8_t *key_bytes,
-                    bool key_strings, const int64_t *positions, int64_t num_keys, bool zeros, float *y) {
+                    bool key_strings, const int64_t *positions, int64_t num_keys, bool zeros,
+                    float *y) {
   const char *key_chars = reinterpret_cast<const char *>(key_bytes);
   std::fill(y, y + n * num_keys, 0.0f);
   for (int64_t i = 0; i < n; ++i) {
@@ -764,8 +771,8 @@ template <typename T>
 int tfidf_vectorizer(const T *x, int64_t rows, int64_t cols, const int64_t *pool,
                      const int8_t *pool_bytes, bool strings, int64_t pool_size,
                      const int64_t *counts, int64_t num_counts, const int64_t *indexes,
-                     const float *weights, bool has_weights, int64_t min_gram,
-                     int64_t max_gram, int64_t max_skip, int32_t mode, int64_t width, float *y) {
+                     const float *weights, bool has_weights, int64_t min_gram, int64_t max_gram,
+                     int64_t max_skip, int32_t mode, int64_t width, float *y) {
   const char *chars = reinterpret_cast<const char *>(pool_bytes);
   std::fill(y, y + rows * width, 0.0f);
   for (int64_t r = 0; r < rows; ++r) {

@@ -40,8 +40,7 @@ public:
 
   /// A 1-D constant array (a single zero when `values` is empty: an array of
   /// no element is never read).
-  template <typename T>
-  void constant(ArrayRef<T> values, Type elem) {
+  template <typename T> void constant(ArrayRef<T> values, Type elem) {
     SmallVector<T> data(values.begin(), values.end());
     if (data.empty())
       data.push_back(T());
@@ -192,8 +191,8 @@ struct FlatEnsemble {
     }
     for (int64_t t : leafTarget)
       if (t < 0 || t >= numTargets)
-        return fail(op, "a leaf votes for target or class " + Twine(t) + " of " +
-                            Twine(numTargets));
+        return fail(op,
+                    "a leaf votes for target or class " + Twine(t) + " of " + Twine(numTargets));
     for (int64_t r : roots)
       if (!validChild(r))
         return fail(op, "a tree root is out of range");
@@ -324,9 +323,9 @@ std::optional<int32_t> postCode(StringRef p) {
 /// TreeEnsembleRegressor/Classifier 1 and 3: nodes keyed by (tree id, node
 /// id), votes (`ids` the target or class of each) at LEAF nodes.
 template <typename Op>
-FailureOr<FlatEnsemble> flattenV3(Op op, ArrayRef<int64_t> voteTrees,
-                                  ArrayRef<int64_t> voteNodes, ArrayRef<int64_t> ids,
-                                  ArrayRef<double> weights, int64_t numTargets) {
+FailureOr<FlatEnsemble> flattenV3(Op op, ArrayRef<int64_t> voteTrees, ArrayRef<int64_t> voteNodes,
+                                  ArrayRef<int64_t> ids, ArrayRef<double> weights,
+                                  int64_t numTargets) {
   auto ints = [](std::optional<ArrayRef<int64_t>> a) { return a.value_or(ArrayRef<int64_t>()); };
   ArrayRef<int64_t> trees = ints(op.getNodesTreeids()), nodeIds = ints(op.getNodesNodeids());
   ArrayRef<int64_t> features = ints(op.getNodesFeatureids());
@@ -336,8 +335,8 @@ FailureOr<FlatEnsemble> flattenV3(Op op, ArrayRef<int64_t> voteTrees,
   ArrayAttr modes = op.getNodesModes().value_or(ArrayAttr::get(op.getContext(), {}));
   auto missing = op.getNodesMissingValueTracksTrue();
   size_t n = trees.size();
-  if (nodeIds.size() != n || features.size() != n || onTrue.size() != n ||
-      onFalse.size() != n || modes.size() != n || values.size() != n ||
+  if (nodeIds.size() != n || features.size() != n || onTrue.size() != n || onFalse.size() != n ||
+      modes.size() != n || values.size() != n ||
       (missing && !missing->empty() && missing->size() != n))
     return fail(op, "the nodes_* attributes differ in length");
   if (voteNodes.size() != voteTrees.size() || ids.size() != voteTrees.size() ||
@@ -346,8 +345,8 @@ FailureOr<FlatEnsemble> flattenV3(Op op, ArrayRef<int64_t> voteTrees,
   std::map<std::pair<int64_t, int64_t>, int64_t> position;
   for (size_t i = 0; i < n; ++i)
     if (!position.emplace(std::make_pair(trees[i], nodeIds[i]), i).second)
-      return fail(op, "node " + Twine(nodeIds[i]) + " of tree " + Twine(trees[i]) +
-                          " is given twice");
+      return fail(op,
+                  "node " + Twine(nodeIds[i]) + " of tree " + Twine(trees[i]) + " is given twice");
   FlatEnsemble e;
   e.numTargets = numTargets;
   // Every LEAF node is a leaf; the others are nodes, in order.
@@ -415,9 +414,8 @@ FailureOr<FlatEnsemble> flattenV5(onnx::MLTreeEnsembleOp op) {
   ElementsAttr modes = op.getNodesModes();
   size_t n = features.size();
   auto missing = op.getNodesMissingValueTracksTrue();
-  if (onTrue.size() != n || onFalse.size() != n || trueLeaf.size() != n ||
-      falseLeaf.size() != n || splits->size() != n ||
-      static_cast<size_t>(modes.getNumElements()) != n ||
+  if (onTrue.size() != n || onFalse.size() != n || trueLeaf.size() != n || falseLeaf.size() != n ||
+      splits->size() != n || static_cast<size_t>(modes.getNumElements()) != n ||
       (missing && !missing->empty() && missing->size() != n))
     return fail(op, "the nodes_* attributes differ in length");
   if (op.getLeafTargetids().size() != weights->size())
@@ -511,8 +509,7 @@ LogicalResult lowerRegressor(ConversionPatternRewriter &rewriter, Operation *op,
 
 /// Whether any of the attributes is a *_as_tensor (double) one: the scores
 /// then accumulate in double.
-template <typename... A>
-Type scoreType(Builder &b, const A &...tensors) {
+template <typename... A> Type scoreType(Builder &b, const A &...tensors) {
   return (static_cast<bool>(tensors) || ...) ? Type(b.getF64Type()) : Type(b.getF32Type());
 }
 
@@ -546,9 +543,8 @@ struct TreeEnsembleRegressorLowering : OpConversionPattern<onnx::MLTreeEnsembleR
     auto trees = op.getTargetTreeids(), nodes = op.getTargetNodeids(), ids = op.getTargetIds();
     SmallVector<double> weights = realsOf(op.getTargetWeights(), op.getTargetWeightsAsTensor());
     int64_t targets = op.getNTargets() ? static_cast<int64_t>(*op.getNTargets()) : 1;
-    auto e = flattenV3(op, trees.value_or(ArrayRef<int64_t>()),
-                       nodes.value_or(ArrayRef<int64_t>()), ids.value_or(ArrayRef<int64_t>()),
-                       weights, targets);
+    auto e = flattenV3(op, trees.value_or(ArrayRef<int64_t>()), nodes.value_or(ArrayRef<int64_t>()),
+                       ids.value_or(ArrayRef<int64_t>()), weights, targets);
     if (failed(e))
       return failure();
     std::optional<int32_t> aggregate =
@@ -560,8 +556,8 @@ struct TreeEnsembleRegressorLowering : OpConversionPattern<onnx::MLTreeEnsembleR
             .Default(std::nullopt);
     auto post = postCode(op.getPostTransform());
     if (!aggregate || !post)
-      return fail(op, "aggregate_function '" + op.getAggregateFunction() +
-                          "' or post_transform '" + op.getPostTransform() + "' is unknown");
+      return fail(op, "aggregate_function '" + op.getAggregateFunction() + "' or post_transform '" +
+                          op.getPostTransform() + "' is unknown");
     Type s = scoreType(rewriter, op.getNodesValuesAsTensor(), op.getTargetWeightsAsTensor(),
                        op.getBaseValuesAsTensor());
     SmallVector<double> base = realsOf(op.getBaseValues(), op.getBaseValuesAsTensor());
@@ -588,8 +584,7 @@ FailureOr<std::pair<SmallVector<int64_t>, StringTable>> classLabels(Operation *o
   return out;
 }
 
-struct TreeEnsembleClassifierLowering
-    : OpConversionPattern<onnx::MLTreeEnsembleClassifierOp> {
+struct TreeEnsembleClassifierLowering : OpConversionPattern<onnx::MLTreeEnsembleClassifierOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::MLTreeEnsembleClassifierOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
@@ -603,9 +598,8 @@ struct TreeEnsembleClassifierLowering
     int64_t classes = labels->first.size();
     auto trees = op.getClassTreeids(), nodes = op.getClassNodeids(), ids = op.getClassIds();
     SmallVector<double> weights = realsOf(op.getClassWeights(), op.getClassWeightsAsTensor());
-    auto e = flattenV3(op, trees.value_or(ArrayRef<int64_t>()),
-                       nodes.value_or(ArrayRef<int64_t>()), ids.value_or(ArrayRef<int64_t>()),
-                       weights, classes);
+    auto e = flattenV3(op, trees.value_or(ArrayRef<int64_t>()), nodes.value_or(ArrayRef<int64_t>()),
+                       ids.value_or(ArrayRef<int64_t>()), weights, classes);
     if (failed(e))
       return failure();
     auto post = postCode(op.getPostTransform());
@@ -614,8 +608,7 @@ struct TreeEnsembleClassifierLowering
     auto dims = rowsAndFeatures(op, adaptor.getX());
     if (failed(dims) || failed(e->check(op, dims->second)))
       return failure();
-    if (yType.getNumElements() != dims->first ||
-        zType.getNumElements() != dims->first * classes)
+    if (yType.getNumElements() != dims->first || zType.getNumElements() != dims->first * classes)
       return fail(op, "the results are not [N] and [N, classes]");
     SmallVector<int64_t> distinct(e->leafTarget);
     llvm::sort(distinct);
@@ -820,8 +813,8 @@ struct LabelEncoderLowering : OpConversionPattern<onnx::MLLabelEncoderOp> {
     auto yType = staticResultType(rewriter, getTypeConverter(), op);
     if (!yType)
       return failure();
-    auto keys = columnOf(op, rewriter, op.getKeysStrings(), op.getKeysInt64s(),
-                         op.getKeysFloats(), op.getKeysTensor(), "the keys");
+    auto keys = columnOf(op, rewriter, op.getKeysStrings(), op.getKeysInt64s(), op.getKeysFloats(),
+                         op.getKeysTensor(), "the keys");
     auto values = columnOf(op, rewriter, op.getValuesStrings(), op.getValuesInt64s(),
                            op.getValuesFloats(), op.getValuesTensor(), "the values");
     if (failed(keys) || failed(values))
@@ -831,12 +824,12 @@ struct LabelEncoderLowering : OpConversionPattern<onnx::MLLabelEncoderOp> {
     SmallVector<int64_t> defaultInt{static_cast<int64_t>(op.getDefaultInt64())};
     SmallVector<float> defaultFloat{op.getDefaultFloat().convertToFloat()};
     if (auto t = op.getDefaultTensor()) {
-      fallback = columnOf(op, rewriter, std::nullopt, std::nullopt, std::nullopt, *t,
-                          "default_tensor");
+      fallback =
+          columnOf(op, rewriter, std::nullopt, std::nullopt, std::nullopt, *t, "default_tensor");
     } else if (values->isString) {
       auto s = rewriter.getStrArrayAttr({op.getDefaultString()});
-      fallback = columnOf(op, rewriter, s, std::nullopt, std::nullopt, std::nullopt,
-                          "default_string");
+      fallback =
+          columnOf(op, rewriter, s, std::nullopt, std::nullopt, std::nullopt, "default_string");
     } else {
       fallback = Column();
       fallback->elem = values->elem;
@@ -860,16 +853,15 @@ struct CategoryMapperLowering : OpConversionPattern<onnx::MLCategoryMapperOp> {
       return failure();
     auto strings = columnOf(op, rewriter, op.getCatsStrings(), std::nullopt, std::nullopt,
                             std::nullopt, "cats_strings");
-    auto ints = columnOf(op, rewriter, std::nullopt, op.getCatsInt64s(), std::nullopt,
-                         std::nullopt, "cats_int64s");
+    auto ints = columnOf(op, rewriter, std::nullopt, op.getCatsInt64s(), std::nullopt, std::nullopt,
+                         "cats_int64s");
     if (failed(strings) || failed(ints))
       return failure();
     bool fromStrings = isa<onnx::StringType>(onnxElementType(op.getX()));
     FailureOr<Column> fallback =
         fromStrings ? columnOf(op, rewriter, std::nullopt,
                                ArrayRef<int64_t>{static_cast<int64_t>(op.getDefaultInt64())},
-                               std::nullopt,
-                               std::nullopt, "default_int64")
+                               std::nullopt, std::nullopt, "default_int64")
                     : columnOf(op, rewriter, rewriter.getStrArrayAttr({op.getDefaultString()}),
                                std::nullopt, std::nullopt, std::nullopt, "default_string");
     if (failed(fallback))
@@ -944,8 +936,8 @@ struct ScalerLowering : OpConversionPattern<onnx::MLScalerOp> {
       if (v->empty())
         v->push_back(what == StringRef("scale") ? 1.0 : 0.0);
       if (v->size() != 1 && static_cast<int64_t>(v->size()) != cols)
-        return fail(op, Twine(what) + " has " + Twine(v->size()) + " values for " +
-                            Twine(cols) + " columns");
+        return fail(op, Twine(what) + " has " + Twine(v->size()) + " values for " + Twine(cols) +
+                            " columns");
     }
     RuntimeCall call(rewriter, op);
     call.input(adaptor.getX());
@@ -1082,11 +1074,11 @@ FailureOr<int64_t> addLinearModel(RuntimeCall &call, Op op, int64_t cols, int64_
   SmallVector<double> coef = realsOf(op.getCoefficients(), std::nullopt);
   SmallVector<double> intercepts = realsOf(op.getIntercepts(), std::nullopt);
   if (static_cast<int64_t>(coef.size()) != classes * cols)
-    return fail(op, "coefficients has " + Twine(coef.size()) + " values, not " +
-                        Twine(classes) + " x " + Twine(cols));
+    return fail(op, "coefficients has " + Twine(coef.size()) + " values, not " + Twine(classes) +
+                        " x " + Twine(cols));
   if (!intercepts.empty() && static_cast<int64_t>(intercepts.size()) != classes)
-    return fail(op, "intercepts has " + Twine(intercepts.size()) + " values, not " +
-                        Twine(classes));
+    return fail(op,
+                "intercepts has " + Twine(intercepts.size()) + " values, not " + Twine(classes));
   call.reals(coef, call.b.getF32Type());
   call.reals(intercepts, call.b.getF32Type());
   call.index(intercepts.size());
@@ -1169,8 +1161,7 @@ struct TfIdfVectorizerLowering : OpConversionPattern<onnx::TfIdfVectorizerOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     auto yType = staticResultType(rewriter, getTypeConverter(), op);
     auto xType = dyn_cast<RankedTensorType>(adaptor.getX().getType());
-    if (!yType || !xType || !xType.hasStaticShape() || xType.getRank() < 1 ||
-        xType.getRank() > 2)
+    if (!yType || !xType || !xType.hasStaticShape() || xType.getRank() < 1 || xType.getRank() > 2)
       return fail(op, "X must be a static [C] or [N, C] tensor");
     int64_t cols = xType.getShape().back();
     int64_t rows = xType.getRank() == 2 ? xType.getDimSize(0) : 1;
@@ -1252,8 +1243,7 @@ struct FeatureVectorizerLowering : OpConversionPattern<onnx::MLFeatureVectorizer
     int64_t offset = 0;
     for (auto [i, x] : llvm::enumerate(inputs)) {
       auto t = dyn_cast<RankedTensorType>(x.getType());
-      if (!t || !t.hasStaticShape() || t.getRank() != 2 || t.getDimSize(0) != rows ||
-          dims[i] < 0)
+      if (!t || !t.hasStaticShape() || t.getRank() != 2 || t.getDimSize(0) != rows || dims[i] < 0)
         return fail(op, "input #" + Twine(i) + " is not a static [N, C] tensor with the " +
                             "result's N, or its inputdimensions is negative");
       offsets.push_back(offset);
@@ -1275,8 +1265,7 @@ struct FeatureVectorizerLowering : OpConversionPattern<onnx::MLFeatureVectorizer
             Value begin = indexConst(b, l, offsets[i]);
             Value end = indexConst(b, l, offsets[i] + copied[i]);
             Value inside = arith::AndIOp::create(
-                b, l,
-                arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, ivs[1], begin),
+                b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, ivs[1], begin),
                 arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, ivs[1], end));
             // Clamped, so that the columns of other inputs read in bounds.
             Value column = clampIndex(b, l, arith::SubIOp::create(b, l, ivs[1], begin),
@@ -1294,8 +1283,7 @@ struct FeatureVectorizerLowering : OpConversionPattern<onnx::MLFeatureVectorizer
 
 /// The ai.onnx.ml ops not lowered yet: a clear error rather than a missing
 /// pattern's generic one.
-template <typename Op>
-struct UnsupportedMLLowering : OpConversionPattern<Op> {
+template <typename Op> struct UnsupportedMLLowering : OpConversionPattern<Op> {
   using OpConversionPattern<Op>::OpConversionPattern;
   LogicalResult matchAndRewrite(Op op, typename Op::Adaptor,
                                 ConversionPatternRewriter &) const override {
@@ -1306,17 +1294,15 @@ struct UnsupportedMLLowering : OpConversionPattern<Op> {
 } // namespace
 
 void populateClassicalMLPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<TreeEnsembleLowering, TreeEnsembleRegressorLowering,
-               TreeEnsembleClassifierLowering, LabelEncoderLowering, CategoryMapperLowering,
-               BinarizerLowering, ArrayFeatureExtractorLowering, ScalerLowering,
-               NormalizerLowering, LinearRegressorLowering, LinearClassifierLowering,
-               TfIdfVectorizerLowering, ImputerLowering, OneHotEncoderLowering,
-               UnsupportedMLLowering<onnx::MLSVMClassifierOp>,
-               UnsupportedMLLowering<onnx::MLSVMRegressorOp>,
-               FeatureVectorizerLowering,
-               UnsupportedMLLowering<onnx::MLCastMapOp>,
-               UnsupportedMLLowering<onnx::MLDictVectorizerOp>,
-               UnsupportedMLLowering<onnx::MLZipMapOp>>(converter, patterns.getContext());
+  patterns.add<
+      TreeEnsembleLowering, TreeEnsembleRegressorLowering, TreeEnsembleClassifierLowering,
+      LabelEncoderLowering, CategoryMapperLowering, BinarizerLowering,
+      ArrayFeatureExtractorLowering, ScalerLowering, NormalizerLowering, LinearRegressorLowering,
+      LinearClassifierLowering, TfIdfVectorizerLowering, ImputerLowering, OneHotEncoderLowering,
+      UnsupportedMLLowering<onnx::MLSVMClassifierOp>, UnsupportedMLLowering<onnx::MLSVMRegressorOp>,
+      FeatureVectorizerLowering, UnsupportedMLLowering<onnx::MLCastMapOp>,
+      UnsupportedMLLowering<onnx::MLDictVectorizerOp>, UnsupportedMLLowering<onnx::MLZipMapOp>>(
+      converter, patterns.getContext());
 }
 
 } // namespace onnxcc::lowering
