@@ -634,6 +634,49 @@ int linear_classifier(const T *x, int64_t rows, int64_t cols, const float *coef,
   return 0;
 }
 
+/// The SVM kernel (0 LINEAR, 1 POLY, 2 RBF, 3 SIGMOID) of row `x` and
+/// vector `v`, in float; params are gamma, coef0 and degree.
+template <typename T>
+float svm_kernel(const T *x, const float *v, int64_t cols, int32_t kernel, const float *params) {
+  float s = 0;
+  if (kernel == 2) {
+    for (int64_t c = 0; c < cols; ++c) {
+      float d = static_cast<float>(x[c]) - v[c];
+      s += d * d;
+    }
+    return std::exp(-params[0] * s);
+  }
+  for (int64_t c = 0; c < cols; ++c)
+    s += static_cast<float>(x[c]) * v[c];
+  if (kernel == 1)
+    return std::pow(params[0] * s + params[1], params[2]);
+  if (kernel == 3)
+    return std::tanh(params[0] * s + params[1]);
+  return s;
+}
+
+/// SVMRegressor: the sum over the num_sv support vectors of coef * kernel
+/// plus rho (without support vectors: the linear model x . coef + rho);
+/// one_class gives 1 or -1 by its sign.
+template <typename T>
+int svm_regressor(const T *x, int64_t rows, int64_t cols, const float *support, int64_t num_sv,
+                  const float *coef, const float *rho, int32_t kernel, const float *params,
+                  bool one_class, float *y) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const T *xr = x + r * cols;
+    float s = 0;
+    if (num_sv > 0) {
+      for (int64_t j = 0; j < num_sv; ++j)
+        s += coef[j] * svm_kernel(xr, support + j * cols, cols, kernel, params);
+    } else {
+      s = svm_kernel(xr, coef, cols, 0, params);
+    }
+    s += rho[0];
+    y[r] = one_class ? (s > 0 ? 1.0f : -1.0f) : s;
+  }
+  return 0;
+}
+
 //===----------------------------------------------------------------------===//
 // Encoders
 //===----------------------------------------------------------------------===//

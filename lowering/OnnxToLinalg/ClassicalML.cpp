@@ -1281,6 +1281,62 @@ struct FeatureVectorizerLowering : OpConversionPattern<onnx::MLFeatureVectorizer
   }
 };
 
+/// SVMRegressor: support vectors [n_supports, C] and their coefficients,
+/// or (n_supports 0) a linear model of C coefficients.
+struct SVMRegressorLowering : OpConversionPattern<onnx::MLSVMRegressorOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::MLSVMRegressorOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto yType = staticResultType(rewriter, getTypeConverter(), op);
+    auto dims = rowsAndFeatures(op, adaptor.getX());
+    if (!yType || failed(dims))
+      return failure();
+    auto [rows, cols] = *dims;
+    std::optional<int32_t> kernel = llvm::StringSwitch<std::optional<int32_t>>(op.getKernelType())
+                                        .Case("LINEAR", 0)
+                                        .Case("POLY", 1)
+                                        .Case("RBF", 2)
+                                        .Case("SIGMOID", 3)
+                                        .Default(std::nullopt);
+    if (!kernel)
+      return fail(op,
+                  "kernel_type '" + op.getKernelType() + "' is not LINEAR, POLY, RBF or SIGMOID");
+    if (op.getPostTransform() != "NONE")
+      return fail(op,
+                  "post_transform '" + op.getPostTransform() + "' is not supported (only NONE)");
+    int64_t numSV = op.getNSupports();
+    SmallVector<double> coef = realsOf(op.getCoefficients(), std::nullopt);
+    SmallVector<double> support = realsOf(op.getSupportVectors(), std::nullopt);
+    SmallVector<double> rho = realsOf(op.getRho(), std::nullopt);
+    SmallVector<double> params = realsOf(op.getKernelParams(), std::nullopt);
+    params.resize(3, 0.0);
+    if (numSV < 0 ||
+        (numSV > 0 && (static_cast<int64_t>(coef.size()) != numSV ||
+                       static_cast<int64_t>(support.size()) != numSV * cols)) ||
+        (numSV == 0 && static_cast<int64_t>(coef.size()) != cols) || rho.size() != 1)
+      return fail(op, "coefficients, support_vectors and rho do not fit n_supports " +
+                          Twine(numSV) + " and " + Twine(cols) + " features");
+    if (yType.getNumElements() != rows)
+      return fail(op, "the result is not [N, 1]");
+    Type f32 = rewriter.getF32Type();
+    RuntimeCall call(rewriter, op);
+    call.input(adaptor.getX());
+    call.index(rows);
+    call.index(cols);
+    call.reals(support, f32);
+    call.index(numSV);
+    call.reals(coef, f32);
+    call.reals(rho, f32);
+    call.i32(*kernel);
+    call.reals(params, f32);
+    call.flag(op.getOneClass() != 0);
+    call.output(yType);
+    call.emit("onnxcc_rt::ml::svm_regressor");
+    rewriter.replaceOp(op, call.result(0));
+    return success();
+  }
+};
+
 /// The ai.onnx.ml ops not lowered yet: a clear error rather than a missing
 /// pattern's generic one.
 template <typename Op> struct UnsupportedMLLowering : OpConversionPattern<Op> {
@@ -1299,7 +1355,7 @@ void populateClassicalMLPatterns(OnnxTypeConverter &converter, RewritePatternSet
       LabelEncoderLowering, CategoryMapperLowering, BinarizerLowering,
       ArrayFeatureExtractorLowering, ScalerLowering, NormalizerLowering, LinearRegressorLowering,
       LinearClassifierLowering, TfIdfVectorizerLowering, ImputerLowering, OneHotEncoderLowering,
-      UnsupportedMLLowering<onnx::MLSVMClassifierOp>, UnsupportedMLLowering<onnx::MLSVMRegressorOp>,
+      UnsupportedMLLowering<onnx::MLSVMClassifierOp>, SVMRegressorLowering,
       FeatureVectorizerLowering, UnsupportedMLLowering<onnx::MLCastMapOp>,
       UnsupportedMLLowering<onnx::MLDictVectorizerOp>, UnsupportedMLLowering<onnx::MLZipMapOp>>(
       converter, patterns.getContext());

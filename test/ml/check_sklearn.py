@@ -44,6 +44,11 @@ def cases():
     yield "linreg", linear_model.LinearRegression(), reg
     yield "minmax_l2", pipeline.make_pipeline(preprocessing.MinMaxScaler(),
                                               preprocessing.Normalizer()), iris
+    from sklearn import svm
+    small = (reg[0][:100], reg[1][:100] / reg[1].std())
+    for kernel in ["linear", "poly", "rbf", "sigmoid"]:
+        yield "svr_" + kernel, pipeline.make_pipeline(
+            preprocessing.StandardScaler(), svm.SVR(kernel=kernel, C=1.0, gamma=0.1)), small
     import xgboost
     # Targets near 1: XGBoost sums its trees in its own order.
     unit = (reg[0], reg[1] / reg[1].std())

@@ -5,7 +5,7 @@ onnxcc's compiled models with the estimators' own predictions.
 Supported: DecisionTree/RandomForest/ExtraTrees classifiers and regressors,
 GradientBoostingRegressor, LogisticRegression, LinearRegression,
 StandardScaler, MinMaxScaler, Normalizer, Binarizer, SimpleImputer, and
-Pipelines of them (transforms then one predictor); XGBRegressor from its JSON
+SVR (each kernel), Pipelines of them (transforms then one predictor); XGBRegressor from its JSON
 dump, as onnxmltools converts it.
 """
 import numpy as np
@@ -183,7 +183,19 @@ def xgboost_regressor(model, x, y):
                              base_values=[float(param["base_score"])], **a)], [y]
 
 
+def svr(model, x, y):
+    """SVR: its support vectors, dual coefficients and kernel parameters."""
+    return [helper.make_node(
+        "SVMRegressor", [x], [y], domain=ML, kernel_type=model.kernel.upper(),
+        kernel_params=[float(model._gamma), float(model.coef0), float(model.degree)],
+        n_supports=int(model.support_vectors_.shape[0]),
+        support_vectors=model.support_vectors_.ravel().tolist(),
+        coefficients=model.dual_coef_.ravel().tolist(),
+        rho=[float(model.intercept_[0])])], [y]
+
+
 CONVERTERS = {
+    "SVR": svr,
     "XGBRegressor": xgboost_regressor,
     "DecisionTreeClassifier": tree_classifier, "RandomForestClassifier": tree_classifier,
     "ExtraTreesClassifier": tree_classifier,
