@@ -45,6 +45,8 @@ def cases():
     yield "minmax_l2", pipeline.make_pipeline(preprocessing.MinMaxScaler(),
                                               preprocessing.Normalizer()), iris
     from sklearn import svm
+    yield "linear_svc_iris", pipeline.make_pipeline(
+        preprocessing.StandardScaler(), svm.LinearSVC(random_state=0, max_iter=5000)), iris
     small = (reg[0][:100], reg[1][:100] / reg[1].std())
     for kernel in ["linear", "poly", "rbf", "sigmoid"]:
         yield "svr_" + kernel, pipeline.make_pipeline(
@@ -75,7 +77,12 @@ def main():
         os.makedirs(data, exist_ok=True)
         save(sklearn_to_onnx.convert(model, x.shape[0], x.shape[1]), os.path.join(d, "model.onnx"))
         write(os.path.join(data, "input_0.pb"), x)
-        if hasattr(model, "predict_proba"):
+        if hasattr(model, "decision_function") and not hasattr(model, "predict_proba"):
+            # LinearSVC: labels and decision_function.
+            write(os.path.join(data, "output_0.pb"), model.predict(x).astype(np.int64))
+            write(os.path.join(data, "output_1.pb"),
+                  model.decision_function(x).astype(np.float32))
+        elif hasattr(model, "predict_proba"):
             write(os.path.join(data, "output_0.pb"), model.predict(x).astype(np.int64))
             write(os.path.join(data, "output_1.pb"), model.predict_proba(x).astype(np.float32))
         elif hasattr(model, "predict"):

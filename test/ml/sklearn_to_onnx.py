@@ -3,10 +3,10 @@
 onnxcc's compiled models with the estimators' own predictions.
 
 Supported: DecisionTree/RandomForest/ExtraTrees classifiers and regressors,
-GradientBoostingRegressor, LogisticRegression, LinearRegression,
-StandardScaler, MinMaxScaler, Normalizer, Binarizer, SimpleImputer, and
-SVR (each kernel), Pipelines of them (transforms then one predictor); XGBRegressor from its JSON
-dump, as onnxmltools converts it.
+GradientBoostingRegressor, LogisticRegression, LinearSVC (multiclass),
+LinearRegression, SVR (each kernel), StandardScaler, MinMaxScaler, Normalizer,
+Binarizer, SimpleImputer, and Pipelines of them (transforms then one
+predictor); XGBRegressor from its JSON dump, as onnxmltools converts it.
 """
 import numpy as np
 from onnx import TensorProto, helper
@@ -110,6 +110,16 @@ def logistic_regression(model, x, y):
                              **attrs)], [y, y + "_scores"]
 
 
+def linear_svc(model, x, y):
+    """LinearSVC (more than two classes): LinearClassifier scores are its
+    decision_function."""
+    return [helper.make_node("LinearClassifier", [x], [y, y + "_scores"], domain=ML,
+                             coefficients=model.coef_.ravel().tolist(),
+                             intercepts=model.intercept_.tolist(),
+                             classlabels_ints=[int(c) for c in model.classes_],
+                             post_transform="NONE")], [y, y + "_scores"]
+
+
 def linear_regression(model, x, y):
     coef = np.atleast_2d(model.coef_)
     return [helper.make_node("LinearRegressor", [x], [y], domain=ML,
@@ -196,6 +206,7 @@ def svr(model, x, y):
 
 CONVERTERS = {
     "SVR": svr,
+    "LinearSVC": linear_svc,
     "XGBRegressor": xgboost_regressor,
     "DecisionTreeClassifier": tree_classifier, "RandomForestClassifier": tree_classifier,
     "ExtraTreesClassifier": tree_classifier,
