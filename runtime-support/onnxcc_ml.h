@@ -28,7 +28,8 @@ namespace ml {
 
 /// run() returns this for data the model cannot map: an index out of range
 /// (ArrayFeatureExtractor), an unknown category (OneHotEncoder, zeros=0).
-constexpr int status_bad_value = 10;
+/// (10 and 11 are onnxcc_rt's data-dependent bound and invalid branch.)
+constexpr int status_bad_value = 12;
 
 /// Post transforms as TreeEnsemble-5 numbers them.
 enum : int32_t {
