@@ -66,6 +66,8 @@ std::string dtypeName(Type t) {
 #include "onnxcc_kernels_winograd.inc"
 // kThreadsHeader: runtime-support/onnxcc_threads.h, likewise.
 #include "onnxcc_threads.inc"
+// kMLHeader: runtime-support/onnxcc_ml.h (ai.onnx.ml kernels), likewise.
+#include "onnxcc_ml.inc"
 
 namespace {
 
@@ -421,6 +423,10 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
                             StringRef(kWinogradHeader, sizeof(kWinogradHeader) - 1)))
       return e;
   }
+  if (cpp->usesML)
+    if (Error e = writeFile(options.outDir, "onnxcc_ml.h",
+                            StringRef(kMLHeader, sizeof(kMLHeader) - 1)))
+      return e;
   if (cpp->usesThreads)
     if (Error e = writeFile(options.outDir, "onnxcc_threads.h",
                             StringRef(kThreadsHeader, sizeof(kThreadsHeader) - 1)))

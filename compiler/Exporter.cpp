@@ -451,14 +451,17 @@ Error ModelExporter::exportOp(Operation *op, ::onnx::GraphProto &graph) {
   for (Value r : op->getResults())
     outputs.push_back(isa<NoneType>(r.getType()) ? std::string() : nameOf(r).str());
   bool internal = isInternalOp(op);
+  // ai.onnx.ml operators are the dialect's ml.<Name> ops.
+  bool ml = opType.starts_with("ml.");
   ::onnx::NodeProto &node =
-      addNode(graph, opType, op, inputs, outputs, internal ? kOnnxccDomain : "");
+      addNode(graph, ml ? opType.drop_front(3) : opType, op, inputs, outputs,
+              internal ? kOnnxccDomain : (ml ? "ai.onnx.ml" : ""));
 
   const importer::OpSchemaInfo *schema = internal ? nullptr : importer::lookupSchema(opType);
   if (!schema && !internal)
     return makeError("cannot write op '" + opType + "' (" + nodeName(op) +
                      "): it has no ONNX schema");
-  if (schema && schema->latestSince > importer::kImplementedOpset)
+  if (schema && !ml && schema->latestSince > importer::kImplementedOpset)
     return makeError("cannot write op '" + opType + "' (" + nodeName(op) + ") at opset " +
                      Twine(importer::kImplementedOpset) + ": it exists from opset " +
                      Twine(schema->latestSince) + " on");
@@ -939,6 +942,19 @@ Error exportModel(ModuleOp module, ::onnx::ModelProto &model, const ExportOption
   auto *opset = model.add_opset_import();
   opset->set_domain("");
   opset->set_version(importer::kImplementedOpset);
+  // The ai.onnx.ml opset: the newest version among the ml ops written.
+  int mlOpset = 0;
+  func.walk([&](Operation *op) {
+    StringRef name = op->getName().getStringRef();
+    if (name.starts_with("onnx.ml."))
+      if (const importer::OpSchemaInfo *s = importer::lookupSchema(name.drop_front(5)))
+        mlOpset = std::max(mlOpset, s->latestSince);
+  });
+  if (mlOpset) {
+    auto *mlImport = model.add_opset_import();
+    mlImport->set_domain("ai.onnx.ml");
+    mlImport->set_version(mlOpset);
+  }
   bool usesInternal = false;
   if (!options.expandInternalOps)
     func.walk([&](Operation *op) { usesInternal |= isInternalOp(op); });

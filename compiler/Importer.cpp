@@ -9,6 +9,7 @@
 #include "compiler/Importer.h"
 #include "compiler/Errors.h"
 #include "compiler/Functions.h"
+#include "compiler/ImportML.h"
 #include "compiler/ImporterImpl.h"
 
 #include "dialects/onnx/OnnxOps.h"
@@ -55,7 +56,11 @@ namespace {
   }
 #define ONNX_UNPAREN(...) __VA_ARGS__
 #include "dialects/onnx/OnnxSchema.gen.inc"
+// ai.onnx.ml operators: their tables live in namespace ml_NAME_schema.
+#define ONNX_ML_OP(NAME, ...) ONNX_OP(ml_##NAME, __VA_ARGS__)
+#include "dialects/onnx/OnnxMLSchema.gen.inc"
 #undef ONNX_OP
+#undef ONNX_ML_OP
 
 /// Drops the placeholder first element each table starts with (so that an
 /// empty list in the generated file still forms a valid array).
@@ -67,16 +72,17 @@ llvm::ArrayRef<T> tail(const T (&a)[N]) {
 const llvm::StringMap<OpSchemaInfo> &schemaTable() {
   static const llvm::StringMap<OpSchemaInfo> table = [] {
     llvm::StringMap<OpSchemaInfo> t;
-#define ONNX_OP(NAME, LATEST, ALL, COMPAT, INPUTS, ATTRS, OUTS)                \
-  t[#NAME] = OpSchemaInfo{#NAME,                                               \
-                          LATEST,                                              \
-                          NAME##_schema::all,                                  \
-                          tail(NAME##_schema::compat),                         \
-                          tail(NAME##_schema::inputs),                         \
-                          tail(NAME##_schema::attrs),                          \
-                          tail(NAME##_schema::outs)};
+#define ONNX_SCHEMA_ENTRY(KEY, NS, LATEST)                                     \
+  t[KEY] = OpSchemaInfo{KEY, LATEST, NS::all, tail(NS::compat), tail(NS::inputs),    \
+                        tail(NS::attrs), tail(NS::outs)};
+#define ONNX_OP(NAME, LATEST, ...) ONNX_SCHEMA_ENTRY(#NAME, NAME##_schema, LATEST)
 #include "dialects/onnx/OnnxSchema.gen.inc"
+    // ai.onnx.ml operators are keyed "ml.NAME", the name of their op.
+#define ONNX_ML_OP(NAME, LATEST, ...) ONNX_SCHEMA_ENTRY("ml." #NAME, ml_##NAME##_schema, LATEST)
+#include "dialects/onnx/OnnxMLSchema.gen.inc"
 #undef ONNX_OP
+#undef ONNX_ML_OP
+#undef ONNX_SCHEMA_ENTRY
     return t;
   }();
   return table;
@@ -975,6 +981,8 @@ Expected<Type> GraphImporter::resultType(NodeContext &nc, StringRef opType, unsi
     special = unranked(dtypeAttr(ctx, attrs, "to", ::onnx::TensorProto::UNDEFINED));
   else if (opType == "CastLike" && operands.size() > 1)
     special = unranked(valueElementType(operands[1]));
+  else if (opType.starts_with("ml."))
+    special = mlResultType(ctx, opType, index, operands, attrs);
   else if (opType == "Gelu" && !operands.empty())
     special = unranked(valueElementType(operands[0]));
   else if (opType == "Attention" && operands.size() > 2)
@@ -1410,12 +1418,18 @@ Error GraphImporter::importNode(const ::onnx::NodeProto &node, int index) {
                           (node.overload().empty() ? std::string()
                                                    : " (overload '" + node.overload() + "')") +
                           " in domain '" + domain + "'"));
-  if (!domain.empty() && domain != "ai.onnx")
-    return fail(makeError("operator domain '" + domain + "' is not supported (only ai.onnx)"));
+  bool isML = domain == "ai.onnx.ml";
+  if (!domain.empty() && domain != "ai.onnx" && !isML)
+    return fail(makeError("operator domain '" + domain +
+                          "' is not supported (only ai.onnx and ai.onnx.ml)"));
   if (opset < 0)
-    return fail(makeError("the model does not import the ai.onnx opset"));
+    return fail(makeError(Twine("the model does not import the ") +
+                          (isML ? "ai.onnx.ml" : "ai.onnx") + " opset"));
   if (node.op_type().empty())
     return fail(makeError("node has no op_type"));
+
+  if (isML)
+    return fail(importMLNode(*this, node, index, opset));
 
   NodeContext nc(*this, node, index, opset, 0);
   const OpSchemaInfo *schema = lookupSchema(node.op_type());

@@ -25,6 +25,8 @@ PACKAGES=(
   # Tests: the ONNX backend test data, and python for model generation.
   libonnx-testdata python3-onnx python3-torch python3-torchvision
   python3-protobuf python3-numpy
+  # Tests: classical-ML models and their references (test/ml).
+  python3-sklearn python3-xgboost
   # Tests: headless Chromium renders the pages `onnxcc graph` writes.
   chromium
   # Tests: the AArch64 NEON kernels, cross-built and run under user-mode QEMU.

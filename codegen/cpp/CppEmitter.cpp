@@ -1145,6 +1145,7 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
   int64_t stringPoolSize = 0;
   bool usesStringPool = false;
   bool usesKernels = false;
+  bool usesML = false;
   if (auto a = module->getAttrOfType<IntegerAttr>("onnxcc.threads"))
     moduleThreads = a.getInt();
   int64_t threads = 1; // parts of the calls and loops split for the thread pool
@@ -1155,6 +1156,9 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       threads = std::max<int64_t>(threads, parts.getInt());
     if (func::FuncOp callee = runtimeCallee(call)) {
       usesStringPool |= callee->hasAttr("onnxcc.string_pool");
+      usesML |= callee->getAttrOfType<StringAttr>("onnxcc.runtime")
+                    .getValue()
+                    .starts_with("onnxcc_rt::ml::");
       usesKernels |= callee->getAttrOfType<StringAttr>("onnxcc.runtime")
                          .getValue()
                          .starts_with("onnxcc_rt::kernels::");
@@ -1282,6 +1286,7 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
   CppModel model;
   model.usesKernels = usesKernels;
   model.usesThreads = threads > 1;
+  model.usesML = usesML;
   {
     llvm::raw_string_ostream h(model.header);
     std::string guard = llvm::StringRef(n).upper() + "_H";
@@ -1444,6 +1449,8 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
         << "\n#include \"onnxcc_kernels.h\"\n";
     if (threads > 1)
       s << "#include \"onnxcc_threads.h\"\n";
+    if (usesML)
+      s << "#include \"onnxcc_ml.h\"\n";
     s << "\n";
     s << "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n#include <limits>\n\n";
     if (threads > 1) {

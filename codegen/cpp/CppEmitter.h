@@ -28,6 +28,8 @@ struct CppModel {
   bool usesKernels = false;
   /// The source includes runtime-support's onnxcc_threads.h (--threads > 1).
   bool usesThreads = false;
+  /// NAME.cpp includes onnxcc_ml.h (the ai.onnx.ml kernels).
+  bool usesML = false;
 };
 
 /// Prints the lowered `module` (one function over memrefs, from the CPU

@@ -10,6 +10,7 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 
 include "dialects/onnx/OnnxOps.gen.td"
+include "dialects/onnx/OnnxMLOps.gen.td"
 include "dialects/onnx/TransformerOps.td"
 
 // Ops of the dialect that are not ONNX operators.

@@ -943,6 +943,7 @@ struct ConvertOnnxToLinalgPass
     populateRecurrentPatterns(converter, patterns);
     populateStringPatterns(converter, patterns);
     populateDataDependentPatterns(converter, patterns);
+    populateClassicalMLPatterns(converter, patterns);
     populateFusedPatterns(converter, patterns);
     populateAttentionPatterns(converter, patterns);
     populateTransformerPatterns(converter, patterns);

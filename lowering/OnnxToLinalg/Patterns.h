@@ -133,6 +133,11 @@ mlir::func::FuncOp declareRuntimeFunction(mlir::OpBuilder &rewriter, mlir::Opera
 /// functions take.
 mlir::Value flatBuffer(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor, bool readOnly);
 
+/// The static tensor of `type` whose elements a runtime-support call wrote
+/// into `buffer` (a flatBuffer of an empty tensor of that type).
+mlir::Value tensorFromFlatBuffer(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer,
+                                 mlir::RankedTensorType type);
+
 /// The window of convolution `op` (Conv, FusedConv, ConvInteger,
 /// QLinearConv) over X `xType`, W `wType` and result `yType` (static spatial
 /// dims), after checking that the channels agree with W and group and that
@@ -288,6 +293,10 @@ void populateRecurrentPatterns(OnnxTypeConverter &converter, mlir::RewritePatter
 void populateStringPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateDataDependentPatterns(OnnxTypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
+/// The ai.onnx.ml ops and TfIdfVectorizer (ClassicalML.cpp): calls into
+/// runtime-support/onnxcc_ml.h.
+void populateClassicalMLPatterns(OnnxTypeConverter &converter,
+                                 mlir::RewritePatternSet &patterns);
 void populateFusedPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateAttentionPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateTransformerPatterns(OnnxTypeConverter &converter,

@@ -63,6 +63,26 @@ Value flatBuffer(OpBuilder &b, Location loc, Value tensor, bool readOnly) {
   return bufferization::ToBufferOp::create(b, loc, buffer, tensor, readOnly);
 }
 
+/// The static tensor of `type` whose elements a call wrote into `buffer`
+/// (from flatBuffer).
+Value tensorFromFlatBuffer(OpBuilder &b, Location loc, Value buffer, RankedTensorType type) {
+  auto flatType = RankedTensorType::get({ShapedType::kDynamic}, type.getElementType());
+  Value result = bufferization::ToTensorOp::create(b, loc, flatType, buffer,
+                                                   /*restrict=*/true, /*writable=*/true);
+  int64_t n = type.getNumElements();
+  result = tensor::CastOp::create(b, loc, RankedTensorType::get({n}, type.getElementType()),
+                                  result);
+  if (type.getRank() == 0)
+    return tensor::CollapseShapeOp::create(b, loc, type, result,
+                                           ArrayRef<ReassociationIndices>{});
+  if (type.getRank() == 1)
+    return result;
+  SmallVector<ReassociationIndices> all(1);
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    all[0].push_back(d);
+  return tensor::ExpandShapeOp::create(b, loc, type, result, all);
+}
+
 namespace {
 
 /// Locales whose case mapping is the one runtime-support implements (the
@@ -207,22 +227,7 @@ struct StringConcatLowering : OpConversionPattern<onnx::StringConcatOp> {
         rewriter, op, "onnxcc_rt_string_concat", "onnxcc_rt::string_concat",
         FunctionType::get(ctx, types, {IntegerType::get(ctx, 32)}), /*usesStringPool=*/true);
     func::CallOp::create(rewriter, loc, callee, operands);
-    auto flatType = RankedTensorType::get({ShapedType::kDynamic}, type.getElementType());
-    Value result = bufferization::ToTensorOp::create(rewriter, loc, flatType, out,
-                                                     /*restrict=*/true, /*writable=*/true);
-    int64_t n = type.getNumElements();
-    result = tensor::CastOp::create(
-        rewriter, loc, RankedTensorType::get({n}, type.getElementType()), result);
-    if (type.getRank() == 0) {
-      result = tensor::CollapseShapeOp::create(rewriter, loc, type, result,
-                                               ArrayRef<ReassociationIndices>{});
-    } else if (type.getRank() > 1) {
-      SmallVector<ReassociationIndices> all(1);
-      for (int64_t d = 0; d < type.getRank(); ++d)
-        all[0].push_back(d);
-      result = tensor::ExpandShapeOp::create(rewriter, loc, type, result, all);
-    }
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, tensorFromFlatBuffer(rewriter, loc, out, type));
     return success();
   }
 };

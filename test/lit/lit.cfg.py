@@ -72,6 +72,8 @@ try:
         config.available_features.add("torch")
     if importlib.util.find_spec("onnx"):
         config.available_features.add("python-onnx")
+    if importlib.util.find_spec("sklearn"):
+        config.available_features.add("sklearn")
 except Exception:
     pass
 

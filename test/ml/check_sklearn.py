@@ -1,0 +1,128 @@
+"""Fits scikit-learn estimators (and an XGBoost regressor) on sklearn's
+shipped datasets, converts them
+with sklearn_to_onnx.py and checks onnxcc's compiled model against the
+estimator's own predict / predict_proba through `onnxcc verify` (labels
+exact, scores within rtol 1e-5), and, when ONNX Runtime is there
+($ONNXCC_ORT_DIR, test/difftest/ort_run.js), with what ONNX Runtime computes
+on the same model. Prints `PASS name` (`PASS name ort` for the second
+check) or `FAIL name: why` per model; exits 1 when one fails.
+
+  python3 test/ml/check_sklearn.py path/to/onnxcc WORKDIR [NAME...]
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+from onnx import numpy_helper, save
+from sklearn import datasets, ensemble, linear_model, pipeline, preprocessing, tree
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sklearn_to_onnx  # noqa: E402
+
+
+def cases():
+    iris = datasets.load_iris(return_X_y=True)
+    cancer = datasets.load_breast_cancer(return_X_y=True)
+    digits = datasets.load_digits(return_X_y=True)
+    reg = datasets.make_regression(n_samples=200, n_features=10, noise=5.0, random_state=0)
+    yield "dt_iris", tree.DecisionTreeClassifier(max_depth=5, random_state=0), iris
+    yield "rf_iris", ensemble.RandomForestClassifier(n_estimators=20, max_depth=6,
+                                                     random_state=0), iris
+    yield "rf_cancer", ensemble.RandomForestClassifier(n_estimators=30, max_depth=8,
+                                                       random_state=0), cancer
+    yield "et_digits", ensemble.ExtraTreesClassifier(n_estimators=10, max_depth=8,
+                                                     random_state=0), digits
+    yield "rf_regression", ensemble.RandomForestRegressor(n_estimators=20, max_depth=6,
+                                                          random_state=0), reg
+    yield "gb_regression", ensemble.GradientBoostingRegressor(n_estimators=30, max_depth=3,
+                                                              random_state=0), reg
+    yield "logreg_iris", pipeline.make_pipeline(preprocessing.StandardScaler(),
+                                                linear_model.LogisticRegression(max_iter=500)), iris
+    yield "logreg_cancer", pipeline.make_pipeline(preprocessing.StandardScaler(),
+                                                  linear_model.LogisticRegression(max_iter=500)), cancer
+    yield "linreg", linear_model.LinearRegression(), reg
+    yield "minmax_l2", pipeline.make_pipeline(preprocessing.MinMaxScaler(),
+                                              preprocessing.Normalizer()), iris
+    from sklearn import svm
+    yield "linear_svc_iris", pipeline.make_pipeline(
+        preprocessing.StandardScaler(), svm.LinearSVC(random_state=0, max_iter=5000)), iris
+    small = (reg[0][:100], reg[1][:100] / reg[1].std())
+    for kernel in ["linear", "poly", "rbf", "sigmoid"]:
+        yield "svr_" + kernel, pipeline.make_pipeline(
+            preprocessing.StandardScaler(), svm.SVR(kernel=kernel, C=1.0, gamma=0.1)), small
+    import xgboost
+    # Targets near 1: XGBoost sums its trees in its own order.
+    unit = (reg[0], reg[1] / reg[1].std())
+    yield "xgb_regression", xgboost.XGBRegressor(n_estimators=50, max_depth=4,
+                                                 random_state=0), unit
+
+
+def write(path, array):
+    with open(path, "wb") as f:
+        f.write(numpy_helper.from_array(array).SerializeToString())
+
+
+def main():
+    onnxcc, work = sys.argv[1], sys.argv[2]
+    only = set(sys.argv[3:])
+    failed = 0
+    for name, model, (x, y) in cases():
+        if only and name not in only:
+            continue
+        x = x.astype(np.float32)
+        model.fit(x, y)
+        d = os.path.join(work, name)
+        data = os.path.join(d, "test_data_set_0")
+        os.makedirs(data, exist_ok=True)
+        save(sklearn_to_onnx.convert(model, x.shape[0], x.shape[1]), os.path.join(d, "model.onnx"))
+        write(os.path.join(data, "input_0.pb"), x)
+        if hasattr(model, "decision_function") and not hasattr(model, "predict_proba"):
+            # LinearSVC: labels and decision_function.
+            write(os.path.join(data, "output_0.pb"), model.predict(x).astype(np.int64))
+            write(os.path.join(data, "output_1.pb"),
+                  model.decision_function(x).astype(np.float32))
+        elif hasattr(model, "predict_proba"):
+            write(os.path.join(data, "output_0.pb"), model.predict(x).astype(np.int64))
+            write(os.path.join(data, "output_1.pb"), model.predict_proba(x).astype(np.float32))
+        elif hasattr(model, "predict"):
+            write(os.path.join(data, "output_0.pb"),
+                  model.predict(x).astype(np.float32).reshape(-1, 1))
+        else:
+            write(os.path.join(data, "output_0.pb"), model.transform(x).astype(np.float32))
+        checks = [("", data)]
+        ort_data = ort_dataset(d, x)
+        if ort_data:
+            checks.append((" ort", ort_data))
+        for label, dataset in checks:
+            r = subprocess.run([onnxcc, "verify", os.path.join(d, "model.onnx"), dataset,
+                                "--rtol", "1e-5", "--atol", "1e-5"], capture_output=True,
+                               text=True)
+            if r.returncode:
+                failed += 1
+                why = (r.stderr + r.stdout).strip().splitlines()
+                print("FAIL %s%s: %s" % (name, label, " | ".join(why[-3:])))
+            else:
+                print("PASS %s%s" % (name, label))
+    return 1 if failed else 0
+
+
+def ort_dataset(d, x):
+    """A dataset of `x` whose outputs ONNX Runtime computed, or None."""
+    ort_dir = os.environ.get("ONNXCC_ORT_DIR")
+    if not ort_dir or not os.path.isdir(os.path.join(ort_dir, "node_modules", "onnxruntime-node")):
+        return None
+    data = os.path.join(d, "test_data_ort")
+    os.makedirs(data, exist_ok=True)
+    write(os.path.join(data, "input_0.pb"), x)
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "difftest",
+                          "ort_run.js")
+    r = subprocess.run(["node", script], input="%s\t%s\n" % (os.path.join(d, "model.onnx"), data),
+                       capture_output=True, text=True)
+    if r.returncode or not r.stdout.startswith("ok"):
+        raise SystemExit("ONNX Runtime failed on %s: %s" % (d, r.stdout + r.stderr))
+    return data
+
+
+if __name__ == "__main__":
+    sys.exit(main())
