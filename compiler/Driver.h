@@ -57,6 +57,12 @@ struct CompileOptions {
   /// Threads the heavy layers (the kernels' calls) are split over
   /// (--threads); 1 means no threads at all.
   int64_t threads = 1;
+  /// The code generator (--target): cpp or halide (codegen/halide).
+  std::string target = "cpp";
+  /// The Halide autoscheduler the generated CMakeLists.txt asks for
+  /// (--halide-autoscheduler: Mullapudi2016, Li2018, Adams2019; empty: the
+  /// emitter's schedule).
+  std::string halideAutoscheduler;
   /// Print each stage (import, graph passes, lowering, emit, write) to
   /// stderr as it starts, and the total time at the end.
   bool progress = false;

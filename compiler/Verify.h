@@ -32,6 +32,10 @@ struct VerifyOptions {
   /// the threads heavy layers are split over.
   std::string targetCpu = "native";
   int64_t threads = 1;
+  /// The code generator (cpp or halide) and, for halide, the autoscheduler
+  /// (empty: the emitter's schedule); see compiler/HalideTarget.h.
+  std::string target = "cpp";
+  std::string halideAutoscheduler;
   /// Runs the harness through this program and its leading arguments (an
   /// emulator such as qemu-aarch64, for code cross-built with `cxx`); empty:
   /// runs it directly.

@@ -46,8 +46,16 @@ cl::opt<std::string> compileName("name", cl::desc("Model name: file names and sy
 cl::list<std::string> compileShapes("shape",
                                     cl::desc("Static dims of an input: NAME=D0xD1x... (repeatable)"),
                                     cl::sub(compileCmd));
-cl::opt<std::string> compileTarget("target", cl::desc("Code generator: cpp"), cl::init("cpp"),
-                                   cl::sub(compileCmd));
+cl::opt<std::string> compileTarget(
+    "target",
+    cl::desc("Code generator: cpp, or halide (a Halide generator, its C ABI wrapper and a "
+             "CMakeLists.txt)"),
+    cl::init("cpp"), cl::sub(compileCmd));
+cl::opt<std::string> compileHalideAutoscheduler(
+    "halide-autoscheduler",
+    cl::desc("With --target halide: schedule with Halide's Mullapudi2016, Li2018 or Adams2019 "
+             "instead of onnxcc's schedule"),
+    cl::sub(compileCmd));
 cl::opt<std::string> compileWeights(
     "weights",
     cl::desc("embed: weights inside the object (default); file: NAME.weights, passed to run()"),
@@ -183,6 +191,12 @@ cl::opt<std::string> verifyTargetCpu(
     "target-cpu",
     cl::desc("As for compile: native (default), generic, x86-64-v3, x86-64-v4, armv8-a, none"),
     cl::init("native"), cl::sub(verifyCmd));
+cl::opt<std::string> verifyTarget("target",
+                                  cl::desc("As for compile: cpp (default) or halide"),
+                                  cl::init("cpp"), cl::sub(verifyCmd));
+cl::opt<std::string> verifyHalideAutoscheduler(
+    "halide-autoscheduler", cl::desc("As for compile, with --target halide"),
+    cl::sub(verifyCmd));
 cl::opt<int64_t> verifyThreads("threads", cl::desc("As for compile (default 1)"),
                                cl::value_desc("N"), cl::init(1), cl::sub(verifyCmd));
 cl::opt<std::string> verifyCxx("cxx", cl::desc("C++ compiler (default: $CXX, else c++)"),
@@ -340,6 +354,10 @@ int runVerify() {
   options.runWith = verifyRunWith;
   options.targetCpu = verifyTargetCpu;
   options.threads = verifyThreads;
+  if (verifyTarget != "cpp" && verifyTarget != "halide")
+    return reportError("--target must be cpp or halide, not '" + verifyTarget + "'");
+  options.target = verifyTarget;
+  options.halideAutoscheduler = verifyHalideAutoscheduler;
   options.generatedDir = verifyGenerated;
   auto passed = onnxcc::verifyModel(verifyModelPath, verifyDataset, options, outs());
   outs().flush();
@@ -417,8 +435,10 @@ int runGraph() {
 }
 
 int runCompile() {
-  if (compileTarget != "cpp")
-    return reportError("--target " + compileTarget + " is not available yet (only cpp)");
+  if (compileTarget != "cpp" && compileTarget != "halide")
+    return reportError("--target " + compileTarget + " is not available yet (cpp or halide)");
+  if (!compileHalideAutoscheduler.empty() && compileTarget != "halide")
+    return reportError("--halide-autoscheduler needs --target halide");
   onnxcc::CompileOptions options;
   options.emit = compileEmit;
   options.passPipeline = compilePassPipeline;
@@ -426,6 +446,8 @@ int runCompile() {
   options.timePasses = compileTimePasses;
   options.targetCpu = compileTargetCpu;
   options.threads = compileThreads;
+  options.target = compileTarget;
+  options.halideAutoscheduler = compileHalideAutoscheduler;
   options.progress = !compileQuiet && sys::Process::StandardErrIsDisplayed();
   if (compileWeights != "embed" && compileWeights != "file")
     return reportError("--weights must be embed or file, not '" + compileWeights + "'");
