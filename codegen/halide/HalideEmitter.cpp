@@ -268,9 +268,13 @@ Error Emitter::emitConstant(arith::ConstantOp op) {
   weightOffsets.push_back(weights.size());
   weights += bytes;
   weightTypes.push_back(type);
-  ms << "  Input<Buffer<" << bufferElement(type.getElementType()) << ", " << type.getRank()
-     << ">> " << w << "{\"" << w << "\"};\n";
+  ms << "  Input<Buffer<" << bufferElement(type.getElementType()) << ", "
+     << std::max<int64_t>(type.getRank(), 1) << ">> " << w << "{\"" << w << "\"};\n";
   names[op.getResult()] = w;
+  if (!type.getRank()) {
+    std::string f = newFunc(op.getResult(), "scalar weight");
+    os << "    " << f << "() = " << w << "(0);\n";
+  }
   return Error::success();
 }
 
@@ -742,6 +746,9 @@ Error Emitter::emitReshape(Operation *op, Value srcValue, Value result,
       srcIdx.append(parts.begin(), parts.end());
     }
   }
+  // A collapse to rank 0 has no groups: every source dim is 1.
+  while (static_cast<int64_t>(srcIdx.size()) < srcType.getRank())
+    srcIdx.push_back("0");
   os << "    " << f << pureVars(dstType.getRank()) << " = " << call(*src, srcIdx) << ";\n";
   return Error::success();
 }
@@ -848,6 +855,8 @@ Error Emitter::emitOp(Operation &op) {
 }
 
 std::string estimates(RankedTensorType type) {
+  if (!type.getRank())
+    return "{{0, 1}}";
   std::string s = "{";
   for (int64_t d = type.getRank(); d-- > 0;)
     s += "{0, " + std::to_string(type.getDimSize(d)) + "}" + (d ? ", " : "");
@@ -876,14 +885,22 @@ Error Emitter::emitSchedule(func::FuncOp func) {
     int64_t lanes = 8;
     size_t n = vars.size();
     std::string inner = vars[n - 1].str();
+    // Where the tile does not divide the extent, the last tile is guarded:
+    // rounding the Func's region up would read past the producers' bounds.
+    auto tail = [](int64_t extent, int64_t factor) {
+      return extent % factor ? ", TailStrategy::GuardWithIf" : "";
+    };
     for (StringRef stage : {"", ".update()"}) {
       std::string st = "      " + f.str() + stage.str();
       if (n >= 2 && h.extents[n - 1] >= lanes && h.extents[n - 2] >= 4) {
         std::string outer = vars[n - 2].str();
+        bool even = h.extents[n - 1] % lanes == 0 && h.extents[n - 2] % 4 == 0;
         s += st + ".tile(" + inner + ", " + outer + ", " + inner + "o, " + outer + "o, " + inner +
-             "i, " + outer + "i, " + std::to_string(lanes) + ", 4).vectorize(" + inner + "i);\n";
+             "i, " + outer + "i, " + std::to_string(lanes) + ", 4" +
+             (even ? "" : ", TailStrategy::GuardWithIf") + ").vectorize(" + inner + "i);\n";
       } else if (h.extents[n - 1] >= lanes) {
-        s += st + ".vectorize(" + inner + ", " + std::to_string(lanes) + ");\n";
+        s += st + ".vectorize(" + inner + ", " + std::to_string(lanes) +
+             tail(h.extents[n - 1], lanes) + ");\n";
       }
       if (n >= 3 && h.extents[0] > 1)
         s += st + ".parallel(" + vars[0].str() + ");\n";
@@ -925,10 +942,15 @@ Expected<HalideModel> Emitter::emit(ModuleOp module) {
     if (Error e = port(func.getArgumentTypes()[i], func.getArgAttrDict(i), i, "input", inputs))
       return std::move(e);
     std::string in = "in" + std::to_string(i);
-    names[func.getArgument(i)] = in;
     auto type = inputs.back().type;
-    ms << "  Input<Buffer<" << bufferElement(type.getElementType()) << ", " << type.getRank()
-       << ">> " << in << "{\"" << in << "\"};\n";
+    ms << "  Input<Buffer<" << bufferElement(type.getElementType()) << ", "
+       << std::max<int64_t>(type.getRank(), 1) << ">> " << in << "{\"" << in << "\"};\n";
+    names[func.getArgument(i)] = in;
+    if (!type.getRank()) {
+      // Halide's buffers have at least one dim: a scalar is a buffer of one.
+      std::string f = newFunc(func.getArgument(i), "scalar input");
+      os << "    " << f << "() = " << in << "(0);\n";
+    }
   }
   for (unsigned i = 0; i < func.getNumResults(); ++i)
     if (Error e = port(func.getResultTypes()[i], func.getResultAttrDict(i), i, "output", outputs))
@@ -948,9 +970,10 @@ Expected<HalideModel> Emitter::emit(ModuleOp module) {
     maxRank = std::max<unsigned>(maxRank, type.getRank());
     std::string out = "out" + std::to_string(i);
     outDecls << "  Output<Buffer<" << bufferElement(type.getElementType()) << ", "
-             << type.getRank() << ">> " << out << "{\"" << out << "\"};\n";
-    os << "    " << out << pureVars(type.getRank()) << " = " << src->c_str()
-       << pureVars(type.getRank()) << ";\n";
+             << std::max<int64_t>(type.getRank(), 1) << ">> " << out << "{\"" << out
+             << "\"};\n";
+    os << "    " << out << pureVars(std::max<int64_t>(type.getRank(), 1)) << " = "
+       << src->c_str() << pureVars(type.getRank()) << ";\n";
   }
   // Estimates: the autoschedulers need them; the shapes are static.
   for (auto [i, p] : llvm::enumerate(inputs))

@@ -57,6 +57,12 @@ std::string shapeList(RankedTensorType t) {
                     ", ");
 }
 
+/// The rank and shape table of a generator buffer: a scalar is a buffer of
+/// one element (Halide's buffers have at least one dim).
+std::string bufferShape(RankedTensorType t, const std::string &table) {
+  return t.getRank() ? std::to_string(t.getRank()) + ", " + table : "1, scalar_shape";
+}
+
 std::string shapeComment(const HalidePort &p) {
   return commentText(p.name) + ": " + p.dtype + "[" + llvm::join(llvm::map_range(p.type.getShape(), [](int64_t d) {
            return std::to_string(d);
@@ -156,7 +162,7 @@ void emitHalideWrapper(const HalideEmitOptions &options, llvm::ArrayRef<HalidePo
   table("outputs", outputs);
   for (auto [i, t] : llvm::enumerate(weightTypes))
     cs << "static const int64_t weights_shape_" << i << "[] = {" << shapeList(t) << "};\n";
-  if (!model.weights.empty()) {
+  if (!weightTypes.empty()) {
     cs << "// The weights (" << model.weights.size() << " bytes) are the file " << n
        << ".cpp.weights next to this one,\n// embedded by the assembler.\n"
        << "extern \"C\" const unsigned char " << n << "_weights[];\n"
@@ -172,7 +178,10 @@ void emitHalideWrapper(const HalideEmitOptions &options, llvm::ArrayRef<HalidePo
     maxRank = std::max<size_t>(maxRank, p.type.getRank());
   for (RankedTensorType t : weightTypes)
     maxRank = std::max<size_t>(maxRank, t.getRank());
-  cs << "namespace {\n// A dense row-major tensor as a halide_buffer_t: Halide's dims run\n"
+  cs << "static const int64_t scalar_shape[] = {1};\n\n";
+  cs << "namespace {\n// Errors of the pipeline become run()'s status 10, not an abort.\n"
+     << "void quiet_error(void *, const char *) {}\n\n"
+     << "// A dense row-major tensor as a halide_buffer_t: Halide's dims run\n"
      << "// innermost first.\nstruct Dense {\n  halide_dimension_t dims[" << maxRank << "];\n"
      << "  halide_buffer_t buf;\n"
      << "  Dense(const void *data, halide_type_code_t code, int bits, int rank,\n"
@@ -189,24 +198,25 @@ void emitHalideWrapper(const HalideEmitOptions &options, llvm::ArrayRef<HalidePo
     cs << " || !" << p;
   for (const std::string &p : outNames)
     cs << " || !" << p;
-  cs << ")\n    return 1;\n  if (reinterpret_cast<uintptr_t>(arena) % 64 != 0)\n    return 2;\n";
+  cs << ")\n    return 1;\n  if (reinterpret_cast<uintptr_t>(arena) % 64 != 0)\n    return 2;\n"
+     << "  halide_set_error_handler(quiet_error);\n";
   std::string args;
   for (auto [i, p] : llvm::enumerate(inputs)) {
     cs << "  Dense buf" << i << "(" << inNames[i] << ", " << halideTypeFields(p.type.getElementType())
-       << ", " << p.type.getRank() << ", inputs_shape_" << i << ");\n";
+       << ", " << bufferShape(p.type, "inputs_shape_" + std::to_string(i)) << ");\n";
     args += "&buf" + std::to_string(i) + ".buf, ";
   }
   size_t k = inputs.size();
   for (auto [i, t] : llvm::enumerate(weightTypes)) {
     cs << "  Dense buf" << k << "(" << n << "_weights + " << weightOffsets[i] << ", "
-       << halideTypeFields(t.getElementType()) << ", " << t.getRank() << ", weights_shape_" << i
-       << ");\n";
+       << halideTypeFields(t.getElementType()) << ", "
+       << bufferShape(t, "weights_shape_" + std::to_string(i)) << ");\n";
     args += "&buf" + std::to_string(k++) + ".buf, ";
   }
   for (auto [i, p] : llvm::enumerate(outputs)) {
     cs << "  Dense buf" << k << "(" << outNames[i] << ", "
-       << halideTypeFields(p.type.getElementType()) << ", " << p.type.getRank()
-       << ", outputs_shape_" << i << ");\n";
+       << halideTypeFields(p.type.getElementType()) << ", "
+       << bufferShape(p.type, "outputs_shape_" + std::to_string(i)) << ");\n";
     args += "&buf" + std::to_string(k++) + ".buf, ";
   }
   cs << "  return " << n << "_pipeline(" << StringRef(args).drop_back(2) << ") == 0 ? 0 : 10;\n}\n\n";
