@@ -164,8 +164,8 @@ Expected<std::string> buildHalidePipeline(StringRef workDir, StringRef name, Str
                                     inDir(workDir, "halide.log"), inDir(workDir, "halide.log")))
       return std::move(e);
     // Another build may have renamed its copy in the meantime: both are the same.
-    if (fs::rename(partial, genGenObj))
-      fs::remove(partial);
+    if (fs::rename(partial, genGenObj) && fs::copy_file(partial, genGenObj))
+      return makeError("build: cannot write " + genGenObj);
   }
 
   std::string generator = inDir(workDir, name + "_generator");
@@ -191,16 +191,24 @@ Expected<std::string> buildHalidePipeline(StringRef workDir, StringRef name, Str
                            llvm::join(run, " ") + "\n" + hashFile(generator) + "\n",
                            inDir(workDir, "halide.log")))
     return std::move(e);
-  SmallVector<std::string> runtime{generator, "-r", name.str() + "_halide_runtime", "-o",
-                                   workDir.str(), "-e", "object", "target=host"};
-  if (Error e = runStamped("the Halide runtime", runtime, inDir(workDir, "runtime.stamp"),
-                           llvm::join(runtime, " ") + "\n", inDir(workDir, "halide.log")))
-    return std::move(e);
+  // The runtime depends only on Halide and the target: one for every build.
+  SmallString<256> runtimeObj;
+  path::system_temp_directory(/*ErasedOnReboot=*/true, runtimeObj);
+  path::append(runtimeObj, "onnxcc-halide-runtime-" + hashFile(halide->library) + ".o");
+  if (!fs::exists(runtimeObj)) {
+    SmallVector<std::string> runtime{generator, "-r", name.str() + "_halide_runtime", "-o",
+                                     workDir.str(), "-e", "object", "target=host"};
+    if (Error e = runHarnessProgram(VerifyStage::Build, "the Halide runtime", runtime,
+                                    inDir(workDir, "halide.log"), inDir(workDir, "halide.log")))
+      return std::move(e);
+    std::string built = inDir(workDir, name + "_halide_runtime.o");
+    if (fs::rename(built, runtimeObj) && fs::copy_file(built, runtimeObj))
+      return makeError("build: cannot write " + runtimeObj);
+  }
   // The pipeline's hash keeps the harness's build stamp honest.
   return "-I" + halide->includeDir + " -DONNXCC_HALIDE_PIPELINE=0x" +
          hashFile(inDir(workDir, name + "_pipeline.o")) + " " +
-         inDir(workDir, name + "_pipeline.o") + " " +
-         inDir(workDir, name + "_halide_runtime.o") + " -ldl";
+         inDir(workDir, name + "_pipeline.o") + " " + std::string(runtimeObj) + " -ldl";
 }
 
 } // namespace onnxcc
