@@ -137,7 +137,7 @@ private:
       vars.push_back(dimVar(d));
     return call("", vars);
   }
-  std::string newFunc(Value v, StringRef type);
+  std::string newFunc(Value v, const Twine &comment);
 
   Error emitOp(Operation &op);
   Error emitScalar(Operation &op, StringRef indent);
@@ -185,12 +185,12 @@ std::string Emitter::declare(Value v, const std::string &expr, StringRef indent)
   return name;
 }
 
-std::string Emitter::newFunc(Value v, StringRef comment) {
+std::string Emitter::newFunc(Value v, const Twine &comment) {
   std::string f = freshFunc();
   names[v] = f;
   auto type = cast<RankedTensorType>(v.getType());
   maxRank = std::max<unsigned>(maxRank, type.getRank());
-  os << "    Func " << f << "(\"" << f << "\"); // " << comment << "\n";
+  os << "    Func " << f << "(\"" << f << "\"); // " << comment.str() << "\n";
   if (!v.hasOneUse() && !v.use_empty())
     shared.push_back(f);
   return f;
@@ -534,13 +534,16 @@ std::string affineExpr(AffineExpr e, ArrayRef<std::string> dims) {
 }
 
 Error Emitter::emitGeneric(linalg::GenericOp op) {
-  if (op.getNumDpsInits() != 1)
-    return errorAt(op, "linalg.generic with several results is not supported by the Halide target");
-  OpOperand *init = op.getDpsInitOperand(0);
-  auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
-  if (halideType(resultType.getElementType()).empty())
-    return errorAt(op, "tensor element type the Halide target does not support");
-  AffineMap outMap = op.getMatchingIndexingMap(init);
+  unsigned numResults = op.getNumDpsInits();
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    auto type = cast<RankedTensorType>(init.get().getType());
+    if (halideType(type.getElementType()).empty())
+      return errorAt(op, "tensor element type the Halide target does not support");
+    // Several results are one Func of Tuples: they share the loop nest.
+    if (op.getMatchingIndexingMap(&init) != outMap)
+      return errorAt(op, "results with different indexing maps");
+  }
   if (!outMap.isProjectedPermutation())
     return errorAt(op, "output indexing map is not a projected permutation");
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -556,7 +559,15 @@ Error Emitter::emitGeneric(linalg::GenericOp op) {
       reductionDims.push_back(d);
   maxRank = std::max(maxRank, numLoops);
 
-  std::string f = newFunc(op.getResult(0), reductionDims.empty() ? "elementwise" : "reduction");
+  StringRef kind = reductionDims.empty() ? "elementwise" : "reduction";
+  std::string f;
+  if (numResults == 1) {
+    f = newFunc(op.getResult(0), kind);
+  } else {
+    f = freshFunc();
+    os << "    Func " << f << "(\"" << f << "\"); // " << kind << " of " << numResults
+       << " results\n";
+  }
   std::string rdom = "r" + f.substr(1);
   SmallVector<std::string> loopExprs(numLoops);
   if (!reductionDims.empty()) {
@@ -576,9 +587,11 @@ Error Emitter::emitGeneric(linalg::GenericOp op) {
   for (AffineExpr e : outMap.getResults())
     lhsArgs.push_back(dimVar(cast<AffineDimExpr>(e).getPosition()));
   std::string lhs = call(f, lhsArgs);
+  auto tuple = [&](ArrayRef<std::string> values) {
+    return values.size() == 1 ? values[0] : "Tuple(" + llvm::join(values, ", ") + ")";
+  };
 
   Block &block = op.getRegion().front();
-  BlockArgument outArg = block.getArgument(op.getNumDpsInputs());
   os << "    {\n";
   const StringRef indent = "      ";
   auto operandAt = [&](OpOperand &operand, ArrayRef<std::string> dims) -> Expected<std::string> {
@@ -593,20 +606,30 @@ Error Emitter::emitGeneric(linalg::GenericOp op) {
       idx.push_back(affineExpr(e, dims));
     return call(*fn, idx);
   };
-  bool needsInit = !reductionDims.empty() || !outArg.use_empty();
+  bool needsInit = !reductionDims.empty() ||
+                   llvm::any_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+                     return !op.getMatchingBlockArgument(&init).use_empty();
+                   });
   if (needsInit) {
     SmallVector<std::string> pureDims(numLoops, "0");
     for (unsigned d = 0; d < numLoops; ++d)
       if (isPure[d])
         pureDims[d] = dimVar(d);
-    auto initExpr = operandAt(*init, pureDims);
-    if (!initExpr)
-      return initExpr.takeError();
-    if (reductionDims.empty()) {
-      declare(outArg, *initExpr, indent);
-    } else {
-      os << indent << lhs << " = " << *initExpr << ";\n";
-      names[outArg] = lhs;
+    SmallVector<std::string> inits;
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      auto initExpr = operandAt(init, pureDims);
+      if (!initExpr)
+        return initExpr.takeError();
+      inits.push_back(*initExpr);
+    }
+    if (!reductionDims.empty())
+      os << indent << lhs << " = " << tuple(inits) << ";\n";
+    for (auto [k, init] : llvm::enumerate(op.getDpsInitsMutable())) {
+      BlockArgument outArg = op.getMatchingBlockArgument(&init);
+      if (reductionDims.empty())
+        declare(outArg, inits[k], indent);
+      else
+        names[outArg] = numResults == 1 ? lhs : lhs + "[" + std::to_string(k) + "]";
     }
   }
   for (OpOperand *in : op.getDpsInputOperands()) {
@@ -627,17 +650,31 @@ Error Emitter::emitGeneric(linalg::GenericOp op) {
       return e;
   }
   auto yield = cast<linalg::YieldOp>(block.getTerminator());
-  auto result = exprOf(yield.getOperand(0), yield);
-  if (!result)
-    return result.takeError();
-  os << indent << lhs << " = " << *result << ";\n";
+  SmallVector<std::string> results;
+  for (Value v : yield.getOperands()) {
+    auto result = exprOf(v, yield);
+    if (!result)
+      return result.takeError();
+    results.push_back(*result);
+  }
+  os << indent << lhs << " = " << tuple(results) << ";\n";
   os << "    }\n";
+  if (numResults > 1) {
+    for (unsigned k = 0; k < numResults; ++k) {
+      Value result = op.getResult(k);
+      std::string g = newFunc(result, "result " + std::to_string(k) + " of " + f);
+      int64_t rank = cast<RankedTensorType>(result.getType()).getRank();
+      os << "    " << g << pureVars(rank) << " = " << f << pureVars(rank) << "[" << k << "];\n";
+    }
+  }
   if (!reductionDims.empty()) {
     SmallVector<int64_t> extents;
     for (AffineExpr e : outMap.getResults())
       extents.push_back(ranges[cast<AffineDimExpr>(e).getPosition()]);
     // The Func's pure vars in ONNX order are lhsArgs.
     heavy.push_back({f + "|" + llvm::join(lhsArgs, ","), extents, true});
+  } else if (numResults > 1) {
+    shared.push_back(f);
   }
   return Error::success();
 }
