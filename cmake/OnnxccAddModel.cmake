@@ -141,6 +141,11 @@ endfunction()
 
 # The halide part of onnxcc_add_model (its variables are the caller's).
 macro(_onnxcc_add_halide_model)
+  # Halide's package finds LLVM, whose configuration checks C sources.
+  if(NOT "C" IN_LIST languages)
+    message(FATAL_ERROR "${where}: TARGET_KIND halide needs the C language as well (Halide's "
+                        "CMake package checks C sources): project(... LANGUAGES C CXX)")
+  endif()
   find_package(Halide QUIET)
   if(NOT Halide_FOUND)
     message(FATAL_ERROR "${where}: TARGET_KIND halide needs Halide 14 "
