@@ -191,8 +191,6 @@ std::string Emitter::newFunc(Value v, const Twine &comment) {
   auto type = cast<RankedTensorType>(v.getType());
   maxRank = std::max<unsigned>(maxRank, type.getRank());
   os << "    Func " << f << "(\"" << f << "\"); // " << comment.str() << "\n";
-  if (!v.hasOneUse() && !v.use_empty())
-    shared.push_back(f);
   return f;
 }
 
@@ -673,7 +671,8 @@ Error Emitter::emitGeneric(linalg::GenericOp op) {
       extents.push_back(ranges[cast<AffineDimExpr>(e).getPosition()]);
     // The Func's pure vars in ONNX order are lhsArgs.
     heavy.push_back({f + "|" + llvm::join(lhsArgs, ","), extents, true});
-  } else if (numResults > 1) {
+  } else if (numResults > 1 || !op.getResult(0).hasOneUse()) {
+    // Computed once rather than inlined into each consumer.
     shared.push_back(f);
   }
   return Error::success();
@@ -719,6 +718,9 @@ Error Emitter::emitInsertSlice(tensor::InsertSliceOp op) {
   auto dstType = op.getDestType();
   auto srcType = op.getSourceType();
   std::string f = newFunc(op.getResult(), "insert_slice");
+  // A padded copy (convolution, pooling): computed once, not reevaluated
+  // with its selects in every tap of the consumer's reduction.
+  shared.push_back(f);
   SmallVector<OpFoldResult> offsets = op.getMixedOffsets(), strides = op.getMixedStrides(),
                             sizes = op.getMixedSizes();
   llvm::SmallBitVector dropped = op.getDroppedDims();
@@ -833,6 +835,7 @@ Error Emitter::emitPad(tensor::PadOp op) {
     return pad.takeError();
   auto srcType = op.getSourceType();
   std::string f = newFunc(op.getResult(), "pad");
+  shared.push_back(f);
   std::string inside = "const_true()";
   SmallVector<std::string> idx;
   for (auto [d, low] : llvm::enumerate(op.getMixedLowPad())) {
@@ -939,8 +942,13 @@ Error Emitter::emitSchedule(func::FuncOp func) {
         s += st + ".vectorize(" + inner + ", " + std::to_string(lanes) +
              tail(h.extents[n - 1], lanes) + ");\n";
       }
-      if (n >= 3 && h.extents[0] > 1)
-        s += st + ".parallel(" + vars[0].str() + ");\n";
+      // Threads over the largest dim outside the tile.
+      size_t par = 0;
+      for (size_t k = 1; k + 2 < n; ++k)
+        if (h.extents[k] > h.extents[par])
+          par = k;
+      if (n >= 3 && h.extents[par] > 1)
+        s += st + ".parallel(" + vars[par].str() + ");\n";
     }
   }
   for (auto [i, t] : llvm::enumerate(func.getResultTypes())) {
