@@ -79,8 +79,13 @@ void emitHalideWrapper(const HalideEmitOptions &options, llvm::ArrayRef<HalidePo
   std::string upper = StringRef(n).upper();
   // Parameter names: unique C identifiers made from the ONNX names.
   IdentifierTable idents;
-  idents.reserve("arena");
+  // NAME.cpp's own names, which a parameter would shadow inside run().
+  for (StringRef own : {"arena", "Dense", "quiet_error", "scalar_shape", "uint8_t", "int32_t",
+                        "int64_t", "uintptr_t"})
+    idents.reserve(own);
   idents.reservePrefix(n + "_");
+  for (StringRef prefix : {"inputs_shape_", "outputs_shape_", "weights_shape_", "halide_"})
+    idents.reservePrefix(prefix);
   idents.reserveNumbered("buf");
   SmallVector<std::string> inNames, outNames;
   for (const HalidePort &p : inputs)
