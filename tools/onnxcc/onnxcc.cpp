@@ -221,6 +221,10 @@ cl::opt<std::string> benchModelPath(cl::Positional, cl::desc("<model.onnx|.onnxt
                                     cl::Required, cl::sub(benchCmd));
 cl::opt<unsigned> benchThreads("threads", cl::desc("Threads of the generated code (default 1)"),
                                cl::init(1), cl::sub(benchCmd));
+cl::opt<std::string> benchTarget("target", cl::desc("As for compile: cpp (default) or halide"),
+                                 cl::init("cpp"), cl::sub(benchCmd));
+cl::opt<std::string> benchHalideAutoscheduler(
+    "halide-autoscheduler", cl::desc("As for compile, with --target halide"), cl::sub(benchCmd));
 cl::opt<std::string> benchTargetCpu(
     "target-cpu", cl::desc("CPU the code runs on, as for compile (default native)"),
     cl::init("native"), cl::sub(benchCmd));
@@ -372,6 +376,10 @@ int runBench() {
   onnxcc::BenchOptions options;
   options.threads = benchThreads;
   options.targetCpu = benchTargetCpu;
+  if (benchTarget != "cpp" && benchTarget != "halide")
+    return reportError("--target must be cpp or halide, not '" + benchTarget + "'");
+  options.target = benchTarget;
+  options.halideAutoscheduler = benchHalideAutoscheduler;
   options.iters = benchIters;
   options.warmup = benchWarmup;
   options.seed = benchSeed;
