@@ -62,6 +62,10 @@ std::string halideType(Type t) {
     return "Float(32)";
   if (t.isF64())
     return "Float(64)";
+  if (t.isF16())
+    return "Float(16)";
+  if (t.isBF16())
+    return "BFloat(16)";
   if (t.isIndex())
     return "Int(32)";
   if (auto i = dyn_cast<IntegerType>(t)) {
@@ -79,6 +83,10 @@ std::string bufferElement(Type t) {
     return "float";
   if (t.isF64())
     return "double";
+  if (t.isF16())
+    return "float16_t";
+  if (t.isBF16())
+    return "bfloat16_t";
   if (t.isInteger(1))
     return "bool";
   return "int" + std::to_string(t.getIntOrFloatBitWidth()) + "_t";
@@ -95,7 +103,11 @@ std::string floatLiteral(const APFloat &v, Type t) {
   if (v.isInfinity())
     return std::string("make_const(") + type + ", " + (v.isNegative() ? "-" : "") +
            "std::numeric_limits<double>::infinity())";
-  double d = t.isF32() ? double(v.convertToFloat()) : v.convertToDouble();
+  // Exact: every float16, bfloat16 and float32 value is a double.
+  APFloat wide = v;
+  bool lost = false;
+  wide.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+  double d = wide.convertToDouble();
   char buf[64];
   snprintf(buf, sizeof buf, "%a", d);
   return "make_const(" + type + ", " + buf + ")";
@@ -394,7 +406,16 @@ Error Emitter::emitArith(Operation &op, StringRef indent) {
             }
             return std::nullopt;
           })
-          .Case<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::FPToSIOp,
+          .Case<arith::TruncFOp>([&](auto) -> std::optional<std::string> {
+            // Halide's narrowing to 16 bits turns NaN into inf: NaN is
+            // written as the quiet NaN of the type.
+            if (rt.getIntOrFloatBitWidth() != 16)
+              return castTo(a[0]);
+            std::string nan = rt.isBF16() ? "0x7fc0" : "0x7e00";
+            return "select(is_nan(" + a[0] + "), reinterpret(" + ht + ", make_const(UInt(16), " +
+                   nan + ")), " + castTo(a[0]) + ")";
+          })
+          .Case<arith::ExtFOp, arith::SIToFPOp, arith::FPToSIOp,
                 arith::ExtSIOp, arith::TruncIOp, arith::IndexCastOp>(
               [&](auto) -> std::optional<std::string> {
                 if (op.getOperand(0).getType().isInteger(1) && !isBool)

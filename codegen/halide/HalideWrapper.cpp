@@ -29,8 +29,13 @@ std::string cElement(const HalidePort &p) {
     return "double";
   if (d == "bool")
     return "bool";
+  // int4, uint2, ...: one element per byte of the MLIR type's width.
   if (d.starts_with("int") || d.starts_with("uint"))
-    return d.str() + "_t";
+    return (d.starts_with("u") ? "uint" : "int") +
+           std::to_string(p.type.getElementTypeBitWidth()) + "_t";
+  // The bit pattern, as in the cpp target.
+  if (d == "float16" || d == "bfloat16")
+    return "uint16_t";
   Type t = p.type.getElementType();
   if (t.isF32())
     return "float";
@@ -43,6 +48,8 @@ std::string cElement(const HalidePort &p) {
 
 /// halide_type_t fields of a generator buffer of `t` (integers signed).
 std::string halideTypeFields(Type t) {
+  if (t.isBF16())
+    return "halide_type_bfloat, 16";
   if (isa<FloatType>(t))
     return "halide_type_float, " + std::to_string(t.getIntOrFloatBitWidth());
   if (t.isInteger(1))
@@ -252,10 +259,11 @@ void emitHalideWrapper(const HalideEmitOptions &options, llvm::ArrayRef<HalidePo
      << "_generator.cpp)\n"
      << "if (ONNXCC_" << n << "_AUTOSCHEDULER)\n"
      << "  add_halide_library(" << n << "_pipeline FROM " << n << "_generator GENERATOR " << n
-     << "\n                     AUTOSCHEDULER ${ONNXCC_" << n << "_AUTOSCHEDULER})\n"
+     << "\n                     FEATURES strict_float AUTOSCHEDULER ${ONNXCC_" << n
+     << "_AUTOSCHEDULER})\n"
      << "else ()\n"
      << "  add_halide_library(" << n << "_pipeline FROM " << n << "_generator GENERATOR " << n
-     << ")\nendif ()\n"
+     << "\n                     FEATURES strict_float)\nendif ()\n"
      << "add_library(" << n << " STATIC ${CMAKE_CURRENT_LIST_DIR}/" << n << ".cpp)\n"
      << "set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/" << n
      << ".cpp PROPERTIES OBJECT_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/" << n << ".cpp.weights)\n"
