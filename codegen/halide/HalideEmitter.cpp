@@ -1067,7 +1067,9 @@ Expected<HalideModel> Emitter::emit(ModuleOp module) {
      << "class " << n << "_generator : public Halide::Generator<" << n << "_generator> {\n"
      << "public:\n"
      << members << outs << "\n  void generate() {\n";
-  if (maxRank) {
+  // Scalars are buffers of one element: d0 is always declared.
+  maxRank = std::max(maxRank, 1u);
+  {
     gs << "    Var";
     for (unsigned d = 0; d < maxRank; ++d)
       gs << (d ? ", " : " ") << dimVar(d) << "(\"" << dimVar(d) << "\")";
