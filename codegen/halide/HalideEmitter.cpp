@@ -120,6 +120,33 @@ std::string intLiteral(const APInt &v, Type t) {
          "LL))";
 }
 
+bool isHalfFloat(Type t) { return isa<FloatType>(t) && t.getIntOrFloatBitWidth() == 16; }
+
+/// The operands of an arith/math op as Exprs; 16-bit floats widened to
+/// float32 (Halide's float16/bfloat16 math and is_nan do not compile on
+/// every target), which is also the ABI's rule: computed in float, rounded
+/// to the type after each op (see narrowResult).
+void widenHalfOperands(Operation &op, SmallVectorImpl<std::string> &a) {
+  if (isa<arith::BitcastOp>(op))
+    return;
+  for (auto [k, v] : llvm::enumerate(op.getOperands()))
+    if (isHalfFloat(v.getType()))
+      a[k] = "cast(Float(32), " + a[k] + ")";
+}
+
+/// `expr`, computed in float32 from widened operands, in the result type.
+std::string narrowResult(Operation &op, const std::string &expr) {
+  if (isa<arith::BitcastOp, arith::TruncFOp>(op) || op.getNumResults() != 1)
+    return expr;
+  Type t = op.getResult(0).getType();
+  if (!isHalfFloat(t))
+    return expr;
+  for (Value v : op.getOperands())
+    if (isHalfFloat(v.getType()) || isa<math::MathDialect>(op.getDialect()))
+      return "cast(" + halideType(t) + ", " + expr + ")";
+  return expr;
+}
+
 /// Halide's calls run innermost first.
 std::string call(StringRef f, ArrayRef<std::string> onnxOrder) {
   std::string s = f.str() + "(";
@@ -296,6 +323,7 @@ Error Emitter::emitArith(Operation &op, StringRef indent) {
       return e.takeError();
     a.push_back(*e);
   }
+  widenHalfOperands(op, a);
   Type rt = op.getNumResults() ? op.getResult(0).getType() : Type();
   std::string ht = rt ? halideType(rt) : "";
   if (rt && ht.empty())
@@ -369,22 +397,29 @@ Error Emitter::emitArith(Operation &op, StringRef indent) {
           })
           .Case<arith::CmpFOp>([&](arith::CmpFOp c) -> std::optional<std::string> {
             using P = arith::CmpFPredicate;
+            // Halide's simplifier treats floats as reals (x == -inf becomes
+            // !(x > -inf), true for NaN): each ordered comparison also says
+            // that neither operand is NaN, the unordered ones negate those.
             const std::string &x = a[0], &y = a[1];
+            std::string ord = "!is_nan(" + x + ") && !is_nan(" + y + ")";
+            auto ordered = [&](StringRef sym) {
+              return "(" + ord + " && " + x + " " + sym.str() + " " + y + ")";
+            };
             switch (c.getPredicate()) {
-            case P::OEQ: return "(" + x + " == " + y + ")";
-            case P::OGT: return "(" + x + " > " + y + ")";
-            case P::OGE: return "(" + x + " >= " + y + ")";
-            case P::OLT: return "(" + x + " < " + y + ")";
-            case P::OLE: return "(" + x + " <= " + y + ")";
-            case P::ONE: return "(" + x + " < " + y + " || " + x + " > " + y + ")";
-            case P::UEQ: return "!(" + x + " < " + y + " || " + x + " > " + y + ")";
-            case P::UNE: return "!(" + x + " == " + y + ")";
-            case P::UGT: return "!(" + x + " <= " + y + ")";
-            case P::UGE: return "!(" + x + " < " + y + ")";
-            case P::ULT: return "!(" + x + " >= " + y + ")";
-            case P::ULE: return "!(" + x + " > " + y + ")";
-            case P::ORD: return "!(is_nan(" + x + ") || is_nan(" + y + "))";
-            case P::UNO: return "(is_nan(" + x + ") || is_nan(" + y + "))";
+            case P::OEQ: return ordered("==");
+            case P::OGT: return ordered(">");
+            case P::OGE: return ordered(">=");
+            case P::OLT: return ordered("<");
+            case P::OLE: return ordered("<=");
+            case P::ONE: return ordered("!=");
+            case P::UEQ: return "!" + ordered("!=");
+            case P::UNE: return "!" + ordered("==");
+            case P::UGT: return "!" + ordered("<=");
+            case P::UGE: return "!" + ordered("<");
+            case P::ULT: return "!" + ordered(">=");
+            case P::ULE: return "!" + ordered(">");
+            case P::ORD: return "(" + ord + ")";
+            case P::UNO: return "!(" + ord + ")";
             case P::AlwaysTrue: return std::string("const_true()");
             case P::AlwaysFalse: return std::string("const_false()");
             }
@@ -436,7 +471,7 @@ Error Emitter::emitArith(Operation &op, StringRef indent) {
           .Default([](Operation *) { return std::nullopt; });
   if (!expr)
     return errorAt(&op, "op the Halide target does not support");
-  declare(op.getResult(0), *expr, indent);
+  declare(op.getResult(0), narrowResult(op, *expr), indent);
   return Error::success();
 }
 
@@ -448,10 +483,12 @@ Error Emitter::emitMath(Operation &op, StringRef indent) {
       return e.takeError();
     a.push_back(*e);
   }
+  widenHalfOperands(op, a);
   Type rt = op.getResult(0).getType();
-  std::string ht = halideType(rt);
-  if (ht.empty())
+  if (halideType(rt).empty())
     return errorAt(&op, "element type the Halide target does not support");
+  // The type the Expr is computed in.
+  std::string ht = isHalfFloat(rt) ? "Float(32)" : halideType(rt);
   StringRef name = op.getName().stripDialect();
   static const llvm::StringMap<StringRef> unary = {
       {"exp", "exp"},     {"log", "log"},     {"sqrt", "sqrt"},   {"tanh", "tanh"},
@@ -495,7 +532,7 @@ Error Emitter::emitMath(Operation &op, StringRef indent) {
   } else {
     return errorAt(&op, "op the Halide target does not support");
   }
-  declare(op.getResult(0), expr, indent);
+  declare(op.getResult(0), narrowResult(op, expr), indent);
   return Error::success();
 }
 
