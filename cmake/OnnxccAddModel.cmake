@@ -20,9 +20,8 @@
 # TARGET_KIND halide writes NAME_generator.cpp next to NAME.cpp and builds it
 # with Halide 14's own functions (find_package(Halide), add_halide_generator,
 # add_halide_library, which runs the generator for the build's target into
-# the pipeline NAME_pipeline, with strict_float so that NaN and inf behave as
-# in the cpp target); NAME.cpp wraps that pipeline in the same C ABI as the
-# cpp target.
+# the pipeline NAME_pipeline); NAME.cpp wraps that pipeline in the same C
+# ABI as the cpp target.
 include_guard(GLOBAL)
 
 function(onnxcc_add_model)
@@ -163,11 +162,11 @@ macro(_onnxcc_add_halide_model)
   add_halide_generator(${ARG_TARGET}_halide_generator SOURCES "${generator}")
   if(ARG_HALIDE_AUTOSCHEDULER)
     add_halide_library(${ARG_NAME}_pipeline FROM ${ARG_TARGET}_halide_generator
-                       GENERATOR ${ARG_NAME} FEATURES strict_float
+                       GENERATOR ${ARG_NAME}
                        AUTOSCHEDULER Halide::${ARG_HALIDE_AUTOSCHEDULER})
   else()
     add_halide_library(${ARG_NAME}_pipeline FROM ${ARG_TARGET}_halide_generator
-                       GENERATOR ${ARG_NAME} FEATURES strict_float)
+                       GENERATOR ${ARG_NAME})
   endif()
   add_library(${ARG_TARGET} STATIC "${dir}/${ARG_NAME}.cpp" "${dir}/${ARG_NAME}.h")
   set_source_files_properties("${dir}/${ARG_NAME}.cpp" PROPERTIES

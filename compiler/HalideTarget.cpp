@@ -180,10 +180,8 @@ Expected<std::string> buildHalidePipeline(StringRef workDir, StringRef name, Str
                            inDir(workDir, "halide.log")))
     return std::move(e);
 
-  // strict_float: Halide otherwise compiles as if no value were NaN (is_nan,
-  // NaN-propagating max, casts of NaN), unlike the cpp target.
   SmallVector<std::string> run{generator, "-g", name.str(), "-o", workDir.str(), "-e", "object,c_header",
-                               "-f", (name + "_pipeline").str(), "target=host-strict_float-no_runtime"};
+                               "-f", (name + "_pipeline").str(), "target=host-no_runtime"};
   if (!autoscheduler.empty()) {
     std::string lower = StringRef(autoscheduler).lower();
     run.append({"-p", halide->pluginDir + "/libautoschedule_" + lower + ".so", "-s",

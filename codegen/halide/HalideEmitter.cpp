@@ -375,7 +375,7 @@ Error Emitter::emitArith(Operation &op, StringRef indent) {
           .Case<arith::MaximumFOp, arith::MinimumFOp>([&](auto) {
             // NaN-propagating.
             bool isMax = isa<arith::MaximumFOp>(op);
-            return "select(is_nan(" + a[0] + "), " + a[0] + ", select(is_nan(" + a[1] + "), " +
+            return "select(nan_bits(" + a[0] + "), " + a[0] + ", select(nan_bits(" + a[1] + "), " +
                    a[1] + ", " + (isMax ? "max(" : "min(") + a[0] + ", " + a[1] + ")))";
           })
           .Case<arith::AndIOp>([&](auto) { return bin(isBool ? "&&" : "&"); })
@@ -398,12 +398,16 @@ Error Emitter::emitArith(Operation &op, StringRef indent) {
           .Case<arith::CmpFOp>([&](arith::CmpFOp c) -> std::optional<std::string> {
             using P = arith::CmpFPredicate;
             // Halide's simplifier treats floats as reals (x == -inf becomes
-            // !(x > -inf), true for NaN): each ordered comparison also says
-            // that neither operand is NaN, the unordered ones negate those.
+            // !(x > -inf), true for NaN): a comparison with a constant also
+            // says that neither operand is NaN, the unordered ones negate
+            // those.
             const std::string &x = a[0], &y = a[1];
-            std::string ord = "!is_nan(" + x + ") && !is_nan(" + y + ")";
+            std::string ord = "!nan_bits(" + x + ") && !nan_bits(" + y + ")";
+            bool withConstant = c.getLhs().getDefiningOp<arith::ConstantOp>() ||
+                                c.getRhs().getDefiningOp<arith::ConstantOp>();
             auto ordered = [&](StringRef sym) {
-              return "(" + ord + " && " + x + " " + sym.str() + " " + y + ")";
+              std::string cmp = x + " " + sym.str() + " " + y;
+              return withConstant ? "(" + ord + " && " + cmp + ")" : "(" + cmp + ")";
             };
             switch (c.getPredicate()) {
             case P::OEQ: return ordered("==");
@@ -447,7 +451,7 @@ Error Emitter::emitArith(Operation &op, StringRef indent) {
             if (rt.getIntOrFloatBitWidth() != 16)
               return castTo(a[0]);
             std::string nan = rt.isBF16() ? "0x7fc0" : "0x7e00";
-            return "select(is_nan(" + a[0] + "), reinterpret(" + ht + ", make_const(UInt(16), " +
+            return "select(nan_bits(" + a[0] + "), reinterpret(" + ht + ", make_const(UInt(16), " +
                    nan + ")), " + castTo(a[0]) + ")";
           })
           .Case<arith::ExtFOp, arith::SIToFPOp, arith::FPToSIOp,
@@ -496,7 +500,7 @@ Error Emitter::emitMath(Operation &op, StringRef indent) {
       {"acos", "acos"},   {"atan", "atan"},   {"sinh", "sinh"},   {"cosh", "cosh"},
       {"asinh", "asinh"}, {"acosh", "acosh"}, {"atanh", "atanh"}, {"floor", "floor"},
       {"ceil", "ceil"},   {"trunc", "trunc"}, {"roundeven", "round"}, {"erf", "erf"},
-      {"absf", "abs"},    {"isnan", "is_nan"}, {"isinf", "is_inf"}, {"isfinite", "is_finite"}};
+      {"absf", "abs"},    {"isnan", "nan_bits"}, {"isinf", "inf_bits"}, {"isfinite", "!nan_or_inf_bits"}};
   std::string expr;
   if (auto it = unary.find(name); it != unary.end()) {
     expr = it->second.str() + "(" + a[0] + ")";
@@ -1101,6 +1105,19 @@ Expected<HalideModel> Emitter::emit(ModuleOp module) {
      << "using namespace Halide;\nusing Halide::Internal::const_false;\nusing Halide::Internal::const_true;\n"
      << "using Halide::Internal::make_const;\nusing Halide::Internal::make_one;\n"
      << "using Halide::Internal::make_zero;\n\nnamespace {\n\n"
+     << "// NaN and inf tests on the bits: Halide's simplifier treats floats as reals.\n"
+     << "Expr abs_bits(Expr x) {\n"
+     << "  if (x.type().bits() == 64)\n"
+     << "    return reinterpret(UInt(64), x) & make_const(UInt(64), uint64_t(0x7fffffffffffffff));\n"
+     << "  return reinterpret(UInt(32), cast(Float(32), x)) & make_const(UInt(32), uint64_t(0x7fffffff));\n"
+     << "}\n"
+     << "Expr inf_bits_of(Expr x) {\n"
+     << "  return x.type().bits() == 64 ? make_const(UInt(64), uint64_t(0x7ff0000000000000))\n"
+     << "                               : make_const(UInt(32), uint64_t(0x7f800000));\n"
+     << "}\n"
+     << "Expr nan_bits(Expr x) { return abs_bits(x) > inf_bits_of(x); }\n"
+     << "Expr inf_bits(Expr x) { return abs_bits(x) == inf_bits_of(x); }\n"
+     << "Expr nan_or_inf_bits(Expr x) { return abs_bits(x) >= inf_bits_of(x); }\n\n"
      << "class " << n << "_generator : public Halide::Generator<" << n << "_generator> {\n"
      << "public:\n"
      << members << outs << "\n  void generate() {\n";

@@ -259,11 +259,10 @@ void emitHalideWrapper(const HalideEmitOptions &options, llvm::ArrayRef<HalidePo
      << "_generator.cpp)\n"
      << "if (ONNXCC_" << n << "_AUTOSCHEDULER)\n"
      << "  add_halide_library(" << n << "_pipeline FROM " << n << "_generator GENERATOR " << n
-     << "\n                     FEATURES strict_float AUTOSCHEDULER ${ONNXCC_" << n
-     << "_AUTOSCHEDULER})\n"
+     << "\n                     AUTOSCHEDULER ${ONNXCC_" << n << "_AUTOSCHEDULER})\n"
      << "else ()\n"
      << "  add_halide_library(" << n << "_pipeline FROM " << n << "_generator GENERATOR " << n
-     << "\n                     FEATURES strict_float)\nendif ()\n"
+     << ")\nendif ()\n"
      << "add_library(" << n << " STATIC ${CMAKE_CURRENT_LIST_DIR}/" << n << ".cpp)\n"
      << "set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/" << n
      << ".cpp PROPERTIES OBJECT_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/" << n << ".cpp.weights)\n"
