@@ -4,7 +4,9 @@
 #   onnxcc_add_model(TARGET classifier MODEL model.onnx
 #                    [NAME n]                  # symbol prefix and file names (default: the
 #                                              # model's file name without extension)
-#                    [TARGET_KIND cpp]         # code generator (only cpp exists yet)
+#                    [TARGET_KIND cpp|halide]  # code generator (default cpp)
+#                    [HALIDE_AUTOSCHEDULER a]  # halide: Mullapudi2016, Li2018 or Adams2019
+#                                              # instead of onnxcc's schedule
 #                    [SHAPES in=1x3x224x224 ...]  # static dims (onnxcc compile --shape)
 #                    [THREADS n]               # onnxcc compile --threads (links Threads::Threads)
 #                    [TARGET_CPU cpu])         # onnxcc compile --target-cpu
@@ -14,10 +16,17 @@
 # onnxcc executable changes, and compiles NAME.cpp into the STATIC library
 # <TARGET>, whose PUBLIC include folder holds NAME.h. ONNXCC_EXECUTABLE must
 # name the compiler (onnxccConfig.cmake sets it).
+#
+# TARGET_KIND halide writes NAME_generator.cpp next to NAME.cpp and builds it
+# with Halide 14's own functions (find_package(Halide), add_halide_generator,
+# add_halide_library, which runs the generator for the build's target into
+# the pipeline NAME_pipeline); NAME.cpp wraps that pipeline in the same C
+# ABI as the cpp target.
 include_guard(GLOBAL)
 
 function(onnxcc_add_model)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "TARGET;MODEL;NAME;TARGET_KIND;THREADS;TARGET_CPU"
+  cmake_parse_arguments(PARSE_ARGV 0 ARG ""
+                        "TARGET;MODEL;NAME;TARGET_KIND;THREADS;TARGET_CPU;HALIDE_AUTOSCHEDULER"
                         "SHAPES")
   set(where "onnxcc_add_model(${ARG_TARGET})")
   if(ARG_UNPARSED_ARGUMENTS)
@@ -44,17 +53,24 @@ function(onnxcc_add_model)
                         "(project(... LANGUAGES C CXX))")
   endif()
 
-  # The code generator. `onnxcc compile --target` knows cpp only; the Halide
-  # and CUDA generators are planned (DESIGN.md).
+  # The code generator: cpp or halide; the CUDA generator is planned
+  # (DESIGN.md).
   if(NOT ARG_TARGET_KIND)
     set(ARG_TARGET_KIND cpp)
   endif()
-  if(ARG_TARGET_KIND STREQUAL "halide" OR ARG_TARGET_KIND STREQUAL "cuda")
-    message(FATAL_ERROR "${where}: TARGET_KIND ${ARG_TARGET_KIND} is not available yet: "
-                        "onnxcc generates C++ only (TARGET_KIND cpp)")
-  elseif(NOT ARG_TARGET_KIND STREQUAL "cpp")
-    message(FATAL_ERROR "${where}: unknown TARGET_KIND '${ARG_TARGET_KIND}' (cpp; halide "
-                        "and cuda are planned)")
+  if(ARG_TARGET_KIND STREQUAL "cuda")
+    message(FATAL_ERROR "${where}: TARGET_KIND cuda is not available yet (cpp or halide)")
+  elseif(NOT ARG_TARGET_KIND STREQUAL "cpp" AND NOT ARG_TARGET_KIND STREQUAL "halide")
+    message(FATAL_ERROR "${where}: unknown TARGET_KIND '${ARG_TARGET_KIND}' (cpp or halide; "
+                        "cuda is planned)")
+  endif()
+  if(ARG_HALIDE_AUTOSCHEDULER AND NOT ARG_TARGET_KIND STREQUAL "halide")
+    message(FATAL_ERROR "${where}: HALIDE_AUTOSCHEDULER needs TARGET_KIND halide")
+  endif()
+  if(ARG_HALIDE_AUTOSCHEDULER AND NOT ARG_HALIDE_AUTOSCHEDULER MATCHES
+     "^(Mullapudi2016|Li2018|Adams2019)$")
+    message(FATAL_ERROR "${where}: unknown HALIDE_AUTOSCHEDULER '${ARG_HALIDE_AUTOSCHEDULER}' "
+                        "(Mullapudi2016, Li2018 or Adams2019)")
   endif()
 
   get_filename_component(model "${ARG_MODEL}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
@@ -69,7 +85,10 @@ function(onnxcc_add_model)
                         "the model's symbols): give NAME")
   endif()
 
-  set(options --target cpp --name "${ARG_NAME}")
+  set(options --target ${ARG_TARGET_KIND} --name "${ARG_NAME}")
+  if(ARG_HALIDE_AUTOSCHEDULER)
+    list(APPEND options "--halide-autoscheduler=${ARG_HALIDE_AUTOSCHEDULER}")
+  endif()
   foreach(shape IN LISTS ARG_SHAPES)
     if(NOT shape MATCHES "^[^=]+=[0-9]+(x[0-9]+)*$")
       message(FATAL_ERROR "${where}: SHAPES entry '${shape}' is not INPUT=D0xD1x...")
@@ -89,6 +108,10 @@ function(onnxcc_add_model)
   endif()
 
   set(dir "${CMAKE_CURRENT_BINARY_DIR}/${ARG_TARGET}")
+  if(ARG_TARGET_KIND STREQUAL "halide")
+    _onnxcc_add_halide_model()
+    return()
+  endif()
   set(header "${dir}/${ARG_NAME}.h")
   set(source "${dir}/${ARG_NAME}.cpp")
   set(weights "${dir}/${ARG_NAME}.cpp.weights")
@@ -115,3 +138,42 @@ function(onnxcc_add_model)
   set_target_properties(${ARG_TARGET} PROPERTIES
     ONNXCC_MODEL "${model}" ONNXCC_NAME "${ARG_NAME}" ONNXCC_OUTPUT_DIR "${dir}")
 endfunction()
+
+# The halide part of onnxcc_add_model (its variables are the caller's).
+macro(_onnxcc_add_halide_model)
+  # Halide's package finds LLVM, whose configuration checks C sources.
+  if(NOT "C" IN_LIST languages)
+    message(FATAL_ERROR "${where}: TARGET_KIND halide needs the C language as well (Halide's "
+                        "CMake package checks C sources): project(... LANGUAGES C CXX)")
+  endif()
+  find_package(Halide QUIET)
+  if(NOT Halide_FOUND)
+    message(FATAL_ERROR "${where}: TARGET_KIND halide needs Halide 14 "
+                        "(apt-get install libhalide14-0-dev)")
+  endif()
+  set(generator "${dir}/${ARG_NAME}_generator.cpp")
+  add_custom_command(
+    OUTPUT "${dir}/${ARG_NAME}.h" "${dir}/${ARG_NAME}.cpp" "${dir}/${ARG_NAME}.cpp.weights"
+           "${generator}" "${dir}/CMakeLists.txt"
+    COMMAND "${ONNXCC_EXECUTABLE}" compile "${model}" -o "${dir}" ${options}
+    DEPENDS "${model}" "${ONNXCC_EXECUTABLE}"
+    COMMENT "onnxcc: compiling ${ARG_MODEL} to the Halide generator ${ARG_TARGET}/${ARG_NAME}_generator.cpp"
+    VERBATIM)
+  add_halide_generator(${ARG_TARGET}_halide_generator SOURCES "${generator}")
+  if(ARG_HALIDE_AUTOSCHEDULER)
+    add_halide_library(${ARG_NAME}_pipeline FROM ${ARG_TARGET}_halide_generator
+                       GENERATOR ${ARG_NAME}
+                       AUTOSCHEDULER Halide::${ARG_HALIDE_AUTOSCHEDULER})
+  else()
+    add_halide_library(${ARG_NAME}_pipeline FROM ${ARG_TARGET}_halide_generator
+                       GENERATOR ${ARG_NAME})
+  endif()
+  add_library(${ARG_TARGET} STATIC "${dir}/${ARG_NAME}.cpp" "${dir}/${ARG_NAME}.h")
+  set_source_files_properties("${dir}/${ARG_NAME}.cpp" PROPERTIES
+    OBJECT_DEPENDS "${dir}/${ARG_NAME}.cpp.weights")
+  target_include_directories(${ARG_TARGET} PUBLIC "$<BUILD_INTERFACE:${dir}>")
+  target_compile_features(${ARG_TARGET} PRIVATE cxx_std_17)
+  target_link_libraries(${ARG_TARGET} PUBLIC ${ARG_NAME}_pipeline)
+  set_target_properties(${ARG_TARGET} PROPERTIES
+    ONNXCC_MODEL "${model}" ONNXCC_NAME "${ARG_NAME}" ONNXCC_OUTPUT_DIR "${dir}")
+endmacro()

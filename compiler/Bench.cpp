@@ -15,6 +15,7 @@
 #include "compiler/Bench.h"
 #include "compiler/Errors.h"
 #include "compiler/Driver.h"
+#include "compiler/HalideTarget.h"
 #include "compiler/Flops.h"
 #include "compiler/Inspect.h"
 #include "compiler/ModelLoader.h"
@@ -588,6 +589,8 @@ Error benchModel(StringRef modelPath, const BenchOptions &options, raw_ostream &
   compileOptions.shapes = fixedShapes;
   compileOptions.threads = options.threads;
   compileOptions.targetCpu = options.targetCpu;
+  compileOptions.target = options.target;
+  compileOptions.halideAutoscheduler = options.halideAutoscheduler;
   auto compileStart = std::chrono::steady_clock::now();
   if (Error err = compileModel(modelPath, compileOptions, nulls()))
     return makeError("compile: " + toString(std::move(err)));
@@ -596,9 +599,17 @@ Error benchModel(StringRef modelPath, const BenchOptions &options, raw_ostream &
   std::string runPath;
   bool built = false;
   auto buildStart = std::chrono::steady_clock::now();
+  std::string cxxFlags = options.cxxFlags;
+  if (options.target == "halide") {
+    auto flags = buildHalidePipeline(workDir, compileOptions.name, options.cxx,
+                                     options.halideAutoscheduler);
+    if (!flags)
+      return flags.takeError();
+    cxxFlags += " " + *flags;
+  }
   if (Error err = buildHarnessProgram(workDir, compileOptions.name,
                                       instantiateHarness(compileOptions.name), options.cxx,
-                                      options.cxxFlags, runPath, &built))
+                                      cxxFlags, runPath, &built))
     return err;
   double buildSeconds = secondsSince(buildStart);
 

@@ -18,6 +18,10 @@ struct BenchOptions {
   unsigned threads = 1;
   /// The CPU the generated code is for (`onnxcc compile --target-cpu`).
   std::string targetCpu = "native";
+  /// The code generator (cpp or halide) and, for halide, the autoscheduler
+  /// (empty: the emitter's schedule); see compiler/HalideTarget.h.
+  std::string target = "cpp";
+  std::string halideAutoscheduler;
   /// Timed runs, after `warmup` untimed ones.
   unsigned iters = 50;
   unsigned warmup = 5;

@@ -5,6 +5,7 @@
 #include "codegen/SourceText.h"
 #include "codegen/cpp/CppEmitter.h"
 #include "compiler/Exporter.h"
+#include "compiler/HalideTarget.h"
 #include "compiler/Importer.h"
 #include "compiler/ModelLoader.h"
 #include "compiler/Registration.h"
@@ -371,6 +372,8 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
     static_cast<OpPassManager &>(pm) = *parsed;
   } else if (options.emit == EmitStage::Onnx) {
     buildGraphPipeline(pm);
+  } else if (options.target == "halide") {
+    buildHalideLoweringPipeline(pm);
   } else {
     buildCpuLoweringPipeline(pm, *kernelIsa, options.threads);
   }
@@ -394,6 +397,12 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
     return Error::success();
   }
 
+  if (options.target == "halide") {
+    progress.stage("emit Halide");
+    Error e = writeHalideModel(**module, modelPath, options);
+    progress.done();
+    return e;
+  }
   // The emitter sizes the string pool from this (see codegen/cpp/ABI.md).
   (**module)->setAttr("onnxcc.string_pool_size",
                       IntegerAttr::get(IntegerType::get(&context, 64), options.stringPoolSize));

@@ -61,6 +61,12 @@ struct CompileOptions {
   /// Range over values computed at run time): node name -> the most each
   /// of its data-dependent dims can be; "*" for every such node (--bound).
   std::vector<std::pair<std::string, int64_t>> bounds;
+  /// The code generator (--target): cpp or halide (codegen/halide).
+  std::string target = "cpp";
+  /// The Halide autoscheduler the generated CMakeLists.txt asks for
+  /// (--halide-autoscheduler: Mullapudi2016, Li2018, Adams2019; empty: the
+  /// emitter's schedule).
+  std::string halideAutoscheduler;
   /// Print each stage (import, graph passes, lowering, emit, write) to
   /// stderr as it starts, and the total time at the end.
   bool progress = false;

@@ -13,6 +13,7 @@
 #include "compiler/Verify.h"
 #include "codegen/SourceText.h"
 #include "compiler/Driver.h"
+#include "compiler/HalideTarget.h"
 #include "compiler/ModelLoader.h"
 
 #include "onnx.pb.h"
@@ -1485,6 +1486,8 @@ Expected<bool> verifyModel(StringRef modelPath, StringRef datasetDir,
     compileOptions.targetCpu = options.targetCpu;
     compileOptions.threads = options.threads;
     compileOptions.bounds = options.bounds;
+    compileOptions.target = options.target;
+    compileOptions.halideAutoscheduler = options.halideAutoscheduler;
     if (auto err = compileModel(modelPath, compileOptions, nulls())) {
       auto shapes = shapesFromDataset(modelPath, datasets->front());
       if (!shapes) {
@@ -1501,9 +1504,16 @@ Expected<bool> verifyModel(StringRef modelPath, StringRef datasetDir,
     name = compileOptions.name;
   }
 
+  std::string cxxFlags = options.cxxOptLevel;
+  if (options.target == "halide") {
+    auto flags = buildHalidePipeline(workDir, name, options.cxx, options.halideAutoscheduler);
+    if (!flags)
+      return flags.takeError();
+    cxxFlags += " " + *flags;
+  }
   std::string runPath;
-  if (auto err = buildHarness(workDir, name, instantiateHarness(name), options.cxx,
-                              options.cxxOptLevel, runPath))
+  if (auto err = buildHarness(workDir, name, instantiateHarness(name), options.cxx, cxxFlags,
+                              runPath))
     return std::move(err);
   runCommand->push_back(runPath);
   auto table = describeHarness(workDir, *runCommand);

@@ -34,6 +34,10 @@ struct VerifyOptions {
   int64_t threads = 1;
   /// Passed to `onnxcc compile` (--bound, see CompileOptions::bounds).
   std::vector<std::pair<std::string, int64_t>> bounds;
+  /// The code generator (cpp or halide) and, for halide, the autoscheduler
+  /// (empty: the emitter's schedule); see compiler/HalideTarget.h.
+  std::string target = "cpp";
+  std::string halideAutoscheduler;
   /// Runs the harness through this program and its leading arguments (an
   /// emulator such as qemu-aarch64, for code cross-built with `cxx`); empty:
   /// runs it directly.

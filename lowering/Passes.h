@@ -39,6 +39,11 @@ void buildLayoutPipeline(mlir::OpPassManager &pm);
 void buildCpuLoweringPipeline(mlir::OpPassManager &pm, llvm::StringRef kernels = "none",
                               int64_t threads = 1, bool foldBatchNorm = true);
 
+/// The graph passes, then the ONNX to linalg conversion with no kernels,
+/// named linalg ops generalized: linalg on tensors, what the Halide emitter
+/// (codegen/halide) reads. Registered as onnxcc-lower-halide.
+void buildHalideLoweringPipeline(mlir::OpPassManager &pm);
+
 /// Registers the pipeline as `onnxcc-lower-cpu` for onnxcc-opt.
 void registerLoweringPipelines();
 

@@ -78,6 +78,20 @@ void buildCpuLoweringPipeline(OpPassManager &pm, StringRef kernels, int64_t thre
   pm.addPass(createCSEPass());
 }
 
+void buildHalideLoweringPipeline(OpPassManager &pm) {
+  buildGraphPipeline(pm);
+  ConvertOnnxToLinalgPassOptions lowering;
+  lowering.kernels = "none";
+  pm.addPass(createConvertOnnxToLinalgPass(lowering));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(memref::createResolveRankedShapeTypeResultDimsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createOnnxccFuseElementwisePass());
+  pm.addPass(createLinalgGeneralizeNamedOpsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
 namespace {
 struct CpuLoweringOptions : public PassPipelineOptions<CpuLoweringOptions> {
   Option<std::string> kernels{
@@ -104,6 +118,9 @@ void registerLoweringPipelines() {
       [](OpPassManager &pm, const CpuLoweringOptions &options) {
         buildCpuLoweringPipeline(pm, options.kernels, options.threads, options.foldBatchNorm);
       });
+  PassPipelineRegistration<>("onnxcc-lower-halide",
+                             "Lower the onnx dialect to linalg on tensors for the Halide target",
+                             [](OpPassManager &pm) { buildHalideLoweringPipeline(pm); });
 }
 
 } // namespace onnxcc

@@ -18,6 +18,8 @@ PACKAGES=(
   # Model format: protobuf and the ONNX schema (onnx.proto).
   libprotobuf-dev protobuf-compiler libonnx-dev
   libfmt-dev ninja-build cmake g++
+  # Halide 14: what `onnxcc compile --target halide` writes builds with it.
+  libhalide14-0-dev
   # The unit tests of the compiler's helpers (test/unit).
   libgtest-dev
   # The examples' tests build with both CMake generators (Ninja and Makefiles).

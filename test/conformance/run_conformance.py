@@ -79,9 +79,15 @@ def read_out_of_scope(expected_dir):
     return entries
 
 
-def read_expected(expected_dir, suite):
+def expected_file(expected_dir, suite, target="cpp"):
+    """The expectations of one suite: <suite>.txt for the cpp target,
+    <suite>.<target>.txt for another code generator."""
+    return os.path.join(expected_dir, suite + ("" if target == "cpp" else "." + target) + ".txt")
+
+
+def read_expected(expected_dir, suite, target="cpp"):
     """{test: status} of one suite."""
-    path = os.path.join(expected_dir, suite + ".txt")
+    path = expected_file(expected_dir, suite, target)
     expected = {}
     if not os.path.isfile(path):
         return expected
@@ -97,11 +103,12 @@ def read_expected(expected_dir, suite):
     return expected
 
 
-def write_expected(expected_dir, suite, expected):
-    path = os.path.join(expected_dir, suite + ".txt")
+def write_expected(expected_dir, suite, expected, target="cpp"):
+    path = expected_file(expected_dir, suite, target)
     with open(path, "w") as f:
-        f.write("# Expected `onnxcc verify` status of every %s test "
-                "(run_conformance.py --update-expected).\n" % suite)
+        f.write("# Expected `onnxcc verify%s` status of every %s test "
+                "(run_conformance.py --update-expected).\n"
+                % ("" if target == "cpp" else " --target " + target, suite))
         for test in sorted(expected):
             f.write("%s %s\n" % (test, expected[test]))
 
@@ -175,6 +182,8 @@ def run_one(args, suite, test, folder):
     # would give it.
     if args.bound:
         command += ["--bound", args.bound]
+    if args.target != "cpp":
+        command.append("--target=" + args.target)
     if args.cache:
         command += ["--keep", os.path.join(args.cache, suite, test)]
     # A session of its own: on a timeout the harness and the C++ compiler
@@ -230,6 +239,9 @@ def main():
                         help="optimization flag of the harness builds (default -O1)")
     parser.add_argument("--expected", default=DEFAULT_EXPECTED,
                         help="folder of <suite>.txt expectations and out-of-scope.txt")
+    parser.add_argument("--target", default="cpp", choices=("cpp", "halide"),
+                        help="code generator verify builds with (default cpp); the "
+                        "expectations of another are <suite>.<target>.txt")
     parser.add_argument("--update-expected", action="store_true",
                         help="rewrite the expectations of the tests run")
     parser.add_argument("--suites", default=",".join(SUITES_1_12),
@@ -276,10 +288,15 @@ def main():
 
     regressions, improvements, unexpected = [], [], []
     for suite in SUITES:
-        expected = read_expected(args.expected, suite)
+        expected = read_expected(args.expected, suite, args.target)
         ran = {test: status for (s, test), (status, _) in results.items() if s == suite}
         if not ran:
             continue
+        if args.target != "cpp":
+            on_cpp = read_expected(args.expected, suite)
+            passing = [t for t in ran if on_cpp.get(t) == "pass"]
+            print("%s: %d of the %d tests run that pass on cpp pass on %s" % (
+                suite, sum(ran[t] == "pass" for t in passing), len(passing), args.target))
         for test, status in sorted(ran.items()):
             want = expected.get(test)
             got = status if status != "error" else "fail"
@@ -292,7 +309,7 @@ def main():
         if args.update_expected:
             for test, status in ran.items():
                 expected[test] = status if status != "error" else "fail"
-            write_expected(args.expected, suite, expected)
+            write_expected(args.expected, suite, expected, args.target)
 
     for suite, test, want in improvements:
         print("newly passing: %s/%s (expected %s)" % (suite, test, want))

@@ -114,3 +114,11 @@ if os.path.isfile(os.path.join(config.onnxcc_tools_dir, "onnxcc-fuzz")):
         ("%onnxcc_fuzz_emit", os.path.join(config.onnxcc_tools_dir, "onnxcc-fuzz-emit")))
     config.substitutions.append(
         ("%onnxcc_fuzz", os.path.join(config.onnxcc_tools_dir, "onnxcc-fuzz")))
+
+# Halide 14 (libhalide14-0-dev, or a prefix in ONNXCC_HALIDE_ROOT), for the
+# tests that build what `onnxcc compile --target halide` writes.
+_halide_root = os.environ.get("ONNXCC_HALIDE_ROOT")
+if (_halide_root and os.path.exists(os.path.join(_halide_root, "include", "Halide.h"))) or (
+        os.path.exists("/usr/include/halide14/Halide.h") and
+        os.path.exists("/usr/src/halide14/GenGen.cpp")):
+    config.available_features.add("halide")

@@ -52,8 +52,16 @@ cl::list<std::string> compileBounds(
              "bounds it (a Range over run-time values): NODE=N, or *=N for every such node "
              "(repeatable)"),
     cl::sub(compileCmd));
-cl::opt<std::string> compileTarget("target", cl::desc("Code generator: cpp"), cl::init("cpp"),
-                                   cl::sub(compileCmd));
+cl::opt<std::string> compileTarget(
+    "target",
+    cl::desc("Code generator: cpp, or halide (a Halide generator, its C ABI wrapper and a "
+             "CMakeLists.txt)"),
+    cl::init("cpp"), cl::sub(compileCmd));
+cl::opt<std::string> compileHalideAutoscheduler(
+    "halide-autoscheduler",
+    cl::desc("With --target halide: schedule with Halide's Mullapudi2016, Li2018 or Adams2019 "
+             "instead of onnxcc's schedule"),
+    cl::sub(compileCmd));
 cl::opt<std::string> compileWeights(
     "weights",
     cl::desc("embed: weights inside the object (default); file: NAME.weights, passed to run()"),
@@ -189,6 +197,12 @@ cl::opt<std::string> verifyTargetCpu(
     "target-cpu",
     cl::desc("As for compile: native (default), generic, x86-64-v3, x86-64-v4, armv8-a, none"),
     cl::init("native"), cl::sub(verifyCmd));
+cl::opt<std::string> verifyTarget("target",
+                                  cl::desc("As for compile: cpp (default) or halide"),
+                                  cl::init("cpp"), cl::sub(verifyCmd));
+cl::opt<std::string> verifyHalideAutoscheduler(
+    "halide-autoscheduler", cl::desc("As for compile, with --target halide"),
+    cl::sub(verifyCmd));
 cl::opt<int64_t> verifyThreads("threads", cl::desc("As for compile (default 1)"),
                                cl::value_desc("N"), cl::init(1), cl::sub(verifyCmd));
 cl::list<std::string> verifyBounds("bound", cl::desc("As for compile: NODE=N or *=N"),
@@ -215,6 +229,10 @@ cl::opt<std::string> benchModelPath(cl::Positional, cl::desc("<model.onnx|.onnxt
                                     cl::Required, cl::sub(benchCmd));
 cl::opt<unsigned> benchThreads("threads", cl::desc("Threads of the generated code (default 1)"),
                                cl::init(1), cl::sub(benchCmd));
+cl::opt<std::string> benchTarget("target", cl::desc("As for compile: cpp (default) or halide"),
+                                 cl::init("cpp"), cl::sub(benchCmd));
+cl::opt<std::string> benchHalideAutoscheduler(
+    "halide-autoscheduler", cl::desc("As for compile, with --target halide"), cl::sub(benchCmd));
 cl::opt<std::string> benchTargetCpu(
     "target-cpu", cl::desc("CPU the code runs on, as for compile (default native)"),
     cl::init("native"), cl::sub(benchCmd));
@@ -362,6 +380,10 @@ int runVerify() {
   options.runWith = verifyRunWith;
   options.targetCpu = verifyTargetCpu;
   options.threads = verifyThreads;
+  if (verifyTarget != "cpp" && verifyTarget != "halide")
+    return reportError("--target must be cpp or halide, not '" + verifyTarget + "'");
+  options.target = verifyTarget;
+  options.halideAutoscheduler = verifyHalideAutoscheduler;
   options.generatedDir = verifyGenerated;
   auto bounds = parseBounds(verifyBounds);
   if (!bounds)
@@ -380,6 +402,10 @@ int runBench() {
   onnxcc::BenchOptions options;
   options.threads = benchThreads;
   options.targetCpu = benchTargetCpu;
+  if (benchTarget != "cpp" && benchTarget != "halide")
+    return reportError("--target must be cpp or halide, not '" + benchTarget + "'");
+  options.target = benchTarget;
+  options.halideAutoscheduler = benchHalideAutoscheduler;
   options.iters = benchIters;
   options.warmup = benchWarmup;
   options.seed = benchSeed;
@@ -443,8 +469,10 @@ int runGraph() {
 }
 
 int runCompile() {
-  if (compileTarget != "cpp")
-    return reportError("--target " + compileTarget + " is not available yet (only cpp)");
+  if (compileTarget != "cpp" && compileTarget != "halide")
+    return reportError("--target " + compileTarget + " is not available yet (cpp or halide)");
+  if (!compileHalideAutoscheduler.empty() && compileTarget != "halide")
+    return reportError("--halide-autoscheduler needs --target halide");
   onnxcc::CompileOptions options;
   options.emit = compileEmit;
   options.passPipeline = compilePassPipeline;
@@ -452,6 +480,8 @@ int runCompile() {
   options.timePasses = compileTimePasses;
   options.targetCpu = compileTargetCpu;
   options.threads = compileThreads;
+  options.target = compileTarget;
+  options.halideAutoscheduler = compileHalideAutoscheduler;
   options.progress = !compileQuiet && sys::Process::StandardErrIsDisplayed();
   if (compileWeights != "embed" && compileWeights != "file")
     return reportError("--weights must be embed or file, not '" + compileWeights + "'");
