@@ -142,6 +142,11 @@ std::optional<std::vector<float>> constantFloats(Value v) {
 /// `op` (deterministic), viewed as a flat buffer.
 Value packedConstant(OpBuilder &b, Location loc, Operation *op, StringRef suffix,
                      ArrayRef<float> data) {
+  // Weights with a dim of 0 still get a buffer: one element, never read
+  // (an empty blob would copy from a null pointer).
+  static const float unread = 0;
+  if (data.empty())
+    data = ArrayRef<float>(unread);
   auto type = RankedTensorType::get({static_cast<int64_t>(data.size())}, b.getF32Type());
   ArrayRef<char> raw(reinterpret_cast<const char *>(data.data()), data.size() * sizeof(float));
   auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, alignof(float));
