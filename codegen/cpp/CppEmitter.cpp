@@ -183,6 +183,7 @@ private:
   Error emitFor(scf::ForOp op);
   Error emitParallel(scf::ParallelOp op);
   Error emitIf(scf::IfOp op);
+  void assignCarried(scf::YieldOp yield, ArrayRef<std::string> carried);
   Error emitWhile(scf::WhileOp op);
   Error emitCall(func::CallOp op);
   void emitNodeComment(Operation &op);
@@ -738,6 +739,19 @@ Error Emitter::emitMemRef(Operation &op) {
       .Default([&](Operation *o) { return errorAt(o, "unsupported memref op"); });
 }
 
+/// Assigns a loop's yielded values to its carried locals, reading every one
+/// before assigning any (they may refer to each other).
+void Emitter::assignCarried(scf::YieldOp yield, ArrayRef<std::string> carried) {
+  SmallVector<std::string> next;
+  for (Value v : yield.getOperands()) {
+    std::string n = newName("next");
+    line() << "const " << cType(v.getType()) << " " << n << " = " << value(v) << ";\n";
+    next.push_back(n);
+  }
+  for (auto [c, n] : llvm::zip(carried, next))
+    line() << c << " = " << n << ";\n";
+}
+
 Error Emitter::emitFor(scf::ForOp op) {
   // Loop-carried values live in mutable locals around the loop.
   SmallVector<std::string> carried;
@@ -763,15 +777,7 @@ Error Emitter::emitFor(scf::ForOp op) {
     if (Error e = emitOp(inner))
       return e;
   auto yield = cast<scf::YieldOp>(body.getTerminator());
-  // Read every yielded value before assigning any (they may refer to each other).
-  SmallVector<std::string> next;
-  for (Value v : yield.getOperands()) {
-    std::string n = newName("next");
-    line() << "const " << cType(v.getType()) << " " << n << " = " << value(v) << ";\n";
-    next.push_back(n);
-  }
-  for (auto [c, n] : llvm::zip(carried, next))
-    line() << c << " = " << n << ";\n";
+  assignCarried(yield, carried);
   --indent;
   line() << "}\n";
   return Error::success();
@@ -944,15 +950,7 @@ Error Emitter::emitWhile(scf::WhileOp op) {
     if (Error e = emitOp(inner))
       return e;
   auto yield = cast<scf::YieldOp>(after.getTerminator());
-  // Read every yielded value before assigning any (they may refer to each other).
-  SmallVector<std::string> next;
-  for (Value v : yield.getOperands()) {
-    std::string n = newName("next");
-    line() << "const " << cType(v.getType()) << " " << n << " = " << value(v) << ";\n";
-    next.push_back(n);
-  }
-  for (auto [c, n] : llvm::zip(carried, next))
-    line() << c << " = " << n << ";\n";
+  assignCarried(yield, carried);
   --indent;
   line() << "}\n";
   return Error::success();
