@@ -9,12 +9,16 @@ expected outputs come from ONNX Runtime (ort_run.js), not from here.
 
 nonzero.onnx: the coordinates of the positive elements of x [3, 4] (NonZero
 of Greater), then their count as a float through ReduceSum of a Cast: a
-data-dependent dim flowing through ops downstream.
+data-dependent dim flowing through ops downstream. The coordinates' output
+has a hostile name: it must reach the generated code (its dims parameter
+too) only escaped or sanitized.
 
 usage: detector-model.py OUT_DIR
 """
 import os
 import sys
+
+HOSTILE = 'coords */ int injected; /* "\n#error pwned'
 
 import numpy as np
 import onnx
@@ -74,13 +78,13 @@ save_inputs(os.path.join(out, "detector", "test_data_set_1"),
 nonzero = helper.make_graph(
     [
         helper.make_node("Greater", ["x", "zero"], ["positive"]),
-        helper.make_node("NonZero", ["positive"], ["coords"]),
-        helper.make_node("Cast", ["coords"], ["coords_f"], to=TensorProto.FLOAT),
+        helper.make_node("NonZero", ["positive"], [HOSTILE]),
+        helper.make_node("Cast", [HOSTILE], ["coords_f"], to=TensorProto.FLOAT),
         helper.make_node("ReduceSum", ["coords_f", "axes"], ["coord_sums"], keepdims=0),
     ],
     "nonzero",
     [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4])],
-    [helper.make_tensor_value_info("coords", TensorProto.INT64, [2, "k"]),
+    [helper.make_tensor_value_info(HOSTILE, TensorProto.INT64, [2, "k"]),
      helper.make_tensor_value_info("coord_sums", TensorProto.FLOAT, [2])],
     [float32("zero", 0.0), int64("axes", [1])],
 )
