@@ -774,6 +774,45 @@ Dim ShapeContext::dataDim(unsigned k, const Dim &bound) {
   return Dim::named(name);
 }
 
+Dim ShapeContext::derivedDim(const DerivedDim &def) {
+  std::optional<SymExpr> plusOne = SymExpr::add(def.span, SymExpr::constant(1));
+  if (!plusOne || def.stride < 1)
+    return Dim::unknown();
+  if (def.stride == 1 && !def.ceil)
+    return Dim::of(plusOne);
+  std::optional<SymExpr> bound = map.upperBound(*plusOne);
+  if (!bound)
+    return Dim::unknown();
+  // The name says what it is: "(H - 1)/2 + 1", "ceil((H - 2)/2) + 1 [pad 0]".
+  std::string text = def.ceil ? "ceil((" + def.span.str() + ")/" + std::to_string(def.stride) +
+                                    ") + 1"
+                              : "(" + def.span.str() + ")/" + std::to_string(def.stride) + " + 1";
+  if (def.dropLast)
+    text += " [" + def.in.str() + " + " + std::to_string(def.padBegin) + "]";
+  MLIRContext *ctx = op->getContext();
+  llvm::StringSet<> taken;
+  if (auto func = op->getParentOfType<func::FuncOp>())
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      if (auto params = func.getArgAttrOfType<ArrayAttr>(i, "onnx.dim_params"))
+        for (Attribute p : params)
+          if (auto s = dyn_cast<StringAttr>(p))
+            taken.insert(s.getValue());
+  // An input may name a dim like this (a model's names are anything): the
+  // derived symbol then gets primes until it is unique.
+  StringAttr name;
+  while (true) {
+    name = StringAttr::get(ctx, text);
+    const DerivedDim *existing = map.derivedOf(name);
+    if (!taken.contains(text) && (!existing || *existing == def) &&
+        (existing || !map.isDataSymbol(name)))
+      break;
+    text += "'";
+  }
+  map.setDerived(name, def);
+  map.setBound(name, *bound);
+  return Dim::named(name);
+}
+
 LogicalResult inferShapes(Operation *op, ShapeMap &map) {
   auto iface = dyn_cast<ShapeInferenceOpInterface>(op);
   if (!iface)

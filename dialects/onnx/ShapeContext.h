@@ -101,6 +101,27 @@ Dim divDimsExact(const Dim &a, const Dim &b);
 
 using Shape = llvm::SmallVector<Dim, 4>;
 
+/// A dim that a sliding window (Conv, the pools) derives from a symbolic
+/// input dim `in`: `floor(span / stride) + 1`, or with `ceil`
+/// `ceil(span / stride) + 1`, and with `dropLast` one less when that last
+/// window would start at or past `in + padBegin` (ceil_mode with explicit
+/// pads never starts a window in the end padding). `span` is the padded input minus the window extent. The result
+/// is not a polynomial of the symbols, so it becomes a symbol of its own
+/// (ShapeContext::derivedDim) that run() computes from the inputs' symbols.
+struct DerivedDim {
+  SymExpr span;
+  int64_t stride = 1;
+  bool ceil = false;
+  bool dropLast = false;
+  SymExpr in;
+  int64_t padBegin = 0;
+  bool operator==(const DerivedDim &o) const {
+    return span == o.span && stride == o.stride && ceil == o.ceil && dropLast == o.dropLast &&
+           in == o.in &&
+           padBegin == o.padBegin;
+  }
+};
+
 /// Symbolic shapes of the values of one function, and the inputs and outputs
 /// of one shape function call.
 class ShapeMap {
@@ -129,6 +150,20 @@ public:
     return it->second;
   }
   bool isDataSymbol(mlir::StringAttr symbol) const { return bounds.count(symbol); }
+  /// Derived dims (ShapeContext::derivedDim): symbols that are functions of
+  /// other symbols, each with its definition and, like a data-dependent
+  /// dim, an upper bound (span + 1) that memory planning uses.
+  void setDerived(mlir::StringAttr symbol, DerivedDim def) const {
+    if (!derived.count(symbol))
+      derivedOrder.push_back(symbol);
+    derived[symbol] = std::move(def);
+  }
+  const DerivedDim *derivedOf(mlir::StringAttr symbol) const {
+    auto it = derived.find(symbol);
+    return it == derived.end() ? nullptr : &it->second;
+  }
+  /// The derived symbols, each after those its definition uses.
+  llvm::ArrayRef<mlir::StringAttr> derivedSymbols() const { return derivedOrder; }
   /// Whether `d` is computed from a data-dependent symbol.
   bool dependsOnData(const Dim &d) const {
     return d.isSymbolic() &&
@@ -144,6 +179,8 @@ private:
   llvm::DenseMap<mlir::Value, Shape> shapes;
   mutable llvm::DenseMap<mlir::StringAttr, SymExpr> bounds;
   mutable llvm::DenseSet<mlir::StringAttr> userBounds;
+  mutable llvm::DenseMap<mlir::StringAttr, DerivedDim> derived;
+  mutable llvm::SmallVector<mlir::StringAttr> derivedOrder;
 };
 
 /// A rule on dims that shape inference relied on but that holds only for
@@ -219,6 +256,12 @@ public:
   /// is kept in the inputs' symbols (ShapeMap::upperBound). Unknown when
   /// `bound` is.
   Dim dataDim(unsigned k, const Dim &bound);
+  /// The dim `def` defines: a polynomial when it is one (stride 1 without
+  /// ceil), else a derived symbol named after its definition, the same
+  /// symbol for the same definition anywhere in the function (a ResNet's
+  /// strided 3x3 and its 1x1 downsample give the same dim). Unknown when the
+  /// bound overflows.
+  Dim derivedDim(const DerivedDim &def);
   const ShapeMap &getMap() const { return map; }
 
   /// Two dims that the op needs equal: the more precise one, or failure when

@@ -212,12 +212,56 @@ FailureOr<Shape> slideWindow(ShapeContext &ctx, ArrayRef<Dim> in, const Window &
     return out;
   for (size_t i = 0; i < n; ++i) {
     int64_t k = (*w.kernel)[i], s = (*strides)[i], d = (*dilations)[i];
-    if (k < 1 || s < 1 || d < 1 || !in[i].isStatic())
+    if (k < 1 || s < 1 || d < 1 || (!in[i].isStatic() && !in[i].isSymbolic()))
       continue;
-    int64_t size = in[i].size;
-    int64_t extent, padded = size;
+    int64_t extent;
     bool overflow =
         llvm::MulOverflow(k - 1, d, extent) || llvm::AddOverflow(extent, int64_t(1), extent);
+    if (in[i].isSymbolic()) {
+      // A symbolic input dim: the output is (padded - extent)/s + 1, a
+      // derived symbol unless the stride is 1. The input must be at least
+      // as long as the window (run() checks it: status 9).
+      bool same = w.autoPad == "SAME_UPPER" || w.autoPad == "SAME_LOWER";
+      int64_t padTotal = 0;
+      if (w.autoPad == "NOTSET")
+        overflow = overflow || llvm::AddOverflow((*pads)[i], (*pads)[i + n], padTotal);
+      if (overflow)
+        return ctx.fail("the window or padding of spatial dim " + Twine(i) +
+                        " is too large (its size overflows int64)");
+      DerivedDim def;
+      def.in = in[i].expr;
+      def.stride = s;
+      // SAME: ceil(in / s) = floor((in - 1) / s) + 1.
+      std::optional<SymExpr> span =
+          SymExpr::sub(in[i].expr, SymExpr::constant(same ? 1 : extent - padTotal));
+      if (!span)
+        continue;
+      def.span = *span;
+      if (!same && extent > padTotal)
+        ctx.requireAtLeast(in[i], extent - padTotal);
+      if (w.ceilMode && !same) {
+        def.ceil = true;
+        def.dropLast = w.autoPad == "NOTSET";
+        def.padBegin = def.dropLast ? (*pads)[i] : 0;
+        if (s == 1) {
+          // The last window starts at span, which is at or past
+          // in + padBegin exactly when the end pad reaches the extent.
+          int64_t padEnd = def.dropLast ? (*pads)[i + n] : 0;
+          def.ceil = def.dropLast = false;
+          def.padBegin = 0;
+          if (padEnd >= extent && w.autoPad == "NOTSET") {
+            if (auto shorter = SymExpr::sub(*span, SymExpr::constant(1)))
+              def.span = *shorter;
+            else
+              continue;
+          }
+        }
+      }
+      out[i] = ctx.derivedDim(def);
+      continue;
+    }
+    int64_t size = in[i].size;
+    int64_t padded = size;
     if (w.autoPad == "SAME_UPPER" || w.autoPad == "SAME_LOWER") {
       out[i] = Dim::known(ceilDiv(size, s));
       continue;

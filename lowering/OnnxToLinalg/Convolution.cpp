@@ -204,6 +204,268 @@ Value buildGroupedConv(OpBuilder &b, Location loc, Value x, Value weight,
       .getResult(0);
 }
 
+//===----------------------------------------------------------------------===//
+// Windows over symbolic spatial dims
+//===----------------------------------------------------------------------===//
+
+/// A window whose input or output spatial sizes are symbolic: the sizes and
+/// pads are values computed in run() (the output sizes are the result's
+/// dims, derived symbols of the shape functions).
+struct SymbolicWindow {
+  SmallVector<int64_t> kernel, strides, dilations;
+  /// Per spatial dim: the input size, the begin pad and the padded size
+  /// (input + both pads, at least what the last window reaches).
+  SmallVector<Value> in, padBegin, padEnd, padded;
+  /// All dims of X and of Y.
+  SmallVector<OpFoldResult> xSizes, ySizes;
+  size_t rank() const { return kernel.size(); }
+  int64_t extent(size_t i) const { return (kernel[i] - 1) * dilations[i] + 1; }
+};
+
+Value indexValue(OpBuilder &b, Location loc, OpFoldResult v) {
+  if (auto value = dyn_cast<Value>(v))
+    return value;
+  return arith::ConstantIndexOp::create(b, loc, *getConstantIntValue(v));
+}
+
+/// All dims of `v`, static ones as attributes.
+SmallVector<OpFoldResult> mixedSizes(OpBuilder &b, Location loc, Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<OpFoldResult> out;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    out.push_back(type.isDynamicDim(d)
+                      ? OpFoldResult(tensor::DimOp::create(b, loc, v, d).getResult())
+                      : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+  return out;
+}
+
+/// Whether `op`'s input X (operand 0) has a symbolic spatial dim: such a
+/// Conv or pool lowers through the symbolic window path below, not on
+/// static slices.
+} // namespace
+
+bool hasSymbolicWindow(Operation *op) {
+  if (!isa<onnx::ConvOp, onnx::MaxPoolOp, onnx::AveragePoolOp, onnx::LpPoolOp>(op) ||
+      op->getNumOperands() == 0)
+    return false;
+  auto x = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  if (!x || x.getRank() < 3)
+    return false;
+  for (int64_t d = 2; d < x.getRank(); ++d)
+    if (x.isDynamicDim(d))
+      return true;
+  return false;
+}
+
+namespace {
+
+/// Resolves a window over X (`x`, [N, C, in...]) giving Y of dims `ySizes`.
+FailureOr<SymbolicWindow>
+resolveSymbolicWindow(ConversionPatternRewriter &rewriter, Operation *op, Value x,
+                      ArrayRef<OpFoldResult> ySizes, ArrayRef<int64_t> kernel,
+                      std::optional<ArrayRef<int64_t>> strides,
+                      std::optional<ArrayRef<int64_t>> dilations,
+                      std::optional<ArrayRef<int64_t>> pads, StringRef autoPad,
+                      bool ceilMode) {
+  OpBuilder &b = rewriter;
+  Location loc = op->getLoc();
+  SymbolicWindow w;
+  w.xSizes = mixedSizes(b, loc, x);
+  w.ySizes.assign(ySizes.begin(), ySizes.end());
+  size_t n = w.xSizes.size() - 2;
+  if (kernel.size() != n || ySizes.size() != n + 2)
+    return rewriter.notifyMatchFailure(op, "kernel rank does not match the input");
+  w.kernel.assign(kernel.begin(), kernel.end());
+  if (llvm::any_of(w.kernel, [](int64_t k) { return k < 1; }))
+    return rewriter.notifyMatchFailure(op, "kernel_shape has a non-positive value");
+  auto s = intsOr(rewriter, op, strides, n, 1, "strides", 1);
+  auto d = intsOr(rewriter, op, dilations, n, 1, "dilations", 1);
+  auto p = intsOr(rewriter, op, pads, 2 * n, 0, "pads", 0);
+  if (failed(s) || failed(d) || failed(p))
+    return failure();
+  w.strides = *s;
+  w.dilations = *d;
+  bool same = autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
+  if (!same && autoPad != "NOTSET" && autoPad != "VALID")
+    return rewriter.notifyMatchFailure(op, "unknown auto_pad value");
+  auto cst = [&](int64_t c) { return Value(arith::ConstantIndexOp::create(b, loc, c)); };
+  for (size_t i = 0; i < n; ++i) {
+    Value in = indexValue(b, loc, w.xSizes[i + 2]);
+    Value out = indexValue(b, loc, ySizes[i + 2]);
+    // What the last window reaches: (out - 1) * stride + extent (0 when out is).
+    Value needed = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, arith::SubIOp::create(b, loc, out, cst(1)),
+                                      cst(w.strides[i])),
+        cst(w.extent(i)));
+    Value isEmpty = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, out, cst(0));
+    needed = arith::SelectOp::create(b, loc, isEmpty, cst(0), needed);
+    // (`needed` only sizes SAME's pads.)
+    Value begin, end;
+    if (same) {
+      Value total = arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, needed, in),
+                                           cst(0));
+      Value half = arith::DivSIOp::create(b, loc, total, cst(2));
+      begin = autoPad == "SAME_UPPER" ? half : Value(arith::SubIOp::create(b, loc, total, half));
+      end = arith::SubIOp::create(b, loc, total, begin);
+    } else if (autoPad == "NOTSET") {
+      begin = cst((*p)[i]);
+      end = cst((*p)[i + n]);
+    } else {
+      begin = end = cst(0);
+    }
+    w.in.push_back(in);
+    w.padBegin.push_back(begin);
+    w.padEnd.push_back(end);
+    // The padded buffer: at least what the last window reaches, as the
+    // input's size plus a constant (memory planning needs a polynomial of
+    // the symbols). Without ceil_mode the window fits in the pads; ceil_mode
+    // reaches at most stride - 1 past them; SAME pads less than the extent.
+    int64_t extra = same ? w.extent(i) - 1 : autoPad == "NOTSET" ? (*p)[i] + (*p)[i + n] : 0;
+    if (ceilMode && !same)
+      extra += w.strides[i] - 1;
+    w.padded.push_back(arith::AddIOp::create(b, loc, in, cst(extra)));
+  }
+  return w;
+}
+
+/// X padded as `w` says, the padding filled with `neutral`.
+Value padSymbolic(OpBuilder &b, Location loc, Value x, const SymbolicWindow &w,
+                  TypedAttr neutral) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<Value> dynamic;
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)),
+      strides(type.getRank(), b.getIndexAttr(1));
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (d < 2) {
+      if (type.isDynamicDim(d))
+        dynamic.push_back(indexValue(b, loc, w.xSizes[d]));
+      continue;
+    }
+    shape[d] = ShapedType::kDynamic;
+    dynamic.push_back(w.padded[d - 2]);
+    offsets[d] = w.padBegin[d - 2];
+  }
+  auto paddedType = RankedTensorType::get(shape, type.getElementType());
+  Value filled = buildFilled(b, loc, paddedType, neutral, dynamic);
+  return tensor::InsertSliceOp::create(b, loc, x, filled, offsets, w.xSizes, strides);
+}
+
+/// Splits static dim `dim` of `v` into [outer, size / outer], other dims
+/// kept (symbolic ones too).
+Value splitDimMixed(OpBuilder &b, Location loc, Value v, int64_t dim, int64_t outer) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.hasStaticShape())
+    return splitDim(b, loc, v, dim, outer);
+  SmallVector<OpFoldResult> sizes = mixedSizes(b, loc, v), outSizes;
+  SmallVector<int64_t> shape;
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    int64_t at = static_cast<int64_t>(shape.size());
+    if (d == dim) {
+      groups.push_back({at, at + 1});
+      shape.append({outer, type.getDimSize(d) / outer});
+      outSizes.append({b.getIndexAttr(outer), b.getIndexAttr(type.getDimSize(d) / outer)});
+      continue;
+    }
+    groups.push_back({at});
+    shape.push_back(type.getDimSize(d));
+    outSizes.push_back(sizes[d]);
+  }
+  return tensor::ExpandShapeOp::create(b, loc,
+                                       RankedTensorType::get(shape, type.getElementType()), v,
+                                       groups, outSizes);
+}
+
+/// The dynamic ones of `sizes`, as values.
+SmallVector<Value> dynamicOf(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes) {
+  SmallVector<Value> out;
+  for (OpFoldResult s : sizes)
+    if (auto v = dyn_cast<Value>(s))
+      out.push_back(v);
+  return out;
+}
+
+/// Conv over symbolic spatial dims: the reference generic of buildConv
+/// over a padded input whose sizes are computed at run time.
+FailureOr<Value> buildSymbolicConv(ConversionPatternRewriter &rewriter, Operation *op,
+                                   const TypeConverter *converter, Value xIn, Value wIn,
+                                   Value bias, int64_t group,
+                                   std::optional<ArrayRef<int64_t>> kernelAttr,
+                                   std::optional<ArrayRef<int64_t>> strides,
+                                   std::optional<ArrayRef<int64_t>> dilations,
+                                   std::optional<ArrayRef<int64_t>> pads, StringRef autoPad,
+                                   Type accElem) {
+  auto result = symbolicResultType(rewriter, converter, op, 0);
+  if (failed(result))
+    return failure();
+  auto [yType, yDynamic] = *result;
+  auto xType = dyn_cast<RankedTensorType>(xIn.getType());
+  auto wType = dyn_cast<RankedTensorType>(wIn.getType());
+  if (!xType || !wType || !wType.hasStaticShape() || xType.getRank() < 3 ||
+      wType.getRank() != xType.getRank() || yType.getRank() != xType.getRank())
+    return rewriter.notifyMatchFailure(op, "X, W and Y need the same rank >= 3, W static");
+  int64_t channels = xType.getDimSize(1), outChannels = wType.getDimSize(0);
+  if (ShapedType::isDynamic(channels) || group < 1 || channels % group || outChannels % group ||
+      channels / group != wType.getDimSize(1) || yType.getDimSize(1) != outChannels)
+    return rewriter.notifyMatchFailure(op, "channels do not match W and group");
+  ArrayRef<int64_t> kernel = wType.getShape().drop_front(2);
+  if (kernelAttr && *kernelAttr != kernel)
+    return rewriter.notifyMatchFailure(op, "kernel_shape does not match W");
+  if (accElem)
+    yType = RankedTensorType::get(yType.getShape(), accElem);
+  Location loc = op->getLoc();
+  SmallVector<OpFoldResult> ySizes;
+  for (int64_t d = 0, k = 0; d < yType.getRank(); ++d)
+    ySizes.push_back(yType.isDynamicDim(d) ? OpFoldResult(yDynamic[k++])
+                                           : OpFoldResult(rewriter.getIndexAttr(yType.getDimSize(d))));
+  auto w = resolveSymbolicWindow(rewriter, op, xIn, ySizes, kernel, strides, dilations, pads,
+                                 autoPad, /*ceilMode=*/false);
+  if (failed(w))
+    return failure();
+  MLIRContext *ctx = rewriter.getContext();
+  Type elem = yType.getElementType();
+  Value x = padSymbolic(rewriter, loc, xIn, *w, rewriter.getZeroAttr(elem));
+  x = splitDimMixed(rewriter, loc, x, 1, group);
+  Value weight = splitDim(rewriter, loc, wIn, 0, group);
+  int64_t s = static_cast<int64_t>(w->rank());
+  SmallVector<AffineExpr> wExprs = {getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx),
+                                    getAffineDimExpr(3 + s, ctx)};
+  for (int64_t i = 0; i < s; ++i)
+    wExprs.push_back(getAffineDimExpr(4 + s + i, ctx));
+  // The [N, G, M/G, out...] accumulator: zeros, or the bias broadcast.
+  SmallVector<int64_t> groupedShape = {yType.getDimSize(0), group, outChannels / group};
+  llvm::append_range(groupedShape, yType.getShape().drop_front(2));
+  SmallVector<OpFoldResult> groupedSizes = {ySizes[0], rewriter.getIndexAttr(group),
+                                            rewriter.getIndexAttr(outChannels / group)};
+  llvm::append_range(groupedSizes, ArrayRef(ySizes).drop_front(2));
+  auto groupedType = RankedTensorType::get(groupedShape, elem);
+  SmallVector<Value> groupedDynamic = dynamicOf(rewriter, loc, groupedSizes);
+  Value init;
+  if (!bias || isa<NoneType>(bias.getType())) {
+    init = buildFilled(rewriter, loc, groupedType, rewriter.getZeroAttr(elem), groupedDynamic);
+  } else {
+    int64_t rank = groupedType.getRank();
+    Value grouped = splitDim(rewriter, loc, bias, 0, group);
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(rank, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx)}, ctx),
+        AffineMap::getMultiDimIdentityMap(rank, ctx)};
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    Value empty = emptyTensor(rewriter, loc, groupedType, groupedDynamic);
+    init = linalg::GenericOp::create(rewriter, loc, groupedType, grouped, empty, maps, iterators,
+                                     [](OpBuilder &nb, Location nloc, ValueRange args) {
+                                       linalg::YieldOp::create(nb, nloc, args[0]);
+                                     })
+               .getResult(0);
+  }
+  SmallVector<AffineExpr> xExprs;
+  for (int64_t i = 0; i < s; ++i)
+    xExprs.push_back(getAffineDimExpr(3 + i, ctx) * w->strides[i] +
+                     getAffineDimExpr(4 + s + i, ctx) * w->dilations[i]);
+  Value y = buildGroupedConv(rewriter, loc, x, weight, xExprs, wExprs, init);
+  return mergeDims(rewriter, loc, y, 1);
+}
+
 /// Shapes of a Conv-like op, checked: X [N, C, in...], W, Y [N, M, out...].
 struct ConvShapes {
   RankedTensorType x, w, y;
@@ -238,6 +500,11 @@ template <typename OpTy>
 FailureOr<Value> buildConv(ConversionPatternRewriter &rewriter, OpTy op,
                            const TypeConverter *converter, Value xIn, Value wIn, Value bias,
                            Type accElem = {}) {
+  if (auto xt = dyn_cast<RankedTensorType>(xIn.getType()); xt && hasSymbolicWindow(op))
+    return buildSymbolicConv(rewriter, op, converter, xIn, wIn, bias,
+                             static_cast<int64_t>(op.getGroup()), op.getKernelShape(),
+                             op.getStrides(), op.getDilations(), op.getPads(), op.getAutoPad(),
+                             accElem);
   auto shapes = convShapes(rewriter, op, converter, xIn, wIn, bias);
   if (failed(shapes))
     return failure();
@@ -758,6 +1025,114 @@ Value lpRoot(OpBuilder &b, Location loc, Value sums, int64_t p) {
       });
 }
 
+/// A pooling op over symbolic spatial dims (MaxPool without Indices,
+/// AveragePool, LpPool): one generic over [N, C, out..., k...] reading the
+/// padded input; AveragePool also counts, per output, the window positions
+/// that its count_include_pad says count.
+FailureOr<Value> buildSymbolicPool(ConversionPatternRewriter &rewriter, Operation *op,
+                                   const TypeConverter *converter, Value x, PoolKind kind,
+                                   bool isUnsigned, int64_t p, bool countPadding, bool ceilMode,
+                                   std::optional<ArrayRef<int64_t>> kernel,
+                                   std::optional<ArrayRef<int64_t>> strides,
+                                   std::optional<ArrayRef<int64_t>> dilations,
+                                   std::optional<ArrayRef<int64_t>> pads, StringRef autoPad) {
+  auto result = symbolicResultType(rewriter, converter, op, 0);
+  if (failed(result))
+    return failure();
+  auto [yType, yDynamic] = *result;
+  auto xType = dyn_cast<RankedTensorType>(x.getType());
+  if (!xType || xType.getRank() < 3 || yType.getRank() != xType.getRank() || !kernel)
+    return rewriter.notifyMatchFailure(op, "X and Y must be [N, C, spatial...] with a kernel");
+  Location loc = op->getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  SmallVector<OpFoldResult> ySizes;
+  for (int64_t d = 0, k = 0; d < yType.getRank(); ++d)
+    ySizes.push_back(yType.isDynamicDim(d) ? OpFoldResult(yDynamic[k++])
+                                           : OpFoldResult(rewriter.getIndexAttr(yType.getDimSize(d))));
+  auto w = resolveSymbolicWindow(rewriter, op, x, ySizes, *kernel, strides, dilations, pads,
+                                 autoPad, ceilMode);
+  if (failed(w))
+    return failure();
+  Type elem = yType.getElementType();
+  TypedAttr neutral = neutralValue(rewriter, elem, isUnsigned, kind);
+  Value padded = padSymbolic(rewriter, loc, x, *w, neutral);
+  int64_t s = static_cast<int64_t>(w->rank());
+  int64_t numLoops = 2 + 2 * s;
+  auto dim = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineExpr> xExprs = {dim(0), dim(1)}, yExprs = {dim(0), dim(1)}, windowExprs;
+  for (int64_t i = 0; i < s; ++i) {
+    xExprs.push_back(dim(2 + i) * w->strides[i] + dim(2 + s + i) * w->dilations[i]);
+    yExprs.push_back(dim(2 + i));
+    windowExprs.push_back(dim(2 + s + i));
+  }
+  Value window = tensor::EmptyOp::create(rewriter, loc, w->kernel, elem);
+  AffineMap yMap = AffineMap::get(numLoops, 0, yExprs, ctx);
+  SmallVector<AffineMap> maps = {AffineMap::get(numLoops, 0, xExprs, ctx),
+                                 AffineMap::get(numLoops, 0, windowExprs, ctx), yMap};
+  SmallVector<Value> inits = {buildFilled(rewriter, loc, yType, neutral, yDynamic)};
+  SmallVector<Type> resultTypes = {yType};
+  if (kind == PoolKind::Average) {
+    maps.push_back(yMap);
+    inits.push_back(buildFilled(rewriter, loc, yType, rewriter.getZeroAttr(elem), yDynamic));
+    resultTypes.push_back(yType);
+  }
+  SmallVector<utils::IteratorType> iterators(2 + s, utils::IteratorType::parallel);
+  iterators.append(s, utils::IteratorType::reduction);
+  auto body = [&](OpBuilder &nb, Location nloc, ValueRange args) {
+    Value v = args[0], acc = args[2];
+    if (kind == PoolKind::Lp) {
+      linalg::YieldOp::create(nb, nloc,
+                              ValueRange{arith::AddFOp::create(nb, nloc, acc, lpTerm(nb, nloc, v, p))});
+      return;
+    }
+    if (kind == PoolKind::Max) {
+      Value m = isa<FloatType>(elem) ? Value(arith::MaximumFOp::create(nb, nloc, acc, v))
+                : isUnsigned         ? Value(arith::MaxUIOp::create(nb, nloc, acc, v))
+                                     : Value(arith::MaxSIOp::create(nb, nloc, acc, v));
+      linalg::YieldOp::create(nb, nloc, m);
+      return;
+    }
+    // Average: the position read counts when it lies in the input (or, with
+    // count_include_pad, in its pads), never past the end pad.
+    Value inside = arith::ConstantIntOp::create(nb, nloc, 1, 1);
+    for (int64_t i = 0; i < s; ++i) {
+      auto cst = [&](int64_t c) { return Value(arith::ConstantIndexOp::create(nb, nloc, c)); };
+      Value at = arith::AddIOp::create(
+          nb, nloc,
+          arith::MulIOp::create(nb, nloc, linalg::IndexOp::create(nb, nloc, 2 + i),
+                                cst(w->strides[i])),
+          arith::MulIOp::create(nb, nloc, linalg::IndexOp::create(nb, nloc, 2 + s + i),
+                                cst(w->dilations[i])));
+      Value lo = countPadding ? cst(0) : w->padBegin[i];
+      Value inEnd = arith::AddIOp::create(nb, nloc, w->padBegin[i], w->in[i]);
+      // With count_include_pad, the pads count (not what ceil_mode windows
+      // reach past them).
+      Value hi = countPadding ? Value(arith::AddIOp::create(nb, nloc, inEnd, w->padEnd[i]))
+                              : inEnd;
+      Value ok = arith::AndIOp::create(
+          nb, nloc, arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::sge, at, lo),
+          arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::slt, at, hi));
+      inside = arith::AndIOp::create(nb, nloc, inside, ok);
+    }
+    Value one = arith::ConstantOp::create(nb, nloc, nb.getFloatAttr(elem, 1.0));
+    Value zero = arith::ConstantOp::create(nb, nloc, nb.getFloatAttr(elem, 0.0));
+    Value counted = arith::AddFOp::create(nb, nloc, args[3],
+                                          arith::SelectOp::create(nb, nloc, inside, one, zero));
+    linalg::YieldOp::create(nb, nloc, ValueRange{addScalars(nb, nloc, acc, v), counted});
+  };
+  auto generic = linalg::GenericOp::create(rewriter, loc, resultTypes, ValueRange{padded, window},
+                                           inits, maps, iterators, body);
+  Value y = generic.getResult(0);
+  if (kind == PoolKind::Lp)
+    return lpRoot(rewriter, loc, y, p);
+  if (kind != PoolKind::Average)
+    return y;
+  return buildBroadcastGeneric(rewriter, loc, yType, ValueRange{y, generic.getResult(1)},
+                               [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+                                 return arith::DivFOp::create(nb, nloc, args[0], args[1]);
+                               });
+}
+
 /// Checks X [N, C, in...] and Y [N, C, out...] of a pooling op.
 LogicalResult checkPoolShapes(ConversionPatternRewriter &rewriter, Operation *op, Value x,
                               RankedTensorType yType) {
@@ -782,6 +1157,20 @@ struct MaxPoolLowering : OpConversionPattern<onnx::MaxPoolOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::MaxPoolOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    if (hasSymbolicWindow(op)) {
+      if (!isa<NoneType>(op.getIndices().getType()) && !op.getIndices().use_empty())
+        return op.emitError("MaxPool's Indices over symbolic spatial dims are not supported "
+                            "(pass --shape to fix them)");
+      auto y = buildSymbolicPool(rewriter, op, getTypeConverter(), adaptor.getX(), PoolKind::Max,
+                                 isUnsignedInt(onnxElementType(op.getX())), 0, false,
+                                 op.getCeilMode() != 0,
+                                 op.getKernelShape(), op.getStrides(), op.getDilations(),
+                                 op.getPads(), op.getAutoPad());
+      if (failed(y))
+        return failure();
+      rewriter.replaceOpWithMultiple(op, {{*y}, {}});
+      return success();
+    }
     auto yType = staticResultType(rewriter, getTypeConverter(), op);
     if (!yType)
       return failure();
@@ -817,6 +1206,17 @@ struct AveragePoolLowering : OpConversionPattern<onnx::AveragePoolOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::AveragePoolOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    if (hasSymbolicWindow(op)) {
+      auto y = buildSymbolicPool(rewriter, op, getTypeConverter(), adaptor.getX(),
+                                 PoolKind::Average, false, 0, op.getCountIncludePad() != 0,
+                                 op.getCeilMode() != 0,
+                                 op.getKernelShape(), op.getStrides(), extraDilations(op),
+                                 op.getPads(), op.getAutoPad());
+      if (failed(y))
+        return failure();
+      rewriter.replaceOp(op, *y);
+      return success();
+    }
     auto yType = staticResultType(rewriter, getTypeConverter(), op);
     if (!yType)
       return failure();
@@ -842,6 +1242,20 @@ struct LpPoolLowering : OpConversionPattern<onnx::LpPoolOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::LpPoolOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    if (hasSymbolicWindow(op)) {
+      if (op.getP() < 1)
+        return rewriter.notifyMatchFailure(op, "p must be positive");
+      auto y = buildSymbolicPool(rewriter, op, getTypeConverter(), adaptor.getX(), PoolKind::Lp,
+                                 false, static_cast<int64_t>(op.getP()), false,
+                                 op->getAttrOfType<IntegerAttr>("ceil_mode") &&
+                                     op->getAttrOfType<IntegerAttr>("ceil_mode").getInt() != 0,
+                                 op.getKernelShape(), op.getStrides(), extraDilations(op),
+                                 op.getPads(), op.getAutoPad());
+      if (failed(y))
+        return failure();
+      rewriter.replaceOp(op, *y);
+      return success();
+    }
     auto yType = staticResultType(rewriter, getTypeConverter(), op);
     if (!yType)
       return failure();

@@ -391,6 +391,53 @@ void addSymbolArguments(func::FuncOp func, OnnxTypeConverter &converter) {
   }
 }
 
+/// Computes each derived symbol of `func` (onnx::DerivedDim: a sliding
+/// window's output length over a symbolic input) first thing in run(), from
+/// the inputs' symbols: (span / stride) + 1 rounded as it says, 0 when the
+/// padded input is shorter than the window (run() returns 9 then), and
+/// through arith.minui with its bound, which memory planning reads.
+void defineDerivedSymbols(func::FuncOp func, OnnxTypeConverter &converter) {
+  if (func.getBody().empty())
+    return;
+  auto &values = converter.symbols[func];
+  OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+  Location loc = func.getLoc();
+  for (StringAttr name : converter.shapes.derivedSymbols()) {
+    const onnx::DerivedDim *def = converter.shapes.derivedOf(name);
+    std::optional<onnx::SymExpr> bound = converter.shapes.boundOf(name);
+    if (!def || !bound)
+      continue;
+    Value span = converter.materialize(b, loc, func, def->span);
+    Value limit = converter.materialize(b, loc, func, *bound);
+    if (!span || !limit)
+      continue; // not a symbol of this function
+    Value zero = indexConst(b, loc, 0), one = indexConst(b, loc, 1);
+    Value stride = indexConst(b, loc, def->stride);
+    Value rounded = def->ceil ? Value(arith::AddIOp::create(b, loc, span,
+                                                            indexConst(b, loc, def->stride - 1)))
+                              : span;
+    Value count = arith::AddIOp::create(b, loc, arith::DivSIOp::create(b, loc, rounded, stride),
+                                        one);
+    if (def->dropLast) {
+      // The last window must start inside the input or its begin padding.
+      Value in = converter.materialize(b, loc, func, def->in);
+      if (!in)
+        continue;
+      Value start = arith::MulIOp::create(b, loc, arith::SubIOp::create(b, loc, count, one),
+                                          stride);
+      Value limitStart =
+          arith::AddIOp::create(b, loc, in, indexConst(b, loc, def->padBegin));
+      Value past =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, start, limitStart);
+      count = arith::SelectOp::create(b, loc, past, arith::SubIOp::create(b, loc, count, one),
+                                      count);
+    }
+    Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, span, zero);
+    count = arith::SelectOp::create(b, loc, negative, zero, count);
+    values.push_back({name, arith::MinUIOp::create(b, loc, count, limit)});
+  }
+}
+
 /// A placeholder for each data-dependent dim of `func` (a symbol an op
 /// defines from the values it reads, onnx::ShapeContext::dataDim), right
 /// after its op: the ops after it size their results and check their dim
@@ -880,7 +927,7 @@ std::string symbolicMismatch(Operation *op, const OnnxTypeConverter &converter) 
 } // namespace
 
 bool lowersSymbolicDims(Operation *op) {
-  return isSymbolicElementwise(op) ||
+  return isSymbolicElementwise(op) || hasSymbolicWindow(op) ||
          isa<onnx::MatMulOp, onnx::GemmOp, onnx::ReshapeOp, onnx::FlattenOp, onnx::SqueezeOp,
              onnx::UnsqueezeOp, onnx::TransposeOp, onnx::GatherOp, onnx::SliceOp, onnx::SoftmaxOp,
              onnx::LogSoftmaxOp, onnx::ReduceSumOp, onnx::ReduceMeanOp, onnx::ReduceMaxOp,
@@ -996,6 +1043,7 @@ struct ConvertOnnxToLinalgPass
           }
       }
       addSymbolArguments(func, converter);
+      defineDerivedSymbols(func, converter);
       addDataDimPlaceholders(func, converter);
       checkDimConstraints(func, converter);
     }

@@ -93,6 +93,11 @@ struct Window {
   }
 };
 
+/// Whether `op` is a Conv or pool whose input has a symbolic spatial dim
+/// (its output dims are then derived symbols, onnx::DerivedDim): it lowers
+/// through a reference generic whose sizes run() computes.
+bool hasSymbolicWindow(mlir::Operation *op);
+
 /// Reads an optional INTS attribute of `n` values, or `n` copies of `dflt`;
 /// a match failure when a value is below `min` or the count is wrong.
 mlir::FailureOr<llvm::SmallVector<int64_t>>

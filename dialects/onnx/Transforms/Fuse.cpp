@@ -416,6 +416,9 @@ struct FuseConv : OpRewritePattern<ConvOp> {
     auto y = floatTensorType(conv.getY());
     if (!y || y.getRank() < 3 || y.isDynamicDim(1))
       return rewriter.notifyMatchFailure(conv, "result is not float [N, M, ...] with M known");
+    for (int64_t d = 2; d < y.getRank(); ++d)
+      if (y.isDynamicDim(d))
+        return rewriter.notifyMatchFailure(conv, "symbolic spatial dims: the Conv lowers alone");
     Type elem = y.getElementType();
     int64_t channels = y.getDimSize(1);
     // A bias folds into B when B is absent or a constant of M values.
