@@ -216,6 +216,8 @@ struct SymbolicWindow {
   /// Per spatial dim: the input size, the begin pad and the padded size
   /// (input + both pads, at least what the last window reaches).
   SmallVector<Value> in, padBegin, padEnd, padded;
+  /// Whether any pad (or ceil_mode overhang) is there at all.
+  bool needsPadding = false;
   /// All dims of X and of Y.
   SmallVector<OpFoldResult> xSizes, ySizes;
   size_t rank() const { return kernel.size(); }
@@ -323,6 +325,7 @@ resolveSymbolicWindow(ConversionPatternRewriter &rewriter, Operation *op, Value 
     int64_t extra = same ? w.extent(i) - 1 : autoPad == "NOTSET" ? (*p)[i] + (*p)[i + n] : 0;
     if (ceilMode && !same)
       extra += w.strides[i] - 1;
+    w.needsPadding |= extra != 0;
     w.padded.push_back(arith::AddIOp::create(b, loc, in, cst(extra)));
   }
   return w;
@@ -331,6 +334,8 @@ resolveSymbolicWindow(ConversionPatternRewriter &rewriter, Operation *op, Value 
 /// X padded as `w` says, the padding filled with `neutral`.
 Value padSymbolic(OpBuilder &b, Location loc, Value x, const SymbolicWindow &w,
                   TypedAttr neutral) {
+  if (!w.needsPadding)
+    return x;
   auto type = cast<RankedTensorType>(x.getType());
   SmallVector<int64_t> shape(type.getShape());
   SmallVector<Value> dynamic;
