@@ -1299,6 +1299,7 @@ const Handler handlers[] = {
     {"Range", 27, kMaxOpset, range27},
     {"GridSample", 20, kMaxOpset, gridSample20},
     {"DFT", 20, kMaxOpset, dft20},
+    {"DeformConv", 19, kMaxOpset, deformConv19},
     {"OptionalHasElement", 18, kMaxOpset, optionalHasElement18},
     // Ops new in opsets 18 to 28 that an op of the dialect implements (by
     // opset, as they have no schema in the table).

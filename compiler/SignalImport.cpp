@@ -147,4 +147,165 @@ Error dft20(NodeContext &nc) {
   return nc.setOutput(0, (*id)->getResult(0));
 }
 
+/// DeformConv 19/22 (2-D) from ops of the dialect: the sampling positions
+/// (each output pixel's window position plus its offset) become a GridSample
+/// grid (bilinear, zeros outside: a tap outside the input reads 0), per
+/// offset group over its channels; the samples, scaled by the mask, are the
+/// columns of a convolution done as a MatMul with W (per group), plus B.
+Error deformConv19(NodeContext &nc) {
+  if (Error e = knownAttributes(
+          nc, {"dilations", "group", "kernel_shape", "offset_group", "pads", "strides"}))
+    return e;
+  if (nc.numInputs() < 3 || nc.numInputs() > 5 || !nc.hasInput(0) || !nc.hasInput(1) ||
+      !nc.hasInput(2))
+    return nc.error("DeformConv takes 3 to 5 inputs (X, W, offset, B, mask), has " +
+                    Twine(nc.numInputs()));
+  SmallVector<Value> in;
+  for (unsigned i = 0; i < 5; ++i) {
+    if (i >= nc.numInputs() || !nc.hasInput(i)) {
+      in.push_back(Value());
+      continue;
+    }
+    auto v = nc.input(i);
+    if (!v)
+      return v.takeError();
+    in.push_back(*v);
+  }
+  auto staticType = [](Value v) {
+    auto t = v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
+    return t && t.hasStaticShape() ? t : RankedTensorType();
+  };
+  auto xType = staticType(in[0]), wType = staticType(in[1]), oType = staticType(in[2]);
+  if (!xType || !wType || !oType)
+    return nc.error("X, W and offset need shapes known at compile time");
+  auto elem = dyn_cast<FloatType>(xType.getElementType());
+  if (!elem || xType.getRank() != 4 || wType.getRank() != 4 || oType.getRank() != 4)
+    return nc.error("only 2-D DeformConv is supported: X [N, C, H, W], W [oC, C/group, kH, kW] "
+                    "and offset [N, offset_group*kH*kW*2, oH, oW] of float");
+  int64_t n = xType.getDimSize(0), c = xType.getDimSize(1), h = xType.getDimSize(2),
+          w = xType.getDimSize(3);
+  int64_t oc = wType.getDimSize(0), kh = wType.getDimSize(2), kw = wType.getDimSize(3);
+  int64_t group = nc.intAttr("group", 1), og = nc.intAttr("offset_group", 1);
+  if (group < 1 || og < 1 || c % group || oc % group || c % og ||
+      wType.getDimSize(1) != c / group)
+    return nc.error("channels: C " + Twine(c) + ", oC " + Twine(oc) + ", W's C/group " +
+                    Twine(wType.getDimSize(1)) + " do not fit group " + Twine(group) +
+                    " and offset_group " + Twine(og));
+  if (auto k = nc.intsAttr("kernel_shape"); k && (k->size() != 2 || (*k)[0] != kh ||
+                                                  (*k)[1] != kw))
+    return nc.error("kernel_shape does not match W");
+  auto ints = [&](StringRef name, size_t count, int64_t dflt) -> llvm::Expected<SmallVector<int64_t>> {
+    auto v = nc.intsAttr(name);
+    if (!v)
+      return SmallVector<int64_t>(count, dflt);
+    if (v->size() != count)
+      return nc.error("'" + name + "' must have " + Twine(count) + " values");
+    return *v;
+  };
+  auto strides = ints("strides", 2, 1);
+  if (!strides)
+    return strides.takeError();
+  auto dil = ints("dilations", 2, 1);
+  if (!dil)
+    return dil.takeError();
+  auto pads = ints("pads", 4, 0);
+  if (!pads)
+    return pads.takeError();
+  for (int64_t v : *strides)
+    if (v < 1)
+      return nc.error("strides must be positive");
+  for (int64_t v : *dil)
+    if (v < 1)
+      return nc.error("dilations must be positive");
+  int64_t oh = (h + (*pads)[0] + (*pads)[2] - ((kh - 1) * (*dil)[0] + 1)) / (*strides)[0] + 1;
+  int64_t ow = (w + (*pads)[1] + (*pads)[3] - ((kw - 1) * (*dil)[1] + 1)) / (*strides)[1] + 1;
+  int64_t k = kh * kw;
+  if (oh < 1 || ow < 1 || oType.getDimSize(0) != n || oType.getDimSize(1) != og * k * 2 ||
+      oType.getDimSize(2) != oh || oType.getDimSize(3) != ow)
+    return nc.error("offset must be [" + Twine(n) + ", " + Twine(og * k * 2) + ", " + Twine(oh) +
+                    ", " + Twine(ow) + "]");
+  if (auto mType = staticType(in[4]); in[4] && (!mType || mType.getNumElements() != n * og * k * oh * ow))
+    return nc.error("mask must be [" + Twine(n) + ", " + Twine(og * k) + ", " + Twine(oh) + ", " +
+                    Twine(ow) + "]");
+  if (auto bType = staticType(in[3]); in[3] && (!bType || bType.getNumElements() != oc))
+    return nc.error("B must have " + Twine(oc) + " elements");
+
+  OpBuilder &b = nc.builder();
+  auto op = [&](StringRef type, ArrayRef<Value> operands,
+                ArrayRef<NamedAttribute> attrs = {}) -> llvm::Expected<Value> {
+    auto o = nc.build(type, operands, attrs);
+    if (!o)
+      return o.takeError();
+    return (*o)->getResult(0);
+  };
+  auto reshape = [&](Value v, ArrayRef<int64_t> shape) {
+    return op("Reshape", {v, nc.constI64(shape)});
+  };
+  auto constF = [&](ArrayRef<int64_t> shape, ArrayRef<double> values) -> llvm::Expected<Value> {
+    auto type = RankedTensorType::get(shape, elem);
+    SmallVector<APFloat> vals;
+    for (double v : values) {
+      APFloat f(v);
+      bool lost;
+      f.convert(elem.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      vals.push_back(f);
+    }
+    return op("Constant", {}, {b.getNamedAttr("value", DenseElementsAttr::get(type, vals))});
+  };
+#define TRY(var, expr)                                                                             \
+  auto var = (expr);                                                                               \
+  if (!var)                                                                                        \
+    return var.takeError();
+
+  TRY(xg, reshape(in[0], {n * og, c / og, h, w}));
+  TRY(off, reshape(in[2], {n, og, k, 2, oh, ow}));
+  TRY(offT, op("Transpose", {*off}, {b.getNamedAttr("perm", b.getDenseI64ArrayAttr(
+                                                                  {0, 1, 2, 4, 5, 3}))}));
+  // The window positions (y, x) of each kernel tap and output pixel.
+  SmallVector<double> base;
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t x = 0; x < ow; ++x) {
+          base.push_back(static_cast<double>(y * (*strides)[0] - (*pads)[0] + i * (*dil)[0]));
+          base.push_back(static_cast<double>(x * (*strides)[1] - (*pads)[1] + j * (*dil)[1]));
+        }
+  TRY(baseC, constF({k, oh, ow, 2}, base));
+  TRY(pos, op("Add", {*offT, *baseC}));
+  // (y, x) to GridSample's normalized (x, y) (align_corners 0):
+  // g = (2 p + 1) / size - 1.
+  double hd = static_cast<double>(h), wd = static_cast<double>(w);
+  TRY(m, constF({2, 2}, {0.0, 2.0 / hd, 2.0 / wd, 0.0}));
+  TRY(shift, constF({2}, {1.0 / wd - 1.0, 1.0 / hd - 1.0}));
+  TRY(scaled, op("MatMul", {*pos, *m}));
+  TRY(g, op("Add", {*scaled, *shift}));
+  TRY(grid, reshape(*g, {n * og, k * oh, ow, 2}));
+  TRY(sampled, op("GridSample", {*xg, *grid},
+                  {b.getNamedAttr("align_corners", b.getI64IntegerAttr(0)),
+                   b.getNamedAttr("mode", b.getStringAttr("bilinear")),
+                   b.getNamedAttr("padding_mode", b.getStringAttr("zeros"))}));
+  Value cols = *sampled; // [N * og, C / og, K * oH, oW]
+  if (in[4]) {
+    TRY(maskR, reshape(in[4], {n * og, 1, k * oh, ow}));
+    TRY(masked, op("Mul", {cols, *maskR}));
+    cols = *masked;
+  }
+  int64_t l = oh * ow, ck = (c / group) * k;
+  TRY(colsR, reshape(cols, {n, group, ck, l}));
+  TRY(wR, reshape(in[1], {group, oc / group, ck}));
+  TRY(y, op("MatMul", {*wR, *colsR})); // [N, group, oC / group, L]
+  TRY(yR, reshape(*y, {n, oc, oh, ow}));
+  Value out = *yR;
+  if (in[3]) {
+    TRY(bR, reshape(in[3], {oc, 1, 1}));
+    TRY(withBias, op("Add", {out, *bR}));
+    out = *withBias;
+  }
+#undef TRY
+  auto id = nc.build("Identity", {out}, {}, 1, /*asNodeOutputs=*/true);
+  if (!id)
+    return id.takeError();
+  return nc.setOutput(0, (*id)->getResult(0));
+}
+
 } // namespace onnxcc::importer

@@ -12,6 +12,10 @@ namespace onnxcc::importer {
 /// needs the same result shape for each, so not for one-sided transforms.
 llvm::Error dft20(NodeContext &nc);
 
+/// DeformConv 19 and 22 (2-D): GridSample at the offset positions, then the
+/// convolution as a MatMul (see SignalImport.cpp).
+llvm::Error deformConv19(NodeContext &nc);
+
 } // namespace onnxcc::importer
 
 #endif // ONNXCC_COMPILER_SIGNALIMPORT_H
