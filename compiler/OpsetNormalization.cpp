@@ -1300,6 +1300,8 @@ const Handler handlers[] = {
     {"GridSample", 20, kMaxOpset, gridSample20},
     {"DFT", 20, kMaxOpset, dft20},
     {"DeformConv", 19, kMaxOpset, deformConv19},
+    {"Col2Im", 18, kMaxOpset, col2im18},
+    {"AffineGrid", 20, kMaxOpset, affineGrid20},
     {"OptionalHasElement", 18, kMaxOpset, optionalHasElement18},
     // Ops new in opsets 18 to 28 that an op of the dialect implements (by
     // opset, as they have no schema in the table).

@@ -308,4 +308,245 @@ Error deformConv19(NodeContext &nc) {
   return nc.setOutput(0, (*id)->getResult(0));
 }
 
+namespace {
+
+/// Node input `i` as a constant list of integers, or an error naming it.
+llvm::Expected<SmallVector<int64_t>> constantInput(NodeContext &nc, unsigned i,
+                                                   StringRef name) {
+  if (!nc.hasInput(i))
+    return nc.error("needs the input '" + name + "'");
+  auto v = nc.input(i);
+  if (!v)
+    return v.takeError();
+  auto values = constantInts(*v);
+  if (!values)
+    return nc.error("'" + name +
+                    "' must be a constant (an initializer): the result shape depends on it");
+  return *values;
+}
+
+/// The first result of `type` built from `operands`.
+llvm::Expected<Value> buildOne(NodeContext &nc, StringRef type, ArrayRef<Value> operands,
+                               ArrayRef<NamedAttribute> attrs = {}) {
+  auto o = nc.build(type, operands, attrs);
+  if (!o)
+    return o.takeError();
+  return (*o)->getResult(0);
+}
+
+Error setIdentityOutput(NodeContext &nc, Value v) {
+  auto id = nc.build("Identity", {v}, {}, 1, /*asNodeOutputs=*/true);
+  if (!id)
+    return id.takeError();
+  return nc.setOutput(0, (*id)->getResult(0));
+}
+
+} // namespace
+
+/// Col2Im 18 as a gather: output pixel p of channel c sums, over the kernel
+/// positions k, the column entry of the one block that covers p at k (when
+/// the stride lands on it): Gather of the input [N, C, K * L] with a
+/// constant index table [K, H*W], zeros where no block covers (Where),
+/// ReduceSum over K. Needs image_shape and block_shape constant.
+Error col2im18(NodeContext &nc) {
+  if (Error e = knownAttributes(nc, {"dilations", "pads", "strides"}))
+    return e;
+  if (nc.numInputs() != 3 || !nc.hasInput(0))
+    return nc.error("Col2Im takes 3 inputs (input, image_shape, block_shape), has " +
+                    Twine(nc.numInputs()));
+  auto x = nc.input(0);
+  if (!x)
+    return x.takeError();
+  auto image = constantInput(nc, 1, "image_shape");
+  if (!image)
+    return image.takeError();
+  auto block = constantInput(nc, 2, "block_shape");
+  if (!block)
+    return block.takeError();
+  size_t r = image->size();
+  if (r < 1 || block->size() != r)
+    return nc.error("image_shape and block_shape must have the same number (>= 1) of values");
+  auto type = dyn_cast<RankedTensorType>(x->getType());
+  if (!type || !type.hasStaticShape() || type.getRank() != 3)
+    return nc.error("input must be [N, C * prod(block_shape), L] with dims known at compile time");
+  auto attr = [&](StringRef name, size_t count, int64_t dflt, int64_t min)
+      -> llvm::Expected<SmallVector<int64_t>> {
+    auto v = nc.intsAttr(name);
+    SmallVector<int64_t> out = v ? *v : SmallVector<int64_t>(count, dflt);
+    if (out.size() != count)
+      return nc.error("'" + name + "' must have " + Twine(count) + " values");
+    for (int64_t e : out)
+      if (e < min)
+        return nc.error("'" + name + "' has the value " + Twine(e) + " (at least " +
+                        Twine(min) + ")");
+    return out;
+  };
+  auto dil = attr("dilations", r, 1, 1);
+  if (!dil)
+    return dil.takeError();
+  auto strides = attr("strides", r, 1, 1);
+  if (!strides)
+    return strides.takeError();
+  auto pads = attr("pads", 2 * r, 0, 0);
+  if (!pads)
+    return pads.takeError();
+  int64_t k = 1, hw = 1, l = 1;
+  SmallVector<int64_t> blocks(r);
+  for (size_t d = 0; d < r; ++d) {
+    if ((*image)[d] < 1 || (*block)[d] < 1)
+      return nc.error("image_shape and block_shape must be positive");
+    int64_t span = (*image)[d] + (*pads)[d] + (*pads)[r + d] - ((*dil)[d] * ((*block)[d] - 1) + 1);
+    if (span < 0)
+      return nc.error("the block does not fit the padded image along dim " + Twine(d));
+    blocks[d] = span / (*strides)[d] + 1;
+    k *= (*block)[d];
+    hw *= (*image)[d];
+    l *= blocks[d];
+  }
+  int64_t n = type.getDimSize(0), ck = type.getDimSize(1);
+  if (ck % k != 0 || type.getDimSize(2) != l)
+    return nc.error("input is [" + Twine(n) + ", " + Twine(ck) + ", " + Twine(type.getDimSize(2)) +
+                    "], expected [N, C * " + Twine(k) + ", " + Twine(l) + "]");
+  if (k * hw > (int64_t(1) << 24))
+    return nc.error("image and block too large for the gather table (" + Twine(k * hw) +
+                    " entries)");
+  int64_t c = ck / k;
+  SmallVector<int64_t> index(static_cast<size_t>(k * hw), 0);
+  SmallVector<bool> covered(static_cast<size_t>(k * hw), false);
+  SmallVector<int64_t> kpos(r), ppos(r);
+  for (int64_t kf = 0; kf < k; ++kf) {
+    for (int64_t rem = kf, d = static_cast<int64_t>(r) - 1; d >= 0; --d) {
+      kpos[d] = rem % (*block)[d];
+      rem /= (*block)[d];
+    }
+    for (int64_t pf = 0; pf < hw; ++pf) {
+      for (int64_t rem = pf, d = static_cast<int64_t>(r) - 1; d >= 0; --d) {
+        ppos[d] = rem % (*image)[d];
+        rem /= (*image)[d];
+      }
+      bool ok = true;
+      int64_t lf = 0;
+      for (size_t d = 0; d < r && ok; ++d) {
+        int64_t t = ppos[d] + (*pads)[d] - kpos[d] * (*dil)[d];
+        ok = t >= 0 && t % (*strides)[d] == 0 && t / (*strides)[d] < blocks[d];
+        lf = lf * blocks[d] + (ok ? t / (*strides)[d] : 0);
+      }
+      index[kf * hw + pf] = ok ? kf * l + lf : 0;
+      covered[kf * hw + pf] = ok;
+    }
+  }
+  OpBuilder &b = nc.builder();
+  auto flat = buildOne(nc, "Reshape", {*x, nc.constI64({n, c, k * l})});
+  if (!flat)
+    return flat.takeError();
+  auto idx = buildOne(nc, "Constant", {},
+                      {b.getNamedAttr("value", DenseElementsAttr::get(
+                                                   RankedTensorType::get({k, hw}, b.getI64Type()),
+                                                   ArrayRef<int64_t>(index)))});
+  if (!idx)
+    return idx.takeError();
+  auto gathered = buildOne(nc, "Gather", {*flat, *idx}, {b.getNamedAttr("axis", b.getI64IntegerAttr(2))});
+  if (!gathered)
+    return gathered.takeError();
+  auto mask = buildOne(nc, "Constant", {},
+                       {b.getNamedAttr("value", DenseElementsAttr::get(
+                                                    RankedTensorType::get({k, hw}, b.getI1Type()),
+                                                    ArrayRef<bool>(covered)))});
+  if (!mask)
+    return mask.takeError();
+  auto kept = buildOne(nc, "Where", {*mask, *gathered, nc.constScalar(type.getElementType(), 0.0)});
+  if (!kept)
+    return kept.takeError();
+  auto sum = buildOne(nc, "ReduceSum", {*kept, nc.constI64({2})},
+                      {b.getNamedAttr("keepdims", b.getI64IntegerAttr(0))});
+  if (!sum)
+    return sum.takeError();
+  SmallVector<int64_t> shape = {n, c};
+  shape.append(image->begin(), image->end());
+  auto y = buildOne(nc, "Reshape", {*sum, nc.constI64(shape)});
+  if (!y)
+    return y.takeError();
+  return setIdentityOutput(nc, *y);
+}
+
+/// AffineGrid 20 with a constant size: the base grid (x, y[, z], 1) of the
+/// normalized pixel positions, a constant [spatial..., r + 1], times theta
+/// transposed (MatMul with batch broadcasting).
+Error affineGrid20(NodeContext &nc) {
+  if (Error e = knownAttributes(nc, {"align_corners"}))
+    return e;
+  if (nc.numInputs() != 2 || !nc.hasInput(0))
+    return nc.error("AffineGrid takes 2 inputs (theta, size), has " + Twine(nc.numInputs()));
+  auto theta = nc.input(0);
+  if (!theta)
+    return theta.takeError();
+  auto size = constantInput(nc, 1, "size");
+  if (!size)
+    return size.takeError();
+  if (size->size() != 4 && size->size() != 5)
+    return nc.error("size must have 4 (2-D) or 5 (3-D) values, has " + Twine(size->size()));
+  int64_t r = static_cast<int64_t>(size->size()) - 2;
+  auto type = dyn_cast<RankedTensorType>(theta->getType());
+  auto elem = type ? dyn_cast<FloatType>(type.getElementType()) : FloatType();
+  int64_t n = (*size)[0];
+  if (!type || !elem || !type.hasStaticShape() || type.getRank() != 3 ||
+      type.getDimSize(0) != n || type.getDimSize(1) != r || type.getDimSize(2) != r + 1)
+    return nc.error("theta must be float [" + Twine(n) + ", " + Twine(r) + ", " + Twine(r + 1) +
+                    "] for size with " + Twine(size->size()) + " values");
+  bool align = nc.intAttr("align_corners", 0) != 0;
+  SmallVector<int64_t> dims(size->begin() + 2, size->end()); // [D,] H, W
+  int64_t points = 1;
+  for (int64_t d : dims) {
+    if (d < 1)
+      return nc.error("size has a non-positive spatial dim " + Twine(d));
+    points *= d;
+  }
+  if (points * (r + 1) > (int64_t(1) << 24))
+    return nc.error("the grid is too large (" + Twine(points) + " points)");
+  auto coord = [&](int64_t i, int64_t d) -> double {
+    if (align)
+      return d == 1 ? 0.0 : -1.0 + 2.0 * static_cast<double>(i) / static_cast<double>(d - 1);
+    return (2.0 * static_cast<double>(i) + 1.0) / static_cast<double>(d) - 1.0;
+  };
+  SmallVector<APFloat> base;
+  SmallVector<int64_t> pos(r);
+  auto push = [&](double v) {
+    APFloat f(v);
+    bool lost;
+    f.convert(elem.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    base.push_back(f);
+  };
+  for (int64_t p = 0; p < points; ++p) {
+    for (int64_t rem = p, d = r - 1; d >= 0; --d) {
+      pos[d] = rem % dims[d];
+      rem /= dims[d];
+    }
+    // x (the last dim) first, then y[, z], then 1.
+    for (int64_t d = r - 1; d >= 0; --d)
+      push(coord(pos[d], dims[d]));
+    push(1.0);
+  }
+  OpBuilder &b = nc.builder();
+  auto grid = buildOne(nc, "Constant", {},
+                       {b.getNamedAttr("value", DenseElementsAttr::get(
+                                                    RankedTensorType::get({points, r + 1}, elem),
+                                                    base))});
+  if (!grid)
+    return grid.takeError();
+  auto thetaT = buildOne(nc, "Transpose", {*theta},
+                         {b.getNamedAttr("perm", b.getDenseI64ArrayAttr({0, 2, 1}))});
+  if (!thetaT)
+    return thetaT.takeError();
+  auto out = buildOne(nc, "MatMul", {*grid, *thetaT}); // [N, points, r]
+  if (!out)
+    return out.takeError();
+  SmallVector<int64_t> shape = {n};
+  shape.append(dims.begin(), dims.end());
+  shape.push_back(r);
+  auto y = buildOne(nc, "Reshape", {*out, nc.constI64(shape)});
+  if (!y)
+    return y.takeError();
+  return setIdentityOutput(nc, *y);
+}
+
 } // namespace onnxcc::importer

@@ -16,6 +16,14 @@ llvm::Error dft20(NodeContext &nc);
 /// convolution as a MatMul (see SignalImport.cpp).
 llvm::Error deformConv19(NodeContext &nc);
 
+/// Col2Im 18 (image_shape and block_shape constant) as a Gather with a
+/// constant index table, Where and ReduceSum.
+llvm::Error col2im18(NodeContext &nc);
+
+/// AffineGrid 20 (size constant) as a constant base grid times theta
+/// transposed.
+llvm::Error affineGrid20(NodeContext &nc);
+
 } // namespace onnxcc::importer
 
 #endif // ONNXCC_COMPILER_SIGNALIMPORT_H
