@@ -60,11 +60,18 @@ Value convertFloat(OpBuilder &b, Location loc, Value v, Type to) {
 
 /// out = sum over j, ic of x[.., j at `axis`, .., ic] * w[k, oc, j, ic],
 /// computed in the element type of `w`, then converted to `type`'s.
-Value contractAlong(OpBuilder &b, Location loc, Value x, Value w, int64_t axis,
-                    RankedTensorType type) {
+/// Without `w` (null), `coefficient(k, oc, j, ic)` computes each entry in the
+/// loop body instead ([j, ic] sized by `jSize`, `icSize`).
+Value contractAlong(
+    OpBuilder &b, Location loc, Value x, Value w, int64_t axis, RankedTensorType type,
+    FloatType calcElem = {}, int64_t jSize = 0, int64_t icSize = 0,
+    llvm::function_ref<Value(OpBuilder &, Location, Value, Value, Value, Value)> coefficient =
+        nullptr) {
   int64_t rank = type.getRank();
   MLIRContext *ctx = b.getContext();
-  Type calc = cast<RankedTensorType>(w.getType()).getElementType();
+  Type calc = w ? cast<RankedTensorType>(w.getType()).getElementType() : Type(calcElem);
+  if (!w) // Only sizes the j and ic loops.
+    w = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{jSize, icSize}, calc);
   SmallVector<AffineExpr> xExprs, wExprs, outExprs;
   for (int64_t i = 0; i < rank; ++i) {
     outExprs.push_back(getAffineDimExpr(i, ctx));
@@ -75,8 +82,11 @@ Value contractAlong(OpBuilder &b, Location loc, Value x, Value w, int64_t axis,
     else
       xExprs.push_back(getAffineDimExpr(i, ctx));
   }
-  wExprs = {getAffineDimExpr(axis, ctx), getAffineDimExpr(rank - 1, ctx),
-            getAffineDimExpr(rank, ctx), getAffineDimExpr(rank + 1, ctx)};
+  if (coefficient)
+    wExprs = {getAffineDimExpr(rank, ctx), getAffineDimExpr(rank + 1, ctx)};
+  else
+    wExprs = {getAffineDimExpr(axis, ctx), getAffineDimExpr(rank - 1, ctx),
+              getAffineDimExpr(rank, ctx), getAffineDimExpr(rank + 1, ctx)};
   SmallVector<AffineMap> maps = {AffineMap::get(rank + 2, 0, xExprs, ctx),
                                  AffineMap::get(rank + 2, 0, wExprs, ctx),
                                  AffineMap::get(rank + 2, 0, outExprs, ctx)};
@@ -90,7 +100,13 @@ Value contractAlong(OpBuilder &b, Location loc, Value x, Value w, int64_t axis,
                   iterators,
                   [&](OpBuilder &nb, Location l, ValueRange args) {
                     Value xv = convertFloat(nb, l, args[0], calc);
-                    Value p = arith::MulFOp::create(nb, l, xv, args[1]);
+                    Value coef =
+                        coefficient ? coefficient(nb, l, linalg::IndexOp::create(nb, l, axis),
+                                                  linalg::IndexOp::create(nb, l, rank - 1),
+                                                  linalg::IndexOp::create(nb, l, rank),
+                                                  linalg::IndexOp::create(nb, l, rank + 1))
+                                    : args[1];
+                    Value p = arith::MulFOp::create(nb, l, xv, coef);
                     linalg::YieldOp::create(nb, l,
                                             Value(arith::AddFOp::create(nb, l, args[2], p)));
                   })
@@ -142,6 +158,63 @@ struct DFTLowering : OpConversionPattern<onnx::DFTOp> {
       rewriter.replaceOp(op, buildFilled(rewriter, loc, type, rewriter.getFloatAttr(elem, 0.0)));
       return success();
     }
+    FloatType calc = elem.getWidth() == 64 ? FloatType(rewriter.getF64Type())
+                                           : FloatType(rewriter.getF32Type());
+    if (k * outC * m * inC > (int64_t(1) << 22)) {
+      // Too large a matrix to keep: the same entries computed in the loop
+      // (cos and sin per term), in f64 then `calc`.
+      auto coefficient = [&](OpBuilder &nb, Location l, Value kk, Value oc, Value j,
+                             Value ic) -> Value {
+        FloatType f64 = nb.getF64Type();
+        auto c64 = [&](double v) { return floatConst(nb, l, f64, v); };
+        auto idx = [&](int64_t v) { return indexConst(nb, l, v); };
+        using P = arith::CmpIPredicate;
+        auto cmp = [&](P p, Value a, Value bb) { return arith::CmpIOp::create(nb, l, p, a, bb); };
+        auto sel = [&](Value c, Value a, Value bb) {
+          return arith::SelectOp::create(nb, l, c, a, bb).getResult();
+        };
+        Value kj = arith::RemUIOp::create(
+            nb, l,
+            arith::MulIOp::create(nb, l, arith::RemUIOp::create(nb, l, kk, idx(n)),
+                                  arith::RemUIOp::create(nb, l, j, idx(n))),
+            idx(n));
+        Value angle = arith::MulFOp::create(
+            nb, l, c64(2.0 * M_PI / static_cast<double>(n)),
+            arith::UIToFPOp::create(nb, l, f64,
+                                    arith::IndexCastOp::create(nb, l, nb.getI64Type(), kj)));
+        Value c = math::CosOp::create(nb, l, angle), sn = math::SinOp::create(nb, l, angle);
+        Value isRe = cmp(P::eq, ic, idx(0));
+        Value v;
+        if (!irfft) {
+          if (!inverse)
+            sn = arith::NegFOp::create(nb, l, sn);
+          // oc 0: c (ic 0), -s (ic 1); oc 1: s (ic 0), c (ic 1).
+          Value re = sel(isRe, c, arith::NegFOp::create(nb, l, sn));
+          Value im = sel(isRe, sn, c);
+          v = sel(cmp(P::eq, oc, idx(0)), re, im);
+          v = sel(cmp(P::ult, j, idx(std::min(m, n))), v, c64(0.0));
+          if (inverse)
+            v = arith::MulFOp::create(nb, l, v, c64(1.0 / static_cast<double>(n)));
+        } else {
+          // Bin j counted once (j == 0, j == n / 2 for even n) or twice
+          // (with its conjugate n - j); nothing above n / 2.
+          Value twice = arith::AndIOp::create(
+              nb, l, cmp(P::ugt, j, idx(0)),
+              arith::AndIOp::create(
+                  nb, l, cmp(P::ule, j, idx(n / 2)),
+                  cmp(P::ne, arith::MulIOp::create(nb, l, j, idx(2)), idx(n))));
+          Value weight = sel(twice, c64(2.0 / static_cast<double>(n)),
+                             c64(1.0 / static_cast<double>(n)));
+          weight = sel(cmp(P::ule, j, idx(n / 2)), weight, c64(0.0));
+          v = arith::MulFOp::create(nb, l, sel(isRe, c, arith::NegFOp::create(nb, l, sn)),
+                                    weight);
+        }
+        return convertFloat(nb, l, v, calc);
+      };
+      rewriter.replaceOp(op, contractAlong(rewriter, loc, x, Value(), axis, type, calc, m, inC,
+                                           coefficient));
+      return success();
+    }
     // W [k, oc, j, ic].
     std::vector<double> w(static_cast<size_t>(k * outC * m * inC), 0.0);
     auto at = [&](int64_t kk, int64_t oc, int64_t j, int64_t ic) -> double & {
@@ -177,8 +250,6 @@ struct DFTLowering : OpConversionPattern<onnx::DFTOp> {
             at(t, 0, j, 1) += (direct ? -s : s) * scale;
         }
     }
-    FloatType calc = elem.getWidth() == 64 ? FloatType(rewriter.getF64Type())
-                                           : FloatType(rewriter.getF32Type());
     auto wType = RankedTensorType::get({k, outC, m, inC}, calc);
     DenseElementsAttr attr;
     if (calc.isF64()) {
