@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/ImporterImpl.h"
 #include "compiler/NewOps.h"
+#include "compiler/SignalImport.h"
 
 #include "dialects/onnx/OnnxOps.h"
 
@@ -1297,6 +1298,10 @@ const Handler handlers[] = {
     {"Resize", 18, kMaxOpset, resize18},
     {"Range", 27, kMaxOpset, range27},
     {"GridSample", 20, kMaxOpset, gridSample20},
+    {"DFT", 20, kMaxOpset, dft20},
+    {"DeformConv", 19, kMaxOpset, deformConv19},
+    {"Col2Im", 18, kMaxOpset, col2im18},
+    {"AffineGrid", 20, kMaxOpset, affineGrid20},
     {"OptionalHasElement", 18, kMaxOpset, optionalHasElement18},
     // Ops new in opsets 18 to 28 that an op of the dialect implements (by
     // opset, as they have no schema in the table).

@@ -723,7 +723,10 @@ LogicalResult DFTOp::verify() {
     if (!ShapedType::isDynamic(last) && last != 1 && last != 2)
       return emitOpError() << "the last dim of input must be 1 (real) or 2 (complex), is "
                            << last;
-    return verifyAxis(*this, static_cast<int64_t>(getAxis()), *r - 1);
+    // [-r, -2] or [0, r - 2]: the last dim holds the complex parts.
+    int64_t axis = static_cast<int64_t>(getAxis());
+    if (axis < -*r || axis > *r - 2 || axis == -1)
+      return emitOpError() << "axis " << axis << " is out of range for input of rank " << *r;
   }
   return success();
 }

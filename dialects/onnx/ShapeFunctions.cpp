@@ -1103,8 +1103,11 @@ LogicalResult ConstantOfShapeOp::inferShapes(ShapeContext &ctx) {
   return success();
 }
 
-/// input [..., n, 1 or 2] gives [..., n', 2]; n' is dft_length (when
-/// constant) or n, halved plus one when onesided.
+/// input [..., m, 1 or 2] gives [..., n', 2]: n is dft_length (when
+/// constant) or m (2 (m - 1) for the inverse one-sided transform); n' is n,
+/// or n / 2 + 1 for the forward one-sided one. The inverse one-sided
+/// transform (IRFFT) gives a real [..., n, 1]. A negative axis counts from
+/// the back of all dims: [-r, -2] or [0, r - 2].
 LogicalResult DFTOp::inferShapes(ShapeContext &ctx) {
   auto x = ctx.operandShape(0);
   if (!x)
@@ -1113,12 +1116,13 @@ LogicalResult DFTOp::inferShapes(ShapeContext &ctx) {
   if (rank < 2)
     return ctx.fail("input has shape " + shapeText(*x) + ", expected rank >= 2");
   int64_t axisAttr = static_cast<int64_t>(getAxis());
-  auto axis = normalizeAxis(axisAttr, rank - 1);
-  if (!axis)
-    return ctx.fail("axis " + Twine(axisAttr) + " is out of range for the " +
-                    Twine(rank - 1) + " signal dims");
+  int64_t axis = axisAttr < 0 ? axisAttr + rank : axisAttr;
+  if (axis < 0 || axis > rank - 2)
+    return ctx.fail("axis " + Twine(axisAttr) + " is out of range for input of rank " +
+                    Twine(rank) + " ([-r, -2] or [0, r - 2])");
+  bool irfft = getOnesided() != 0 && getInverse() != 0;
   Shape out = *x;
-  Dim n = (*x)[*axis];
+  Dim n = (*x)[axis];
   if (ctx.hasOperand(1)) {
     n = Dim::unknown();
     if (auto len = operandScalar(ctx, 1)) {
@@ -1126,11 +1130,16 @@ LogicalResult DFTOp::inferShapes(ShapeContext &ctx) {
         return ctx.fail("dft_length " + Twine(*len) + " must be positive");
       n = Dim::known(*len);
     }
+  } else if (irfft) {
+    n = n.isStatic() ? Dim::known(2 * (n.size - 1)) : Dim::unknown();
+    if (n.isStatic() && n.size < 1)
+      return ctx.fail("the one-sided inverse DFT of " + Twine((*x)[axis].size) +
+                      " bins has no default dft_length");
   }
-  if (getOnesided() != 0)
+  if (getOnesided() != 0 && !irfft)
     n = n.isStatic() ? Dim::known(n.size / 2 + 1) : Dim::unknown();
-  out[*axis] = n;
-  out.back() = Dim::known(2);
+  out[axis] = n;
+  out.back() = Dim::known(irfft ? 1 : 2);
   ctx.setShape(0, out);
   return success();
 }
@@ -1784,9 +1793,16 @@ LogicalResult MaxUnpoolOp::inferShapes(ShapeContext &ctx) {
   return success();
 }
 
-/// [dft_length / 2 + 1, num_mel_bins].
+/// [dft_length / 2 + 1, num_mel_bins]; a dim whose scalar is known at run
+/// time only is data-dependent (bounded by --bound).
 LogicalResult MelWeightMatrixOp::inferShapes(ShapeContext &ctx) {
   Dim bins = Dim::unknown(), mel = Dim::unknown();
+  bool binsKnown = operandScalar(ctx, 1).has_value(), melKnown = operandScalar(ctx, 0).has_value();
+  unsigned k = 0;
+  if (!binsKnown)
+    bins = ctx.dataDim(k++, Dim::unknown());
+  if (!melKnown)
+    mel = ctx.dataDim(k++, Dim::unknown());
   if (auto n = operandScalar(ctx, 1)) {
     if (*n < 1)
       return ctx.fail("dft_length " + Twine(*n) + " must be positive");
@@ -2169,14 +2185,20 @@ LogicalResult STFTOp::inferShapes(ShapeContext &ctx) {
     return ctx.fail("frame_length " + Twine(*frameLength) + " must be positive");
   Dim frames = Dim::unknown(), bins = Dim::unknown();
   Dim length = (*signal)[1];
-  if (frameLength && step && length.isStatic()) {
-    if (length.size < *frameLength)
-      return ctx.fail("signal length " + Twine(length.size) + " is shorter than frame_length " +
-                      Twine(*frameLength));
+  if (frameLength && length.isStatic() && length.size < *frameLength)
+    return ctx.fail("signal length " + Twine(length.size) + " is shorter than frame_length " +
+                    Twine(*frameLength));
+  if (frameLength && step && length.isStatic())
     frames = Dim::known((length.size - *frameLength) / *step + 1);
-  }
   if (frameLength)
     bins = Dim::known(getOnesided() != 0 ? *frameLength / 2 + 1 : *frameLength);
+  // Sizes known at run time only: data-dependent dims, bounded by the
+  // signal length (a frame fits in the signal).
+  unsigned k = 0;
+  if (!frames.isStatic() && length.isStatic())
+    frames = ctx.dataDim(k++, Dim::known(length.size - (frameLength ? *frameLength : 1) + 1));
+  if (!bins.isStatic() && length.isStatic())
+    bins = ctx.dataDim(k++, Dim::known(getOnesided() != 0 ? length.size / 2 + 1 : length.size));
   ctx.setShape(0, Shape{(*signal)[0], frames, bins, Dim::known(2)});
   return success();
 }

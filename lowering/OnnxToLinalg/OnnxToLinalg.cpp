@@ -926,6 +926,10 @@ std::string symbolicMismatch(Operation *op, const OnnxTypeConverter &converter) 
 
 } // namespace
 
+/// DFT, MelWeightMatrix (Signal.cpp); Det, RoiAlign (Geometry.cpp).
+void populateSignalPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns);
+void populateGeometryPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns);
+
 bool lowersSymbolicDims(Operation *op) {
   return isSymbolicElementwise(op) || hasSymbolicWindow(op) ||
          isa<onnx::MatMulOp, onnx::GemmOp, onnx::ReshapeOp, onnx::FlattenOp, onnx::SqueezeOp,
@@ -938,7 +942,7 @@ bool lowersSymbolicDims(Operation *op) {
              onnx::SplitOp, onnx::PadOp, onnx::BatchNormalizationOp, onnx::ExpandOp,
              onnx::InstanceNormalizationOp, onnx::NonZeroOp, onnx::NonMaxSuppressionOp, onnx::CompressOp,
              onnx::UniqueOp, onnx::HannWindowOp, onnx::HammingWindowOp,
-             onnx::BlackmanWindowOp, onnx::IfOp, onnx::LoopOp, onnx::ScanOp>(op);
+             onnx::BlackmanWindowOp, onnx::MelWeightMatrixOp, onnx::STFTOp, onnx::IfOp, onnx::LoopOp, onnx::ScanOp>(op);
 }
 
 namespace {
@@ -987,6 +991,8 @@ struct ConvertOnnxToLinalgPass
     populateLossPatterns(converter, patterns);
     populateResizePatterns(converter, patterns);
     populateMiscPatterns(converter, patterns);
+    populateSignalPatterns(converter, patterns);
+    populateGeometryPatterns(converter, patterns);
     populateRecurrentPatterns(converter, patterns);
     populateStringPatterns(converter, patterns);
     populateDataDependentPatterns(converter, patterns);

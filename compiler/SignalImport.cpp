@@ -1,0 +1,552 @@
+//===- SignalImport.cpp - Import of the signal and geometry ops -----------===//
+#include "compiler/SignalImport.h"
+
+#include "dialects/onnx/OnnxOps.h"
+
+using namespace mlir;
+using llvm::Error;
+using llvm::Twine;
+
+namespace onnxcc::importer {
+namespace {
+
+/// The integer contents of `v` when it is an onnx.Constant.
+std::optional<SmallVector<int64_t>> constantInts(Value v) {
+  auto c = v.getDefiningOp<onnx::ConstantOp>();
+  auto dense = c ? dyn_cast<DenseIntElementsAttr>(c.getValueAttr()) : DenseIntElementsAttr();
+  if (!dense)
+    return std::nullopt;
+  SmallVector<int64_t> out;
+  for (const APInt &x : dense.getValues<APInt>())
+    out.push_back(x.getSExtValue());
+  return out;
+}
+
+Error knownAttributes(NodeContext &nc, ArrayRef<StringRef> known) {
+  for (const auto &a : nc.node.attribute())
+    if (!llvm::is_contained(known, a.name()))
+      return nc.error("unknown attribute '" + a.name() + "'");
+  return Error::success();
+}
+
+} // namespace
+
+Error dft20(NodeContext &nc) {
+  if (Error e = knownAttributes(nc, {"inverse", "onesided"}))
+    return e;
+  if (nc.numInputs() < 1 || nc.numInputs() > 3 || !nc.hasInput(0))
+    return nc.error("DFT takes 1 to 3 inputs (input, dft_length, axis), has " +
+                    Twine(nc.numInputs()));
+  auto x = nc.input(0);
+  if (!x)
+    return x.takeError();
+  Value length = nc.noValue();
+  if (nc.hasInput(1)) {
+    auto l = nc.input(1);
+    if (!l)
+      return l.takeError();
+    length = *l;
+  }
+  auto type = dyn_cast<RankedTensorType>(x->getType());
+  if (!type)
+    return nc.error("the rank of input must be known");
+  int64_t rank = type.getRank();
+  if (rank < 2)
+    return nc.error("input must have rank >= 2, has " + Twine(rank));
+  int64_t inverse = nc.intAttr("inverse", 0), onesided = nc.intAttr("onesided", 0);
+  OpBuilder &b = nc.builder();
+  auto build = [&](int64_t axis, bool asOutput = false) -> llvm::Expected<Value> {
+    auto op = nc.build("DFT", {*x, length},
+                       {b.getNamedAttr("axis", b.getI64IntegerAttr(axis)),
+                        b.getNamedAttr("inverse", b.getI64IntegerAttr(inverse)),
+                        b.getNamedAttr("onesided", b.getI64IntegerAttr(onesided))},
+                       1, asOutput);
+    if (!op)
+      return op.takeError();
+    return (*op)->getResult(0);
+  };
+  auto checkAxis = [&](int64_t axis) -> llvm::Expected<int64_t> {
+    if (axis < -rank || axis > rank - 2 || axis == -1)
+      return nc.error("axis " + Twine(axis) + " is out of range for input of rank " +
+                      Twine(rank) + " ([-r, -2] or [0, r - 2])");
+    return axis < 0 ? axis + rank : axis;
+  };
+
+  Value axisValue;
+  if (nc.hasInput(2)) {
+    auto a = nc.input(2);
+    if (!a)
+      return a.takeError();
+    axisValue = *a;
+  }
+  std::optional<SmallVector<int64_t>> constAxis =
+      axisValue ? constantInts(axisValue) : SmallVector<int64_t>{-2};
+  if (constAxis) {
+    if (constAxis->size() != 1)
+      return nc.error("axis must be a scalar, has " + Twine(constAxis->size()) + " values");
+    auto axis = checkAxis((*constAxis)[0]);
+    if (!axis)
+      return axis.takeError();
+    auto y = build(*axis, /*asOutput=*/true);
+    if (!y)
+      return y.takeError();
+    return nc.setOutput(0, *y);
+  }
+
+  // Known at run time only: one transform per axis it may name, the last
+  // signal axis (the default) for any other value.
+  auto axisType = dyn_cast<RankedTensorType>(axisValue.getType());
+  if (!axisType || axisType.getNumElements() != 1)
+    return nc.error("axis must be a scalar");
+  Value selected;
+  Type selectedType;
+  for (int64_t a = rank - 2; a >= 0; --a) {
+    auto y = build(a);
+    if (!y)
+      return y.takeError();
+    if (!selected) {
+      selected = *y;
+      selectedType = y->getType();
+      continue;
+    }
+    if (y->getType() != selectedType)
+      return nc.error("axis must be a constant: the result shape depends on it (" +
+                      Twine(onesided ? "a one-sided transform" : "dft_length") + ")");
+    // axis == a or axis == a - rank.
+    Type axisElem = axisType.getElementType();
+    auto eq = [&](int64_t v) -> llvm::Expected<Value> {
+      auto c = nc.build("Constant", {},
+                        {b.getNamedAttr("value", DenseElementsAttr::get(
+                                                     RankedTensorType::get({}, axisElem),
+                                                     APInt(axisElem.getIntOrFloatBitWidth(), v,
+                                                           /*isSigned=*/true)))});
+      if (!c)
+        return c.takeError();
+      auto e = nc.build("Equal", {axisValue, (*c)->getResult(0)}, {});
+      if (!e)
+        return e.takeError();
+      return (*e)->getResult(0);
+    };
+    auto e1 = eq(a);
+    if (!e1)
+      return e1.takeError();
+    auto e2 = eq(a - rank);
+    if (!e2)
+      return e2.takeError();
+    auto cond = nc.build("Or", {*e1, *e2}, {});
+    if (!cond)
+      return cond.takeError();
+    auto where = nc.build("Where", {(*cond)->getResult(0), *y, selected}, {});
+    if (!where)
+      return where.takeError();
+    selected = (*where)->getResult(0);
+  }
+  auto id = nc.build("Identity", {selected}, {}, 1, /*asNodeOutputs=*/true);
+  if (!id)
+    return id.takeError();
+  return nc.setOutput(0, (*id)->getResult(0));
+}
+
+/// DeformConv 19/22 (2-D) from ops of the dialect: the sampling positions
+/// (each output pixel's window position plus its offset) become a GridSample
+/// grid (bilinear, zeros outside: a tap outside the input reads 0), per
+/// offset group over its channels; the samples, scaled by the mask, are the
+/// columns of a convolution done as a MatMul with W (per group), plus B.
+Error deformConv19(NodeContext &nc) {
+  if (Error e = knownAttributes(
+          nc, {"dilations", "group", "kernel_shape", "offset_group", "pads", "strides"}))
+    return e;
+  if (nc.numInputs() < 3 || nc.numInputs() > 5 || !nc.hasInput(0) || !nc.hasInput(1) ||
+      !nc.hasInput(2))
+    return nc.error("DeformConv takes 3 to 5 inputs (X, W, offset, B, mask), has " +
+                    Twine(nc.numInputs()));
+  SmallVector<Value> in;
+  for (unsigned i = 0; i < 5; ++i) {
+    if (i >= nc.numInputs() || !nc.hasInput(i)) {
+      in.push_back(Value());
+      continue;
+    }
+    auto v = nc.input(i);
+    if (!v)
+      return v.takeError();
+    in.push_back(*v);
+  }
+  auto staticType = [](Value v) {
+    auto t = v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
+    return t && t.hasStaticShape() ? t : RankedTensorType();
+  };
+  auto xType = staticType(in[0]), wType = staticType(in[1]), oType = staticType(in[2]);
+  if (!xType || !wType || !oType)
+    return nc.error("X, W and offset need shapes known at compile time");
+  auto elem = dyn_cast<FloatType>(xType.getElementType());
+  if (!elem || xType.getRank() != 4 || wType.getRank() != 4 || oType.getRank() != 4)
+    return nc.error("only 2-D DeformConv is supported: X [N, C, H, W], W [oC, C/group, kH, kW] "
+                    "and offset [N, offset_group*kH*kW*2, oH, oW] of float");
+  int64_t n = xType.getDimSize(0), c = xType.getDimSize(1), h = xType.getDimSize(2),
+          w = xType.getDimSize(3);
+  int64_t oc = wType.getDimSize(0), kh = wType.getDimSize(2), kw = wType.getDimSize(3);
+  int64_t group = nc.intAttr("group", 1), og = nc.intAttr("offset_group", 1);
+  if (group < 1 || og < 1 || c % group || oc % group || c % og ||
+      wType.getDimSize(1) != c / group)
+    return nc.error("channels: C " + Twine(c) + ", oC " + Twine(oc) + ", W's C/group " +
+                    Twine(wType.getDimSize(1)) + " do not fit group " + Twine(group) +
+                    " and offset_group " + Twine(og));
+  if (auto k = nc.intsAttr("kernel_shape"); k && (k->size() != 2 || (*k)[0] != kh ||
+                                                  (*k)[1] != kw))
+    return nc.error("kernel_shape does not match W");
+  auto ints = [&](StringRef name, size_t count, int64_t dflt) -> llvm::Expected<SmallVector<int64_t>> {
+    auto v = nc.intsAttr(name);
+    if (!v)
+      return SmallVector<int64_t>(count, dflt);
+    if (v->size() != count)
+      return nc.error("'" + name + "' must have " + Twine(count) + " values");
+    return *v;
+  };
+  auto strides = ints("strides", 2, 1);
+  if (!strides)
+    return strides.takeError();
+  auto dil = ints("dilations", 2, 1);
+  if (!dil)
+    return dil.takeError();
+  auto pads = ints("pads", 4, 0);
+  if (!pads)
+    return pads.takeError();
+  for (int64_t v : *strides)
+    if (v < 1)
+      return nc.error("strides must be positive");
+  for (int64_t v : *dil)
+    if (v < 1)
+      return nc.error("dilations must be positive");
+  int64_t oh = (h + (*pads)[0] + (*pads)[2] - ((kh - 1) * (*dil)[0] + 1)) / (*strides)[0] + 1;
+  int64_t ow = (w + (*pads)[1] + (*pads)[3] - ((kw - 1) * (*dil)[1] + 1)) / (*strides)[1] + 1;
+  int64_t k = kh * kw;
+  if (oh < 1 || ow < 1 || oType.getDimSize(0) != n || oType.getDimSize(1) != og * k * 2 ||
+      oType.getDimSize(2) != oh || oType.getDimSize(3) != ow)
+    return nc.error("offset must be [" + Twine(n) + ", " + Twine(og * k * 2) + ", " + Twine(oh) +
+                    ", " + Twine(ow) + "]");
+  if (auto mType = staticType(in[4]); in[4] && (!mType || mType.getNumElements() != n * og * k * oh * ow))
+    return nc.error("mask must be [" + Twine(n) + ", " + Twine(og * k) + ", " + Twine(oh) + ", " +
+                    Twine(ow) + "]");
+  if (auto bType = staticType(in[3]); in[3] && (!bType || bType.getNumElements() != oc))
+    return nc.error("B must have " + Twine(oc) + " elements");
+
+  OpBuilder &b = nc.builder();
+  auto op = [&](StringRef type, ArrayRef<Value> operands,
+                ArrayRef<NamedAttribute> attrs = {}) -> llvm::Expected<Value> {
+    auto o = nc.build(type, operands, attrs);
+    if (!o)
+      return o.takeError();
+    return (*o)->getResult(0);
+  };
+  auto reshape = [&](Value v, ArrayRef<int64_t> shape) {
+    return op("Reshape", {v, nc.constI64(shape)});
+  };
+  auto constF = [&](ArrayRef<int64_t> shape, ArrayRef<double> values) -> llvm::Expected<Value> {
+    auto type = RankedTensorType::get(shape, elem);
+    SmallVector<APFloat> vals;
+    for (double v : values) {
+      APFloat f(v);
+      bool lost;
+      f.convert(elem.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      vals.push_back(f);
+    }
+    return op("Constant", {}, {b.getNamedAttr("value", DenseElementsAttr::get(type, vals))});
+  };
+#define TRY(var, expr)                                                                             \
+  auto var = (expr);                                                                               \
+  if (!var)                                                                                        \
+    return var.takeError();
+
+  TRY(xg, reshape(in[0], {n * og, c / og, h, w}));
+  TRY(off, reshape(in[2], {n, og, k, 2, oh, ow}));
+  TRY(offT, op("Transpose", {*off}, {b.getNamedAttr("perm", b.getDenseI64ArrayAttr(
+                                                                  {0, 1, 2, 4, 5, 3}))}));
+  // The window positions (y, x) of each kernel tap and output pixel.
+  SmallVector<double> base;
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t x = 0; x < ow; ++x) {
+          base.push_back(static_cast<double>(y * (*strides)[0] - (*pads)[0] + i * (*dil)[0]));
+          base.push_back(static_cast<double>(x * (*strides)[1] - (*pads)[1] + j * (*dil)[1]));
+        }
+  TRY(baseC, constF({k, oh, ow, 2}, base));
+  TRY(pos, op("Add", {*offT, *baseC}));
+  // (y, x) to GridSample's normalized (x, y) (align_corners 0):
+  // g = (2 p + 1) / size - 1.
+  double hd = static_cast<double>(h), wd = static_cast<double>(w);
+  TRY(m, constF({2, 2}, {0.0, 2.0 / hd, 2.0 / wd, 0.0}));
+  TRY(shift, constF({2}, {1.0 / wd - 1.0, 1.0 / hd - 1.0}));
+  TRY(scaled, op("MatMul", {*pos, *m}));
+  TRY(g, op("Add", {*scaled, *shift}));
+  TRY(grid, reshape(*g, {n * og, k * oh, ow, 2}));
+  TRY(sampled, op("GridSample", {*xg, *grid},
+                  {b.getNamedAttr("align_corners", b.getI64IntegerAttr(0)),
+                   b.getNamedAttr("mode", b.getStringAttr("bilinear")),
+                   b.getNamedAttr("padding_mode", b.getStringAttr("zeros"))}));
+  Value cols = *sampled; // [N * og, C / og, K * oH, oW]
+  if (in[4]) {
+    TRY(maskR, reshape(in[4], {n * og, 1, k * oh, ow}));
+    TRY(masked, op("Mul", {cols, *maskR}));
+    cols = *masked;
+  }
+  int64_t l = oh * ow, ck = (c / group) * k;
+  TRY(colsR, reshape(cols, {n, group, ck, l}));
+  TRY(wR, reshape(in[1], {group, oc / group, ck}));
+  TRY(y, op("MatMul", {*wR, *colsR})); // [N, group, oC / group, L]
+  TRY(yR, reshape(*y, {n, oc, oh, ow}));
+  Value out = *yR;
+  if (in[3]) {
+    TRY(bR, reshape(in[3], {oc, 1, 1}));
+    TRY(withBias, op("Add", {out, *bR}));
+    out = *withBias;
+  }
+#undef TRY
+  auto id = nc.build("Identity", {out}, {}, 1, /*asNodeOutputs=*/true);
+  if (!id)
+    return id.takeError();
+  return nc.setOutput(0, (*id)->getResult(0));
+}
+
+namespace {
+
+/// Node input `i` as a constant list of integers, or an error naming it.
+llvm::Expected<SmallVector<int64_t>> constantInput(NodeContext &nc, unsigned i,
+                                                   StringRef name) {
+  if (!nc.hasInput(i))
+    return nc.error("needs the input '" + name + "'");
+  auto v = nc.input(i);
+  if (!v)
+    return v.takeError();
+  auto values = constantInts(*v);
+  if (!values)
+    return nc.error("'" + name +
+                    "' must be a constant (an initializer): the result shape depends on it");
+  return *values;
+}
+
+/// The first result of `type` built from `operands`.
+llvm::Expected<Value> buildOne(NodeContext &nc, StringRef type, ArrayRef<Value> operands,
+                               ArrayRef<NamedAttribute> attrs = {}) {
+  auto o = nc.build(type, operands, attrs);
+  if (!o)
+    return o.takeError();
+  return (*o)->getResult(0);
+}
+
+Error setIdentityOutput(NodeContext &nc, Value v) {
+  auto id = nc.build("Identity", {v}, {}, 1, /*asNodeOutputs=*/true);
+  if (!id)
+    return id.takeError();
+  return nc.setOutput(0, (*id)->getResult(0));
+}
+
+} // namespace
+
+/// Col2Im 18 as a gather: output pixel p of channel c sums, over the kernel
+/// positions k, the column entry of the one block that covers p at k (when
+/// the stride lands on it): Gather of the input [N, C, K * L] with a
+/// constant index table [K, H*W], zeros where no block covers (Where),
+/// ReduceSum over K. Needs image_shape and block_shape constant.
+Error col2im18(NodeContext &nc) {
+  if (Error e = knownAttributes(nc, {"dilations", "pads", "strides"}))
+    return e;
+  if (nc.numInputs() != 3 || !nc.hasInput(0))
+    return nc.error("Col2Im takes 3 inputs (input, image_shape, block_shape), has " +
+                    Twine(nc.numInputs()));
+  auto x = nc.input(0);
+  if (!x)
+    return x.takeError();
+  auto image = constantInput(nc, 1, "image_shape");
+  if (!image)
+    return image.takeError();
+  auto block = constantInput(nc, 2, "block_shape");
+  if (!block)
+    return block.takeError();
+  size_t r = image->size();
+  if (r < 1 || block->size() != r)
+    return nc.error("image_shape and block_shape must have the same number (>= 1) of values");
+  auto type = dyn_cast<RankedTensorType>(x->getType());
+  if (!type || !type.hasStaticShape() || type.getRank() != 3)
+    return nc.error("input must be [N, C * prod(block_shape), L] with dims known at compile time");
+  auto attr = [&](StringRef name, size_t count, int64_t dflt, int64_t min)
+      -> llvm::Expected<SmallVector<int64_t>> {
+    auto v = nc.intsAttr(name);
+    SmallVector<int64_t> out = v ? *v : SmallVector<int64_t>(count, dflt);
+    if (out.size() != count)
+      return nc.error("'" + name + "' must have " + Twine(count) + " values");
+    for (int64_t e : out)
+      if (e < min)
+        return nc.error("'" + name + "' has the value " + Twine(e) + " (at least " +
+                        Twine(min) + ")");
+    return out;
+  };
+  auto dil = attr("dilations", r, 1, 1);
+  if (!dil)
+    return dil.takeError();
+  auto strides = attr("strides", r, 1, 1);
+  if (!strides)
+    return strides.takeError();
+  auto pads = attr("pads", 2 * r, 0, 0);
+  if (!pads)
+    return pads.takeError();
+  int64_t k = 1, hw = 1, l = 1;
+  SmallVector<int64_t> blocks(r);
+  for (size_t d = 0; d < r; ++d) {
+    if ((*image)[d] < 1 || (*block)[d] < 1)
+      return nc.error("image_shape and block_shape must be positive");
+    int64_t span = (*image)[d] + (*pads)[d] + (*pads)[r + d] - ((*dil)[d] * ((*block)[d] - 1) + 1);
+    if (span < 0)
+      return nc.error("the block does not fit the padded image along dim " + Twine(d));
+    blocks[d] = span / (*strides)[d] + 1;
+    k *= (*block)[d];
+    hw *= (*image)[d];
+    l *= blocks[d];
+  }
+  int64_t n = type.getDimSize(0), ck = type.getDimSize(1);
+  if (ck % k != 0 || type.getDimSize(2) != l)
+    return nc.error("input is [" + Twine(n) + ", " + Twine(ck) + ", " + Twine(type.getDimSize(2)) +
+                    "], expected [N, C * " + Twine(k) + ", " + Twine(l) + "]");
+  if (k * hw > (int64_t(1) << 24))
+    return nc.error("image and block too large for the gather table (" + Twine(k * hw) +
+                    " entries)");
+  int64_t c = ck / k;
+  SmallVector<int64_t> index(static_cast<size_t>(k * hw), 0);
+  SmallVector<bool> covered(static_cast<size_t>(k * hw), false);
+  SmallVector<int64_t> kpos(r), ppos(r);
+  for (int64_t kf = 0; kf < k; ++kf) {
+    for (int64_t rem = kf, d = static_cast<int64_t>(r) - 1; d >= 0; --d) {
+      kpos[d] = rem % (*block)[d];
+      rem /= (*block)[d];
+    }
+    for (int64_t pf = 0; pf < hw; ++pf) {
+      for (int64_t rem = pf, d = static_cast<int64_t>(r) - 1; d >= 0; --d) {
+        ppos[d] = rem % (*image)[d];
+        rem /= (*image)[d];
+      }
+      bool ok = true;
+      int64_t lf = 0;
+      for (size_t d = 0; d < r && ok; ++d) {
+        int64_t t = ppos[d] + (*pads)[d] - kpos[d] * (*dil)[d];
+        ok = t >= 0 && t % (*strides)[d] == 0 && t / (*strides)[d] < blocks[d];
+        lf = lf * blocks[d] + (ok ? t / (*strides)[d] : 0);
+      }
+      index[kf * hw + pf] = ok ? kf * l + lf : 0;
+      covered[kf * hw + pf] = ok;
+    }
+  }
+  OpBuilder &b = nc.builder();
+  auto flat = buildOne(nc, "Reshape", {*x, nc.constI64({n, c, k * l})});
+  if (!flat)
+    return flat.takeError();
+  auto idx = buildOne(nc, "Constant", {},
+                      {b.getNamedAttr("value", DenseElementsAttr::get(
+                                                   RankedTensorType::get({k, hw}, b.getI64Type()),
+                                                   ArrayRef<int64_t>(index)))});
+  if (!idx)
+    return idx.takeError();
+  auto gathered = buildOne(nc, "Gather", {*flat, *idx}, {b.getNamedAttr("axis", b.getI64IntegerAttr(2))});
+  if (!gathered)
+    return gathered.takeError();
+  auto mask = buildOne(nc, "Constant", {},
+                       {b.getNamedAttr("value", DenseElementsAttr::get(
+                                                    RankedTensorType::get({k, hw}, b.getI1Type()),
+                                                    ArrayRef<bool>(covered)))});
+  if (!mask)
+    return mask.takeError();
+  auto kept = buildOne(nc, "Where", {*mask, *gathered, nc.constScalar(type.getElementType(), 0.0)});
+  if (!kept)
+    return kept.takeError();
+  auto sum = buildOne(nc, "ReduceSum", {*kept, nc.constI64({2})},
+                      {b.getNamedAttr("keepdims", b.getI64IntegerAttr(0))});
+  if (!sum)
+    return sum.takeError();
+  SmallVector<int64_t> shape = {n, c};
+  shape.append(image->begin(), image->end());
+  auto y = buildOne(nc, "Reshape", {*sum, nc.constI64(shape)});
+  if (!y)
+    return y.takeError();
+  return setIdentityOutput(nc, *y);
+}
+
+/// AffineGrid 20 with a constant size: the base grid (x, y[, z], 1) of the
+/// normalized pixel positions, a constant [spatial..., r + 1], times theta
+/// transposed (MatMul with batch broadcasting).
+Error affineGrid20(NodeContext &nc) {
+  if (Error e = knownAttributes(nc, {"align_corners"}))
+    return e;
+  if (nc.numInputs() != 2 || !nc.hasInput(0))
+    return nc.error("AffineGrid takes 2 inputs (theta, size), has " + Twine(nc.numInputs()));
+  auto theta = nc.input(0);
+  if (!theta)
+    return theta.takeError();
+  auto size = constantInput(nc, 1, "size");
+  if (!size)
+    return size.takeError();
+  if (size->size() != 4 && size->size() != 5)
+    return nc.error("size must have 4 (2-D) or 5 (3-D) values, has " + Twine(size->size()));
+  int64_t r = static_cast<int64_t>(size->size()) - 2;
+  auto type = dyn_cast<RankedTensorType>(theta->getType());
+  auto elem = type ? dyn_cast<FloatType>(type.getElementType()) : FloatType();
+  int64_t n = (*size)[0];
+  if (!type || !elem || !type.hasStaticShape() || type.getRank() != 3 ||
+      type.getDimSize(0) != n || type.getDimSize(1) != r || type.getDimSize(2) != r + 1)
+    return nc.error("theta must be float [" + Twine(n) + ", " + Twine(r) + ", " + Twine(r + 1) +
+                    "] for size with " + Twine(size->size()) + " values");
+  bool align = nc.intAttr("align_corners", 0) != 0;
+  SmallVector<int64_t> dims(size->begin() + 2, size->end()); // [D,] H, W
+  int64_t points = 1;
+  for (int64_t d : dims) {
+    if (d < 1)
+      return nc.error("size has a non-positive spatial dim " + Twine(d));
+    points *= d;
+  }
+  if (points * (r + 1) > (int64_t(1) << 24))
+    return nc.error("the grid is too large (" + Twine(points) + " points)");
+  auto coord = [&](int64_t i, int64_t d) -> double {
+    if (align)
+      return d == 1 ? 0.0 : -1.0 + 2.0 * static_cast<double>(i) / static_cast<double>(d - 1);
+    return (2.0 * static_cast<double>(i) + 1.0) / static_cast<double>(d) - 1.0;
+  };
+  SmallVector<APFloat> base;
+  SmallVector<int64_t> pos(r);
+  auto push = [&](double v) {
+    APFloat f(v);
+    bool lost;
+    f.convert(elem.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    base.push_back(f);
+  };
+  for (int64_t p = 0; p < points; ++p) {
+    for (int64_t rem = p, d = r - 1; d >= 0; --d) {
+      pos[d] = rem % dims[d];
+      rem /= dims[d];
+    }
+    // x (the last dim) first, then y[, z], then 1.
+    for (int64_t d = r - 1; d >= 0; --d)
+      push(coord(pos[d], dims[d]));
+    push(1.0);
+  }
+  OpBuilder &b = nc.builder();
+  auto grid = buildOne(nc, "Constant", {},
+                       {b.getNamedAttr("value", DenseElementsAttr::get(
+                                                    RankedTensorType::get({points, r + 1}, elem),
+                                                    base))});
+  if (!grid)
+    return grid.takeError();
+  auto thetaT = buildOne(nc, "Transpose", {*theta},
+                         {b.getNamedAttr("perm", b.getDenseI64ArrayAttr({0, 2, 1}))});
+  if (!thetaT)
+    return thetaT.takeError();
+  auto out = buildOne(nc, "MatMul", {*grid, *thetaT}); // [N, points, r]
+  if (!out)
+    return out.takeError();
+  SmallVector<int64_t> shape = {n};
+  shape.append(dims.begin(), dims.end());
+  shape.push_back(r);
+  auto y = buildOne(nc, "Reshape", {*out, nc.constI64(shape)});
+  if (!y)
+    return y.takeError();
+  return setIdentityOutput(nc, *y);
+}
+
+} // namespace onnxcc::importer
