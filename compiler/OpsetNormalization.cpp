@@ -905,9 +905,35 @@ Expected<Value> spreadOverAxes(NodeContext &nc, Value values, Value fill,
 /// (not_larger) or largest (not_smaller) of sizes[i] / in[axes[i]], which
 /// is what positions the samples; the output size round(scale * in) is the
 /// result's (its declared shape when sizes are known only at run time).
+Error resize18Forms(NodeContext &nc);
+
+/// `antialias` (linear and cubic downsampling) rides on the dialect's Resize
+/// as the discardable attribute `antialias`, which the lowering reads
+/// (lowering/OnnxToLinalg/Resize.cpp); nearest ignores it, as ONNX does.
 Error resize18(NodeContext &nc) {
-  if (nc.intAttr("antialias", 0) != 0)
-    return unsupportedVersion(nc, "with antialias 1");
+  bool antialias = nc.intAttr("antialias", 0) != 0 && nc.stringAttr("mode", "nearest") != "nearest";
+  OpBuilder &b = nc.builder();
+  Block *block = b.getInsertionBlock();
+  Block::iterator before = b.getInsertionPoint();
+  bool atStart = before == block->begin();
+  Block::iterator last = atStart ? block->end() : std::prev(before);
+  if (Error e = resize18Forms(nc))
+    return e;
+  if (!antialias)
+    return Error::success();
+  // The Resize just built: the last op inserted by this node.
+  Block::iterator first = atStart ? block->begin() : std::next(last);
+  for (Block::iterator it = b.getInsertionPoint(); it != first;) {
+    --it;
+    if (isa<onnx::ResizeOp>(*it)) {
+      it->setAttr("antialias", b.getUnitAttr());
+      return Error::success();
+    }
+  }
+  return nc.error("antialias: no Resize was built");
+}
+
+Error resize18Forms(NodeContext &nc) {
   std::string policy = nc.stringAttr("keep_aspect_ratio_policy", "stretch");
   if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
     return nc.error("unknown keep_aspect_ratio_policy '" + policy +
