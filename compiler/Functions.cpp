@@ -239,4 +239,229 @@ const ::onnx::FunctionProto *lookupSchemaFunction(StringRef opType, int64_t opse
   return slot.get();
 }
 
+//===----------------------------------------------------------------------===//
+// FlexAttention (ai.onnx.preview 1)
+//===----------------------------------------------------------------------===//
+//
+// Y = prob_mod(Softmax(score_mod(Cast<P>(Q' K'^T)))) V, where Q' = Q * sqrt(s)
+// and K' = K * sqrt(s) (s = `scale`, default 1/sqrt(head_size)), K and V's
+// heads repeated Hq/Hkv times each (group query attention), P the
+// softmax_precision (default float, double for double Q). With P other than
+// Q's type, V is cast to P and Y back to Q's type. This is ONNX's own
+// expansion of the op, written out here.
+
+namespace {
+struct BodyBuilder {
+  ::onnx::FunctionProto &fn;
+  int counter = 0;
+
+  ::onnx::NodeProto &node(StringRef op, std::initializer_list<std::string> ins,
+                          const std::string &out) {
+    ::onnx::NodeProto &n = *fn.add_node();
+    n.set_op_type(op.str());
+    n.set_name("fa_" + std::to_string(counter++) + "_" + op.str());
+    for (const std::string &in : ins)
+      n.add_input(in);
+    n.add_output(out);
+    return n;
+  }
+  static void intAttr(::onnx::NodeProto &n, StringRef name, int64_t v) {
+    ::onnx::AttributeProto &a = *n.add_attribute();
+    a.set_name(name.str());
+    a.set_type(::onnx::AttributeProto::INT);
+    a.set_i(v);
+  }
+  static void intsAttr(::onnx::NodeProto &n, StringRef name, llvm::ArrayRef<int64_t> v) {
+    ::onnx::AttributeProto &a = *n.add_attribute();
+    a.set_name(name.str());
+    a.set_type(::onnx::AttributeProto::INTS);
+    for (int64_t x : v)
+      a.add_ints(x);
+  }
+  /// A Constant node of a 1-D int64 or a float scalar tensor.
+  std::string ints(const std::string &out, llvm::ArrayRef<int64_t> v) {
+    ::onnx::NodeProto &n = node("Constant", {}, out);
+    ::onnx::AttributeProto &a = *n.add_attribute();
+    a.set_name("value");
+    a.set_type(::onnx::AttributeProto::TENSOR);
+    ::onnx::TensorProto &t = *a.mutable_t();
+    t.set_data_type(::onnx::TensorProto::INT64);
+    t.add_dims(static_cast<int64_t>(v.size()));
+    for (int64_t x : v)
+      t.add_int64_data(x);
+    return out;
+  }
+  std::string floatScalar(const std::string &out, float v) {
+    ::onnx::NodeProto &n = node("Constant", {}, out);
+    ::onnx::AttributeProto &a = *n.add_attribute();
+    a.set_name("value");
+    a.set_type(::onnx::AttributeProto::TENSOR);
+    ::onnx::TensorProto &t = *a.mutable_t();
+    t.set_data_type(::onnx::TensorProto::FLOAT);
+    t.add_float_data(v);
+    return out;
+  }
+  std::string shape(const std::string &out, const std::string &in, int64_t start, int64_t end) {
+    ::onnx::NodeProto &n = node("Shape", {in}, out);
+    intAttr(n, "start", start);
+    intAttr(n, "end", end);
+    return out;
+  }
+  std::string cast(const std::string &out, const std::string &in, int64_t to) {
+    intAttr(node("Cast", {in}, out), "to", to);
+    return out;
+  }
+
+  /// Inlines `g` (one input, one output) reading `input`; returns the name
+  /// of its result. Its values are renamed under `prefix`; initializers
+  /// become Constant nodes.
+  Expected<std::string> inlineGraph(const ::onnx::GraphProto &g, StringRef attr,
+                                    const std::string &input) {
+    if (g.input_size() != 1 || g.output_size() != 1)
+      return makeError("FlexAttention's " + attr + " graph must have one input and one output");
+    std::string prefix = ("fa_" + attr + "/").str();
+    llvm::StringMap<std::string> renamed;
+    renamed[g.input(0).name()] = input;
+    for (const ::onnx::TensorProto &init : g.initializer()) {
+      std::string name = prefix + init.name();
+      ::onnx::NodeProto &n = node("Constant", {}, name);
+      ::onnx::AttributeProto &a = *n.add_attribute();
+      a.set_name("value");
+      a.set_type(::onnx::AttributeProto::TENSOR);
+      *a.mutable_t() = init;
+      a.mutable_t()->clear_name();
+      renamed[init.name()] = name;
+    }
+    for (const ::onnx::NodeProto &inner : g.node()) {
+      ::onnx::NodeProto &n = *fn.add_node();
+      n = inner;
+      n.set_name(prefix + (inner.name().empty() ? inner.op_type() + "_" +
+                                                      std::to_string(counter++)
+                                                : inner.name()));
+      for (std::string &in : *n.mutable_input()) {
+        if (in.empty())
+          continue;
+        auto it = renamed.find(in);
+        if (it == renamed.end())
+          return makeError("FlexAttention's " + attr + " graph reads '" + in +
+                           "', which it does not define (values of the enclosing graph "
+                           "are not supported there)");
+        in = it->second;
+      }
+      for (std::string &out : *n.mutable_output())
+        if (!out.empty())
+          out = renamed[out] = prefix + out;
+    }
+    auto it = renamed.find(g.output(0).name());
+    if (it == renamed.end())
+      return makeError("FlexAttention's " + attr + " graph does not compute its output '" +
+                       g.output(0).name() + "'");
+    return it->second;
+  }
+};
+} // namespace
+
+Expected<std::unique_ptr<::onnx::FunctionProto>>
+flexAttentionFunction(const ::onnx::NodeProto &call, int32_t qElemType) {
+  auto fn = std::make_unique<::onnx::FunctionProto>();
+  fn->set_name("FlexAttention");
+  fn->set_domain("ai.onnx.preview");
+  for (const char *name : {"Q", "K", "V"})
+    fn->add_input(name);
+  fn->add_output("Y");
+  for (const char *name : {"scale", "softmax_precision", "score_mod", "prob_mod"})
+    fn->add_attribute(name);
+  ::onnx::OperatorSetIdProto &opset = *fn->add_opset_import();
+  opset.set_domain("");
+  opset.set_version(23);
+
+  const ::onnx::AttributeProto *scale = nullptr, *precision = nullptr, *scoreMod = nullptr,
+                               *probMod = nullptr;
+  for (const ::onnx::AttributeProto &a : call.attribute()) {
+    if (a.name() == "scale")
+      scale = &a;
+    else if (a.name() == "softmax_precision")
+      precision = &a;
+    else if (a.name() == "score_mod")
+      scoreMod = &a;
+    else if (a.name() == "prob_mod")
+      probMod = &a;
+  }
+  if ((scoreMod && !scoreMod->has_g()) || (probMod && !probMod->has_g()))
+    return makeError("FlexAttention's score_mod and prob_mod must be graphs");
+  if (qElemType != ::onnx::TensorProto::FLOAT && qElemType != ::onnx::TensorProto::FLOAT16 &&
+      qElemType != ::onnx::TensorProto::BFLOAT16 && qElemType != ::onnx::TensorProto::DOUBLE)
+    return makeError("FlexAttention's Q must be float16, bfloat16, float or double");
+  int64_t p = precision ? precision->i()
+                        : (qElemType == ::onnx::TensorProto::DOUBLE ? ::onnx::TensorProto::DOUBLE
+                                                                     : ::onnx::TensorProto::FLOAT);
+  if (p != ::onnx::TensorProto::FLOAT && p != ::onnx::TensorProto::FLOAT16 &&
+      p != ::onnx::TensorProto::BFLOAT16 && p != ::onnx::TensorProto::DOUBLE)
+    return makeError("FlexAttention's softmax_precision " + Twine(p) +
+                     " is not a float type (1, 10, 11 or 16)");
+
+  BodyBuilder b{*fn};
+  // K and V with their heads repeated to Q's: [B, Hkv, S, D] ->
+  // [B, Hkv, Hq/Hkv, S, D] -> [B, Hq, S, D].
+  std::string batch = b.shape("fa_B", "Q", 0, 1);
+  std::string qHeads = b.shape("fa_Hq", "Q", 1, 2);
+  std::string kvHeads = b.shape("fa_Hkv", "K", 1, 2);
+  std::string kvLen = b.shape("fa_S", "K", 2, 3);
+  std::string repeat = "fa_Repeat";
+  b.node("Div", {qHeads, kvHeads}, repeat);
+  std::string axis2 = b.ints("fa_Axis2", {2});
+  auto align = [&](const std::string &x) {
+    std::string d = b.shape("fa_" + x + "D", x, 3, 4);
+    b.node("Unsqueeze", {x, axis2}, "fa_" + x + "U");
+    BodyBuilder::intAttr(
+        b.node("Concat", {batch, kvHeads, repeat, kvLen, d}, "fa_" + x + "ExpandShape"), "axis",
+        0);
+    b.node("Expand", {"fa_" + x + "U", "fa_" + x + "ExpandShape"}, "fa_" + x + "E");
+    BodyBuilder::intAttr(
+        b.node("Concat", {batch, qHeads, kvLen, d}, "fa_" + x + "AlignedShape"), "axis", 0);
+    b.node("Reshape", {"fa_" + x + "E", "fa_" + x + "AlignedShape"}, "fa_" + x + "A");
+    return "fa_" + x + "A";
+  };
+  std::string k = align("K"), v = align("V");
+
+  // sqrt(scale) on each side, in Q's type.
+  std::string scaleF;
+  if (scale) {
+    scaleF = b.floatScalar("fa_Scale", scale->f());
+  } else {
+    std::string d = b.cast("fa_DF", b.shape("fa_QD", "Q", 3, 4), ::onnx::TensorProto::FLOAT);
+    b.node("Sqrt", {d}, "fa_SqrtD");
+    b.node("Div", {b.floatScalar("fa_One", 1.0f), "fa_SqrtD"}, "fa_Scale");
+    scaleF = "fa_Scale";
+  }
+  b.node("Sqrt", {scaleF}, "fa_ScaleSqrtF");
+  std::string scaleSqrt = b.cast("fa_ScaleSqrt", "fa_ScaleSqrtF", qElemType);
+  b.node("Mul", {"Q", scaleSqrt}, "fa_QScaled");
+  b.node("Mul", {k, scaleSqrt}, "fa_KScaled");
+  BodyBuilder::intsAttr(b.node("Transpose", {"fa_KScaled"}, "fa_KT"), "perm", {0, 1, 3, 2});
+  b.node("MatMul", {"fa_QScaled", "fa_KT"}, "fa_Score");
+  std::string scores = b.cast("fa_ScoreP", "fa_Score", p);
+  if (scoreMod) {
+    auto out = b.inlineGraph(scoreMod->g(), "score_mod", scores);
+    if (!out)
+      return out.takeError();
+    scores = *out;
+  }
+  BodyBuilder::intAttr(b.node("Softmax", {scores}, "fa_Prob"), "axis", -1);
+  std::string probs = "fa_Prob";
+  if (probMod) {
+    auto out = b.inlineGraph(probMod->g(), "prob_mod", probs);
+    if (!out)
+      return out.takeError();
+    probs = *out;
+  }
+  if (p == qElemType) {
+    b.node("MatMul", {probs, v}, "Y");
+  } else {
+    b.node("MatMul", {probs, b.cast("fa_VP", v, p)}, "fa_YP");
+    b.cast("Y", "fa_YP", qElemType);
+  }
+  return std::move(fn);
+}
+
 } // namespace onnxcc::importer

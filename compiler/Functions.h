@@ -69,6 +69,13 @@ instantiateFunction(const ::onnx::FunctionProto &fn, const ::onnx::NodeProto &ca
 /// (schema functions, generated into SchemaFunctions.gen.inc), or null.
 const ::onnx::FunctionProto *lookupSchemaFunction(llvm::StringRef opType, int64_t opset);
 
+/// FlexAttention (ai.onnx.preview, version 1), whose body ONNX defines per
+/// call (a context-dependent function): the scale, the softmax precision
+/// (`qIsDouble` picks its default) and the score_mod/prob_mod graphs, inlined,
+/// are part of the body. Errors are one line for the caller to attach.
+llvm::Expected<std::unique_ptr<::onnx::FunctionProto>>
+flexAttentionFunction(const ::onnx::NodeProto &call, int32_t qElemType);
+
 } // namespace onnxcc::importer
 
 #endif // ONNXCC_COMPILER_FUNCTIONS_H

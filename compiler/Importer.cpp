@@ -322,6 +322,7 @@ private:
   Expected<Value> importInitializer(::onnx::TensorProto &t);
   Error importNodes(::onnx::GraphProto &graph);
   Error importNode(const ::onnx::NodeProto &node, int index);
+  Error inlineFlexAttention(const ::onnx::NodeProto &node, int index);
   Error inlineFunction(const ::onnx::NodeProto &node, int index,
                        const ::onnx::FunctionProto &fn);
   Expected<Attribute> convertAttribute(const ::onnx::AttributeProto &a, AttrKind kind,
@@ -1418,6 +1419,8 @@ Error GraphImporter::importNode(const ::onnx::NodeProto &node, int index) {
                           (node.overload().empty() ? std::string()
                                                    : " (overload '" + node.overload() + "')") +
                           " in domain '" + domain + "'"));
+  if (domain == "ai.onnx.preview" && node.op_type() == "FlexAttention" && opset == 1)
+    return fail(inlineFlexAttention(node, index));
   bool isML = domain == "ai.onnx.ml";
   if (!domain.empty() && domain != "ai.onnx" && !isML)
     return fail(makeError("operator domain '" + domain +
@@ -1458,6 +1461,28 @@ Error GraphImporter::importNode(const ::onnx::NodeProto &node, int index) {
   return fail(makeError("the opset " + Twine(since) + " version of " + node.op_type() +
                         " is not supported (it differs from opset " +
                         Twine(schema->latestSince) + ", the version onnxcc implements)"));
+}
+
+/// FlexAttention's body depends on the call (functions.h): built for this
+/// node, then inlined like any function.
+Error GraphImporter::inlineFlexAttention(const ::onnx::NodeProto &node, int index) {
+  if (node.input_size() != 3 || node.output_size() != 1)
+    return makeError("FlexAttention takes 3 inputs (Q, K, V) and gives 1 output");
+  auto q = lookupValue(node.input(0));
+  if (!q)
+    return q.takeError();
+  auto qType = dyn_cast<ShapedType>(q->getType());
+  Type elem = qType ? qType.getElementType() : Type();
+  int32_t onnxType = !elem                ? 0
+                     : elem.isF32()       ? ::onnx::TensorProto::FLOAT
+                     : elem.isF64()       ? ::onnx::TensorProto::DOUBLE
+                     : elem.isF16()       ? ::onnx::TensorProto::FLOAT16
+                     : elem.isBF16()      ? ::onnx::TensorProto::BFLOAT16
+                                          : 0;
+  auto fn = flexAttentionFunction(node, onnxType);
+  if (!fn)
+    return fn.takeError();
+  return inlineFunction(node, index, **fn);
 }
 
 Error GraphImporter::inlineFunction(const ::onnx::NodeProto &node, int index,

@@ -527,6 +527,67 @@ Error split18(NodeContext &nc) {
   return emit(nc, "Split", {*x, split}, {namedI64(nc, "axis", axis)}, n);
 }
 
+/// The pads over every dim of a rank-`rank` input from `pads` ([2k]) and
+/// Pad 18's `axes` (node input 3, [k], known only at run time):
+///   full[d] = sum_i (axes[i] mod rank == d) * pads[i], likewise the ends.
+/// Axes out of [-rank, rank) wrap around (a run-time value cannot be refused).
+Expected<Value> padsOfRuntimeAxes(NodeContext &nc, Value pads, int64_t rank) {
+  auto axes = nc.input(3);
+  if (!axes)
+    return axes.takeError();
+  auto axesType = dyn_cast<RankedTensorType>(axes->getType());
+  if (!axesType || axesType.getRank() != 1 || axesType.isDynamicDim(0))
+    return nc.error("needs an 'axes' input of static length when it is known only at run time");
+  int64_t k = axesType.getDimSize(0);
+  auto op = [&](StringRef type, ArrayRef<Value> operands,
+                ArrayRef<NamedAttribute> attrs = {}) -> Expected<Value> {
+    auto built = nc.build(type, operands, attrs);
+    if (!built)
+      return built.takeError();
+    return (*built)->getResult(0);
+  };
+  Value r = nc.constI64({rank});
+  auto shifted = op("Add", {*axes, r});
+  if (!shifted)
+    return shifted.takeError();
+  auto normalized = op("Mod", {*shifted, r});
+  if (!normalized)
+    return normalized.takeError();
+  auto row = op("Unsqueeze", {*normalized, nc.constI64({0})}); // [1, k]
+  if (!row)
+    return row.takeError();
+  SmallVector<int64_t> dims;
+  for (int64_t d = 0; d < rank; ++d)
+    dims.push_back(d);
+  auto column = op("Unsqueeze", {nc.constI64(dims), nc.constI64({1})}); // [rank, 1]
+  if (!column)
+    return column.takeError();
+  auto hit = op("Equal", {*column, *row});
+  if (!hit)
+    return hit.takeError();
+  auto select = op("Cast", {*hit}, {namedI64(nc, "to", 7)}); // [rank, k]
+  if (!select)
+    return select.takeError();
+  SmallVector<Value> halves;
+  for (int64_t h = 0; h < 2; ++h) {
+    auto part = op("Slice", {pads, nc.constI64({h * k}), nc.constI64({(h + 1) * k}),
+                             nc.constI64({0}), nc.noValue()});
+    if (!part)
+      return part.takeError();
+    auto spread = op("Unsqueeze", {*part, nc.constI64({0})});
+    if (!spread)
+      return spread.takeError();
+    auto product = op("Mul", {*select, *spread});
+    if (!product)
+      return product.takeError();
+    auto sum = op("ReduceSum", {*product, nc.constI64({1})}, {namedI64(nc, "keepdims", 0)});
+    if (!sum)
+      return sum.takeError();
+    halves.push_back(*sum);
+  }
+  return op("Concat", halves, {namedI64(nc, "axis", 0)});
+}
+
 /// Pad 18 adds the `axes` input, Pad 19 the mode 'wrap'. Constant axes
 /// become pads over every dim: the given pads gathered into place, zeros
 /// elsewhere (pads itself may be a run-time value).
@@ -544,11 +605,19 @@ Error pad18(NodeContext &nc) {
     return in.takeError();
   if (nc.hasInput(3)) {
     auto axes = constantInput(nc, 3);
-    if (!axes)
-      return unsupportedVersion(nc, "with an 'axes' input known only at run time");
     auto rank = rankOf((*in)[0]);
     if (!rank)
       return nc.error("needs a ranked data input to place the pads of 'axes'");
+    if (!axes) {
+      auto full = padsOfRuntimeAxes(nc, (*in)[1], *rank);
+      if (!full)
+        return full.takeError();
+      (*in)[1] = *full;
+      SmallVector<NamedAttribute> attrs;
+      if (nc.attr("mode"))
+        attrs.push_back(namedStr(nc, "mode", mode));
+      return emit(nc, "Pad", *in, attrs);
+    }
     int64_t k = axes->size();
     // Position 2k of [pads..., 0] is the zero.
     SmallVector<int64_t> where(2 * *rank, 2 * k);
@@ -837,9 +906,35 @@ Expected<Value> spreadOverAxes(NodeContext &nc, Value values, Value fill,
 /// (not_larger) or largest (not_smaller) of sizes[i] / in[axes[i]], which
 /// is what positions the samples; the output size round(scale * in) is the
 /// result's (its declared shape when sizes are known only at run time).
+Error resize18Forms(NodeContext &nc);
+
+/// `antialias` (linear and cubic downsampling) rides on the dialect's Resize
+/// as the discardable attribute `antialias`, which the lowering reads
+/// (lowering/OnnxToLinalg/Resize.cpp); nearest ignores it, as ONNX does.
 Error resize18(NodeContext &nc) {
-  if (nc.intAttr("antialias", 0) != 0)
-    return unsupportedVersion(nc, "with antialias 1");
+  bool antialias = nc.intAttr("antialias", 0) != 0 && nc.stringAttr("mode", "nearest") != "nearest";
+  OpBuilder &b = nc.builder();
+  Block *block = b.getInsertionBlock();
+  Block::iterator before = b.getInsertionPoint();
+  bool atStart = before == block->begin();
+  Block::iterator last = atStart ? block->end() : std::prev(before);
+  if (Error e = resize18Forms(nc))
+    return e;
+  if (!antialias)
+    return Error::success();
+  // The Resize just built: the last op inserted by this node.
+  Block::iterator first = atStart ? block->begin() : std::next(last);
+  for (Block::iterator it = b.getInsertionPoint(); it != first;) {
+    --it;
+    if (isa<onnx::ResizeOp>(*it)) {
+      it->setAttr("antialias", b.getUnitAttr());
+      return Error::success();
+    }
+  }
+  return nc.error("antialias: no Resize was built");
+}
+
+Error resize18Forms(NodeContext &nc) {
   std::string policy = nc.stringAttr("keep_aspect_ratio_policy", "stretch");
   if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
     return nc.error("unknown keep_aspect_ratio_policy '" + policy +

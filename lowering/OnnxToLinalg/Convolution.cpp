@@ -162,10 +162,14 @@ Value buildConvInit(OpBuilder &b, Location loc, RankedTensorType type, Value bia
       AffineMap::getMultiDimIdentityMap(rank, ctx)};
   SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
   Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
-  return linalg::GenericOp::create(b, loc, type, grouped, empty, maps, iterators,
-                                   [](OpBuilder &nb, Location nloc, ValueRange args) {
-                                     linalg::YieldOp::create(nb, nloc, args[0]);
-                                   })
+  return linalg::GenericOp::create(
+             b, loc, type, grouped, empty, maps, iterators,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               Value v = args[0];
+               if (v.getType() != type.getElementType())
+                 v = arith::ExtFOp::create(nb, nloc, type.getElementType(), v);
+               linalg::YieldOp::create(nb, nloc, v);
+             })
       .getResult(0);
 }
 
@@ -196,8 +200,16 @@ Value buildGroupedConv(OpBuilder &b, Location loc, Value x, Value weight,
   return linalg::GenericOp::create(
              b, loc, init.getType(), ValueRange{x, weight}, init, maps, iterators,
              [](OpBuilder &nb, Location nloc, ValueRange args) {
+               // float16 operands into a float32 accumulator (buildConv).
+               auto widen = [&](Value v) -> Value {
+                 Type acc = args[2].getType();
+                 return v.getType() == acc || !isa<FloatType>(acc)
+                            ? v
+                            : arith::ExtFOp::create(nb, nloc, acc, v).getResult();
+               };
                Value product = isa<FloatType>(args[0].getType())
-                                   ? Value(arith::MulFOp::create(nb, nloc, args[0], args[1]))
+                                   ? Value(arith::MulFOp::create(nb, nloc, widen(args[0]),
+                                                                 widen(args[1])))
                                    : Value(arith::MulIOp::create(nb, nloc, args[0], args[1]));
                linalg::YieldOp::create(nb, nloc, addScalars(nb, nloc, args[2], product));
              })
@@ -516,6 +528,12 @@ FailureOr<Value> buildConv(ConversionPatternRewriter &rewriter, OpTy op,
   auto [xType, wType, yType] = *shapes;
   if (accElem)
     yType = RankedTensorType::get(yType.getShape(), accElem);
+  // float16/bfloat16 accumulate in float32, rounded once at the end.
+  RankedTensorType roundedType;
+  if (Type wide = accumulatorType(yType.getElementType()); wide != yType.getElementType()) {
+    roundedType = yType;
+    yType = RankedTensorType::get(yType.getShape(), wide);
+  }
   auto w = resolveConvWindow(rewriter, op, xType, wType, yType);
   if (failed(w))
     return failure();
@@ -525,7 +543,8 @@ FailureOr<Value> buildConv(ConversionPatternRewriter &rewriter, OpTy op,
   Location loc = op.getLoc();
   MLIRContext *ctx = rewriter.getContext();
   Type elem = yType.getElementType();
-  Value x = padInput(rewriter, loc, xIn, *w, rewriter.getZeroAttr(elem));
+  Value x = padInput(rewriter, loc, xIn, *w,
+                     rewriter.getZeroAttr(cast<RankedTensorType>(xIn.getType()).getElementType()));
   x = splitDim(rewriter, loc, x, 1, group);
   Value weight = splitDim(rewriter, loc, wIn, 0, group);
   int64_t s = static_cast<int64_t>(w->rank());
@@ -543,7 +562,8 @@ FailureOr<Value> buildConv(ConversionPatternRewriter &rewriter, OpTy op,
     xExprs.push_back(getAffineDimExpr(3 + i, ctx) * w->strides[i] +
                      getAffineDimExpr(4 + s + i, ctx) * w->dilations[i]);
   Value y = buildGroupedConv(rewriter, loc, x, weight, xExprs, wExprs, init);
-  return mergeDims(rewriter, loc, y, 1);
+  y = mergeDims(rewriter, loc, y, 1);
+  return roundedType ? roundAccumulator(rewriter, loc, y, roundedType) : y;
 }
 
 struct ConvLowering : OpConversionPattern<onnx::ConvOp> {

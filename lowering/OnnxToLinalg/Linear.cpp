@@ -87,15 +87,27 @@ Value buildContraction(OpBuilder &b, Location loc, RankedTensorType resultType,
                                  AffineMap::get(numDims, 0, cExprs, ctx)};
   SmallVector<utils::IteratorType> iterators(numDims - 1, utils::IteratorType::parallel);
   iterators.push_back(utils::IteratorType::reduction);
-  Value init =
-      buildFilled(b, loc, resultType, b.getZeroAttr(resultType.getElementType()), resultSizes);
-  return linalg::GenericOp::create(
-             b, loc, resultType, ValueRange{lhs, rhs}, init, maps, iterators,
-             [&](OpBuilder &nb, Location nloc, ValueRange args) {
-               linalg::YieldOp::create(nb, nloc,
-                                       multiplyAdd(nb, nloc, args[0], args[1], args[2]));
-             })
-      .getResult(0);
+  // float16/bfloat16 products accumulate in float32 and are rounded once at
+  // the end (as numpy and ONNX Runtime do); a float16 sum rounded after every
+  // term drifts by several ulps over a few dozen terms.
+  Type elem = resultType.getElementType();
+  Type accElem = accumulatorType(elem);
+  auto accType = RankedTensorType::get(resultType.getShape(), accElem);
+  Value init = buildFilled(b, loc, accType, b.getZeroAttr(accElem), resultSizes);
+  Value acc = linalg::GenericOp::create(
+                  b, loc, accType, ValueRange{lhs, rhs}, init, maps, iterators,
+                  [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                    Value x = args[0], y = args[1];
+                    if (accElem != elem) {
+                      x = arith::ExtFOp::create(nb, nloc, accElem, x);
+                      y = arith::ExtFOp::create(nb, nloc, accElem, y);
+                    }
+                    linalg::YieldOp::create(nb, nloc, multiplyAdd(nb, nloc, x, y, args[2]));
+                  })
+                  .getResult(0);
+  if (accElem == elem)
+    return acc;
+  return roundAccumulator(b, loc, acc, resultType, resultSizes);
 }
 
 struct MatMulLowering : OpConversionPattern<onnx::MatMulOp> {

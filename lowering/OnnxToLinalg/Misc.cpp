@@ -773,8 +773,13 @@ struct QLinearMatMulLowering : OpConversionPattern<onnx::QLinearMatMulOp> {
         labels->out, labels->sizes, [&](OpBuilder &b, Location l, ValueRange args) -> Value {
           Type f32 = b.getF32Type();
           Value v = arith::SIToFPOp::create(b, l, f32, args[0]);
-          Value scale = arith::MulFOp::create(b, l, args[1], args[2]);
-          scale = arith::DivFOp::create(b, l, scale, args[3]);
+          // float16 / bfloat16 scales (opset 21) are widened: the scale
+          // arithmetic runs in float32 whatever the scales' type.
+          auto widen = [&](Value s) -> Value {
+            return s.getType() == f32 ? s : arith::ExtFOp::create(b, l, f32, s).getResult();
+          };
+          Value scale = arith::MulFOp::create(b, l, widen(args[1]), widen(args[2]));
+          scale = arith::DivFOp::create(b, l, scale, widen(args[3]));
           v = arith::MulFOp::create(b, l, v, scale);
           return quantizeScalar(b, l, v, castScalar(b, l, args[4], zpOnnx, f32), yOnnx);
         });

@@ -200,6 +200,14 @@ mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
 bool isSmallFloat(mlir::Type t);
 bool isSubByteInt(mlir::Type t);
 
+/// The element type sums of `elem` accumulate in: float32 for float16 and
+/// bfloat16 (rounded to `elem` once, by roundAccumulator), else `elem`.
+mlir::Type accumulatorType(mlir::Type elem);
+/// `acc` (an accumulator tensor) rounded elementwise to `type`'s element
+/// type; `dynamicSizes` are `type`'s dynamic dims.
+mlir::Value roundAccumulator(mlir::OpBuilder &b, mlir::Location loc, mlir::Value acc,
+                             mlir::RankedTensorType type, mlir::ValueRange dynamicSizes = {});
+
 /// castScalar where `from` or `to` is one of those types, with Cast's
 /// `saturate` (float8 targets) and `round_mode` (E8M0: "up", "down",
 /// "nearest"); castScalar calls it with the defaults (1, "up").

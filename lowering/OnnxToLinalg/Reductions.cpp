@@ -1588,18 +1588,29 @@ Value buildSoftmax(OpBuilder &b, Location loc, Value input, int64_t axis, bool i
                              [](OpBuilder &nb, Location l, ValueRange x, Value a) {
                                return arith::MaximumFOp::create(nb, l, a, x[0]);
                              });
+  // float16/bfloat16: the differences, exponentials and their sum in
+  // float32, the result rounded once (as ONNX Runtime does).
+  Type acc = accumulatorType(elem);
+  auto widen = [acc](OpBuilder &nb, Location l, Value v) -> Value {
+    return v.getType() == acc ? v : arith::ExtFOp::create(nb, l, acc, v).getResult();
+  };
   Value sum = buildReduction(
-      b, loc, shape, reduced, ValueRange{input, max}, {identity, keptMap}, b.getZeroAttr(elem),
-      [](OpBuilder &nb, Location l, ValueRange x, Value a) -> Value {
-        Value d = arith::SubFOp::create(nb, l, x[0], x[1]);
+      b, loc, shape, reduced, ValueRange{input, max}, {identity, keptMap}, b.getZeroAttr(acc),
+      [&](OpBuilder &nb, Location l, ValueRange x, Value a) -> Value {
+        Value d = arith::SubFOp::create(nb, l, widen(nb, l, x[0]), widen(nb, l, x[1]));
         return arith::AddFOp::create(nb, l, a, math::ExpOp::create(nb, l, d));
       });
   return buildParallel(b, loc, inType, ValueRange{input, max, sum}, {identity, keptMap, keptMap},
-                       [isLog](OpBuilder &nb, Location l, ValueRange v) -> Value {
-                         Value d = arith::SubFOp::create(nb, l, v[0], v[1]);
-                         if (isLog)
-                           return arith::SubFOp::create(nb, l, d, math::LogOp::create(nb, l, v[2]));
-                         return arith::DivFOp::create(nb, l, math::ExpOp::create(nb, l, d), v[2]);
+                       [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+                         Value d = arith::SubFOp::create(nb, l, widen(nb, l, v[0]),
+                                                         widen(nb, l, v[1]));
+                         Value r = isLog ? Value(arith::SubFOp::create(
+                                               nb, l, d, math::LogOp::create(nb, l, v[2])))
+                                         : Value(arith::DivFOp::create(
+                                               nb, l, math::ExpOp::create(nb, l, d), v[2]));
+                         return r.getType() == elem ? r
+                                                    : arith::TruncFOp::create(nb, l, elem, r)
+                                                          .getResult();
                        });
 }
 

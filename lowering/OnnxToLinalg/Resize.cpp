@@ -21,6 +21,15 @@
 // read directly. Linear and cubic accumulate in f64, outer axis over inner,
 // as the reference does.
 //
+// Antialiasing (Resize 18's `antialias`, carried by the importer as the
+// discardable attribute `antialias`): a linear or cubic kernel downsampling by
+// scale s < 1 is stretched by 1 / s. Its taps are the n = 2 - 2 * start
+// positions nearest x_ori (start = floor(-1 / s) + 1 for linear,
+// floor(-2 / s) + 1 for cubic), tap k weighing kernel((k + start - ratio) * s)
+// (linear 1 - |t| clipped at 0; cubic Keys' kernel), normalized to sum 1.
+// With scales read at run time the taps are those of the smallest scale
+// giving the result's size; the extra taps of a larger scale weigh 0.
+//
 //===----------------------------------------------------------------------===//
 #include "lowering/OnnxToLinalg/Patterns.h"
 
@@ -56,6 +65,11 @@ struct AxisPlan {
   std::optional<double> scale;
   std::optional<double> roiStart;
   std::optional<double> roiEnd;
+  /// Taps per output element along this axis: 2 (linear) or 4 (cubic), more
+  /// when antialiasing stretches the kernel by 1 / scale.
+  int64_t taps = 1;
+  /// Whether the kernel is stretched (antialiasing).
+  bool antialias = false;
 };
 
 /// The elements of a constant operand as doubles: an onnx.Constant defining
@@ -282,12 +296,27 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
         return rewriter.notifyMatchFailure(op, "cannot resize an empty dim");
       plans.push_back(axis);
     }
-    int64_t tapsPerAxis = mode == Mode::Cubic ? 4 : 2;
+    bool antialias = op->hasAttr("antialias") && mode != Mode::Nearest;
     int64_t taps = 1;
-    if (mode != Mode::Nearest)
-      for (size_t i = 0; i < plans.size(); ++i)
-        if ((taps *= tapsPerAxis) > kMaxTaps)
-          return rewriter.notifyMatchFailure(op, "too many resized axes for one kernel");
+    for (AxisPlan &plan : plans) {
+      if (mode == Mode::Nearest)
+        break;
+      plan.taps = mode == Mode::Cubic ? 4 : 2;
+      if (antialias) {
+        // Scales read at run time: the footprint of the smallest scale that
+        // gives this output size (out / in); a larger one's extra taps weigh 0.
+        double k = std::min(plan.scale ? *plan.scale
+                                       : static_cast<double>(plan.outSize) /
+                                             static_cast<double>(plan.inSize),
+                            1.0);
+        double reach = mode == Mode::Cubic ? 2.0 : 1.0;
+        int64_t start = static_cast<int64_t>(std::floor(-reach / k) + 1);
+        plan.taps = 2 - 2 * start;
+        plan.antialias = true;
+      }
+      if ((taps *= plan.taps) > kMaxTaps)
+        return rewriter.notifyMatchFailure(op, "too many resized axes for one kernel");
+    }
 
     Value scalesTensor = bySizes ? Value() : adaptor.getScales();
     Type roiElem =
@@ -457,7 +486,7 @@ private:
 
     // The n nearest positions in the input padded by n / 2 edge values: a
     // window starting at base - (n / 2 - 1), kept inside the padded range.
-    int64_t n = mode == Mode::Cubic ? 4 : 2;
+    int64_t n = mode == Mode::Nearest ? 2 : plan.taps;
     int64_t pad = n / 2;
     Value start = s.clamp(s.addI(base, s.index(-(n / 2 - 1))), -pad, plan.inSize + pad - n);
     auto tap = [&](int64_t k) { return s.addI(start, s.index(k)); };
@@ -484,7 +513,35 @@ private:
       return sample;
     }
 
-    if (mode == Mode::Linear) {
+    if (plan.antialias) {
+      // Antialiasing: the kernel at (k + 1 - n / 2 - ratio) * scale, tap k
+      // being that far from x_ori, normalized.
+      Value k = plan.scale ? s.f64(std::min(*plan.scale, 1.0))
+                           : arith::MinimumFOp::create(s.b, s.loc, params.scale, one).getResult();
+      Value zero = s.f64(0.0);
+      double a = cubicA;
+      Value total;
+      for (int64_t i = 0; i < n; ++i) {
+        Value t = s.mul(s.sub(s.f64(static_cast<double>(i + 1 - n / 2)), ratio), k);
+        t = math::AbsFOp::create(s.b, s.loc, t);
+        Value w;
+        if (mode == Mode::Linear) {
+          w = arith::MaximumFOp::create(s.b, s.loc, s.sub(one, t), zero);
+        } else {
+          Value t2 = s.mul(t, t), t3 = s.mul(t2, t);
+          Value nearW = s.add(s.sub(s.mul(s.f64(a + 2), t3), s.mul(s.f64(a + 3), t2)), one);
+          Value farW = s.sub(s.add(s.sub(s.mul(s.f64(a), t3), s.mul(s.f64(5 * a), t2)),
+                                   s.mul(s.f64(8 * a), t)),
+                             s.f64(4 * a));
+          w = s.select(s.cmpF(arith::CmpFPredicate::OLE, t, one), nearW,
+                       s.select(s.cmpF(arith::CmpFPredicate::OLT, t, s.f64(2.0)), farW, zero));
+        }
+        sample.weights.push_back(w);
+        total = total ? s.add(total, w) : w;
+      }
+      for (Value &w : sample.weights)
+        w = s.div(w, total);
+    } else if (mode == Mode::Linear) {
       sample.weights = {s.sub(one, ratio), ratio};
     } else {
       // Keys' cubic convolution weights at distances 1 + r, r, 1 - r, 2 - r.

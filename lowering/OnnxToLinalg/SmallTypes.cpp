@@ -35,6 +35,28 @@ bool isSubByteInt(Type t) {
   return i && i.getWidth() > 1 && i.getWidth() < 8;
 }
 
+Type accumulatorType(Type elem) {
+  if (elem.isF16() || elem.isBF16())
+    return Float32Type::get(elem.getContext());
+  return elem;
+}
+
+Value roundAccumulator(OpBuilder &b, Location loc, Value acc, RankedTensorType type,
+                       ValueRange dynamicSizes) {
+  MLIRContext *ctx = b.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(type.getRank(), ctx);
+  SmallVector<utils::IteratorType> iterators(type.getRank(), utils::IteratorType::parallel);
+  Value init = emptyTensor(b, loc, type, dynamicSizes);
+  return linalg::GenericOp::create(
+             b, loc, type, acc, init, SmallVector<AffineMap>{identity, identity}, iterators,
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               Value rounded =
+                   arith::TruncFOp::create(nb, l, type.getElementType(), args[0]).getResult();
+               linalg::YieldOp::create(nb, l, rounded);
+             })
+      .getResult(0);
+}
+
 namespace {
 
 Value i32Const(OpBuilder &b, Location loc, int64_t v) {
