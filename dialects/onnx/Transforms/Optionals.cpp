@@ -66,7 +66,8 @@ void resolveOptionals(func::FuncOp func) {
       continue;
     Value result = op->getResult(0);
     if (result.getType() != content.getType() &&
-        !(isa<TensorType>(result.getType()) && isa<TensorType>(content.getType())))
+        !(isa<TensorType>(result.getType()) && isa<TensorType>(content.getType())) &&
+        !(isa<SeqType>(result.getType()) && isa<SeqType>(content.getType())))
       continue;
     result.replaceAllUsesWith(content);
     op->erase();

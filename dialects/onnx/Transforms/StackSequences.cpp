@@ -245,9 +245,11 @@ class SequenceStacker {
 public:
   explicit SequenceStacker(func::FuncOp func) : func(func) {}
 
-  LogicalResult run() {
+  /// `expand`: make the output sequences ports (an error when one is not
+  /// known); else only those that are known.
+  LogicalResult run(bool expand = true) {
     func.walk([&](Operation *op) { visit(op); });
-    if (failed(expandResults()))
+    if (failed(expandResults(expand)))
       return failure();
     // Replaced tensor results first, then sequence ops nothing uses any more,
     // last to first so that chains go away.
@@ -272,10 +274,15 @@ private:
   /// The sequence outputs of a function with onnxcc.io_outputs (see
   /// expandBoundaryValues) as tensor ports: a stack is one port, a list one
   /// per element, an empty sequence none; the count goes to its entry.
-  LogicalResult expandResults() {
+  LogicalResult expandResults(bool mustExpand) {
     auto io = func->getAttrOfType<ArrayAttr>("onnxcc.io_outputs");
     Operation *ret = func.getBody().back().getTerminator();
-    if (!io || !llvm::any_of(ret->getOperandTypes(), [](Type t) { return isa<SeqType>(t); }))
+    // The results still to expand: those of role "sequence".
+    auto pending = [&](unsigned k) {
+      auto role = func.getResultAttrOfType<StringAttr>(k, "onnxcc.role");
+      return role && role.getValue() == "sequence";
+    };
+    if (!io || llvm::none_of(llvm::seq(ret->getNumOperands()), pending))
       return success();
     MLIRContext *ctx = func.getContext();
     Builder b(ctx);
@@ -284,7 +291,7 @@ private:
     SmallVector<DictionaryAttr> attrs;
     for (auto [k, v] : llvm::enumerate(ret->getOperands())) {
       DictionaryAttr old = func.getResultAttrDict(k);
-      if (!isa<SeqType>(v.getType())) {
+      if (!pending(k)) {
         results.push_back(v);
         attrs.push_back(old ? old : DictionaryAttr::get(ctx));
         continue;
@@ -298,6 +305,8 @@ private:
       };
       if (!index || index.getInt() >= static_cast<int64_t>(entries.size()))
         return fail("without its entry in onnxcc.io_outputs");
+      if (!mustExpand && (!info || info->kind == SeqInfo::Kind::Length))
+        return success();
       if (!info || info->kind == SeqInfo::Kind::Length)
         return fail("whose elements compile cannot follow yet (its length or its elements' "
                     "shapes depend on the data)");
@@ -358,7 +367,7 @@ private:
     bool done = llvm::TypeSwitch<Operation *, bool>(op)
                     .Case<SequenceConstructOp, SequenceEmptyOp, SequenceInsertOp,
                           SequenceEraseOp, SequenceAtOp, SequenceLengthOp,
-                          ConcatFromSequenceOp, SplitToSequenceOp, IdentityOp>(
+                          ConcatFromSequenceOp, SplitToSequenceOp, IdentityOp, IfOp>(
                         [&](auto op) { return rewrite(op, b); })
                     .Default([](Operation *) { return false; });
     llvm::append_range(created, b.created);
@@ -407,6 +416,28 @@ private:
   bool rewrite(SequenceEmptyOp op, StackBuilder &) {
     define(op.getResult(), SeqInfo::empty());
     return true;
+  }
+
+  /// An If whose branches both yield a stack of one type for a sequence
+  /// result yields that stack (its branches were visited first).
+  bool rewrite(IfOp op, StackBuilder &) {
+    Operation *thenYield = op.getThenBranch().front().getTerminator();
+    Operation *elseYield = op.getElseBranch().front().getTerminator();
+    for (OpResult r : op->getResults()) {
+      if (!isa<SeqType>(r.getType()))
+        continue;
+      unsigned k = r.getResultNumber();
+      const SeqInfo *a = lookup(thenYield->getOperand(k));
+      const SeqInfo *c = lookup(elseYield->getOperand(k));
+      if (!a || !c || !a->isStack() || !c->isStack() || a->stack.getType() != c->stack.getType())
+        continue;
+      thenYield->setOperand(k, a->stack);
+      elseYield->setOperand(k, c->stack);
+      r.setType(a->stack.getType());
+      define(r, SeqInfo::ofStack(r));
+    }
+    // The If itself stays.
+    return false;
   }
 
   bool rewrite(IdentityOp op, StackBuilder &) {
@@ -756,8 +787,19 @@ struct OnnxStackSequencesPass
           failed(inferShapesInFunction(getOperation())))
         return signalPassFailure();
     }
-    if (failed(SequenceStacker(getOperation()).run()))
-      signalPassFailure();
+    // Output sequences that only shapes inferred from this run make known (a
+    // Loop's scan output of a trip count a SequenceLength gives) need one
+    // more.
+    func::FuncOp func = getOperation();
+    auto sequenceResults = [&] {
+      return llvm::any_of(func.getResultTypes(), [](Type t) { return isa<SeqType>(t); });
+    };
+    if (failed(SequenceStacker(func).run(/*expand=*/!sequenceResults() ||
+                                         !func->hasAttr("onnxcc.io_outputs"))))
+      return signalPassFailure();
+    if (sequenceResults() && func->hasAttr("onnxcc.io_outputs") &&
+        (failed(inferShapesInFunction(func)) || failed(SequenceStacker(func).run())))
+      return signalPassFailure();
   }
 };
 } // namespace
