@@ -720,6 +720,92 @@ std::optional<SmallVector<Value>> constructed(Value seq) {
   return std::nullopt;
 }
 
+/// A scalar int64 or bool constant behind `v`, if there is one.
+std::optional<int64_t> scalarConstant(Operation *user, Value v) {
+  if (auto c = v.getDefiningOp<ConstantOp>())
+    if (auto dense = dyn_cast_or_null<DenseElementsAttr>(c->getAttr("value"));
+        dense && dense.getNumElements() == 1 && dense.getElementType().isInteger(1))
+      return dense.getValues<bool>()[0] ? 1 : 0;
+  ShapeMap map;
+  auto values = ShapeContext(user, map).getIntValues(v);
+  if (!values || values->size() != 1)
+    return std::nullopt;
+  return values->front();
+}
+
+/// Each Loop that walks a sequence whose elements differ in shape (a
+/// SequenceAt at the iteration number of a SequenceConstruct of ragged
+/// tensors: an expanded SequenceMap) is its body once per iteration, when
+/// the trip count is known (a constant or that sequence's length), the
+/// condition stays true and there are no scan outputs.
+bool unrollLoopsOverLists(func::FuncOp func) {
+  SmallVector<LoopOp> loops;
+  func.walk([&](LoopOp loop) { loops.push_back(loop); });
+  bool changed = false;
+  for (LoopOp loop : loops) {
+    Block &body = loop.getBody().front();
+    Operation *yield = body.getTerminator();
+    unsigned numCarried = loop.getVInitial().size();
+    if (yield->getNumOperands() != 1 + numCarried)
+      continue;
+    bool ragged = false;
+    body.walk([&](SequenceAtOp at) {
+      if (auto elements = constructed(at.getInputSequence()))
+        ragged |= !llvm::all_equal(llvm::map_range(*elements, [](Value e) { return e.getType(); }));
+    });
+    if (!ragged)
+      continue;
+    std::optional<int64_t> trips;
+    if (auto length = loop.getM().getDefiningOp<SequenceLengthOp>()) {
+      if (auto elements = constructed(length.getInputSequence()))
+        trips = elements->size();
+    } else if (!isa<NoneType>(loop.getM().getType())) {
+      trips = scalarConstant(loop, loop.getM());
+    }
+    if (!trips || *trips < 0 || *trips > 256)
+      continue;
+    Value cond = loop.getCond();
+    if (!isa<NoneType>(cond.getType()) && scalarConstant(loop, cond) != std::optional<int64_t>(1))
+      continue;
+    Value condOut = yield->getOperand(0);
+    while (auto id = condOut.getDefiningOp<IdentityOp>())
+      condOut = id.getInput();
+    if (condOut != body.getArgument(1) &&
+        (condOut.getParentBlock() != &body ||
+         scalarConstant(condOut.getDefiningOp() ? condOut.getDefiningOp() : loop, condOut) !=
+             std::optional<int64_t>(1)))
+      continue;
+    OpBuilder b(loop);
+    auto scalar = [&](Type elem, int64_t value) {
+      auto type = RankedTensorType::get({}, elem);
+      Attribute attr = elem.isInteger(1)
+                           ? DenseElementsAttr::get(type, value != 0)
+                           : DenseElementsAttr::get(type, b.getIntegerAttr(elem, value));
+      return ConstantOp::create(b, loop.getLoc(), TypeRange{type}, ValueRange{},
+                                {b.getNamedAttr("value", attr)})
+          ->getResult(0);
+    };
+    SmallVector<Value> carried(loop.getVInitial());
+    Value alwaysTrue = scalar(b.getI1Type(), 1);
+    for (int64_t i = 0; i < *trips; ++i) {
+      IRMapping mapping;
+      mapping.map(body.getArgument(0), scalar(b.getI64Type(), i));
+      mapping.map(body.getArgument(1), alwaysTrue);
+      for (unsigned k = 0; k < numCarried; ++k)
+        mapping.map(body.getArgument(2 + k), carried[k]);
+      for (Operation &op : body.without_terminator())
+        b.clone(op, mapping);
+      for (unsigned k = 0; k < numCarried; ++k)
+        carried[k] = mapping.lookupOrDefault(yield->getOperand(1 + k));
+    }
+    for (unsigned k = 0; k < numCarried; ++k)
+      loop->getResult(k).replaceAllUsesWith(carried[k]);
+    loop->erase();
+    changed = true;
+  }
+  return changed;
+}
+
 /// Each SequenceMap whose sequence inputs are SequenceConstructs of one
 /// length becomes its body once per element, its results SequenceConstructs
 /// of the bodies' results.
@@ -772,6 +858,10 @@ struct OnnxStackSequencesPass
       return;
     // Optional(seq) followed by OptionalGetElement is the sequence itself.
     resolveOptionals(getOperation());
+    // Loops over ragged sequences, one body per element, before their
+    // appended sequences become scan outputs (which must be one shape).
+    if (unrollLoopsOverLists(getOperation()) && failed(inferShapesInFunction(getOperation())))
+      return signalPassFailure();
     // The scan outputs that replace appended sequences need their shapes.
     if (appendedSequencesToScanOutputs(getOperation()) &&
         failed(inferShapesInFunction(getOperation())))
