@@ -393,6 +393,9 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
     ScopedDiagnosticHandler boundaryHandler(&context, firstErrorCollector(boundaryError));
     if (failed(onnx::expandBoundaryValues(func)))
       return makeError(modelPath + ": " + boundaryError);
+    if (options.target == "halide" && func->hasAttr("onnxcc.io_inputs"))
+      return makeError(modelPath + ": sequence and optional inputs and outputs are not "
+                                   "supported by --target halide yet");
     for (StringRef key : {"onnxcc.io_inputs", "onnxcc.io_outputs"}) {
       auto entries = func->getAttrOfType<ArrayAttr>(key);
       if (!entries)
