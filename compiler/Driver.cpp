@@ -82,6 +82,11 @@ Error setShapes(func::FuncOp func, const std::vector<std::pair<std::string, std:
       if (!n || n.getValue() != name)
         continue;
       found = true;
+      // An optional tensor: the shape of its value.
+      if (auto opt = dyn_cast<onnx::OptType>(argTypes[i]); opt && isa<TensorType>(opt.getElementType())) {
+        func.setArgAttr(i, "onnxcc.content_shape", DenseI64ArrayAttr::get(func.getContext(), dims));
+        continue;
+      }
       auto t = dyn_cast<RankedTensorType>(argTypes[i]);
       if (!t || t.getRank() != static_cast<int64_t>(dims.size()))
         return makeError("--shape " + name + ": the input has rank " +
@@ -115,6 +120,37 @@ Error setShapes(func::FuncOp func, const std::vector<std::pair<std::string, std:
 Error applyShapes(func::FuncOp func, const CompileOptions &options) {
   if (Error e = setShapes(func, options.shapes))
     return e;
+  // --sequence: the element shapes of a sequence input (or of the value of
+  // an optional sequence).
+  for (const auto &[name, shapes] : options.sequences) {
+    bool found = false;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+      auto n = func.getArgAttrOfType<StringAttr>(i, "onnx.name");
+      if (!n || n.getValue() != name)
+        continue;
+      Type t = func.getArgumentTypes()[i];
+      if (auto opt = dyn_cast<onnx::OptType>(t))
+        t = opt.getElementType();
+      if (!isa<onnx::SeqType>(t))
+        return makeError("--sequence names '" + name + "', which is not a sequence input");
+      found = true;
+      SmallVector<Attribute> elements;
+      for (const std::vector<int64_t> &dims : shapes) {
+        int64_t count = 1;
+        for (int64_t d : dims) {
+          if (d < 0)
+            return makeError("--sequence " + name + ": dim " + Twine(d) + " is negative");
+          if (d > 0 && count > (int64_t(1) << 59) / d)
+            return makeError("--sequence " + name + ": an element of more than 2^59 elements");
+          count *= d;
+        }
+        elements.push_back(DenseI64ArrayAttr::get(func.getContext(), dims));
+      }
+      func.setArgAttr(i, "onnxcc.sequence_shapes", ArrayAttr::get(func.getContext(), elements));
+    }
+    if (!found)
+      return makeError("--sequence names '" + name + "', which is not an input of the model");
+  }
   // --bound: read by the shape functions of ops with data-dependent dims
   // (onnx::ShapeContext::dataDim).
   if (!options.bounds.empty()) {
@@ -131,9 +167,9 @@ Error applyShapes(func::FuncOp func, const CompileOptions &options) {
     if (t && t.hasStaticShape())
       continue;
     auto n = func.getArgAttrOfType<StringAttr>(i, "onnx.name");
+    // Sequences and optionals: onnx::expandBoundaryValues checks them.
     if (!isa<TensorType>(argTypes[i]))
-      return makeError("input '" + (n ? n.getValue() : StringRef("?")) +
-                       "' is a sequence or optional value, which compile does not support yet");
+      continue;
     // Named dims (dim_params) become parameters of the generated code.
     auto params = func.getArgAttrOfType<ArrayAttr>(i, "onnx.dim_params");
     bool allNamed = t && params && params.size() == static_cast<size_t>(t.getRank());
@@ -351,6 +387,29 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
   auto func = *(*module)->getOps<func::FuncOp>().begin();
   if (Error e = applyShapes(func, options))
     return makeError(modelPath + ": " + toString(std::move(e)));
+  {
+    // Sequence and optional inputs and outputs become tensor ports.
+    std::string boundaryError;
+    ScopedDiagnosticHandler boundaryHandler(&context, firstErrorCollector(boundaryError));
+    if (failed(onnx::expandBoundaryValues(func)))
+      return makeError(modelPath + ": " + boundaryError);
+    if (options.target == "halide" && func->hasAttr("onnxcc.io_inputs"))
+      return makeError(modelPath + ": sequence and optional inputs and outputs are not "
+                                   "supported by --target halide yet");
+    for (StringRef key : {"onnxcc.io_inputs", "onnxcc.io_outputs"}) {
+      auto entries = func->getAttrOfType<ArrayAttr>(key);
+      if (!entries)
+        continue;
+      SmallVector<Attribute> withDtypes;
+      for (auto entry : entries.getAsRange<DictionaryAttr>()) {
+        NamedAttrList list(entry);
+        if (auto elem = entry.getAs<TypeAttr>("elem_type"))
+          list.set("dtype", StringAttr::get(&context, dtypeName(elem.getValue())));
+        withDtypes.push_back(list.getDictionary(&context));
+      }
+      func->setAttr(key, ArrayAttr::get(&context, withDtypes));
+    }
+  }
   for (unsigned i = 0; i < func.getNumArguments(); ++i)
     func.setArgAttr(i, "onnx.dtype", StringAttr::get(&context, dtypeName(func.getArgumentTypes()[i])));
   for (unsigned i = 0; i < func.getNumResults(); ++i)

@@ -35,6 +35,10 @@ struct CompileOptions {
   std::string outDir;
   /// Shapes for inputs with symbolic dims: input name -> dims.
   std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
+  /// Element shapes of sequence inputs (and of optional sequences): input
+  /// name -> one shape per element (--sequence NAME=[2x3],[4]); the
+  /// compiled code takes exactly that many elements of those shapes.
+  std::vector<std::pair<std::string, std::vector<std::vector<int64_t>>>> sequences;
   EmitStage emit = EmitStage::Cpp;
   /// Embed the weights in the object; when false they go to NAME.weights and
   /// run() takes a pointer to them.

@@ -18,6 +18,8 @@
 
 #include "onnx.pb.h"
 
+#include <google/protobuf/io/coded_stream.h>
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
@@ -253,6 +255,8 @@ void appendNarrowed(std::string &bytes, const T &values, int32_t elemSize) {
   }
 }
 
+Expected<Tensor> tensorOf(const ::onnx::TensorProto &proto, StringRef path);
+
 Expected<Tensor> readTensor(StringRef path) {
   auto buffer = MemoryBuffer::getFile(path, /*IsText=*/false,
                                       /*RequiresNullTerminator=*/false);
@@ -262,7 +266,121 @@ Expected<Tensor> readTensor(StringRef path) {
   ::onnx::TensorProto proto;
   if (!proto.ParseFromArray((*buffer)->getBufferStart(), (*buffer)->getBufferSize()))
     return makeError(VerifyStage::Dataset, path + ": not a TensorProto");
+  return tensorOf(proto, path);
+}
 
+/// A sequence or optional of a dataset (SequenceProto / OptionalProto):
+/// whether it holds a value, and its tensors (one for an optional tensor).
+struct BoundaryValue {
+  bool present = true;
+  SmallVector<Tensor> elements;
+};
+
+/// The fields of a protobuf message: (field number, bytes) of its
+/// length-delimited fields, in order; false when the bytes are no message.
+/// (onnx.proto's generated code lacks onnx-data.proto's SequenceProto and
+/// OptionalProto: their few fields are read directly.)
+bool messageFields(StringRef data, SmallVectorImpl<std::pair<uint32_t, std::string>> &fields) {
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t *>(data.data()),
+                                            static_cast<int>(data.size()));
+  while (uint32_t tag = in.ReadTag()) {
+    uint64_t varint;
+    uint32_t fixed32, length;
+    uint64_t fixed64;
+    std::string bytes;
+    switch (tag & 7) {
+    case 0:
+      if (!in.ReadVarint64(&varint))
+        return false;
+      break;
+    case 1:
+      if (!in.ReadLittleEndian64(&fixed64))
+        return false;
+      break;
+    case 2:
+      if (!in.ReadVarint32(&length) || !in.ReadString(&bytes, static_cast<int>(length)))
+        return false;
+      fields.push_back({tag >> 3, std::move(bytes)});
+      break;
+    case 5:
+      if (!in.ReadLittleEndian32(&fixed32))
+        return false;
+      break;
+    default:
+      return false;
+    }
+  }
+  return in.ConsumedEntireMessage();
+}
+
+/// Reads PATH as what `kind` says (see TensorTable): 1 a SequenceProto, 2
+/// or 3 an OptionalProto (onnx-data.proto: tensor_values = 3 of a
+/// sequence; tensor_value = 3 and sequence_value = 5 of an optional).
+Expected<BoundaryValue> readBoundaryValue(StringRef path, int kind) {
+  auto buffer = MemoryBuffer::getFile(path, /*IsText=*/false,
+                                      /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return makeError(VerifyStage::Dataset,
+                     "cannot read " + path + ": " + buffer.getError().message());
+  BoundaryValue value;
+  auto addSequence = [&](StringRef bytes) -> Error {
+    SmallVector<std::pair<uint32_t, std::string>> fields;
+    if (!messageFields(bytes, fields))
+      return makeError(VerifyStage::Dataset, path + ": not a SequenceProto");
+    for (const auto &[number, field] : fields) {
+      if (number == 4 || number == 5 || number == 6 || number == 7)
+        return makeError(VerifyStage::Dataset,
+                         path + ": only sequences of tensors are supported");
+      if (number != 3)
+        continue;
+      ::onnx::TensorProto proto;
+      if (!proto.ParseFromString(field))
+        return makeError(VerifyStage::Dataset, path + ": an element is not a TensorProto");
+      auto tensor = tensorOf(proto, path);
+      if (!tensor)
+        return tensor.takeError();
+      value.elements.push_back(std::move(*tensor));
+    }
+    return Error::success();
+  };
+  if (kind == 1) {
+    if (Error e = addSequence((*buffer)->getBuffer()))
+      return std::move(e);
+    return value;
+  }
+  SmallVector<std::pair<uint32_t, std::string>> fields;
+  if (!messageFields((*buffer)->getBuffer(), fields))
+    return makeError(VerifyStage::Dataset, path + ": not an OptionalProto");
+  value.present = false;
+  for (const auto &[number, field] : fields) {
+    if (number == 3) {
+      if (kind != 2)
+        return makeError(VerifyStage::Dataset,
+                         path + ": an optional tensor, the model's is a sequence");
+      ::onnx::TensorProto proto;
+      if (!proto.ParseFromString(field))
+        return makeError(VerifyStage::Dataset, path + ": the value is not a TensorProto");
+      auto tensor = tensorOf(proto, path);
+      if (!tensor)
+        return tensor.takeError();
+      value.elements.push_back(std::move(*tensor));
+      value.present = true;
+    } else if (number == 5) {
+      if (kind != 3)
+        return makeError(VerifyStage::Dataset,
+                         path + ": an optional sequence, the model's is a tensor");
+      if (Error e = addSequence(field))
+        return std::move(e);
+      value.present = true;
+    } else if (number == 4 || number == 6 || number == 7) {
+      return makeError(VerifyStage::Dataset,
+                       path + ": only optional tensors and sequences are supported");
+    }
+  }
+  return value;
+}
+
+Expected<Tensor> tensorOf(const ::onnx::TensorProto &proto, StringRef path) {
   Tensor tensor;
   tensor.dtype = lookupDType(proto.data_type());
   if (!tensor.dtype || tensor.dtype->kind == DType::Unsupported) {
@@ -538,6 +656,18 @@ static const char *splitShape(char *arg, int32_t rank, int64_t **shape) {
 
 static int isString(const @NAME@_tensor_info *t) { return strcmp(t->dtype, "string") == 0; }
 
+#ifdef @NAME@_HAS_SEQUENCES
+// Sequences and optionals travel as their elements' bytes one after another
+// in PATH and as "present count dims..." in PATH.seq.
+static inline int inputKind(int i) { return @NAME@_input_kinds[i].kind; }
+static inline int outputKind(int i) { return @NAME@_output_kinds[i].kind; }
+static @NAME@_value inValues[@NAME@_NUM_INPUTS + 1], outValues[@NAME@_NUM_OUTPUTS + 1];
+static int outPresent[@NAME@_NUM_OUTPUTS + 1];
+#else
+static inline int inputKind(int i) { (void)i; return 0; }
+static inline int outputKind(int i) { (void)i; return 0; }
+#endif
+
 /// A name from the model as hex digits of its bytes, so that no byte of it
 /// (a newline, a space) can break the line.
 static void printHex(const char *s) {
@@ -602,6 +732,14 @@ int main(int argc, char **argv) {
       describe("in", &@NAME@_inputs[i]);
     for (int i = 0; i < numOutputs; ++i)
       describe("out", &@NAME@_outputs[i]);
+#ifdef @NAME@_HAS_SEQUENCES
+    for (int i = 0; i < numInputs; ++i)
+      printf("kind in %d %d %d\n", i, (int)@NAME@_input_kinds[i].kind,
+             (int)@NAME@_input_kinds[i].max_count);
+    for (int i = 0; i < numOutputs; ++i)
+      printf("kind out %d %d %d\n", i, (int)@NAME@_output_kinds[i].kind,
+             (int)@NAME@_output_kinds[i].max_count);
+#endif
 #ifdef @NAME@_NUM_SYMBOLS
     for (int k = 0; k < NUM_SYMBOLS; ++k) {
       printf("sym ");
@@ -652,6 +790,49 @@ int main(int argc, char **argv) {
   static const void *inputs[@NAME@_NUM_INPUTS + 1];
   static void *outputs[@NAME@_NUM_OUTPUTS + 1];
   for (int i = 0; i < numInputs; ++i) {
+#ifdef @NAME@_HAS_SEQUENCES
+    if (inputKind(i) != 0) {
+      const @NAME@_tensor_info *t = &@NAME@_inputs[i];
+      char seqPath[4096];
+      snprintf(seqPath, sizeof seqPath, "%s.seq", argv[1 + i]);
+      FILE *sf = fopen(seqPath, "r");
+      long long present = 0, count = 0;
+      if (!sf || fscanf(sf, "%lld %lld", &present, &count) != 2 || count < 0 || count > 1000000) {
+        fprintf(stderr, "cannot read %s\n", seqPath);
+        return 2;
+      }
+      int64_t *dims = (int64_t *)allocate((size_t)(count * t->rank + 1) * sizeof(int64_t), align);
+      size_t elements = 0;
+      for (long long k = 0; k < count; ++k) {
+        size_t product = 1;
+        for (int32_t d = 0; d < t->rank; ++d) {
+          long long v;
+          if (fscanf(sf, "%lld", &v) != 1 || v < 0) {
+            fprintf(stderr, "cannot read %s\n", seqPath);
+            return 2;
+          }
+          dims[k * t->rank + d] = v;
+          product *= (size_t)v;
+        }
+        elements += product;
+      }
+      fclose(sf);
+      size_t bytes = elements * (size_t)t->elem_size;
+      void *data = allocate(bytes, align);
+      FILE *f = fopen(argv[1 + i], "rb");
+      if (!data || !f || fread(data, 1, bytes, f) != bytes) {
+        fprintf(stderr, "cannot read %s\n", argv[1 + i]);
+        return 2;
+      }
+      fclose(f);
+      inValues[i].data = present ? data : NULL;
+      inValues[i].count = count;
+      inValues[i].dims = dims;
+      inValues[i].present = (int32_t)present;
+      inputs[i] = &inValues[i];
+      continue;
+    }
+#endif
     if (isString(&@NAME@_inputs[i])) {
       size_t count = numBytesOf(&@NAME@_inputs[i], actualShape[i]) / sizeof(const char *);
       inputs[i] = readStrings(argv[1 + i], count, align);
@@ -686,6 +867,22 @@ int main(int argc, char **argv) {
 #endif
   for (int i = 0; i < numOutputs; ++i) {
     const @NAME@_tensor_info *t = &@NAME@_outputs[i];
+#ifdef @NAME@_HAS_SEQUENCES
+    if (outputKind(i) != 0) {
+      const @NAME@_value_kind *k = &@NAME@_output_kinds[i];
+      outValues[i].data = allocate((size_t)(k->capacity + 1) * (size_t)t->elem_size, align);
+      outValues[i].dims =
+          (int64_t *)allocate((size_t)(k->max_count * t->rank + 1) * sizeof(int64_t), align);
+      outValues[i].count = -1;
+      outValues[i].present = -1;
+      if (!outValues[i].data || !outValues[i].dims) {
+        fprintf(stderr, "out of memory\n");
+        return 2;
+      }
+      outputs[i] = &outValues[i];
+      continue;
+    }
+#endif
     size_t bytes = 0;
     int known = 1;
     for (int32_t d = 0; d < t->rank; ++d)
@@ -739,6 +936,39 @@ int main(int argc, char **argv) {
   }
   for (int i = 0; i < numOutputs; ++i) {
     const char *path = argv[numInputs + 2 + i];
+#ifdef @NAME@_HAS_SEQUENCES
+    if (outputKind(i) != 0) {
+      const @NAME@_tensor_info *t = &@NAME@_outputs[i];
+      const @NAME@_value *v = &outValues[i];
+      int present = outputKind(i) == 1 ? 1 : v->present;
+      int64_t count = outputKind(i) == 2 ? (present ? 1 : 0) : v->count;
+      char seqPath[4096];
+      snprintf(seqPath, sizeof seqPath, "%s.seq", path);
+      FILE *sf = fopen(seqPath, "w");
+      size_t elements = 0;
+      if (sf)
+        fprintf(sf, "%d %lld\n", present, (long long)count);
+      for (int64_t k = 0; sf && k < count && k <= @NAME@_output_kinds[i].max_count; ++k) {
+        size_t product = 1;
+        for (int32_t d = 0; d < t->rank; ++d) {
+          int64_t dim = outputKind(i) == 2 ? t->shape[d] : v->dims[k * t->rank + d];
+          fprintf(sf, "%lld ", (long long)dim);
+          product *= (size_t)dim;
+        }
+        fprintf(sf, "\n");
+        elements += product;
+      }
+      if (elements > (size_t)@NAME@_output_kinds[i].capacity)
+        elements = 0;
+      FILE *f = fopen(path, "wb");
+      size_t bytes = elements * (size_t)t->elem_size;
+      if (!sf || fclose(sf) != 0 || !f || fwrite(v->data, 1, bytes, f) != bytes || fclose(f) != 0) {
+        fprintf(stderr, "cannot write %s\n", path);
+        return 2;
+      }
+      continue;
+    }
+#endif
     const int64_t *shape = actualShape[numInputs + i];
 #ifdef @NAME@_HAS_DATA_DEPENDENT_DIMS
     // The dims run() wrote go to PATH.dims, for verify to compare.
@@ -809,6 +1039,9 @@ struct TensorInfo {
 
 struct TensorTable {
   SmallVector<TensorInfo> inputs, outputs;
+  /// Per input/output: 0 a tensor, 1 a sequence, 2 an optional tensor, 3 an
+  /// optional sequence (the harness's `kind` lines; all 0 without them).
+  SmallVector<int> inputKinds, outputKinds;
   /// The model's symbolic dims, in the order the generated code takes them.
   SmallVector<std::string> symbols;
   /// Per input, the dim_param of each dim ("" when none): which symbol a
@@ -885,6 +1118,20 @@ Expected<TensorTable> describeHarness(StringRef workDir, ArrayRef<std::string> r
       return hex.size() % 2 == 0 && llvm::all_of(hex, llvm::isHexDigit) &&
              (out = llvm::fromHex(hex), true);
     };
+    if (kind == "kind") {
+      SmallVector<StringRef> words;
+      rest.split(words, ' ', -1, /*KeepEmpty=*/false);
+      unsigned index;
+      int value;
+      if (words.size() != 4 || words[1].getAsInteger(10, index) ||
+          words[2].getAsInteger(10, value) || (words[0] != "in" && words[0] != "out"))
+        return bad();
+      auto &kinds = words[0] == "in" ? table.inputKinds : table.outputKinds;
+      if (kinds.size() <= index)
+        kinds.resize(index + 1, 0);
+      kinds[index] = value;
+      continue;
+    }
     if (kind == "sym") {
       std::string name;
       if (!unhex(rest, name))
@@ -1043,6 +1290,41 @@ shapesFromDataset(StringRef modelPath, const Dataset &dataset) {
     shapes.push_back({input.name(), {tensor->shape.begin(), tensor->shape.end()}});
   }
   return shapes;
+}
+
+/// Element shapes of the sequence inputs (and optional sequences that hold
+/// one) in the first dataset, for --sequence; optional tensors' shapes go
+/// to `shapes` when the model does not fix them.
+Expected<std::vector<std::pair<std::string, std::vector<std::vector<int64_t>>>>>
+sequencesFromDataset(StringRef modelPath, const Dataset &dataset,
+                     std::vector<std::pair<std::string, std::vector<int64_t>>> &shapes) {
+  auto inputs = modelInputs(modelPath);
+  if (!inputs)
+    return inputs.takeError();
+  std::vector<std::pair<std::string, std::vector<std::vector<int64_t>>>> sequences;
+  for (auto [index, input] : llvm::enumerate(*inputs)) {
+    const auto &type = input.type();
+    int kind = type.has_sequence_type() ? 1 : 0;
+    if (type.has_optional_type())
+      kind = type.optional_type().elem_type().has_sequence_type() ? 3 : 2;
+    if (!kind || index >= dataset.inputs.size())
+      continue;
+    auto value = readBoundaryValue(dataset.inputs[index], kind);
+    if (!value)
+      return value.takeError();
+    if (!value->present)
+      continue;
+    if (kind == 2) {
+      const Tensor &t = value->elements.front();
+      shapes.push_back({input.name(), {t.shape.begin(), t.shape.end()}});
+      continue;
+    }
+    std::vector<std::vector<int64_t>> elementShapes;
+    for (const Tensor &t : value->elements)
+      elementShapes.push_back({t.shape.begin(), t.shape.end()});
+    sequences.push_back({input.name(), std::move(elementShapes)});
+  }
+  return sequences;
 }
 
 /// The dim_params of the model's (non-initializer) inputs, "" where a dim
@@ -1215,6 +1497,93 @@ std::string formatNumber(double value) {
   return text;
 }
 
+/// Compares a sequence or optional output (the harness's PATH and
+/// PATH.seq) with the reference at `expectedPath`: the present flag, the
+/// element count, each element's dims, then the values; prints one line.
+Expected<bool> compareBoundaryValue(StringRef expectedPath, int kind, const TensorInfo &info,
+                                    StringRef actualPath, const VerifyOptions &options,
+                                    raw_ostream &os) {
+  auto expected = readBoundaryValue(expectedPath, kind);
+  if (!expected)
+    return expected.takeError();
+  auto seq = MemoryBuffer::getFile(actualPath + ".seq");
+  auto data = MemoryBuffer::getFile(actualPath, /*IsText=*/false,
+                                    /*RequiresNullTerminator=*/false);
+  if (!seq || !data)
+    return makeError(VerifyStage::Run, "the harness wrote no output '" + info.name + "'");
+  SmallVector<StringRef> words;
+  (*seq)->getBuffer().split(words, ' ', -1, /*KeepEmpty=*/false);
+  SmallVector<int64_t> numbers;
+  for (StringRef w : words) {
+    SmallVector<StringRef> parts;
+    w.split(parts, '\n', -1, /*KeepEmpty=*/false);
+    for (StringRef part : parts) {
+      int64_t v;
+      if (part.trim().getAsInteger(10, v))
+        return makeError(VerifyStage::Run, "cannot parse " + actualPath + ".seq");
+      numbers.push_back(v);
+    }
+  }
+  if (numbers.size() < 2)
+    return makeError(VerifyStage::Run, "cannot parse " + actualPath + ".seq");
+  bool present = numbers[0] != 0;
+  int64_t count = numbers[1];
+  if (present != expected->present) {
+    os << "FAIL: " << (present ? "present" : "absent") << ", expected "
+       << (expected->present ? "present" : "absent") << "\n";
+    return false;
+  }
+  if (!present) {
+    os << "absent as expected, PASS\n";
+    return true;
+  }
+  if (count != static_cast<int64_t>(expected->elements.size())) {
+    os << "FAIL: " << count << " elements, expected " << expected->elements.size() << "\n";
+    return false;
+  }
+  size_t rank = info.shape.size();
+  if (numbers.size() != 2 + count * rank)
+    return makeError(VerifyStage::Run, actualPath + ".seq: " + Twine(numbers.size() - 2) +
+                                           " dims for " + Twine(count) + " elements of rank " +
+                                           Twine(rank));
+  std::string expectedBytes;
+  const DType *dtype = lookupDType(info.dtypeName);
+  for (auto [k, t] : llvm::enumerate(expected->elements)) {
+    ArrayRef<int64_t> got = ArrayRef<int64_t>(numbers).slice(2 + k * rank, rank);
+    if (t.dtype->name != info.dtypeName) {
+      os << "FAIL: dtype " << info.dtypeName << " differs from expected " << t.dtype->name
+         << " (element " << k << ")\n";
+      return false;
+    }
+    if (got != ArrayRef<int64_t>(t.shape)) {
+      os << "FAIL: element " << k << " has dims " << formatShape(got) << ", expected "
+         << formatShape(t.shape) << "\n";
+      return false;
+    }
+    expectedBytes += t.bytes;
+  }
+  if (!dtype || dtype->kind == DType::String)
+    return makeError(VerifyStage::Run, "output '" + info.name + "': dtype " + info.dtypeName +
+                                           " in a sequence, which verify cannot compare");
+  if ((*data)->getBufferSize() != expectedBytes.size())
+    return makeError(VerifyStage::Run, "the harness wrote " + Twine((*data)->getBufferSize()) +
+                                           " bytes for output '" + info.name + "', expected " +
+                                           Twine(expectedBytes.size()));
+  Comparison result = compare(*dtype, (*data)->getBuffer(), expectedBytes, options.atol,
+                              options.rtol);
+  os << count << (kind == 2 ? " tensor" : " elements") << ", dims equal, max abs diff "
+     << formatNumber(result.maxAbs) << ", max rel diff " << formatNumber(result.maxRel) << ", ";
+  if (!result.mismatches) {
+    os << "PASS\n";
+    return true;
+  }
+  os << "FAIL (" << result.mismatches << " values out of tolerance; worst at element "
+     << result.worstIndex << " of all elements together: got "
+     << formatNumber(result.worstActual) << ", expected " << formatNumber(result.worstExpected)
+     << ")\n";
+  return false;
+}
+
 /// Runs one dataset; prints a line per output and returns whether all passed.
 Expected<bool> verifyDataset(const Dataset &dataset, const TensorTable &table,
                              StringRef workDir, ArrayRef<std::string> runCommand,
@@ -1254,8 +1623,43 @@ Expected<bool> verifyDataset(const Dataset &dataset, const TensorTable &table,
 
   SmallVector<std::string> command(runCommand.begin(), runCommand.end());
   const size_t firstArg = command.size();
+  auto inputKind = [&](size_t i) { return i < table.inputKinds.size() ? table.inputKinds[i] : 0; };
+  auto outputKind = [&](size_t i) {
+    return i < table.outputKinds.size() ? table.outputKinds[i] : 0;
+  };
   for (auto [i, path] : llvm::enumerate(dataset.inputs)) {
     const TensorInfo &info = table.inputs[i];
+    if (int kind = inputKind(i)) {
+      // A sequence or optional: its elements' bytes, and PATH.seq.
+      auto value = readBoundaryValue(path, kind);
+      if (!value)
+        return value.takeError();
+      std::string bytes, seq;
+      seq = std::to_string(value->present) + " " + std::to_string(value->elements.size()) + "\n";
+      for (const Tensor &t : value->elements) {
+        if (t.dtype->name != info.dtypeName)
+          return makeError(VerifyStage::Dataset,
+                           dataset.name + "/" + sys::path::filename(path) + ": " +
+                               t.dtype->name + ", but input '" + info.name + "' is " +
+                               info.dtypeName);
+        if (t.shape.size() != info.shape.size())
+          return makeError(VerifyStage::Dataset,
+                           dataset.name + "/" + sys::path::filename(path) + ": an element of rank " +
+                               Twine(t.shape.size()) + ", but input '" + info.name +
+                               "' has rank " + Twine(info.shape.size()));
+        bytes += t.bytes;
+        for (int64_t d : t.shape)
+          seq += std::to_string(d) + " ";
+        seq += "\n";
+      }
+      std::string rawPath = inDir("in" + Twine(i) + ".bin");
+      if (auto err = writeFile(rawPath, bytes, VerifyStage::Run))
+        return std::move(err);
+      if (auto err = writeFile(rawPath + ".seq", seq, VerifyStage::Run))
+        return std::move(err);
+      command.push_back(rawPath);
+      continue;
+    }
     auto tensor = readTensor(path);
     if (!tensor)
       return tensor.takeError();
@@ -1300,7 +1704,8 @@ Expected<bool> verifyDataset(const Dataset &dataset, const TensorTable &table,
     std::string rawPath = inDir("out" + Twine(i) + ".bin");
     sys::fs::remove(rawPath);
     sys::fs::remove(rawPath + ".dims");
-    if (!symbolic) {
+    sys::fs::remove(rawPath + ".seq");
+    if (!symbolic || outputKind(i)) {
       command.push_back(rawPath);
       continue;
     }
@@ -1335,6 +1740,14 @@ Expected<bool> verifyDataset(const Dataset &dataset, const TensorTable &table,
   for (auto [i, path] : llvm::enumerate(dataset.outputs)) {
     const TensorInfo &info = table.outputs[i];
     os << dataset.name << " " << codegen::displayText(info.name) << ": ";
+    if (int kind = outputKind(i)) {
+      auto passed = compareBoundaryValue(path, kind, info, inDir("out" + Twine(i) + ".bin"),
+                                         options, os);
+      if (!passed)
+        return passed.takeError();
+      allPassed &= *passed;
+      continue;
+    }
     auto expected = readTensor(path);
     if (!expected)
       return expected.takeError();
@@ -1494,10 +1907,16 @@ Expected<bool> verifyModel(StringRef modelPath, StringRef datasetDir,
         consumeError(std::move(err));
         return shapes.takeError();
       }
-      if (shapes->empty())
+      auto sequences = sequencesFromDataset(modelPath, datasets->front(), *shapes);
+      if (!sequences) {
+        consumeError(std::move(err));
+        return sequences.takeError();
+      }
+      if (shapes->empty() && sequences->empty())
         return makeError(VerifyStage::Compile, toString(std::move(err)));
       consumeError(std::move(err));
       compileOptions.shapes = std::move(*shapes);
+      compileOptions.sequences = std::move(*sequences);
       if (auto err2 = compileModel(modelPath, compileOptions, nulls()))
         return makeError(VerifyStage::Compile, toString(std::move(err2)));
     }
@@ -1520,9 +1939,12 @@ Expected<bool> verifyModel(StringRef modelPath, StringRef datasetDir,
   if (!table)
     return table.takeError();
   for (const auto *infos : {&table->inputs, &table->outputs})
-    for (const TensorInfo &info : *infos) {
-      // An output's -1 without symbols is a dim the data decides.
-      bool dataDims = infos == &table->outputs;
+    for (auto [index, info] : llvm::enumerate(*infos)) {
+      // An output's -1 without symbols is a dim the data decides; a
+      // sequence's, one its elements differ in.
+      const auto &kinds = infos == &table->outputs ? table->outputKinds : table->inputKinds;
+      bool dataDims = infos == &table->outputs ||
+                      (index < kinds.size() && (kinds[index] == 1 || kinds[index] == 3));
       if (!info.dtype || info.dtype->kind == DType::Unsupported ||
           info.dtype->elemSize != info.elemSize)
         return makeError(VerifyStage::Run, "tensor '" + info.name + "' has dtype '" +

@@ -31,6 +31,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <map>
 
 using namespace mlir;
 using llvm::Error;
@@ -1206,6 +1207,141 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
           sizes.push_back(dimExpr(p.dims[d]));
     return identityView(p.type, id, sizes);
   };
+  // Sequences and optionals at the boundary (codegen/cpp/ABI.md, "Sequences
+  // and optionals"): the ports of each graph input or output, grouped by
+  // their onnxcc.io entry. run() is then a wrapper of the ports' function.
+  struct Group {
+    std::string name, kind, dtype, ctype, id;
+    int64_t count = 0;     // elements of a sequence
+    int64_t elemSize = 0;  // bytes per element
+    int64_t rank = 0;      // rank of the value or of every element
+    SmallVector<SmallVector<int64_t>> shapes; // of the value, or of each element
+    SmallVector<const Port *> elements;       // list form
+    const Port *stack = nullptr, *value = nullptr, *flag = nullptr;
+    bool sequence() const { return kind == "sequence" || kind == "optional_sequence"; }
+    bool optional() const { return kind == "optional" || kind == "optional_sequence"; }
+    int kindCode() const {
+      return kind == "sequence" ? 1 : kind == "optional" ? 2 : kind == "optional_sequence" ? 3 : 0;
+    }
+    int64_t numElements(size_t k) const {
+      int64_t e = 1;
+      for (int64_t d : shapes[k])
+        e *= d;
+      return e;
+    }
+    int64_t offset(size_t k) const {
+      int64_t o = 0;
+      for (size_t j = 0; j < k; ++j)
+        o += numElements(j);
+      return o;
+    }
+    int64_t capacity() const { return shapes.empty() ? 0 : offset(shapes.size()); }
+    /// The table's shape: each dim the elements agree on, else -1.
+    SmallVector<int64_t> commonShape() const {
+      SmallVector<int64_t> common(rank, -1);
+      for (int64_t d = 0; d < rank; ++d)
+        if (!shapes.empty() && llvm::all_of(shapes, [&](const SmallVector<int64_t> &sh) {
+              return sh[d] == shapes.front()[d];
+            }))
+          common[d] = shapes.front()[d];
+      return common;
+    }
+  };
+  std::vector<Group> inGroups, outGroups;
+  bool grouped = func->hasAttr("onnxcc.io_inputs") && func->hasAttr("onnxcc.io_outputs");
+  if (grouped) {
+    if (symbolic || llvm::any_of(outputs, [](const Port &p) { return p.dimsArg >= 0; }))
+      return errorAt(func, "sequence or optional inputs and outputs together with symbolic or "
+                           "data-dependent dims are not supported yet");
+    for (auto [key, groups, ports] :
+         {std::make_tuple("onnxcc.io_inputs", &inGroups, &inputs),
+          std::make_tuple("onnxcc.io_outputs", &outGroups, &outputs)}) {
+      for (auto entry : func->getAttrOfType<ArrayAttr>(key).getAsRange<DictionaryAttr>()) {
+        Group g;
+        auto str = [&](StringRef k) {
+          auto a = entry.getAs<StringAttr>(k);
+          return a ? a.str() : std::string();
+        };
+        g.name = str("name");
+        g.kind = str("kind");
+        g.dtype = str("dtype");
+        if (auto c = entry.getAs<IntegerAttr>("count"))
+          g.count = c.getInt();
+        if (auto t = entry.getAs<TypeAttr>("elem_type")) {
+          Type elem = t.getValue();
+          g.ctype = storageType(elem);
+          g.elemSize = (elem.getIntOrFloatBitWidth() + 7) / 8;
+        }
+        groups->push_back(g);
+      }
+      for (const Port &p : *ports) {
+        auto io = func.getArgAttrOfType<IntegerAttr>(p.arg, "onnxcc.io");
+        auto role = func.getArgAttrOfType<StringAttr>(p.arg, "onnxcc.role");
+        if (!io || !role || io.getInt() < 0 || io.getInt() >= int64_t(groups->size()))
+          return errorAt(func, "port '" + p.name + "' belongs to no input or output");
+        Group &g = (*groups)[io.getInt()];
+        if (p.isString() && role.getValue() != "value")
+          return errorAt(func, "'" + p.name + "': sequences and optionals of strings are not "
+                               "supported yet");
+        if (role.getValue() == "flag") {
+          g.flag = &p;
+          continue;
+        }
+        if (g.dtype.empty() || g.kind == "tensor")
+          g.dtype = p.dtype;
+        g.ctype = p.ctype;
+        g.elemSize = (p.type.getElementTypeBitWidth() + 7) / 8;
+        if (role.getValue() == "value") {
+          g.value = &p;
+          g.shapes.push_back(SmallVector<int64_t>(p.type.getShape()));
+        } else if (role.getValue() == "stack") {
+          g.stack = &p;
+        } else if (role.getValue() == "element") {
+          g.elements.push_back(&p);
+        } else {
+          return errorAt(func, "port '" + p.name + "' has the unknown role '" + role.getValue() +
+                                   "'");
+        }
+      }
+      for (Group &g : *groups) {
+        if (g.stack) {
+          ArrayRef<int64_t> shape = g.stack->type.getShape();
+          g.count = shape.front();
+          for (int64_t k = 0; k < g.count; ++k)
+            g.shapes.push_back(SmallVector<int64_t>(shape.drop_front()));
+          g.rank = shape.size() - 1;
+        } else if (g.sequence()) {
+          llvm::sort(g.elements, [&](const Port *a, const Port *b) {
+            return func.getArgAttrOfType<IntegerAttr>(a->arg, "onnxcc.element").getInt() <
+                   func.getArgAttrOfType<IntegerAttr>(b->arg, "onnxcc.element").getInt();
+          });
+          g.count = g.elements.size();
+          for (const Port *e : g.elements)
+            g.shapes.push_back(SmallVector<int64_t>(e->type.getShape()));
+          if (!g.elements.empty())
+            g.rank = g.elements.front()->type.getRank();
+          for (const Port *e : g.elements)
+            if (e->type.getRank() != g.rank)
+              return errorAt(func, "the elements of sequence '" + g.name +
+                                       "' differ in rank, which the interface cannot express");
+        } else if (g.value) {
+          g.rank = g.value->type.getRank();
+        }
+        if (g.kind != "tensor" && g.ctype.empty())
+          return errorAt(func, "sequence or optional '" + g.name + "' has no element type");
+        if (!g.sequence() && !g.value)
+          return errorAt(func, "'" + g.name + "' has no value port");
+        if (g.optional() && !g.flag)
+          return errorAt(func, "optional '" + g.name + "' has no present flag");
+      }
+    }
+    if (llvm::all_of(inGroups, [](const Group &g) { return g.kind == "tensor"; }) &&
+        llvm::all_of(outGroups, [](const Group &g) { return g.kind == "tensor"; }))
+      grouped = false;
+    for (auto *groups : {&inGroups, &outGroups})
+      for (Group &g : *groups)
+        g.id = idents.unique(g.name);
+  }
   // Inside, a string tensor is its pointers as int64_t (see the
   // static_assert in the source).
   for (Port &p : inputs) {
@@ -1281,6 +1417,242 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
   std::string arenaArgs = symbolic ? "arena, arena_size" : "arena";
   std::string weightsParam = options.embedWeights ? "" : ", const void *weights";
 
+  // The public parameters of the grouped interface (", const float *x, ...").
+  auto groupParams = [&](bool comments) {
+    std::string out;
+    auto comment = [&](const Group &g) -> std::string {
+      if (!comments)
+        return "";
+      std::string dims;
+      if (g.sequence()) {
+        for (auto [k, sh] : llvm::enumerate(g.shapes)) {
+          dims += std::string(k ? ", " : "") + "[";
+          for (auto [d, v] : llvm::enumerate(sh))
+            dims += (d ? "x" : "") + std::to_string(v);
+          dims += "]";
+        }
+        return " /* " + commentText(g.name) + ": " + (g.optional() ? "optional " : "") +
+               "sequence of " + std::to_string(g.count) + " " + g.dtype + " (" + dims + ") */";
+      }
+      for (auto [d, v] : llvm::enumerate(g.shapes.front()))
+        dims += (d ? ", " : "") + std::to_string(v);
+      return " /* " + commentText(g.name) + ": " + (g.optional() ? "optional " : "") + g.dtype +
+             "[" + dims + "] */";
+    };
+    for (const Group &g : inGroups) {
+      if (g.kind == "tensor") {
+        out += ",\n    " + g.value->paramType(true) + g.id + comment(g);
+        continue;
+      }
+      out += ",\n    const " + g.ctype + " *" + g.id + comment(g);
+      if (g.sequence())
+        out += ", int64_t " + g.id + "_count, const int64_t *" + g.id + "_dims";
+      if (g.optional())
+        out += ", bool " + g.id + "_present";
+    }
+    for (const Group &g : outGroups) {
+      if (g.kind == "tensor") {
+        out += ",\n    " + g.value->paramType(false) + g.id + comment(g);
+        continue;
+      }
+      out += ",\n    " + g.ctype + " *" + g.id + comment(g);
+      if (g.sequence())
+        out += ", int64_t *" + g.id + "_count, int64_t *" + g.id + "_dims";
+      if (g.optional())
+        out += ", bool *" + g.id + "_present";
+    }
+    return out;
+  };
+  // The same as arguments (", x, x_count, ...").
+  auto groupArgs = [&]() {
+    std::string out;
+    for (auto *groups : {&inGroups, &outGroups})
+      for (const Group &g : *groups) {
+        out += ", " + g.id;
+        if (g.sequence())
+          out += ", " + g.id + "_count, " + g.id + "_dims";
+        if (g.optional())
+          out += ", " + g.id + "_present";
+      }
+    return out;
+  };
+  // NAME_inputs/NAME_outputs (a sequence: its elements' dtype and rank, -1
+  // for a dim they differ in) and NAME_input_kinds/NAME_output_kinds.
+  auto groupTables = [&](llvm::raw_ostream &s) {
+    for (auto [kind, groups] : {std::make_pair("inputs", &inGroups),
+                                std::make_pair("outputs", &outGroups)}) {
+      for (auto [i, g] : llvm::enumerate(*groups)) {
+        std::string dims;
+        for (int64_t d : g.sequence() ? g.commonShape() : g.shapes.front())
+          dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+        s << "static const int64_t " << kind << "_shape_" << i << "[] = {"
+          << (dims.empty() ? "0" : dims) << "};\n";
+      }
+      s << "extern \"C\" const " << n << "_tensor_info " << n << "_" << kind << "["
+        << std::max<size_t>(groups->size(), 1) << "] = {\n";
+      for (auto [i, g] : llvm::enumerate(*groups))
+        s << "  {" << cStringLiteral(g.name, 96, "\n   ") << ", \"" << g.dtype << "\", "
+          << (g.kind == "tensor" && g.value->isString() ? "sizeof(const char *)"
+                                                         : std::to_string(g.elemSize))
+          << ", " << g.rank << ", " << kind << "_shape_" << i << "},\n";
+      if (groups->empty())
+        s << "  {nullptr, nullptr, 0, 0, nullptr},\n";
+      s << "};\n";
+      s << "extern \"C\" const " << n << "_value_kind " << n << "_"
+        << StringRef(kind).drop_back() << "_kinds[" << std::max<size_t>(groups->size(), 1)
+        << "] = {\n";
+      for (const Group &g : *groups)
+        s << "  {" << g.kindCode() << ", " << (g.sequence() ? g.count : 0) << ", "
+          << g.capacity() << "},\n";
+      if (groups->empty())
+        s << "  {0, 0, 0},\n";
+      s << "};\n\n";
+    }
+  };
+  // NAME_run over the groups, and NAME_run_generic.
+  auto groupRun = [&](llvm::raw_ostream &s) {
+    s << "extern \"C\" int " << n << "_run(" << arenaParam << weightsParam << groupParams(false)
+      << ") {\n";
+    s << "  if (!arena" << (options.embedWeights ? "" : " || !weights") << ")\n    return 1;\n";
+    // The argument of each port, by its function argument.
+    std::map<unsigned, std::string> portArgs;
+    auto shapeList = [](const Group &g) {
+      std::string out;
+      for (const auto &sh : g.shapes)
+        for (int64_t d : sh)
+          out += (out.empty() ? "" : ", ") + std::to_string(d);
+      return out;
+    };
+    for (const Group &g : inGroups) {
+      const std::string &x = g.id;
+      if (g.kind == "tensor") {
+        portArgs[g.value->arg] = x;
+        continue;
+      }
+      std::string present = g.optional() ? x + "_present" : "true";
+      if (g.optional())
+        s << "  const bool " << x << "_flag_ = " << x << "_present;\n";
+      // An absent optional's ports read zeros.
+      int64_t absent = g.sequence() ? 0 : g.capacity();
+      if (g.sequence())
+        for (size_t k = 0; k < g.shapes.size(); ++k)
+          absent = std::max(absent, g.numElements(k));
+      if (g.optional())
+        s << "  static const " << g.ctype << " " << x << "_absent_[" << std::max<int64_t>(absent, 1)
+          << "] = {};\n";
+      s << "  if (" << present << ") {\n";
+      if (g.sequence()) {
+        s << "    if (" << x << "_count != " << g.count << ")\n      return 14;\n";
+        if (g.count > 0 && g.rank > 0) {
+          s << "    if (!" << x << " || !" << x << "_dims)\n      return 1;\n";
+          s << "    static const int64_t " << x << "_expected_[] = {" << shapeList(g) << "};\n";
+          s << "    for (int64_t k = 0; k < " << g.count * g.rank << "; ++k)\n      if (" << x
+            << "_dims[k] != " << x << "_expected_[k])\n        return 14;\n";
+        } else if (g.count > 0) {
+          s << "    if (!" << x << ")\n      return 1;\n";
+        }
+      } else {
+        s << "    if (!" << x << ")\n      return 1;\n";
+      }
+      s << "  }\n";
+      if (g.flag)
+        portArgs[g.flag->arg] = "&" + x + "_flag_";
+      auto at = [&](int64_t offset) {
+        std::string p = offset ? x + " + " + std::to_string(offset) : x;
+        return g.optional() ? "(" + x + "_present ? " + p + " : " + x + "_absent_)" : p;
+      };
+      if (g.value)
+        portArgs[g.value->arg] = at(0);
+      for (auto [k, e] : llvm::enumerate(g.elements))
+        portArgs[e->arg] = at(g.offset(k));
+    }
+    for (const Group &g : outGroups) {
+      const std::string &y = g.id;
+      if (g.kind == "tensor") {
+        portArgs[g.value->arg] = y;
+        continue;
+      }
+      s << "  if (!" << y;
+      if (g.sequence())
+        s << " || !" << y << "_count" << (g.count > 0 && g.rank > 0 ? " || !" + y + "_dims" : "");
+      if (g.optional())
+        s << " || !" << y << "_present";
+      s << ")\n    return 1;\n";
+      if (g.flag)
+        portArgs[g.flag->arg] = y + "_present";
+      if (g.value)
+        portArgs[g.value->arg] = y;
+      if (g.stack)
+        portArgs[g.stack->arg] = y;
+      for (auto [k, e] : llvm::enumerate(g.elements))
+        portArgs[e->arg] = g.offset(k) ? y + " + " + std::to_string(g.offset(k)) : y;
+    }
+    s << "  const int status = " << n << "_run_ports_(arena" << (options.embedWeights ? "" : ", weights");
+    for (const Port &p : inputs)
+      s << ", " << portArgs[p.arg];
+    for (const Port &p : outputs)
+      s << ", " << portArgs[p.arg];
+    s << ");\n  if (status != 0)\n    return status;\n";
+    for (const Group &g : outGroups) {
+      if (!g.sequence())
+        continue;
+      const std::string &y = g.id;
+      std::string present = g.optional() ? "*" + y + "_present" : "true";
+      s << "  *" << y << "_count = " << present << " ? " << g.count << " : 0;\n";
+      if (g.count > 0 && g.rank > 0) {
+        s << "  static const int64_t " << y << "_shapes_[] = {" << shapeList(g) << "};\n";
+        s << "  for (int64_t k = 0; " << present << " && k < " << g.count * g.rank << "; ++k)\n    "
+          << y << "_dims[k] = " << y << "_shapes_[k];\n";
+      }
+    }
+    s << "  return 0;\n}\n\n";
+
+    s << "extern \"C\" int " << n << "_run_generic(" << arenaParam << weightsParam
+      << ", const void *const *inputs, void *const *outputs) {\n";
+    s << "  if (!inputs || !outputs)\n    return 1;\n";
+    for (auto [i, g] : llvm::enumerate(inGroups))
+      if (g.kind != "tensor")
+        s << "  const " << n << "_value *in" << i << " = static_cast<const " << n
+          << "_value *>(inputs[" << i << "]);\n  if (!in" << i << ")\n    return 1;\n";
+    for (auto [i, g] : llvm::enumerate(outGroups))
+      if (g.kind != "tensor") {
+        s << "  " << n << "_value *out" << i << " = static_cast<" << n << "_value *>(outputs["
+          << i << "]);\n  if (!out" << i << ")\n    return 1;\n";
+        if (g.optional())
+          s << "  bool present" << i << " = false;\n";
+      }
+    s << "  const int status = " << n << "_run(arena" << (options.embedWeights ? "" : ", weights");
+    for (auto [i, g] : llvm::enumerate(inGroups)) {
+      std::string in = "in" + std::to_string(i);
+      if (g.kind == "tensor") {
+        s << ",\n      static_cast<" << g.value->paramType(true) << ">(inputs[" << i << "])";
+        continue;
+      }
+      s << ",\n      static_cast<const " << g.ctype << " *>(" << in << "->data)";
+      if (g.sequence())
+        s << ", " << in << "->count, " << in << "->dims";
+      if (g.optional())
+        s << ", " << in << "->present != 0";
+    }
+    for (auto [i, g] : llvm::enumerate(outGroups)) {
+      std::string out = "out" + std::to_string(i);
+      if (g.kind == "tensor") {
+        s << ",\n      static_cast<" << g.value->paramType(false) << ">(outputs[" << i << "])";
+        continue;
+      }
+      s << ",\n      static_cast<" << g.ctype << " *>(" << out << "->data)";
+      if (g.sequence())
+        s << ", &" << out << "->count, " << out << "->dims";
+      if (g.optional())
+        s << ", &present" << i;
+    }
+    s << ");\n";
+    for (auto [i, g] : llvm::enumerate(outGroups))
+      if (g.optional())
+        s << "  out" << i << "->present = present" << i << ";\n";
+    s << "  return status;\n}\n";
+  };
+
   CppModel model;
   model.usesKernels = usesKernels;
   model.usesThreads = threads > 1;
@@ -1299,8 +1671,9 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     if (!options.embedWeights)
       h << "#define " << n << "_WEIGHTS_SIZE " << weights.size()
         << "u /* bytes of " << n << ".weights, passed to run() */\n";
-    h << "#define " << n << "_NUM_INPUTS " << inputs.size() << "\n";
-    h << "#define " << n << "_NUM_OUTPUTS " << outputs.size() << "\n";
+    h << "#define " << n << "_NUM_INPUTS " << (grouped ? inGroups.size() : inputs.size()) << "\n";
+    h << "#define " << n << "_NUM_OUTPUTS " << (grouped ? outGroups.size() : outputs.size())
+      << "\n";
     if (symbolic) {
       h << "#define " << n << "_NUM_SYMBOLS " << symbols.size() << "\n";
       h << "#define " << n << "_MAX_DIM " << maxDim
@@ -1311,8 +1684,10 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       << "  int32_t elem_size;\n  int32_t rank;\n  const int64_t *shape; /* -1 for a symbolic or data-dependent dim */\n} " << n
       << "_tensor_info;\n\n";
     h << "/* Inputs and outputs in model order. */\n";
-    h << "extern const " << n << "_tensor_info " << n << "_inputs[" << std::max<size_t>(inputs.size(), 1) << "];\n";
-    h << "extern const " << n << "_tensor_info " << n << "_outputs[" << std::max<size_t>(outputs.size(), 1) << "];\n\n";
+    h << "extern const " << n << "_tensor_info " << n << "_inputs["
+      << std::max<size_t>(grouped ? inGroups.size() : inputs.size(), 1) << "];\n";
+    h << "extern const " << n << "_tensor_info " << n << "_outputs["
+      << std::max<size_t>(grouped ? outGroups.size() : outputs.size(), 1) << "];\n\n";
     if (symbolic) {
       h << "/* The symbolic dims (ONNX dim_params), in the order run() takes them. */\n";
       h << "extern const char *const " << n << "_symbols[" << symbols.size() << "];\n\n";
@@ -1351,6 +1726,36 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
         << "   strings point to input strings or to constants: they live as long as those.\n"
         << "   run() also returns 1 for a null string and 6 when the number of strings of\n"
         << "   a data-dependent output differs from its declared dims. */\n";
+    if (grouped) {
+      h << "/* Sequences and optionals (see ABI.md, \"Sequences and optionals\"): a sequence\n"
+        << "   is its elements densely one after another, row-major each, its element count\n"
+        << "   and count x rank dims; an optional is its value's parameters and a present\n"
+        << "   flag. This build takes and returns exactly the element counts and element\n"
+        << "   dims shown: run() returns 14 when a sequence input differs from them. */\n";
+      h << "#define " << n << "_HAS_SEQUENCES 1\n";
+      h << "#define " << n << "_KIND_TENSOR 0\n#define " << n << "_KIND_SEQUENCE 1\n#define "
+        << n << "_KIND_OPTIONAL 2\n#define " << n << "_KIND_OPTIONAL_SEQUENCE 3\n";
+      h << "/* The kind of each input/output, its most elements (sequences) and the\n"
+        << "   elements of all of them together (the data buffer's capacity). */\n";
+      h << "typedef struct " << n << "_value_kind {\n  int32_t kind;\n  int32_t max_count;\n"
+        << "  int64_t capacity;\n} " << n << "_value_kind;\n";
+      h << "extern const " << n << "_value_kind " << n << "_input_kinds["
+        << std::max<size_t>(inGroups.size(), 1) << "];\n";
+      h << "extern const " << n << "_value_kind " << n << "_output_kinds["
+        << std::max<size_t>(outGroups.size(), 1) << "];\n";
+      h << "/* run_generic's view of a sequence or optional: inputs[k] / outputs[k] point\n"
+        << "   to one (run() writes an output's count, dims and present flag). */\n";
+      h << "typedef struct " << n << "_value {\n  void *data;      /* the elements, dense */\n"
+        << "  int64_t count;  /* sequence: elements */\n"
+        << "  int64_t *dims;  /* sequence: count x rank dims (outputs: max_count x rank) */\n"
+        << "  int32_t present; /* optional: 1 when it holds a value */\n} " << n
+        << "_value;\n\n";
+      h << "int " << n << "_run(" << arenaParam << weightsParam << groupParams(true) << ");\n\n";
+      h << "/* The same with arrays of pointers, in model order (" << n
+        << "_value for the\n   sequences and optionals). */\n";
+      h << "int " << n << "_run_generic(" << arenaParam << weightsParam
+        << ", const void *const *inputs, void *const *outputs);\n\n";
+    } else {
     h << "int " << n << "_run(" << arenaParam << weightsParam << symbolParams;
     for (Port &p : inputs)
       h << ",\n    " << p.paramType(true) << names[func.getArgument(p.arg)] << " /* "
@@ -1365,6 +1770,7 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       << (symbolic ? ", const int64_t *dims" : "")
       << ", const void *const *inputs, void *const *outputs"
       << (hasDataDims ? ",\n    int64_t *const *output_dims" : "") << ");\n\n";
+    }
     if (hasDataDims) {
       h << "/* Outputs whose dims depend on the data (shown as <=BOUND above): the caller's\n"
         << "   buffer holds " << n << "_output_capacity(k, ...) elements, run() writes the "
@@ -1404,11 +1810,20 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       params = "const void *weights";
       weightsArg = ", weights";
     }
+    if (grouped) {
+      std::string g = groupParams(false);
+      params += (params.empty() ? StringRef(g).drop_front(2).str() : g);
+      tensorArgs += groupArgs();
+    }
     for (Port &p : inputs) {
+      if (grouped)
+        break;
       params += (params.empty() ? "" : ", ") + p.paramType(true) + names[func.getArgument(p.arg)];
       tensorArgs += ", " + names[func.getArgument(p.arg)];
     }
     for (Port &p : outputs) {
+      if (grouped)
+        break;
       params +=
           (params.empty() ? "" : ", ") + p.paramType(false) + names[func.getArgument(p.arg)];
       tensorArgs += ", " + names[func.getArgument(p.arg)];
@@ -1503,8 +1918,12 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     if (hasStrings)
       s << "static_assert(sizeof(const char *) == sizeof(int64_t),\n"
         << "              \"the model holds string pointers as int64_t\");\n\n";
-    table("inputs", inputs);
-    table("outputs", outputs);
+    if (grouped) {
+      groupTables(s);
+    } else {
+      table("inputs", inputs);
+      table("outputs", outputs);
+    }
     if (symbolic) {
       s << "extern \"C\" const char *const " << n << "_symbols[" << symbols.size() << "] = {";
       for (auto [k, sym] : llvm::enumerate(symbols))
@@ -1522,7 +1941,11 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
         s << (k ? ", " : "") << "dims[" << k << "]";
       s << ") : 0;\n}\n\n";
     }
-    s << "extern \"C\" int " << n << "_run(" << arenaParam << weightsParam << symbolParams;
+    if (grouped)
+      s << "// The model over its tensor ports; " << n << "_run() below takes the sequences\n"
+        << "// and optionals.\nstatic int " << n << "_run_ports_(" << arenaParam << weightsParam;
+    else
+      s << "extern \"C\" int " << n << "_run(" << arenaParam << weightsParam << symbolParams;
     for (Port &p : inputs)
       s << ", " << p.paramType(true) << names[func.getArgument(p.arg)];
     for (Port &p : outputs) {
@@ -1585,6 +2008,12 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
         s << "  case " << i << ":\n    return " << (product.empty() ? "1" : product) << ";\n";
       }
       s << "  default:\n    return 0;\n  }\n}\n\n";
+    }
+    if (grouped) {
+      groupRun(s);
+      s.flush();
+      model.weights = std::move(weights);
+      return model;
     }
     s << "extern \"C\" int " << n << "_run_generic(" << arenaParam << weightsParam
       << (symbolic ? ", const int64_t *dims" : "")

@@ -46,6 +46,11 @@ cl::opt<std::string> compileName("name", cl::desc("Model name: file names and sy
 cl::list<std::string> compileShapes("shape",
                                     cl::desc("Static dims of an input: NAME=D0xD1x... (repeatable)"),
                                     cl::sub(compileCmd));
+cl::list<std::string> compileSequences(
+    "sequence",
+    cl::desc("Element shapes of a sequence input: NAME=[D0xD1],[D0],[] (one [...] per "
+             "element, [] a scalar, nothing for an empty sequence; repeatable)"),
+    cl::sub(compileCmd));
 cl::list<std::string> compileBounds(
     "bound",
     cl::desc("The most a data-dependent dim of node NODE can be, where nothing in the model "
@@ -323,6 +328,46 @@ parseShapes(ArrayRef<std::string> specs) {
   return shapes;
 }
 
+/// Parses --sequence NAME=[D0xD1],[D0],[] values.
+Expected<std::vector<std::pair<std::string, std::vector<std::vector<int64_t>>>>>
+parseSequences(ArrayRef<std::string> specs) {
+  std::vector<std::pair<std::string, std::vector<std::vector<int64_t>>>> sequences;
+  for (const std::string &spec : specs) {
+    auto bad = [&](const Twine &why) {
+      return createStringError(inconvertibleErrorCode(),
+                               "--sequence '" + spec + "': " + why +
+                                   " (expected NAME=[D0xD1],[D0],[])");
+    };
+    auto [name, rest] = StringRef(spec).split('=');
+    if (name.empty() || name.size() == spec.size())
+      return bad("no NAME=");
+    std::vector<std::vector<int64_t>> shapes;
+    while (!rest.empty()) {
+      if (!rest.consume_front("["))
+        return bad("an element shape must start with '['");
+      auto [dims, tail] = rest.split(']');
+      if (tail.size() == rest.size())
+        return bad("an element shape must end with ']'");
+      std::vector<int64_t> values;
+      SmallVector<StringRef> parts;
+      if (!dims.empty())
+        dims.split(parts, 'x');
+      for (StringRef p : parts) {
+        int64_t v;
+        if (p.getAsInteger(10, v) || v < 0)
+          return bad("'" + p + "' is not a dimension");
+        values.push_back(v);
+      }
+      shapes.push_back(std::move(values));
+      rest = tail;
+      if (!rest.empty() && !rest.consume_front(","))
+        return bad("element shapes are separated by ','");
+    }
+    sequences.push_back({name.str(), std::move(shapes)});
+  }
+  return sequences;
+}
+
 /// Parses --bound NODE=N values.
 Expected<std::vector<std::pair<std::string, int64_t>>> parseBounds(ArrayRef<std::string> specs) {
   std::vector<std::pair<std::string, int64_t>> bounds;
@@ -502,6 +547,10 @@ int runCompile() {
   if (!shapes)
     return reportError(toString(shapes.takeError()));
   options.shapes = std::move(*shapes);
+  auto sequences = parseSequences(compileSequences);
+  if (!sequences)
+    return reportError(toString(sequences.takeError()));
+  options.sequences = std::move(*sequences);
   auto bounds = parseBounds(compileBounds);
   if (!bounds)
     return reportError(toString(bounds.takeError()));

@@ -13,6 +13,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/DenseMap.h"
 
 using namespace mlir;
 
@@ -65,7 +66,8 @@ void resolveOptionals(func::FuncOp func) {
       continue;
     Value result = op->getResult(0);
     if (result.getType() != content.getType() &&
-        !(isa<TensorType>(result.getType()) && isa<TensorType>(content.getType())))
+        !(isa<TensorType>(result.getType()) && isa<TensorType>(content.getType())) &&
+        !(isa<SeqType>(result.getType()) && isa<SeqType>(content.getType())))
       continue;
     result.replaceAllUsesWith(content);
     op->erase();
@@ -77,6 +79,295 @@ void resolveOptionals(func::FuncOp func) {
   });
   for (OptionalOp op : unused)
     op->erase();
+}
+
+//===----------------------------------------------------------------------===//
+// Sequences and optionals at the graph's boundary
+//===----------------------------------------------------------------------===//
+//
+// The generated code takes and returns tensors only (codegen/cpp/ABI.md,
+// "Sequences and optionals" says how the C interface groups them). Each
+// graph input or output gets an entry in the function's onnxcc.io_inputs /
+// onnxcc.io_outputs ({name, kind, count, elem_type}), and each tensor port
+// the index of its entry (onnxcc.io) and its role in it (onnxcc.role):
+//
+//   tensor             one port, role "value"
+//   sequence           one port per element ("element", onnxcc.element = k),
+//                      or its stack [count, S...] ("stack"), or none (count 0)
+//   optional           a bool scalar ("flag") and the value's port(s)
+//
+// An input sequence's element count and element shapes are fixed at
+// compile time (onnxcc.sequence_shapes, from --sequence): it becomes one
+// tensor argument per element and a SequenceConstruct of them. An input
+// optional becomes its flag and its value; OptionalHasElement reads the
+// flag and OptionalGetElement the value. Output sequences are made into
+// ports by onnx-stack-sequences (expandSequenceResults), once it knows them.
+
+namespace {
+NamedAttribute named(MLIRContext *ctx, StringRef name, Attribute value) {
+  return NamedAttribute(StringAttr::get(ctx, name), value);
+}
+
+/// The attributes of a port of entry `io` with `role` (and element `k`).
+DictionaryAttr portAttrs(MLIRContext *ctx, ArrayRef<NamedAttribute> base, int64_t io,
+                         StringRef role, int64_t element = -1) {
+  Builder b(ctx);
+  NamedAttrList attrs(base);
+  attrs.set("onnxcc.io", b.getI64IntegerAttr(io));
+  attrs.set("onnxcc.role", b.getStringAttr(role));
+  if (element >= 0)
+    attrs.set("onnxcc.element", b.getI64IntegerAttr(element));
+  return attrs.getDictionary(ctx);
+}
+
+DictionaryAttr ioEntry(MLIRContext *ctx, StringRef name, StringRef kind, int64_t count,
+                       Type elemType) {
+  Builder b(ctx);
+  SmallVector<NamedAttribute> attrs{named(ctx, "name", b.getStringAttr(name)),
+                                    named(ctx, "kind", b.getStringAttr(kind)),
+                                    named(ctx, "count", b.getI64IntegerAttr(count))};
+  if (elemType)
+    attrs.push_back(named(ctx, "elem_type", TypeAttr::get(elemType)));
+  return DictionaryAttr::get(ctx, attrs);
+}
+
+/// The element (tensor) type of a sequence or optional type, recursively.
+Type tensorElementType(Type t) {
+  if (auto seq = dyn_cast<SeqType>(t))
+    return tensorElementType(seq.getElementType());
+  if (auto opt = dyn_cast<OptType>(t))
+    return tensorElementType(opt.getElementType());
+  if (auto tensor = dyn_cast<TensorType>(t))
+    return tensor.getElementType();
+  return t;
+}
+
+Value boolConstant(OpBuilder &b, Location loc, bool value) {
+  auto type = RankedTensorType::get({}, b.getI1Type());
+  return ConstantOp::create(b, loc, TypeRange{type}, ValueRange{},
+                            {b.getNamedAttr("value", DenseElementsAttr::get(type, value))})
+      ->getResult(0);
+}
+
+/// A value of static tensor type `type` (zeros): what an absent optional
+/// output holds.
+Value zeros(OpBuilder &b, Location loc, RankedTensorType type) {
+  Attribute zero = isa<FloatType>(type.getElementType())
+                       ? Attribute(b.getFloatAttr(type.getElementType(), 0.0))
+                       : Attribute(b.getIntegerAttr(type.getElementType(), 0));
+  return ConstantOp::create(b, loc, TypeRange{type}, ValueRange{},
+                            {b.getNamedAttr("value", DenseElementsAttr::get(type, zero))})
+      ->getResult(0);
+}
+
+struct Expanded {
+  Value flag;    // the optional's present flag (null for a sequence/tensor)
+  Value content; // the tensor or the sequence
+};
+
+/// Replaces the uses of optional `opt` (flag + content); return operands
+/// are left for the caller, recorded in `returned`.
+LogicalResult replaceOptional(Value opt, Expanded value, StringRef name,
+                              DenseMap<Value, Expanded> &returned,
+                              SmallVectorImpl<Operation *> &identities) {
+  for (Operation *user : llvm::make_early_inc_range(opt.getUsers())) {
+    if (isa<func::ReturnOp>(user)) {
+      returned[opt] = value;
+      continue;
+    }
+    if (isa<OptionalHasElementOp>(user)) {
+      user->getResult(0).replaceAllUsesWith(value.flag);
+      user->erase();
+      continue;
+    }
+    if (isa<OptionalGetElementOp>(user)) {
+      user->getResult(0).replaceAllUsesWith(value.content);
+      user->erase();
+      continue;
+    }
+    if (isa<IdentityOp>(user)) {
+      // Erased once the results no longer read it.
+      identities.push_back(user);
+      if (failed(replaceOptional(user->getResult(0), value, name, returned, identities)))
+        return failure();
+      continue;
+    }
+    return user->emitError() << "the optional input '" << name << "' reaches '"
+                             << user->getName().getStringRef()
+                             << "', which compile cannot give an optional at run time yet";
+  }
+  return success();
+}
+} // namespace
+
+LogicalResult expandBoundaryValues(func::FuncOp func) {
+  auto isBoundaryType = [](Type t) { return isa<SeqType, OptType>(t); };
+  if (!llvm::any_of(func.getArgumentTypes(), isBoundaryType) &&
+      !llvm::any_of(func.getResultTypes(), isBoundaryType))
+    return success();
+  MLIRContext *ctx = func.getContext();
+  Block &entry = func.getBody().front();
+  Location loc = func.getLoc();
+  OpBuilder b = OpBuilder::atBlockBegin(&entry);
+  unsigned numOld = entry.getNumArguments();
+  SmallVector<Attribute> ioInputs;
+  SmallVector<DictionaryAttr> argAttrs;
+  SmallVector<Type> argTypes;
+  DenseMap<Value, Expanded> returned;
+  SmallVector<Operation *> identities;
+  auto addArg = [&](Type type, DictionaryAttr attrs) {
+    argTypes.push_back(type);
+    argAttrs.push_back(attrs);
+    return entry.addArgument(type, loc);
+  };
+  for (unsigned i = 0; i < numOld; ++i) {
+    BlockArgument old = entry.getArgument(i);
+    SmallVector<NamedAttribute> base;
+    if (DictionaryAttr dict = func.getArgAttrDict(i))
+      base.assign(dict.begin(), dict.end());
+    auto nameAttr = func.getArgAttrOfType<StringAttr>(i, "onnx.name");
+    StringRef name = nameAttr ? nameAttr.getValue() : StringRef("?");
+    SmallVector<NamedAttribute> nameOnly;
+    if (nameAttr)
+      nameOnly.push_back(named(ctx, "onnx.name", nameAttr));
+    int64_t io = ioInputs.size();
+    Type type = old.getType();
+    if (!isBoundaryType(type)) {
+      old.replaceAllUsesWith(addArg(type, portAttrs(ctx, base, io, "value")));
+      ioInputs.push_back(ioEntry(ctx, name, "tensor", 0, {}));
+      continue;
+    }
+    bool optional = isa<OptType>(type);
+    Type content = optional ? cast<OptType>(type).getElementType() : type;
+    Expanded value;
+    if (optional)
+      value.flag = addArg(RankedTensorType::get({}, b.getI1Type()),
+                          portAttrs(ctx, nameOnly, io, "flag"));
+    int64_t count = 0;
+    if (auto seq = dyn_cast<SeqType>(content)) {
+      auto shapes = func.getArgAttrOfType<ArrayAttr>(i, "onnxcc.sequence_shapes");
+      if (!shapes)
+        return emitError(loc) << "input '" << name
+                              << "' is a sequence: give its element count and element shapes "
+                                 "with --sequence "
+                              << name << "=[D0xD1...],[...] (the compiled code takes those)";
+      Type elem = tensorElementType(seq);
+      SmallVector<Value> elements;
+      for (auto [k, shape] : llvm::enumerate(shapes.getAsRange<DenseI64ArrayAttr>())) {
+        auto declared = dyn_cast<RankedTensorType>(seq.getElementType());
+        if (declared && declared.getRank() != static_cast<int64_t>(shape.size()))
+          return emitError(loc) << "--sequence " << name << ": element " << k << " has rank "
+                                << shape.size() << ", the model declares " << declared.getRank();
+        for (auto [d, dim] : llvm::enumerate(shape.asArrayRef()))
+          if (declared && !declared.isDynamicDim(d) && declared.getDimSize(d) != dim)
+            return emitError(loc) << "--sequence " << name << ": dim " << d << " of element "
+                                  << k << " is " << dim << ", the model declares "
+                                  << declared.getDimSize(d);
+        elements.push_back(addArg(RankedTensorType::get(shape.asArrayRef(), elem),
+                                  portAttrs(ctx, nameOnly, io, "element", k)));
+      }
+      count = elements.size();
+      value.content = elements.empty()
+                          ? SequenceEmptyOp::create(b, loc, TypeRange{seq}, ValueRange{})
+                                ->getResult(0)
+                          : SequenceConstructOp::create(b, loc, TypeRange{seq}, elements)
+                                ->getResult(0);
+    } else {
+      auto tensor = dyn_cast<RankedTensorType>(content);
+      if (auto given = func.getArgAttrOfType<DenseI64ArrayAttr>(i, "onnxcc.content_shape"))
+        tensor = RankedTensorType::get(given.asArrayRef(), tensorElementType(content));
+      if (!tensor || !tensor.hasStaticShape())
+        return emitError(loc) << "input '" << name
+                              << "' is an optional tensor of unknown shape: give it with "
+                                 "--shape "
+                              << name << "=D0xD1x...";
+      value.content = addArg(tensor, portAttrs(ctx, nameOnly, io, "value"));
+    }
+    StringRef kind = optional ? (isa<SeqType>(content) ? "optional_sequence" : "optional")
+                              : "sequence";
+    ioInputs.push_back(ioEntry(ctx, name, kind, count, tensorElementType(type)));
+    if (optional) {
+      if (failed(replaceOptional(old, value, name, returned, identities)))
+        return failure();
+    } else {
+      old.replaceAllUsesWith(value.content);
+    }
+  }
+
+  // The results: optionals become their flag and value.
+  Operation *ret = entry.getTerminator();
+  b.setInsertionPoint(ret);
+  SmallVector<Value> results;
+  SmallVector<Attribute> resultAttrs, ioOutputs;
+  for (auto [k, v] : llvm::enumerate(ret->getOperands())) {
+    SmallVector<NamedAttribute> base;
+    if (DictionaryAttr dict = func.getResultAttrDict(k))
+      base.assign(dict.begin(), dict.end());
+    auto nameAttr = func.getResultAttrOfType<StringAttr>(k, "onnx.name");
+    StringRef name = nameAttr ? nameAttr.getValue() : StringRef("?");
+    SmallVector<NamedAttribute> nameOnly;
+    if (nameAttr)
+      nameOnly.push_back(named(ctx, "onnx.name", nameAttr));
+    int64_t io = ioOutputs.size();
+    Type type = v.getType();
+    if (!isa<OptType>(type)) {
+      bool seq = isa<SeqType>(type);
+      results.push_back(v);
+      resultAttrs.push_back(portAttrs(ctx, base, io, seq ? "sequence" : "value"));
+      ioOutputs.push_back(ioEntry(ctx, name, seq ? "sequence" : "tensor", 0,
+                                  seq ? tensorElementType(type) : Type()));
+      continue;
+    }
+    Expanded value;
+    if (auto it = returned.find(v); it != returned.end()) {
+      value = it->second;
+    } else if (auto opt = v.getDefiningOp<OptionalOp>()) {
+      Value input = opt.getInput();
+      if (input && !isa<NoneType>(input.getType())) {
+        value = {boolConstant(b, loc, true), input};
+      } else {
+        // Absent: the value's buffer holds zeros of the declared type.
+        auto declared = dyn_cast<RankedTensorType>(cast<OptType>(type).getElementType());
+        if (auto attr = opt.getType_Attr())
+          declared = dyn_cast<RankedTensorType>(attr.getValue());
+        if (!declared || !declared.hasStaticShape())
+          return opt->emitError() << "output '" << name
+                                  << "' is an empty optional of a type without a static shape, "
+                                     "which compile cannot return yet";
+        value = {boolConstant(b, loc, false), zeros(b, loc, declared)};
+      }
+    } else {
+      return emitError(v.getLoc()) << "output '" << name
+                                   << "' is an optional whose presence compile cannot "
+                                      "follow yet (made by '"
+                                   << (v.getDefiningOp() ? v.getDefiningOp()->getName().getStringRef()
+                                                         : StringRef("an argument"))
+                                   << "')";
+    }
+    bool seq = isa<SeqType>(value.content.getType());
+    results.push_back(value.flag);
+    resultAttrs.push_back(portAttrs(ctx, nameOnly, io, "flag"));
+    results.push_back(value.content);
+    resultAttrs.push_back(portAttrs(ctx, base, io, seq ? "sequence" : "value"));
+    ioOutputs.push_back(ioEntry(ctx, name, seq ? "optional_sequence" : "optional", 0,
+                                tensorElementType(type)));
+  }
+  ret->setOperands(results);
+  for (Operation *op : llvm::reverse(identities))
+    op->erase();
+  entry.eraseArguments(0, numOld);
+  SmallVector<Type> resultTypes;
+  for (Value v : results)
+    resultTypes.push_back(v.getType());
+  func.setType(FunctionType::get(ctx, argTypes, resultTypes));
+  func.setAllArgAttrs(argAttrs);
+  SmallVector<DictionaryAttr> resultDicts;
+  for (Attribute a : resultAttrs)
+    resultDicts.push_back(cast<DictionaryAttr>(a));
+  func.setAllResultAttrs(resultDicts);
+  func->setAttr("onnxcc.io_inputs", ArrayAttr::get(ctx, ioInputs));
+  func->setAttr("onnxcc.io_outputs", ArrayAttr::get(ctx, ioOutputs));
+  return success();
 }
 
 } // namespace onnxcc::onnx

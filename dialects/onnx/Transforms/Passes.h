@@ -40,6 +40,13 @@ bool appendedSequencesToScanOutputs(mlir::func::FuncOp func);
 /// there was any.
 bool sequenceMapsToLoops(mlir::func::FuncOp func);
 
+/// Sequence and optional inputs and outputs of `func` as tensor ports
+/// (Optionals.cpp): input sequences of the element shapes their
+/// onnxcc.sequence_shapes give, optionals as a flag and a value; the
+/// function gets onnxcc.io_inputs/onnxcc.io_outputs. Output sequences stay
+/// sequences, for expandSequenceResults.
+mlir::LogicalResult expandBoundaryValues(mlir::func::FuncOp func);
+
 } // namespace onnxcc::onnx
 
 #endif // ONNXCC_DIALECTS_ONNX_TRANSFORMS_PASSES_H

@@ -27,6 +27,7 @@
 #include "dialects/onnx/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -53,10 +54,12 @@ struct SeqInfo {
     Stack,  // `stack` is the tensor [length, S...]
     Empty,  // no elements
     Length, // only the length is known
+    List,   // `elements`, of shapes that differ (ragged)
   };
   Kind kind = Kind::Length;
   int64_t length = 0;
   Value stack;
+  SmallVector<Value> elements;
 
   static SeqInfo ofStack(Value stack) {
     auto type = cast<RankedTensorType>(stack.getType());
@@ -64,6 +67,11 @@ struct SeqInfo {
   }
   static SeqInfo empty() { return SeqInfo{Kind::Empty, 0, {}}; }
   static SeqInfo lengthOnly(int64_t length) { return SeqInfo{Kind::Length, length, {}}; }
+  static SeqInfo ofList(ArrayRef<Value> elements) {
+    SeqInfo info{Kind::List, static_cast<int64_t>(elements.size()), {}};
+    info.elements.assign(elements.begin(), elements.end());
+    return info;
+  }
 
   bool isStack() const { return kind == Kind::Stack; }
   RankedTensorType stackType() const { return cast<RankedTensorType>(stack.getType()); }
@@ -237,8 +245,12 @@ class SequenceStacker {
 public:
   explicit SequenceStacker(func::FuncOp func) : func(func) {}
 
-  void run() {
+  /// `expand`: make the output sequences ports (an error when one is not
+  /// known); else only those that are known.
+  LogicalResult run(bool expand = true) {
     func.walk([&](Operation *op) { visit(op); });
+    if (failed(expandResults(expand)))
+      return failure();
     // Replaced tensor results first, then sequence ops nothing uses any more,
     // last to first so that chains go away.
     for (auto [op, value] : replacements)
@@ -255,9 +267,82 @@ public:
     Operation *terminator = func.getBody().back().getTerminator();
     func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
                                    terminator->getOperandTypes()));
+    return success();
   }
 
 private:
+  /// The sequence outputs of a function with onnxcc.io_outputs (see
+  /// expandBoundaryValues) as tensor ports: a stack is one port, a list one
+  /// per element, an empty sequence none; the count goes to its entry.
+  LogicalResult expandResults(bool mustExpand) {
+    auto io = func->getAttrOfType<ArrayAttr>("onnxcc.io_outputs");
+    Operation *ret = func.getBody().back().getTerminator();
+    // The results still to expand: those of role "sequence".
+    auto pending = [&](unsigned k) {
+      auto role = func.getResultAttrOfType<StringAttr>(k, "onnxcc.role");
+      return role && role.getValue() == "sequence";
+    };
+    if (!io || llvm::none_of(llvm::seq(ret->getNumOperands()), pending))
+      return success();
+    MLIRContext *ctx = func.getContext();
+    Builder b(ctx);
+    SmallVector<Attribute> entries(io.begin(), io.end());
+    SmallVector<Value> results;
+    SmallVector<DictionaryAttr> attrs;
+    for (auto [k, v] : llvm::enumerate(ret->getOperands())) {
+      DictionaryAttr old = func.getResultAttrDict(k);
+      if (!pending(k)) {
+        results.push_back(v);
+        attrs.push_back(old ? old : DictionaryAttr::get(ctx));
+        continue;
+      }
+      auto name = func.getResultAttrOfType<StringAttr>(k, "onnx.name");
+      auto index = func.getResultAttrOfType<IntegerAttr>(k, "onnxcc.io");
+      const SeqInfo *info = lookup(v);
+      auto fail = [&](const Twine &why) {
+        return emitError(v.getLoc()) << "output '" << (name ? name.getValue() : "?")
+                                     << "' is a sequence " << why;
+      };
+      if (!index || index.getInt() >= static_cast<int64_t>(entries.size()))
+        return fail("without its entry in onnxcc.io_outputs");
+      if (!mustExpand && (!info || info->kind == SeqInfo::Kind::Length))
+        return success();
+      if (!info || info->kind == SeqInfo::Kind::Length)
+        return fail("whose elements compile cannot follow yet (its length or its elements' "
+                    "shapes depend on the data)");
+      auto port = [&](Value element, StringRef role, int64_t e) {
+        auto type = dyn_cast<RankedTensorType>(element.getType());
+        if (!type || !type.hasStaticShape())
+          return false;
+        NamedAttrList list(old);
+        list.set("onnxcc.role", b.getStringAttr(role));
+        if (e >= 0)
+          list.set("onnxcc.element", b.getI64IntegerAttr(e));
+        results.push_back(element);
+        attrs.push_back(list.getDictionary(ctx));
+        return true;
+      };
+      bool ok = true;
+      if (info->kind == SeqInfo::Kind::Stack)
+        ok = port(info->stack, "stack", -1);
+      for (auto [e, element] : llvm::enumerate(info->elements))
+        ok = ok && port(element, "element", e);
+      if (!ok)
+        return fail("whose elements' shapes are not known at compile time");
+      NamedAttrList entry(cast<DictionaryAttr>(entries[index.getInt()]));
+      entry.set("count", b.getI64IntegerAttr(info->length));
+      entries[index.getInt()] = entry.getDictionary(ctx);
+    }
+    ret->setOperands(results);
+    SmallVector<Type> types;
+    for (Value v : results)
+      types.push_back(v.getType());
+    func.setType(FunctionType::get(ctx, func.getArgumentTypes(), types));
+    func.setAllResultAttrs(attrs);
+    func->setAttr("onnxcc.io_outputs", ArrayAttr::get(ctx, entries));
+    return success();
+  }
+
   const SeqInfo *lookup(Value seq) const {
     auto it = infos.find(seq);
     return it == infos.end() ? nullptr : &it->second;
@@ -282,7 +367,7 @@ private:
     bool done = llvm::TypeSwitch<Operation *, bool>(op)
                     .Case<SequenceConstructOp, SequenceEmptyOp, SequenceInsertOp,
                           SequenceEraseOp, SequenceAtOp, SequenceLengthOp,
-                          ConcatFromSequenceOp, SplitToSequenceOp, IdentityOp>(
+                          ConcatFromSequenceOp, SplitToSequenceOp, IdentityOp, IfOp>(
                         [&](auto op) { return rewrite(op, b); })
                     .Default([](Operation *) { return false; });
     llvm::append_range(created, b.created);
@@ -291,6 +376,17 @@ private:
   }
 
   void define(Value seq, SeqInfo info) { infos[seq] = info; }
+
+  /// The elements of a stack (its rows), list or empty sequence.
+  SmallVector<Value> listOf(const SeqInfo &info, StackBuilder &b) {
+    if (info.kind == SeqInfo::Kind::List)
+      return info.elements;
+    SmallVector<Value> rows;
+    if (info.isStack())
+      for (int64_t i = 0; i < info.length; ++i)
+        rows.push_back(b.gather0(info.stack, b.constScalar(i)));
+    return rows;
+  }
   void replace(Operation *op, Value value) { replacements.push_back({op, value}); }
 
   bool rewrite(SequenceConstructOp op, StackBuilder &b) {
@@ -298,14 +394,21 @@ private:
     if (inputs.empty())
       return false;
     auto first = staticTensorType(inputs.front());
-    if (!first)
-      return false;
-    SmallVector<Value> rows;
-    for (Value in : inputs) {
-      if (in.getType() != first)
-        return false;
-      rows.push_back(b.unsqueeze0(in));
+    bool uniform = first && llvm::all_of(inputs, [&](Value in) { return in.getType() == first; });
+    if (!uniform) {
+      // Elements of different shapes: a list, as long as they are tensors
+      // of one element type.
+      for (Value in : inputs)
+        if (!isa<RankedTensorType>(in.getType()) ||
+            cast<TensorType>(in.getType()).getElementType() !=
+                cast<TensorType>(inputs.front().getType()).getElementType())
+          return false;
+      define(op.getResult(), SeqInfo::ofList(llvm::to_vector(inputs)));
+      return true;
     }
+    SmallVector<Value> rows;
+    for (Value in : inputs)
+      rows.push_back(b.unsqueeze0(in));
     define(op.getResult(), SeqInfo::ofStack(b.concat0(rows)));
     return true;
   }
@@ -313,6 +416,28 @@ private:
   bool rewrite(SequenceEmptyOp op, StackBuilder &) {
     define(op.getResult(), SeqInfo::empty());
     return true;
+  }
+
+  /// An If whose branches both yield a stack of one type for a sequence
+  /// result yields that stack (its branches were visited first).
+  bool rewrite(IfOp op, StackBuilder &) {
+    Operation *thenYield = op.getThenBranch().front().getTerminator();
+    Operation *elseYield = op.getElseBranch().front().getTerminator();
+    for (OpResult r : op->getResults()) {
+      if (!isa<SeqType>(r.getType()))
+        continue;
+      unsigned k = r.getResultNumber();
+      const SeqInfo *a = lookup(thenYield->getOperand(k));
+      const SeqInfo *c = lookup(elseYield->getOperand(k));
+      if (!a || !c || !a->isStack() || !c->isStack() || a->stack.getType() != c->stack.getType())
+        continue;
+      thenYield->setOperand(k, a->stack);
+      elseYield->setOperand(k, c->stack);
+      r.setType(a->stack.getType());
+      define(r, SeqInfo::ofStack(r));
+    }
+    // The If itself stays.
+    return false;
   }
 
   bool rewrite(IdentityOp op, StackBuilder &) {
@@ -331,6 +456,26 @@ private:
     Value pos = op.getPosition();
     bool hasPos = !isa<NoneType>(pos.getType());
     std::optional<int64_t> constPos = hasPos ? constPosition(op, pos) : std::nullopt;
+    bool fits = in->kind == SeqInfo::Kind::Empty ||
+                (in->isStack() && elemType.getShape() == in->elementShape() &&
+                 elemType.getElementType() == in->elementType());
+    if (!fits) {
+      // Into a list, or a stack of another element shape: a list, at a
+      // position known at compile time.
+      if (hasPos && !constPos)
+        return false;
+      SmallVector<Value> elements = listOf(*in, b);
+      int64_t n = elements.size();
+      int64_t p = constPos ? *constPos : n;
+      if (p < -n || p > n)
+        return false;
+      if (!elements.empty() && cast<TensorType>(elements.front().getType()).getElementType() !=
+                                   elemType.getElementType())
+        return false;
+      elements.insert(elements.begin() + (p < 0 ? p + n : p), op.getTensor());
+      define(op.getResult(), SeqInfo::ofList(elements));
+      return true;
+    }
     Value row = b.unsqueeze0(op.getTensor());
     if (in->kind == SeqInfo::Kind::Empty) {
       // The only valid position in an empty sequence is 0.
@@ -339,9 +484,6 @@ private:
       define(op.getResult(), SeqInfo::ofStack(row));
       return true;
     }
-    if (elemType.getShape() != in->elementShape() ||
-        elemType.getElementType() != in->elementType())
-      return false;
     int64_t n = in->length;
     // The new element is row n of `joined`; a Gather puts it into place.
     Value joined = b.concat0({in->stack, row});
@@ -383,6 +525,18 @@ private:
 
   bool rewrite(SequenceEraseOp op, StackBuilder &b) {
     const SeqInfo *in = lookup(op.getInputSequence());
+    if (in && in->kind == SeqInfo::Kind::List) {
+      Value pos = op.getPosition();
+      int64_t n = in->length;
+      std::optional<int64_t> p =
+          isa<NoneType>(pos.getType()) ? std::optional<int64_t>(n - 1) : constPosition(op, pos);
+      if (!p || *p < -n || *p >= n)
+        return false;
+      SmallVector<Value> elements(in->elements);
+      elements.erase(elements.begin() + (*p < 0 ? *p + n : *p));
+      define(op.getResult(), elements.empty() ? SeqInfo::empty() : SeqInfo::ofList(elements));
+      return true;
+    }
     if (!in || !in->isStack())
       return false;
     int64_t n = in->length;
@@ -419,6 +573,14 @@ private:
 
   bool rewrite(SequenceAtOp op, StackBuilder &b) {
     const SeqInfo *in = lookup(op.getInputSequence());
+    if (in && in->kind == SeqInfo::Kind::List) {
+      std::optional<int64_t> p = constPosition(op, op.getPosition());
+      int64_t n = in->length;
+      if (!p || *p < -n || *p >= n)
+        return false;
+      replace(op, in->elements[*p < 0 ? *p + n : *p]);
+      return true;
+    }
     if (!in || !in->isStack())
       return false;
     int64_t n = in->length;
@@ -548,6 +710,147 @@ private:
   SmallVector<Operation *> created;
 };
 
+/// The elements of `seq` when a SequenceConstruct (through Identity) makes
+/// it.
+std::optional<SmallVector<Value>> constructed(Value seq) {
+  while (auto id = seq.getDefiningOp<IdentityOp>())
+    seq = id.getInput();
+  if (auto c = seq.getDefiningOp<SequenceConstructOp>())
+    return llvm::to_vector(c.getInputs());
+  return std::nullopt;
+}
+
+/// A scalar int64 or bool constant behind `v`, if there is one.
+std::optional<int64_t> scalarConstant(Operation *user, Value v) {
+  if (auto c = v.getDefiningOp<ConstantOp>())
+    if (auto dense = dyn_cast_or_null<DenseElementsAttr>(c->getAttr("value"));
+        dense && dense.getNumElements() == 1 && dense.getElementType().isInteger(1))
+      return dense.getValues<bool>()[0] ? 1 : 0;
+  ShapeMap map;
+  auto values = ShapeContext(user, map).getIntValues(v);
+  if (!values || values->size() != 1)
+    return std::nullopt;
+  return values->front();
+}
+
+/// Each Loop that walks a sequence whose elements differ in shape (a
+/// SequenceAt at the iteration number of a SequenceConstruct of ragged
+/// tensors: an expanded SequenceMap) is its body once per iteration, when
+/// the trip count is known (a constant or that sequence's length), the
+/// condition stays true and there are no scan outputs.
+bool unrollLoopsOverLists(func::FuncOp func) {
+  SmallVector<LoopOp> loops;
+  func.walk([&](LoopOp loop) { loops.push_back(loop); });
+  bool changed = false;
+  for (LoopOp loop : loops) {
+    Block &body = loop.getBody().front();
+    Operation *yield = body.getTerminator();
+    unsigned numCarried = loop.getVInitial().size();
+    if (yield->getNumOperands() != 1 + numCarried)
+      continue;
+    bool ragged = false;
+    body.walk([&](SequenceAtOp at) {
+      if (auto elements = constructed(at.getInputSequence()))
+        ragged |= !llvm::all_equal(llvm::map_range(*elements, [](Value e) { return e.getType(); }));
+    });
+    if (!ragged)
+      continue;
+    std::optional<int64_t> trips;
+    if (auto length = loop.getM().getDefiningOp<SequenceLengthOp>()) {
+      if (auto elements = constructed(length.getInputSequence()))
+        trips = elements->size();
+    } else if (!isa<NoneType>(loop.getM().getType())) {
+      trips = scalarConstant(loop, loop.getM());
+    }
+    if (!trips || *trips < 0 || *trips > 256)
+      continue;
+    Value cond = loop.getCond();
+    if (!isa<NoneType>(cond.getType()) && scalarConstant(loop, cond) != std::optional<int64_t>(1))
+      continue;
+    Value condOut = yield->getOperand(0);
+    while (auto id = condOut.getDefiningOp<IdentityOp>())
+      condOut = id.getInput();
+    if (condOut != body.getArgument(1) &&
+        (condOut.getParentBlock() != &body ||
+         scalarConstant(condOut.getDefiningOp() ? condOut.getDefiningOp() : loop, condOut) !=
+             std::optional<int64_t>(1)))
+      continue;
+    OpBuilder b(loop);
+    auto scalar = [&](Type elem, int64_t value) {
+      auto type = RankedTensorType::get({}, elem);
+      Attribute attr = elem.isInteger(1)
+                           ? DenseElementsAttr::get(type, value != 0)
+                           : DenseElementsAttr::get(type, b.getIntegerAttr(elem, value));
+      return ConstantOp::create(b, loop.getLoc(), TypeRange{type}, ValueRange{},
+                                {b.getNamedAttr("value", attr)})
+          ->getResult(0);
+    };
+    SmallVector<Value> carried(loop.getVInitial());
+    Value alwaysTrue = scalar(b.getI1Type(), 1);
+    for (int64_t i = 0; i < *trips; ++i) {
+      IRMapping mapping;
+      mapping.map(body.getArgument(0), scalar(b.getI64Type(), i));
+      mapping.map(body.getArgument(1), alwaysTrue);
+      for (unsigned k = 0; k < numCarried; ++k)
+        mapping.map(body.getArgument(2 + k), carried[k]);
+      for (Operation &op : body.without_terminator())
+        b.clone(op, mapping);
+      for (unsigned k = 0; k < numCarried; ++k)
+        carried[k] = mapping.lookupOrDefault(yield->getOperand(1 + k));
+    }
+    for (unsigned k = 0; k < numCarried; ++k)
+      loop->getResult(k).replaceAllUsesWith(carried[k]);
+    loop->erase();
+    changed = true;
+  }
+  return changed;
+}
+
+/// Each SequenceMap whose sequence inputs are SequenceConstructs of one
+/// length becomes its body once per element, its results SequenceConstructs
+/// of the bodies' results.
+bool unrollSequenceMaps(func::FuncOp func) {
+  SmallVector<SequenceMapOp> maps;
+  func.walk([&](SequenceMapOp map) { maps.push_back(map); });
+  bool changed = false;
+  for (SequenceMapOp map : maps) {
+    SmallVector<std::optional<SmallVector<Value>>> elements;
+    std::optional<size_t> length;
+    bool known = true;
+    for (Value in : map->getOperands()) {
+      elements.push_back(std::nullopt);
+      if (!isa<SeqType>(in.getType()))
+        continue;
+      elements.back() = constructed(in);
+      known &= elements.back().has_value() &&
+               (!length || *length == elements.back()->size());
+      if (elements.back())
+        length = elements.back()->size();
+    }
+    if (!known || !length || *length == 0)
+      continue;
+    OpBuilder b(map);
+    Block &body = map.getBody().front();
+    SmallVector<SmallVector<Value>> outputs(map->getNumResults());
+    for (size_t i = 0; i < *length; ++i) {
+      IRMapping mapping;
+      for (auto [j, arg] : llvm::enumerate(body.getArguments()))
+        mapping.map(arg, elements[j] ? (*elements[j])[i] : map->getOperand(j));
+      for (Operation &op : body.without_terminator())
+        b.clone(op, mapping);
+      for (auto [j, v] : llvm::enumerate(body.getTerminator()->getOperands()))
+        outputs[j].push_back(mapping.lookupOrDefault(v));
+    }
+    for (auto [j, r] : llvm::enumerate(map->getResults()))
+      r.replaceAllUsesWith(
+          SequenceConstructOp::create(b, map.getLoc(), TypeRange{r.getType()}, outputs[j])
+              ->getResult(0));
+    map->erase();
+    changed = true;
+  }
+  return changed;
+}
+
 struct OnnxStackSequencesPass
     : public impl::OnnxStackSequencesPassBase<OnnxStackSequencesPass> {
   void runOnOperation() override {
@@ -555,18 +858,38 @@ struct OnnxStackSequencesPass
       return;
     // Optional(seq) followed by OptionalGetElement is the sequence itself.
     resolveOptionals(getOperation());
+    // Loops over ragged sequences, one body per element, before their
+    // appended sequences become scan outputs (which must be one shape).
+    if (unrollLoopsOverLists(getOperation()) && failed(inferShapesInFunction(getOperation())))
+      return signalPassFailure();
     // The scan outputs that replace appended sequences need their shapes.
     if (appendedSequencesToScanOutputs(getOperation()) &&
         failed(inferShapesInFunction(getOperation())))
       return signalPassFailure();
     // A SequenceMap's Loop knows its trip count once the lengths of the
     // sequences it reads are: stacked, inferred, then stacked again.
+    // A SequenceMap over sequences whose elements are known (an input
+    // sequence, ragged or not) is its body once per element.
+    if (unrollSequenceMaps(getOperation()) && failed(inferShapesInFunction(getOperation())))
+      return signalPassFailure();
     if (sequenceMapsToLoops(getOperation())) {
-      SequenceStacker(getOperation()).run();
-      if (failed(inferShapesInFunction(getOperation())))
+      if (failed(SequenceStacker(getOperation()).run()) ||
+          failed(inferShapesInFunction(getOperation())))
         return signalPassFailure();
     }
-    SequenceStacker(getOperation()).run();
+    // Output sequences that only shapes inferred from this run make known (a
+    // Loop's scan output of a trip count a SequenceLength gives) need one
+    // more.
+    func::FuncOp func = getOperation();
+    auto sequenceResults = [&] {
+      return llvm::any_of(func.getResultTypes(), [](Type t) { return isa<SeqType>(t); });
+    };
+    if (failed(SequenceStacker(func).run(/*expand=*/!sequenceResults() ||
+                                         !func->hasAttr("onnxcc.io_outputs"))))
+      return signalPassFailure();
+    if (sequenceResults() && func->hasAttr("onnxcc.io_outputs") &&
+        (failed(inferShapesInFunction(func)) || failed(SequenceStacker(func).run())))
+      return signalPassFailure();
   }
 };
 } // namespace
