@@ -1032,7 +1032,8 @@ struct TensorScatterLowering : OpConversionPattern<onnx::TensorScatterOp> {
         !cacheType.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "past_cache and update must be static");
     int64_t rank = type.getRank();
-    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    axis = axis < 0 ? axis + rank : axis;
     int64_t maxLen = type.getDimSize(axis), seqLen = updateType.getDimSize(axis);
     bool circular = op.getMode() == "circular";
     if (circular && maxLen == 0)

@@ -891,7 +891,8 @@ bool lowersSymbolicDims(Operation *op) {
              onnx::SplitOp, onnx::PadOp, onnx::BatchNormalizationOp, onnx::ExpandOp,
              onnx::InstanceNormalizationOp, onnx::NonZeroOp, onnx::NonMaxSuppressionOp, onnx::CompressOp,
              onnx::UniqueOp, onnx::HannWindowOp, onnx::HammingWindowOp,
-             onnx::BlackmanWindowOp, onnx::IfOp, onnx::LoopOp, onnx::ScanOp>(op);
+             onnx::BlackmanWindowOp, onnx::IfOp, onnx::LoopOp, onnx::ScanOp,
+             onnx::StringSplitOp>(op);
 }
 
 namespace {
