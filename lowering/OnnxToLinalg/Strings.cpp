@@ -322,6 +322,21 @@ struct StringSplitLowering : OpConversionPattern<onnx::StringSplitOp> {
     Value delim = flatBuffer(rewriter, loc, cString(rewriter, loc, delimiter), /*readOnly=*/true);
     Value maxValue = arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(maxsplit));
 
+    if (n == 0) {
+      // No strings: no pieces, and results of no elements.
+      Value width = onnxConverter(getTypeConverter())
+                        .defineDataDim(rewriter, loc, op, 0, indexConst(rewriter, loc, 0));
+      if (!width)
+        return op.emitError("cannot lower 'onnx.StringSplit': the number of pieces has no "
+                            "bound");
+      SmallVector<int64_t> dims(xType.getShape());
+      dims.push_back(ShapedType::kDynamic);
+      Value y = emptyTensor(rewriter, loc, RankedTensorType::get(dims, i64), ValueRange{width});
+      if (y.getType() != yType)
+        y = tensor::CastOp::create(rewriter, loc, yType, y);
+      rewriter.replaceOp(op, ValueRange{y, emptyTensor(rewriter, loc, zType)});
+      return success();
+    }
     auto oneType = RankedTensorType::get({1}, i64);
     Value countBuffer =
         flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, oneType), /*readOnly=*/false);
