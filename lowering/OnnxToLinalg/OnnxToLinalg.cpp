@@ -1054,7 +1054,8 @@ struct ConvertOnnxToLinalgPass
           else
             op->emitError() << "cannot lower '" << op->getName() << "': dim " << d
                             << " of its result is not known at compile time"
-                            << (op->hasAttr("onnxcc.data_dims") || isa<onnx::RangeOp>(op)
+                            << (op->hasAttr("onnxcc.data_dims") ||
+                                        isa<onnx::RangeOp, onnx::StringSplitOp>(op)
                                     ? " (it depends on the data: give it a bound with "
                                       "--bound NODE=N)"
                                     : "");
