@@ -28,8 +28,16 @@ Error centerCropPad18(NodeContext &nc) {
   auto constant = shapeValue->getDefiningOp<onnx::ConstantOp>();
   auto values = constant ? dyn_cast_or_null<DenseIntElementsAttr>(constant.getValueAttr())
                          : DenseIntElementsAttr();
-  if (!values || values.getType().getRank() != 1)
-    return nc.error("'shape' must be a 1-D constant (an initializer)");
+  if (!values) {
+    // A shape given at run time: the op itself, whose result takes the
+    // model's declared dims (run() checks the shape against them).
+    auto shapeType = dyn_cast<RankedTensorType>(shapeValue->getType());
+    if (!shapeType || shapeType.getRank() != 1)
+      return nc.error("'shape' must be a 1-D tensor");
+    return nc.importGeneric();
+  }
+  if (values.getType().getRank() != 1)
+    return nc.error("'shape' must be a 1-D tensor");
   SmallVector<int64_t> target;
   for (const APInt &v : values.getValues<APInt>())
     target.push_back(v.getSExtValue());
@@ -96,6 +104,12 @@ Error centerCropPad18(NodeContext &nc) {
     y = (*id)->getResult(0);
   }
   return nc.setOutput(0, y);
+}
+
+Error imageDecoder20(NodeContext &nc) {
+  return nc.error("ImageDecoder needs an image codec library (JPEG, PNG, BMP, TIFF, WebP, "
+                  "JPEG 2000), which the dependency-free generated code does not have: decode "
+                  "the image before calling the model");
 }
 
 } // namespace onnxcc::importer

@@ -9,6 +9,7 @@ namespace onnxcc::importer {
 /// CenterCropPad-18 as a Slice (the axes it crops) and a Pad with zeros (the
 /// axes it pads); needs the input's dims and `shape` known at compile time.
 llvm::Error centerCropPad18(NodeContext &nc);
+llvm::Error imageDecoder20(NodeContext &nc);
 
 } // namespace onnxcc::importer
 

@@ -1403,6 +1403,7 @@ const Handler handlers[] = {
     {"Gelu", 20, kMaxOpset, gelu20},
     {"GroupNormalization", 18, kMaxOpset, groupNormalization18},
     {"CenterCropPad", 18, kMaxOpset, centerCropPad18},
+    {"ImageDecoder", 20, kMaxOpset, imageDecoder20},
     {"Attention", 23, kMaxOpset, attention23},
     {"RMSNormalization", 23, kMaxOpset, rmsNormalization23},
     {"RotaryEmbedding", 23, kMaxOpset, rotaryEmbedding23},

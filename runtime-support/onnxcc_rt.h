@@ -20,6 +20,14 @@ constexpr int status_shape = 9;
 /// user gave with --bound; see ABI.md).
 constexpr int status_bound = 10;
 
+/// A model that would draw random numbers (Dropout in training mode with a
+/// ratio given at run time that is not 0; see ABI.md).
+constexpr int status_random = 15;
+
+/// Whether the run needs random numbers onnxcc does not generate:
+/// status_random when `needed`, else 0.
+inline int check_no_random(bool needed) { return needed ? status_random : 0; }
+
 /// A symbolic dim of `dim` broadcast (ONNX multidirectional broadcasting)
 /// against a dim of static size `size`: 0 when it is 1 or `size`, else
 /// status_shape.
@@ -727,6 +735,284 @@ inline int string_normalizer(const void *in, int64_t n, void *out, int64_t capac
       s = copy;
     }
     strings::set(out, k++, s);
+  }
+  return 0;
+}
+
+/// ONNX Equal of the `n` pairs of strings at `a` and `b` (the caller
+/// broadcast them): `out[i]` is whether they hold the same bytes. Returns 0
+/// or status_null_string.
+inline int string_equal(const void *a, const void *b, int64_t n, bool *out) {
+  for (int64_t i = 0; i < n; ++i) {
+    const char *x = strings::get(a, i), *y = strings::get(b, i);
+    if (!x || !y)
+      return status_null_string;
+    out[i] = std::strcmp(x, y) == 0;
+  }
+  return 0;
+}
+
+namespace strings {
+
+/// The length in bytes of the whitespace character at `s` (Python's
+/// str.isspace: ASCII \t\n\v\f\r, space, \x1c-\x1f, and the Unicode spaces
+/// U+0085, U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F,
+/// U+3000), or 0.
+inline int space_length(const char *s) {
+  code_point c = decode(s);
+  if (c.raw)
+    return 0;
+  uint32_t v = c.value;
+  bool space = (v >= 0x09 && v <= 0x0d) || v == 0x20 || (v >= 0x1c && v <= 0x1f) ||
+               v == 0x85 || v == 0xa0 || v == 0x1680 || (v >= 0x2000 && v <= 0x200a) ||
+               v == 0x2028 || v == 0x2029 || v == 0x202f || v == 0x205f || v == 0x3000;
+  return space ? c.length : 0;
+}
+
+/// The pieces of `s` as Python's s.split(delimiter, maxsplit) makes them
+/// (`delimiter` empty: runs of whitespace, leading and trailing ones
+/// ignored; `maxsplit` < 0: no limit): calls piece(begin, length) for each
+/// and returns how many there are.
+template <typename Piece>
+int64_t split(const char *s, const char *delimiter, int64_t maxsplit, Piece piece) {
+  size_t dl = std::strlen(delimiter);
+  int64_t count = 0;
+  if (dl > 0) {
+    const char *p = s;
+    while (maxsplit < 0 || count < maxsplit) {
+      const char *hit = std::strstr(p, delimiter);
+      if (!hit)
+        break;
+      piece(p, static_cast<size_t>(hit - p));
+      ++count;
+      p = hit + dl;
+    }
+    piece(p, std::strlen(p));
+    return count + 1;
+  }
+  const char *p = s;
+  for (;;) {
+    while (*p && space_length(p))
+      p += space_length(p);
+    if (!*p)
+      return count;
+    if (maxsplit >= 0 && count == maxsplit) {
+      // The rest, trailing whitespace included.
+      piece(p, std::strlen(p));
+      return count + 1;
+    }
+    const char *start = p;
+    while (*p && !space_length(p))
+      p += decode(p).length;
+    piece(start, static_cast<size_t>(p - start));
+    ++count;
+  }
+}
+
+} // namespace strings
+
+/// The number of pieces of the longest split of the `n` strings at `in`
+/// (ONNX StringSplit, see strings::split) into `*pieces`. Returns 0 or
+/// status_null_string.
+inline int string_split_count(const void *in, int64_t n, const void *delimiter,
+                              int64_t maxsplit, int64_t *pieces) {
+  const char *d = static_cast<const char *>(delimiter);
+  int64_t most = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const char *s = strings::get(in, i);
+    if (!s)
+      return status_null_string;
+    most = std::max(most, strings::split(s, d, maxsplit, [](const char *, size_t) {}));
+  }
+  *pieces = most;
+  return 0;
+}
+
+/// ONNX StringSplit of the `n` strings at `in` into rows of `width` pieces
+/// at `out` (a row shorter than `width` is padded with empty strings) and
+/// the number of pieces of each into `counts`; each piece is copied into
+/// the pool. A string with more than `width` pieces (`width` smaller than
+/// string_split_count's) fills its row and counts them all. Returns 0,
+/// status_null_string or status_string_pool_full.
+inline int string_split(const void *in, int64_t n, const void *delimiter, int64_t maxsplit,
+                        int64_t width, void *out, int64_t *counts, string_pool *pool) {
+  const char *d = static_cast<const char *>(delimiter);
+  static const char empty[] = "";
+  for (int64_t i = 0; i < n; ++i) {
+    const char *s = strings::get(in, i);
+    if (!s)
+      return status_null_string;
+    int64_t k = 0;
+    bool full = false;
+    counts[i] = strings::split(s, d, maxsplit, [&](const char *p, size_t length) {
+      if (k >= width || full)
+        return;
+      const char *copy = empty;
+      if (length > 0) {
+        if (!pool || static_cast<int64_t>(length) + 1 > pool->size - pool->used) {
+          full = true;
+          return;
+        }
+        char *c = pool->data + pool->used;
+        std::memcpy(c, p, length);
+        c[length] = '\0';
+        pool->used += static_cast<int64_t>(length) + 1;
+        copy = c;
+      }
+      strings::set(out, i * width + k++, copy);
+    });
+    if (full)
+      return status_string_pool_full;
+    for (; k < width; ++k)
+      strings::set(out, i * width + k, empty);
+  }
+  return 0;
+}
+
+/// A regular expression compiled by onnxcc (lowering/OnnxToLinalg/Strings.cpp,
+/// RegexFullMatch) into a program of 3 int32 per instruction, followed by
+/// its character classes. The instructions (op, a, b):
+///   0 CHAR  a: the code point a
+///   1 ANY   any code point but '\n'
+///   2 CLASS a: a class at int a of the program: count, then count [lo, hi]
+///           ranges of code points; b: 1 when negated
+///   3 SPLIT a, b: go on at both instructions
+///   4 JMP   a
+///   5 ASSERT a: 0 start of text, 1 end of text, 2 word boundary (ASCII
+///           [0-9A-Za-z_]), 3 not a word boundary
+///   6 MATCH
+/// Bytes that are not valid UTF-8 are the code points 0x110000 + byte, which
+/// only ANY and negated classes match.
+namespace regex {
+
+enum : int32_t { op_char, op_any, op_class, op_split, op_jmp, op_assert, op_match };
+
+inline bool word(int64_t c) {
+  return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+
+inline bool in_class(const int32_t *prog, int32_t at, bool negated, int64_t c) {
+  int32_t count = prog[at];
+  bool hit = false;
+  for (int32_t k = 0; k < count && !hit; ++k)
+    hit = c >= prog[at + 1 + 2 * k] && c <= prog[at + 2 + 2 * k];
+  return hit != negated;
+}
+
+/// Adds the thread at `pc` and every instruction it reaches without reading
+/// (jumps, splits, assertions that hold between `prev` and `next`, -1 at
+/// the ends of the text) to `list` (`size` entries), marking them in
+/// `marks` with `generation`; `stack` holds the pending ones.
+inline void add(const int32_t *prog, int32_t pc, int32_t *list, int32_t &size, int32_t *marks,
+                int32_t generation, int32_t *stack, int64_t prev, int64_t next) {
+  int32_t top = 0;
+  if (marks[pc] == generation)
+    return;
+  marks[pc] = generation;
+  stack[top++] = pc;
+  while (top > 0) {
+    int32_t i = stack[--top];
+    const int32_t *in = prog + 3 * i;
+    auto push = [&](int32_t target) {
+      if (marks[target] != generation) {
+        marks[target] = generation;
+        stack[top++] = target;
+      }
+    };
+    switch (in[0]) {
+    case op_jmp:
+      push(in[1]);
+      break;
+    case op_split:
+      push(in[1]);
+      push(in[2]);
+      break;
+    case op_assert: {
+      bool holds;
+      bool boundary = word(prev) != word(next);
+      switch (in[1]) {
+      case 0: holds = prev == -1; break;
+      case 1: holds = next == -1; break;
+      case 2: holds = boundary; break;
+      default: holds = !boundary; break;
+      }
+      if (holds)
+        push(i + 1);
+      break;
+    }
+    default:
+      list[size++] = i;
+      break;
+    }
+  }
+}
+
+/// The code point at `s` (see above) and its length.
+inline int64_t next_code_point(const char *s, int &length) {
+  strings::code_point c = strings::decode(s);
+  length = c.length;
+  return c.raw ? 0x110000 + c.value : c.value;
+}
+
+/// Whether all of `s` matches the program of `instructions` instructions;
+/// `scratch` holds 4 * instructions int32.
+inline bool full_match(const int32_t *prog, int32_t instructions, const char *s,
+                       int32_t *scratch) {
+  int32_t *clist = scratch, *nlist = scratch + instructions;
+  int32_t *marks = scratch + 2 * instructions, *stack = scratch + 3 * instructions;
+  for (int32_t i = 0; i < instructions; ++i)
+    marks[i] = -1;
+  int32_t generation = 0, csize = 0;
+  int length = 0;
+  int64_t prev = -1;
+  int64_t c = *s ? next_code_point(s, length) : -1;
+  add(prog, 0, clist, csize, marks, generation, stack, prev, c);
+  while (c != -1) {
+    ++generation;
+    const char *rest = s + length;
+    int next_length = 0;
+    int64_t next = *rest ? next_code_point(rest, next_length) : -1;
+    int32_t nsize = 0;
+    for (int32_t k = 0; k < csize; ++k) {
+      const int32_t *in = prog + 3 * clist[k];
+      bool step = false;
+      switch (in[0]) {
+      case op_char: step = c == in[1]; break;
+      case op_any: step = c != '\n'; break;
+      case op_class: step = in_class(prog, in[1], in[2] != 0, c); break;
+      default: break;
+      }
+      if (step)
+        add(prog, clist[k] + 1, nlist, nsize, marks, generation, stack, c, next);
+    }
+    std::swap(clist, nlist);
+    csize = nsize;
+    if (csize == 0)
+      return false;
+    prev = c;
+    c = next;
+    s = rest;
+    length = next_length;
+  }
+  for (int32_t k = 0; k < csize; ++k)
+    if (prog[3 * clist[k]] == op_match)
+      return true;
+  return false;
+}
+
+} // namespace regex
+
+/// ONNX RegexFullMatch of the `n` strings at `in` against a program of
+/// regex::full_match (`instructions` instructions at `prog`): `out[i]` is
+/// whether all of string i matches. `scratch` holds 4 * instructions
+/// int32. Returns 0 or status_null_string.
+inline int regex_full_match(const void *in, int64_t n, bool *out, const int32_t *prog,
+                            int32_t instructions, int32_t *scratch) {
+  for (int64_t i = 0; i < n; ++i) {
+    const char *s = strings::get(in, i);
+    if (!s)
+      return status_null_string;
+    out[i] = regex::full_match(prog, instructions, s, scratch);
   }
   return 0;
 }

@@ -130,7 +130,8 @@ KEPT_TYPES[("BitCast", 26, "T2")] = _BITCAST_TYPES
 # version up to MAX_OPSET) and the lowering implements natively. Other new ops
 # are unknown to the dialect; those with a function body are expanded on import.
 NEW_OPS = {"BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "BitCast", "CumProd",
-           "StringConcat"}
+           "StringConcat", "TensorScatter", "StringSplit", "RegexFullMatch",
+           "CenterCropPad"}
 
 # Reductions that take `axes` as an attribute in opset 17 are defined in the
 # opset-18 form (axes as an optional input) so that every Reduce* op has one shape.

@@ -243,6 +243,16 @@ def Onnx_CeluOp : Onnx_Op<"Celu", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfe
     TensorOf<[F32, F64, F16, BF16]>:$Y);
 }
 
+def Onnx_CenterCropPadOp : Onnx_Op<"CenterCropPad", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
+  let summary = "ONNX CenterCropPad (ai.onnx, since opset 18)";
+  let arguments = (ins
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$input_data,
+    TensorOf<[I32, I64]>:$shape,
+    OptionalAttr<DenseI64ArrayAttr>:$axes);
+  let results = (outs
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>]>:$output_data);
+}
+
 def Onnx_ClipOp : Onnx_Op<"Clip", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Clip (ai.onnx, since opset 13)";
   let arguments = (ins
@@ -1428,6 +1438,15 @@ def Onnx_ReduceSumSquareOp : Onnx_Op<"ReduceSumSquare", [Pure, DeclareOpInterfac
     TensorOf<[F32, F64, F16, BF16, I32, I64, UI32, UI64]>:$reduced);
 }
 
+def Onnx_RegexFullMatchOp : Onnx_Op<"RegexFullMatch", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
+  let summary = "ONNX RegexFullMatch (ai.onnx, since opset 20)";
+  let arguments = (ins
+    TensorOf<[Onnx_StringType]>:$X,
+    OptionalAttr<StrAttr>:$pattern);
+  let results = (outs
+    TensorOf<[I1]>:$Y);
+}
+
 def Onnx_ReluOp : Onnx_Op<"Relu", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Relu (ai.onnx, since opset 14)";
   let arguments = (ins
@@ -1807,6 +1826,17 @@ def Onnx_StringNormalizerOp : Onnx_Op<"StringNormalizer", [Pure, DeclareOpInterf
     TensorOf<[Onnx_StringType]>:$Y);
 }
 
+def Onnx_StringSplitOp : Onnx_Op<"StringSplit", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
+  let summary = "ONNX StringSplit (ai.onnx, since opset 20)";
+  let arguments = (ins
+    TensorOf<[Onnx_StringType]>:$X,
+    OptionalAttr<StrAttr>:$delimiter,
+    OptionalAttr<I64Attr>:$maxsplit);
+  let results = (outs
+    TensorOf<[Onnx_StringType]>:$Y,
+    TensorOf<[I64]>:$Z);
+}
+
 def Onnx_SubOp : Onnx_Op<"Sub", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
   let summary = "ONNX Sub (ai.onnx, since opset 14)";
   let arguments = (ins
@@ -1838,6 +1868,18 @@ def Onnx_TanhOp : Onnx_Op<"Tanh", [Pure, DeclareOpInterfaceMethods<OnnxShapeInfe
     TensorOf<[F32, F64, F16, BF16]>:$input);
   let results = (outs
     TensorOf<[F32, F64, F16, BF16]>:$output);
+}
+
+def Onnx_TensorScatterOp : Onnx_Op<"TensorScatter", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {
+  let summary = "ONNX TensorScatter (ai.onnx, since opset 24)";
+  let arguments = (ins
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>]>:$past_cache,
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>]>:$update,
+    AnyTypeOf<[TensorOf<[I64]>, NoneType]>:$write_indices,
+    DefaultValuedAttr<I64Attr, "-2">:$axis,
+    DefaultValuedStrAttr<StrAttr, "linear">:$mode);
+  let results = (outs
+    TensorOf<[F32, F64, F16, BF16, I8, I16, I32, I64, UI8, UI16, UI32, UI64, I1, Onnx_StringType, Complex<F32>, Complex<F64>, F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ, F8E8M0FNU, F4E2M1FN, I<4>, UI<4>]>:$present_cache);
 }
 
 def Onnx_TfIdfVectorizerOp : Onnx_Op<"TfIdfVectorizer", [Pure, DeclareOpInterfaceMethods<OnnxShapeInferenceOpInterface>]> {

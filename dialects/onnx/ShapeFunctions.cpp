@@ -2707,3 +2707,106 @@ LogicalResult ScaledDotProductAttentionOp::inferShapes(ShapeContext &ctx) {
   ctx.setShape(0, out);
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// CenterCropPad with a run-time shape, TensorScatter, StringSplit,
+// RegexFullMatch (opsets 18-24; lowered in Strings.cpp and Misc.cpp).
+//===----------------------------------------------------------------------===//
+
+/// The input's shape with each dim of `axes` the matching value of `shape`
+/// (crop or pad to it): unknown where `shape` is known only at run time
+/// (the model's declared dims fill those in).
+LogicalResult CenterCropPadOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  int64_t rank = x->size();
+  SmallVector<int64_t> axes;
+  if (auto given = getAxes()) {
+    axes.assign(given->begin(), given->end());
+  } else {
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  }
+  if (auto s = ctx.operandShape(1); s && s->size() == 1 && (*s)[0].isStatic() &&
+                                     (*s)[0].size != static_cast<int64_t>(axes.size()))
+    return ctx.fail("shape has " + Twine((*s)[0].size) + " values for " + Twine(axes.size()) +
+                    " axes");
+  auto sizes = ctx.operandInts(1);
+  Shape out = *x;
+  llvm::SmallBitVector seen(rank);
+  for (auto [i, a] : llvm::enumerate(axes)) {
+    auto axis = normalizeAxis(a, rank);
+    if (!axis)
+      return ctx.fail("axis " + Twine(a) + " is out of range for input of rank " + Twine(rank));
+    if (seen.test(*axis))
+      return ctx.fail("axis " + Twine(a) + " appears more than once");
+    seen.set(*axis);
+    if (sizes && i < sizes->size() && (*sizes)[i] >= 0)
+      out[*axis] = Dim::known((*sizes)[i]);
+    else
+      out[*axis] = Dim::unknown();
+  }
+  ctx.setShape(0, out);
+  return success();
+}
+
+/// The cache's shape; the update differs from it only along `axis` (not 0),
+/// where it is at most as long.
+LogicalResult TensorScatterOp::inferShapes(ShapeContext &ctx) {
+  auto cache = ctx.operandShape(0), update = ctx.operandShape(1);
+  if (!cache)
+    return success();
+  int64_t rank = cache->size();
+  auto axis = normalizeAxis(getAxis(), rank);
+  if (rank < 2 || !axis || *axis == 0)
+    return ctx.fail("axis " + Twine(getAxis()) + " is not a dim after the batch dim of " +
+                    "past_cache " + shapeText(*cache));
+  if (getMode() != "linear" && getMode() != "circular")
+    return ctx.fail("mode is '" + getMode() + "', expected 'linear' or 'circular'");
+  if (update) {
+    if (static_cast<int64_t>(update->size()) != rank)
+      return ctx.fail("update " + shapeText(*update) + " and past_cache " + shapeText(*cache) +
+                      " have different ranks");
+    for (int64_t d = 0; d < rank; ++d) {
+      const Dim &u = (*update)[d], &c = (*cache)[d];
+      if (d == *axis) {
+        if (u.isStatic() && c.isStatic() && u.size > c.size)
+          return ctx.fail("update " + shapeText(*update) + " is longer than past_cache " +
+                          shapeText(*cache) + " along axis " + Twine(d));
+        continue;
+      }
+      if (failed(ctx.unify(u, c)))
+        return ctx.fail("update " + shapeText(*update) + " and past_cache " +
+                        shapeText(*cache) + " differ in dim " + Twine(d));
+    }
+  }
+  if (auto w = ctx.operandShape(2)) {
+    if (w->size() != 1 || failed(ctx.unify((*w)[0], (*cache)[0])))
+      return ctx.fail("write_indices " + shapeText(*w) + " is not [batch] of past_cache " +
+                      shapeText(*cache));
+  }
+  ctx.setShape(0, *cache);
+  return success();
+}
+
+/// Y: X's dims and the largest number of pieces of a string (known at run
+/// time only: at most maxsplit + 1, else the user's --bound); Z: X's dims.
+LogicalResult StringSplitOp::inferShapes(ShapeContext &ctx) {
+  auto x = ctx.operandShape(0);
+  if (!x) {
+    return success();
+  }
+  Dim bound = Dim::unknown();
+  if (auto m = getMaxsplit(); m && *m >= 0 && *m < std::numeric_limits<int32_t>::max())
+    bound = Dim::known(*m + 1);
+  Shape y = *x;
+  y.push_back(ctx.dataDim(0, bound));
+  ctx.setShape(0, y);
+  ctx.setShape(1, *x);
+  return success();
+}
+
+LogicalResult RegexFullMatchOp::inferShapes(ShapeContext &ctx) {
+  return sameAsFirstOperand(ctx);
+}

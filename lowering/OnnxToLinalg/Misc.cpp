@@ -1005,12 +1005,396 @@ struct ReverseSequenceLowering : OpConversionPattern<onnx::ReverseSequenceOp> {
   }
 };
 
+/// A scalar read from a rank-0 or one-element tensor.
+Value scalarOf(OpBuilder &b, Location loc, Value t) {
+  auto type = cast<RankedTensorType>(t.getType());
+  SmallVector<Value> zeros(type.getRank(), indexConst(b, loc, 0));
+  return tensor::ExtractOp::create(b, loc, t, zeros);
+}
+
+/// The zero of an int or float element type.
+Value zeroOf(OpBuilder &b, Location loc, Type t) {
+  return arith::ConstantOp::create(b, loc, b.getZeroAttr(t));
+}
+
+/// TensorScatter: present_cache[p] is update[p with j along axis] when
+/// position s = p[axis] is the one written by update row j of its batch
+/// (linear: j = s - write_indices[b]; circular: j = (s - w) mod max_len, the
+/// last of the rows that wrap onto s), else past_cache[p]. A position no row
+/// reaches, or a row past the cache's end (linear), keeps the past value.
+struct TensorScatterLowering : OpConversionPattern<onnx::TensorScatterOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::TensorScatterOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    Value cache = adaptor.getPastCache(), update = adaptor.getUpdate();
+    auto updateType = dyn_cast<RankedTensorType>(update.getType());
+    auto cacheType = dyn_cast<RankedTensorType>(cache.getType());
+    if (!updateType || !updateType.hasStaticShape() || !cacheType ||
+        !cacheType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "past_cache and update must be static");
+    int64_t rank = type.getRank();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    axis = axis < 0 ? axis + rank : axis;
+    int64_t maxLen = type.getDimSize(axis), seqLen = updateType.getDimSize(axis);
+    bool circular = op.getMode() == "circular";
+    if (circular && maxLen == 0)
+      return op.emitError("cannot lower 'onnx.TensorScatter': circular mode over an empty "
+                          "sequence dim");
+    Value indices = adaptor.getWriteIndices();
+    bool hasIndices = !isa<NoneType>(op.getWriteIndices().getType());
+    Type i64 = rewriter.getI64Type();
+    Value y = buildIndexedGeneric(
+        rewriter, loc, type, [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) -> Value {
+          Value s = arith::IndexCastOp::create(b, l, i64, ivs[axis]);
+          Value w = hasIndices
+                        ? Value(tensor::ExtractOp::create(b, l, indices, ValueRange{ivs[0]}))
+                        : Value(arith::ConstantOp::create(b, l, b.getI64IntegerAttr(0)));
+          auto c64 = [&](int64_t v) -> Value {
+            return arith::ConstantOp::create(b, l, b.getI64IntegerAttr(v));
+          };
+          Value j = arith::SubIOp::create(b, l, s, w);
+          if (circular) {
+            // (s - w) mod maxLen in [0, maxLen), then the last row that
+            // lands on s: j + floor((seqLen - 1 - j) / maxLen) * maxLen.
+            Value m = c64(maxLen);
+            Value r = arith::RemSIOp::create(b, l, j, m);
+            Value neg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, r, c64(0));
+            j = arith::SelectOp::create(b, l, neg, arith::AddIOp::create(b, l, r, m), r);
+            if (seqLen > maxLen) {
+              Value rest = arith::SubIOp::create(b, l, c64(seqLen - 1), j);
+              Value laps = arith::DivSIOp::create(b, l, rest, m);
+              Value last = arith::AddIOp::create(b, l, j, arith::MulIOp::create(b, l, laps, m));
+              Value some = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, rest, c64(0));
+              j = arith::SelectOp::create(b, l, some, last, j);
+            }
+          }
+          Value inRange = arith::AndIOp::create(
+              b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, j, c64(0)),
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, j, c64(seqLen)));
+          Value clamped = arith::SelectOp::create(b, l, inRange, j, c64(0));
+          SmallVector<Value> at(ivs.begin(), ivs.end());
+          at[axis] = arith::IndexCastOp::create(b, l, b.getIndexType(), clamped);
+          Value past = tensor::ExtractOp::create(b, l, cache, ivs);
+          if (seqLen == 0)
+            return past;
+          Value fresh = tensor::ExtractOp::create(b, l, update, at);
+          return arith::SelectOp::create(b, l, inRange, fresh, past);
+        });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// CenterCropPad with a shape given at run time (a constant shape becomes
+/// Slice and Pad on import): the result has the model's declared dims, run()
+/// checks that `shape` asks for them (status 9 otherwise), and each result
+/// element reads the input at its position shifted by the crop start or
+/// the left padding, zero outside the input.
+struct CenterCropPadLowering : OpConversionPattern<onnx::CenterCropPadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::CenterCropPadOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = dyn_cast_or_null<RankedTensorType>(
+        getTypeConverter()->convertType(op.getType()));
+    Value x = adaptor.getInputData(), shape = adaptor.getShape();
+    auto xType = dyn_cast<RankedTensorType>(x.getType());
+    auto shapeType = dyn_cast<RankedTensorType>(shape.getType());
+    if (!type || !xType || !shapeType)
+      return rewriter.notifyMatchFailure(op, "operands and result must be ranked");
+    if (!xType.hasStaticShape())
+      return op.emitError("cannot lower 'onnx.CenterCropPad': the dims of input_data must be "
+                          "known at compile time");
+    if (!type.hasStaticShape())
+      return op.emitError("cannot lower 'onnx.CenterCropPad': the dims of its result depend "
+                          "on the values of 'shape'; declare the output's dims in the model");
+    int64_t rank = xType.getRank();
+    SmallVector<int64_t> axes;
+    if (auto given = op.getAxes())
+      for (int64_t a : *given)
+        axes.push_back(a < 0 ? a + rank : a);
+    else
+      for (int64_t d = 0; d < rank; ++d)
+        axes.push_back(d);
+    if (shapeType.getRank() != 1 || shapeType.getDimSize(0) != static_cast<int64_t>(axes.size()))
+      return op.emitError("cannot lower 'onnx.CenterCropPad': 'shape' is ")
+             << op.getShape().getType() << ", expected " << axes.size() << " values";
+    Type elem = type.getElementType();
+    bool numeric = isa<IntegerType, FloatType>(elem) && !isa<onnx::StringType>(
+                                                              getElementTypeOrSelf(op.getType()));
+    // Where a dim is not in `axes` it is kept; else offset = crop start
+    // (positive) or minus the left padding.
+    SmallVector<int64_t> offset(rank, 0);
+    bool pads = false;
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t in = xType.getDimSize(d), out = type.getDimSize(d);
+      if (!llvm::is_contained(axes, d)) {
+        if (in != out)
+          return op.emitError("cannot lower 'onnx.CenterCropPad': dim ")
+                 << d << " is not in 'axes' but the result has " << out << " for " << in;
+        continue;
+      }
+      offset[d] = out <= in ? (in - out) / 2 : -((out - in) / 2);
+      pads |= out > in;
+    }
+    if (pads && !numeric)
+      return op.emitError("cannot lower 'onnx.CenterCropPad': padding a tensor of ")
+             << getElementTypeOrSelf(op.getType()) << " (no zero value)";
+
+    // run() checks each value of `shape` against the declared dim.
+    Type i64 = rewriter.getI64Type();
+    func::FuncOp check = declareRuntimeFunction(
+        rewriter, op, "onnxcc_check_equal", "onnxcc_rt::check_equal",
+        rewriter.getFunctionType({i64, i64}, {rewriter.getI32Type()}), /*usesStringPool=*/false);
+    for (auto [i, a] : llvm::enumerate(axes)) {
+      Value v = tensor::ExtractOp::create(rewriter, loc, shape,
+                                          ValueRange{indexConst(rewriter, loc, i)});
+      if (v.getType() != i64)
+        v = arith::ExtSIOp::create(rewriter, loc, i64, v);
+      Value want = arith::ConstantOp::create(rewriter, loc,
+                                             rewriter.getI64IntegerAttr(type.getDimSize(a)));
+      func::CallOp::create(rewriter, loc, check, ValueRange{v, want});
+    }
+
+    Value y = buildIndexedGeneric(
+        rewriter, loc, type, [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) -> Value {
+          SmallVector<Value> at;
+          Value inside;
+          for (int64_t d = 0; d < rank; ++d) {
+            if (offset[d] == 0 && type.getDimSize(d) <= xType.getDimSize(d)) {
+              at.push_back(ivs[d]);
+              continue;
+            }
+            Value p = arith::AddIOp::create(b, l, ivs[d], indexConst(b, l, offset[d]));
+            if (type.getDimSize(d) > xType.getDimSize(d)) {
+              Value ok = arith::AndIOp::create(
+                  b, l,
+                  arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, p, indexConst(b, l, 0)),
+                  arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, p,
+                                        indexConst(b, l, xType.getDimSize(d))));
+              inside = inside ? Value(arith::AndIOp::create(b, l, inside, ok)) : ok;
+              p = clampIndex(b, l, p, indexConst(b, l, 0),
+                             indexConst(b, l, std::max<int64_t>(xType.getDimSize(d) - 1, 0)));
+            }
+            at.push_back(p);
+          }
+          if (xType.getNumElements() == 0)
+            return zeroOf(b, l, elem);
+          Value v = tensor::ExtractOp::create(b, l, x, at);
+          if (!inside)
+            return v;
+          return arith::SelectOp::create(b, l, inside, v, zeroOf(b, l, elem));
+        });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// BatchNormalization with training_mode=1: the batch statistics over every
+/// dim but the channels (mean, and the variance divided by the count), Y
+/// normalized with them, and the running statistics
+/// input * momentum + batch * (1 - momentum).
+struct BatchNormTrainingLowering : OpConversionPattern<onnx::BatchNormalizationOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::BatchNormalizationOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (op.getTrainingMode() != 1)
+      return rewriter.notifyMatchFailure(op, "inference mode");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    Type elem = type.getElementType();
+    if (!elem.isF32() && !elem.isF64())
+      return op.emitError("cannot lower 'onnx.BatchNormalization' in training mode for ")
+             << elem << " (float and double only)";
+    int64_t rank = type.getRank();
+    int64_t channels = type.getDimSize(1);
+    for (Value v : {adaptor.getScale(), adaptor.getB(), adaptor.getInputMean(),
+                    adaptor.getInputVar()}) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (!t || t.getRank() != 1 || t.getDimSize(0) != channels)
+        return op.emitError("cannot lower 'onnx.BatchNormalization': scale, B, mean and var "
+                            "must have shape [")
+               << channels << "]";
+    }
+    Value x = adaptor.getX();
+    int64_t count = type.getNumElements() / std::max<int64_t>(channels, 1);
+    auto statType = RankedTensorType::get({channels}, elem);
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    AffineMap channel = AffineMap::get(rank, 0, getAffineDimExpr(1, ctx));
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::reduction);
+    iterators[1] = utils::IteratorType::parallel;
+    auto channelSum = [&](ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+                          function_ref<Value(OpBuilder &, Location, ValueRange)> term) {
+      Value init = buildFilled(rewriter, loc, statType, rewriter.getFloatAttr(elem, 0.0));
+      SmallVector<AffineMap> maps(inputMaps.begin(), inputMaps.end());
+      maps.push_back(channel);
+      auto g = linalg::GenericOp::create(
+          rewriter, loc, statType, inputs, init, maps, iterators,
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            Value t = term(b, l, args.drop_back());
+            linalg::YieldOp::create(b, l, Value(arith::AddFOp::create(b, l, args.back(), t)));
+          });
+      // Divided by the count.
+      Value n = floatConst(rewriter, loc, elem, static_cast<double>(std::max<int64_t>(count, 1)));
+      return buildIndexedGeneric(rewriter, loc, statType,
+                                 [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) -> Value {
+                                   Value s = tensor::ExtractOp::create(b, l, g.getResult(0), ivs);
+                                   return arith::DivFOp::create(b, l, s, n);
+                                 });
+    };
+    Value mean = channelSum(ValueRange{x}, {identity},
+                            [](OpBuilder &, Location, ValueRange v) { return v[0]; });
+    Value var = channelSum(ValueRange{x, mean}, {identity, channel},
+                           [](OpBuilder &b, Location l, ValueRange v) -> Value {
+                             Value d = arith::SubFOp::create(b, l, v[0], v[1]);
+                             return arith::MulFOp::create(b, l, d, d);
+                           });
+    double epsilon = op.getEpsilon().convertToDouble();
+    Value scale = adaptor.getScale(), bias = adaptor.getB();
+    Value y = buildIndexedGeneric(
+        rewriter, loc, type, [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) -> Value {
+          Value c = ivs[1];
+          Value d = arith::SubFOp::create(b, l, tensor::ExtractOp::create(b, l, x, ivs),
+                                          tensor::ExtractOp::create(b, l, mean, c));
+          Value v = arith::AddFOp::create(b, l, tensor::ExtractOp::create(b, l, var, c),
+                                          floatConst(b, l, elem, epsilon));
+          Value n = arith::DivFOp::create(b, l, d, math::SqrtOp::create(b, l, v));
+          Value s = arith::MulFOp::create(b, l, n, tensor::ExtractOp::create(b, l, scale, c));
+          return arith::AddFOp::create(b, l, s, tensor::ExtractOp::create(b, l, bias, c));
+        });
+    double momentum = op.getMomentum().convertToDouble();
+    auto running = [&](Value input, Value batch) {
+      return buildIndexedGeneric(
+          rewriter, loc, statType, [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) -> Value {
+            Value a = arith::MulFOp::create(b, l, tensor::ExtractOp::create(b, l, input, ivs),
+                                            floatConst(b, l, elem, momentum));
+            Value c = arith::MulFOp::create(b, l, tensor::ExtractOp::create(b, l, batch, ivs),
+                                            floatConst(b, l, elem, 1.0 - momentum));
+            return arith::AddFOp::create(b, l, a, c);
+          });
+    };
+    SmallVector<Value> results = {y, Value(), Value()};
+    if (!isa<NoneType>(op->getResult(1).getType()))
+      results[1] = running(adaptor.getInputMean(), mean);
+    if (!isa<NoneType>(op->getResult(2).getType()))
+      results[2] = running(adaptor.getInputVar(), var);
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// Dropout whose training_mode is not a constant false. With a ratio of 0
+/// (or at run time not training) nothing is dropped: the output is the
+/// input and the mask all true. Dropping elements needs random numbers,
+/// which onnxcc does not generate: a constant non-zero ratio in training
+/// mode is a compile error, and one known only at run time makes run()
+/// return 15 (onnxcc_rt::check_no_random) when it is not 0 while training.
+struct TrainingDropoutLowering : OpConversionPattern<onnx::DropoutOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  static std::optional<double> constantRatio(Value v) {
+    Attribute attr;
+    if (auto c = v.getDefiningOp<arith::ConstantOp>())
+      attr = c.getValue();
+    else if (auto c = v.getDefiningOp<onnx::ConstantOp>())
+      attr = c.getValueAttr();
+    auto dense = dyn_cast_or_null<DenseFPElementsAttr>(attr);
+    if (!dense || dense.getNumElements() != 1)
+      return std::nullopt;
+    return (*dense.getValues<APFloat>().begin()).convertToDouble();
+  }
+  static std::optional<bool> constantFlag(Value v) {
+    Attribute attr;
+    if (auto c = v.getDefiningOp<arith::ConstantOp>())
+      attr = c.getValue();
+    else if (auto c = v.getDefiningOp<onnx::ConstantOp>())
+      attr = c.getValueAttr();
+    auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
+    if (!dense || dense.getNumElements() != 1 || !dense.getElementType().isInteger(1))
+      return std::nullopt;
+    return *dense.getValues<bool>().begin();
+  }
+
+  LogicalResult matchAndRewrite(onnx::DropoutOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Value training = op.getTrainingMode();
+    if (isa<NoneType>(training.getType()))
+      return rewriter.notifyMatchFailure(op, "inference");
+    std::optional<bool> on = constantFlag(adaptor.getTrainingMode());
+    if (!on)
+      on = constantFlag(training);
+    if (on && !*on)
+      return rewriter.notifyMatchFailure(op, "inference");
+    Location loc = op.getLoc();
+    // ONNX's default ratio is 0.5.
+    std::optional<double> ratio = 0.5;
+    bool hasRatio = !isa<NoneType>(op.getRatio().getType());
+    if (hasRatio) {
+      ratio = constantRatio(adaptor.getRatio());
+      if (!ratio)
+        ratio = constantRatio(op.getRatio());
+    }
+    if (on && ratio && *ratio != 0)
+      return op.emitError("cannot lower 'onnx.Dropout' in training mode with ratio ")
+             << *ratio << ": it draws random numbers, which onnxcc does not generate";
+    if (!on || !ratio) {
+      // Decided at run time: training with a non-zero ratio is status 15.
+      Value random = on ? Value() : scalarOf(rewriter, loc, adaptor.getTrainingMode());
+      if (!ratio) {
+        Value r = scalarOf(rewriter, loc, adaptor.getRatio());
+        Value nonZero = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::UNE, r,
+                                              floatConst(rewriter, loc, r.getType(), 0.0));
+        random = random ? Value(arith::AndIOp::create(rewriter, loc, random, nonZero)) : nonZero;
+      }
+      if (random) {
+        func::FuncOp check = declareRuntimeFunction(
+            rewriter, op, "onnxcc_check_no_random", "onnxcc_rt::check_no_random",
+            rewriter.getFunctionType({rewriter.getI1Type()}, {rewriter.getI32Type()}),
+            /*usesStringPool=*/false);
+        func::CallOp::create(rewriter, loc, check, ValueRange{random});
+      }
+    }
+    SmallVector<SmallVector<Value>> results;
+    results.push_back({adaptor.getData()});
+    Value mask = op.getMask();
+    if (mask.use_empty() || isa<NoneType>(mask.getType())) {
+      results.push_back({});
+    } else {
+      auto maskType = staticResultType(rewriter, getTypeConverter(), op, 1);
+      if (!maskType)
+        return failure();
+      results.push_back({buildFilled(rewriter, loc, maskType, rewriter.getBoolAttr(true))});
+    }
+    rewriter.replaceOpWithMultiple(op, std::move(results));
+    return success();
+  }
+};
+
+/// Bernoulli draws random numbers: refused with a line that says so.
+struct BernoulliRefusal : OpConversionPattern<onnx::BernoulliOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::BernoulliOp op, OpAdaptor,
+                                ConversionPatternRewriter &) const override {
+    return op.emitError("cannot lower 'onnx.Bernoulli': it draws random numbers, which onnxcc "
+                        "does not generate (the generated code is deterministic)");
+  }
+};
+
 } // namespace
 
 void populateMiscPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<TopKLowering, LRNLowering, QuantizeLinearLowering, DequantizeLinearLowering,
                DynamicQuantizeLinearLowering, MatMulIntegerLowering, QLinearMatMulLowering,
-               EinsumLowering, ReverseSequenceLowering>(converter, patterns.getContext());
+               EinsumLowering, ReverseSequenceLowering, TensorScatterLowering,
+               CenterCropPadLowering, BatchNormTrainingLowering, TrainingDropoutLowering,
+               BernoulliRefusal>(converter, patterns.getContext());
 }
 
 } // namespace onnxcc::lowering

@@ -942,7 +942,8 @@ bool lowersSymbolicDims(Operation *op) {
              onnx::SplitOp, onnx::PadOp, onnx::BatchNormalizationOp, onnx::ExpandOp,
              onnx::InstanceNormalizationOp, onnx::NonZeroOp, onnx::NonMaxSuppressionOp, onnx::CompressOp,
              onnx::UniqueOp, onnx::HannWindowOp, onnx::HammingWindowOp,
-             onnx::BlackmanWindowOp, onnx::MelWeightMatrixOp, onnx::STFTOp, onnx::IfOp, onnx::LoopOp, onnx::ScanOp>(op);
+             onnx::BlackmanWindowOp, onnx::MelWeightMatrixOp, onnx::STFTOp, onnx::IfOp, onnx::LoopOp,
+             onnx::ScanOp, onnx::StringSplitOp>(op);
 }
 
 namespace {
@@ -1107,7 +1108,8 @@ struct ConvertOnnxToLinalgPass
           else
             op->emitError() << "cannot lower '" << op->getName() << "': dim " << d
                             << " of its result is not known at compile time"
-                            << (op->hasAttr("onnxcc.data_dims") || isa<onnx::RangeOp>(op)
+                            << (op->hasAttr("onnxcc.data_dims") ||
+                                        isa<onnx::RangeOp, onnx::StringSplitOp>(op)
                                     ? " (it depends on the data: give it a bound with "
                                       "--bound NODE=N)"
                                     : "");

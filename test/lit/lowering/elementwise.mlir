@@ -463,10 +463,27 @@ func.func @dropout(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xi1>) {
 
 // -----
 
-/// Dropout in training mode is random: not compiled.
-func.func @negative_dropout_training(%x: tensor<2x3xf32>, %t: tensor<i1>) -> tensor<2x3xf32> {
+/// Dropout whose training mode is known at run time only (default ratio
+/// 0.5): run() returns status 15 when it trains, as dropping needs random
+/// numbers; else the output is the input.
+// CHECK-LABEL: func.func @dropout_runtime_training
+// CHECK: %[[T:.*]] = tensor.extract %{{.*}}[] : tensor<i1>
+// CHECK: call @onnxcc_check_no_random(%[[T]])
+// CHECK: return %{{.*}} : tensor<2x3xf32>
+func.func @dropout_runtime_training(%x: tensor<2x3xf32>, %t: tensor<i1>) -> tensor<2x3xf32> {
   %n = "onnx.NoValue"() : () -> none
-  // expected-error@+1 {{failed to legalize operation 'onnx.Dropout'}}
+  %0, %1 = "onnx.Dropout"(%x, %n, %t) : (tensor<2x3xf32>, none, tensor<i1>) -> (tensor<2x3xf32>, none)
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+/// Training mode with a constant non-zero ratio is random: not compiled.
+func.func @negative_dropout_training(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %n = "onnx.NoValue"() : () -> none
+  %t = "onnx.Constant"() {value = dense<true> : tensor<i1>} : () -> tensor<i1>
+  // expected-error@+2 {{failed to legalize operation 'onnx.Dropout'}}
+  // expected-error@+1 {{cannot lower 'onnx.Dropout' in training mode with ratio 5.000000e-01: it draws random numbers, which onnxcc does not generate}}
   %0, %1 = "onnx.Dropout"(%x, %n, %t) : (tensor<2x3xf32>, none, tensor<i1>) -> (tensor<2x3xf32>, none)
   return %0 : tensor<2x3xf32>
 }

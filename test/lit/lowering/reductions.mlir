@@ -210,9 +210,14 @@ func.func @reduce_dynamic_axes(%x: tensor<3x4xf32>, %ax: tensor<1xi64>) -> tenso
 
 // -----
 
-/// Training-mode BatchNormalization is not lowered.
-func.func @negative_batchnorm_training(%x: tensor<2x3xf32>, %c: tensor<3xf32>) -> tensor<2x3xf32> {
-  // expected-error @+1 {{failed to legalize operation 'onnx.BatchNormalization'}}
+/// Training-mode BatchNormalization: the batch mean and variance are sums
+/// over every dim but the channels (reductions into [C]), then Y and the
+/// running statistics.
+// CHECK-LABEL: func.func @batchnorm_training
+// CHECK: linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
+// CHECK: linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
+// CHECK: math.sqrt
+func.func @batchnorm_training(%x: tensor<2x3xf32>, %c: tensor<3xf32>) -> tensor<2x3xf32> {
   %y, %m, %v = "onnx.BatchNormalization"(%x, %c, %c, %c, %c) {training_mode = 1 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>)
   return %y : tensor<2x3xf32>
 }
