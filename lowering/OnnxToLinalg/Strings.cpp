@@ -205,78 +205,66 @@ struct StringNormalizerLowering : OpConversionPattern<onnx::StringNormalizerOp> 
   }
 };
 
-/// StringConcat: both operands broadcast to the result (copies of their
-/// pointers), then one call concatenates each pair into the string pool.
+/// A pairwise string op: both operands broadcast to `type`'s shape (copies
+/// of their string pointers), then one runtime-support call `name` over the
+/// pairs writes the flat result. Match failure unless the operands are
+/// static and broadcast to the result.
+LogicalResult lowerStringPairs(ConversionPatternRewriter &rewriter, Operation *op,
+                               RankedTensorType type, Value x, Value y, StringRef symbol,
+                               StringRef name, bool usesStringPool) {
+  Location loc = op->getLoc();
+  MLIRContext *ctx = op->getContext();
+  for (Value v : {x, y}) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || !t.hasStaticShape() || t.getRank() > type.getRank())
+      return rewriter.notifyMatchFailure(op, "operands must be static and broadcast");
+  }
+  auto pointers = RankedTensorType::get(type.getShape(), rewriter.getI64Type());
+  auto copy = [](OpBuilder &, Location, ValueRange args) { return args[0]; };
+  Value a = buildBroadcastGeneric(rewriter, loc, pointers, x, copy);
+  Value b = buildBroadcastGeneric(rewriter, loc, pointers, y, copy);
+  Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, type), /*readOnly=*/false);
+  Value operands[] = {flatBuffer(rewriter, loc, a, /*readOnly=*/true),
+                      flatBuffer(rewriter, loc, b, /*readOnly=*/true),
+                      indexConst(rewriter, loc, type.getNumElements()), out};
+  SmallVector<Type> types;
+  for (Value v : operands)
+    types.push_back(v.getType());
+  func::FuncOp callee = declareRuntimeFunction(
+      rewriter, op, symbol, name, FunctionType::get(ctx, types, {IntegerType::get(ctx, 32)}),
+      usesStringPool);
+  func::CallOp::create(rewriter, loc, callee, operands);
+  rewriter.replaceOp(op, tensorFromFlatBuffer(rewriter, loc, out, type));
+  return success();
+}
+
+/// StringConcat: one call concatenates each pair into the string pool.
 struct StringConcatLowering : OpConversionPattern<onnx::StringConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::StringConcatOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    MLIRContext *ctx = op.getContext();
     auto type = staticResultType(rewriter, getTypeConverter(), op);
     if (!type)
       return failure();
-    Value x = adaptor.getX(), y = adaptor.getY();
-    for (Value v : {x, y}) {
-      auto t = dyn_cast<RankedTensorType>(v.getType());
-      if (!t || !t.hasStaticShape() || t.getRank() > type.getRank())
-        return rewriter.notifyMatchFailure(op, "operands must be static and broadcast");
-    }
-    auto copy = [](OpBuilder &, Location, ValueRange args) { return args[0]; };
-    Value a = buildBroadcastGeneric(rewriter, loc, type, x, copy);
-    Value b = buildBroadcastGeneric(rewriter, loc, type, y, copy);
-    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, type), /*readOnly=*/false);
-    Value operands[] = {flatBuffer(rewriter, loc, a, /*readOnly=*/true),
-                        flatBuffer(rewriter, loc, b, /*readOnly=*/true),
-                        indexConst(rewriter, loc, type.getNumElements()), out};
-    SmallVector<Type> types;
-    for (Value v : operands)
-      types.push_back(v.getType());
-    func::FuncOp callee = declareRuntimeFunction(
-        rewriter, op, "onnxcc_rt_string_concat", "onnxcc_rt::string_concat",
-        FunctionType::get(ctx, types, {IntegerType::get(ctx, 32)}), /*usesStringPool=*/true);
-    func::CallOp::create(rewriter, loc, callee, operands);
-    rewriter.replaceOp(op, tensorFromFlatBuffer(rewriter, loc, out, type));
-    return success();
+    return lowerStringPairs(rewriter, op, type, adaptor.getX(), adaptor.getY(),
+                            "onnxcc_rt_string_concat", "onnxcc_rt::string_concat",
+                            /*usesStringPool=*/true);
   }
 };
 
-/// Equal on strings: both operands broadcast to the result's shape (copies
-/// of their pointers), then onnxcc_rt::string_equal compares each pair.
+/// Equal on strings: onnxcc_rt::string_equal compares each pair.
 struct StringEqualLowering : OpConversionPattern<onnx::EqualOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::EqualOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     if (!isa<onnx::StringType>(onnxElementType(op.getA())))
       return rewriter.notifyMatchFailure(op, "not strings");
-    Location loc = op.getLoc();
-    MLIRContext *ctx = op.getContext();
     auto type = staticResultType(rewriter, getTypeConverter(), op);
     if (!type)
       return failure();
-    Value x = adaptor.getA(), y = adaptor.getB();
-    for (Value v : {x, y}) {
-      auto t = dyn_cast<RankedTensorType>(v.getType());
-      if (!t || !t.hasStaticShape() || t.getRank() > type.getRank())
-        return rewriter.notifyMatchFailure(op, "operands must be static and broadcast");
-    }
-    auto pointers = RankedTensorType::get(type.getShape(), rewriter.getI64Type());
-    auto copy = [](OpBuilder &, Location, ValueRange args) { return args[0]; };
-    Value a = buildBroadcastGeneric(rewriter, loc, pointers, x, copy);
-    Value b = buildBroadcastGeneric(rewriter, loc, pointers, y, copy);
-    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, type), /*readOnly=*/false);
-    Value operands[] = {flatBuffer(rewriter, loc, a, /*readOnly=*/true),
-                        flatBuffer(rewriter, loc, b, /*readOnly=*/true),
-                        indexConst(rewriter, loc, type.getNumElements()), out};
-    SmallVector<Type> types;
-    for (Value v : operands)
-      types.push_back(v.getType());
-    func::FuncOp callee = declareRuntimeFunction(
-        rewriter, op, "onnxcc_rt_string_equal", "onnxcc_rt::string_equal",
-        FunctionType::get(ctx, types, {IntegerType::get(ctx, 32)}), /*usesStringPool=*/false);
-    func::CallOp::create(rewriter, loc, callee, operands);
-    rewriter.replaceOp(op, tensorFromFlatBuffer(rewriter, loc, out, type));
-    return success();
+    return lowerStringPairs(rewriter, op, type, adaptor.getA(), adaptor.getB(),
+                            "onnxcc_rt_string_equal", "onnxcc_rt::string_equal",
+                            /*usesStringPool=*/false);
   }
 };
 
