@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "dialects/onnx/Transforms/Constants.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -28,18 +29,7 @@ using namespace mlir;
 namespace onnxcc::lowering {
 namespace {
 
-/// The integer contents of `v` (an onnx value before conversion) when it is
-/// an onnx.Constant.
-std::optional<SmallVector<int64_t>> constantInts(Value v) {
-  auto c = v.getDefiningOp<onnx::ConstantOp>();
-  auto dense = c ? dyn_cast<DenseIntElementsAttr>(c.getValueAttr()) : DenseIntElementsAttr();
-  if (!dense)
-    return std::nullopt;
-  SmallVector<int64_t> out;
-  for (const APInt &x : dense.getValues<APInt>())
-    out.push_back(x.getSExtValue());
-  return out;
-}
+using onnx::constantInts;
 
 /// cos and sin of 2 pi (k j mod n) / n.
 std::pair<double, double> twiddle(int64_t k, int64_t j, int64_t n) {
