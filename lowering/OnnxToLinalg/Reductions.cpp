@@ -14,7 +14,10 @@
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <limits>
+#include <optional>
 
 using namespace mlir;
 
@@ -302,11 +305,17 @@ bool broadcastsInto(RankedTensorType t, ArrayRef<int64_t> shape) {
   return true;
 }
 
-int64_t reducedCount(ArrayRef<int64_t> shape, ArrayRef<bool> reduced) {
+/// The number of elements a reduction over the `reduced` dims of `shape`
+/// combines, or nullopt when a reduced dim is symbolic (the count is then a
+/// run-time value) or the product does not fit in int64_t.
+std::optional<int64_t> reducedCount(ArrayRef<int64_t> shape, ArrayRef<bool> reduced) {
   int64_t n = 1;
-  for (auto [size, r] : llvm::zip_equal(shape, reduced))
-    if (r)
-      n *= size;
+  for (auto [size, r] : llvm::zip_equal(shape, reduced)) {
+    if (!r)
+      continue;
+    if (ShapedType::isDynamic(size) || llvm::MulOverflow(n, size, n))
+      return std::nullopt;
+  }
   return n;
 }
 
@@ -649,10 +658,13 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
 
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    int64_t count = reducedCount(shape, reduced);
+    std::optional<int64_t> staticCount = reducedCount(shape, reduced);
     bool symbolicCount = false;
     for (auto [d, size] : llvm::enumerate(shape))
       symbolicCount |= reduced[d] && ShapedType::isDynamic(size);
+    if (!staticCount && !symbolicCount)
+      return rewriter.notifyMatchFailure(op, "the number of reduced elements overflows int64");
+    int64_t count = staticCount.value_or(0);
     // The number of reduced elements, at run time when a reduced dim is
     // symbolic.
     auto countValue = [&](OpBuilder &b, Location l) -> Value {

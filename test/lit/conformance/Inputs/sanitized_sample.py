@@ -4,7 +4,7 @@ generated code built under AddressSanitizer and UndefinedBehaviorSanitizer.
 
 Usage:
   /usr/bin/python3 sanitized_sample.py ONNXCC [--data DIR] [--expected DIR]
-      [--count N] [--jobs N] [--timeout S] [--cache DIR] [--cxx-opt FLAGS]
+      [--count N] [--bound B] [--jobs N] [--timeout S] [--cache DIR] [--cxx-opt FLAGS]
 
 The sample: COUNT node tests (default 200) spread evenly over the sorted list
 of those test/conformance/expected/node.txt expects to pass, so that every
@@ -65,6 +65,11 @@ def run_one(args, test):
     keep = os.path.join(args.cache, test)
     command = [args.onnxcc, "verify", os.path.join(folder, "model.onnx"), folder,
                "--cxx-opt=" + args.cxx_opt, "--keep", keep]
+    # The bound the conformance runner gives data-dependent dims that nothing
+    # in the model bounds (Range over run-time limits), so that the sample
+    # runs the tests as the runner does.
+    if args.bound:
+        command += ["--bound", args.bound]
     env = dict(os.environ, **SANITIZER_ENV)
     proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, errors="replace", env=env,
@@ -97,6 +102,8 @@ def main():
     parser.add_argument("--data", default=DEFAULT_DATA)
     parser.add_argument("--expected", default=DEFAULT_EXPECTED)
     parser.add_argument("--count", type=int, default=200)
+    parser.add_argument("--bound", default="*=4096",
+                        help="onnxcc verify --bound for every test (as run_conformance.py)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--cache", help="keep each test's folder here (default: a temporary "
