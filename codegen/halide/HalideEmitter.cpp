@@ -207,6 +207,10 @@ private:
   SmallVector<Heavy> heavy;
   /// Funcs defined here that more than one op reads.
   SmallVector<std::string> shared;
+  /// The conditions of the run-time dim checks (onnxcc_rt::check_equal
+  /// calls: a dim that values given at run time decide against the one the
+  /// model declares); every output requires them all.
+  SmallVector<std::string> checks;
   std::string body;
   llvm::raw_string_ostream os{body};
   std::string members;
@@ -917,6 +921,18 @@ Error Emitter::emitPad(tensor::PadOp op) {
 Error Emitter::emitOp(Operation &op) {
   if (isa<func::ReturnOp>(op))
     return Error::success();
+  if (auto call = dyn_cast<func::CallOp>(op)) {
+    if (call.getCallee() != "onnxcc_check_equal" || call.getNumOperands() != 2)
+      return errorAt(&op, "runtime-support calls the Halide target does not support");
+    auto a = exprOf(call.getOperand(0), &op);
+    if (!a)
+      return a.takeError();
+    auto b = exprOf(call.getOperand(1), &op);
+    if (!b)
+      return b.takeError();
+    checks.push_back("(" + *a + ") == (" + *b + ")");
+    return Error::success();
+  }
   if (auto c = dyn_cast<arith::ConstantOp>(op))
     return emitConstant(c);
   if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
@@ -1024,10 +1040,20 @@ Error Emitter::emitSchedule(func::FuncOp func) {
 }
 
 Expected<HalideModel> Emitter::emit(ModuleOp module) {
-  auto funcs = module.getOps<func::FuncOp>();
-  if (std::distance(funcs.begin(), funcs.end()) != 1)
+  // One function, and the declarations of the run-time checks it calls.
+  func::FuncOp func;
+  for (func::FuncOp f : module.getOps<func::FuncOp>()) {
+    if (f.isDeclaration()) {
+      if (f.getSymName() != "onnxcc_check_equal")
+        return errorAt(f, "runtime-support calls the Halide target does not support");
+      continue;
+    }
+    if (func)
+      return errorAt(module, "the Halide target needs exactly one function");
+    func = f;
+  }
+  if (!func)
     return errorAt(module, "the Halide target needs exactly one function");
-  func::FuncOp func = *funcs.begin();
   if (!func.getBody().hasOneBlock())
     return errorAt(func, "control flow the Halide target does not support");
   SmallVector<HalidePort> inputs, outputs;
@@ -1079,8 +1105,18 @@ Expected<HalideModel> Emitter::emit(ModuleOp module) {
     outDecls << "  Output<Buffer<" << bufferElement(type.getElementType()) << ", "
              << std::max<int64_t>(type.getRank(), 1) << ">> " << out << "{\"" << out
              << "\"};\n";
-    os << "    " << out << pureVars(std::max<int64_t>(type.getRank(), 1)) << " = "
-       << src->c_str() << pureVars(type.getRank()) << ";\n";
+    std::string value = *src + pureVars(type.getRank());
+    if (!checks.empty()) {
+      // run() returns 9 when a check fails (the wrapper maps Halide's
+      // requirement failure).
+      std::string all;
+      for (const std::string &c : checks)
+        all += (all.empty() ? "" : " && ") + c;
+      value = "require(" + all + ", " + value +
+              ", \"a dim given at run time differs from the one compiled\")";
+    }
+    os << "    " << out << pureVars(std::max<int64_t>(type.getRank(), 1)) << " = " << value
+       << ";\n";
   }
   // Estimates: the autoschedulers need them; the shapes are static.
   for (auto [i, p] : llvm::enumerate(inputs))

@@ -87,8 +87,8 @@ void emitHalideWrapper(const HalideEmitOptions &options, llvm::ArrayRef<HalidePo
   // Parameter names: unique C identifiers made from the ONNX names.
   IdentifierTable idents;
   // NAME.cpp's own names, which a parameter would shadow inside run().
-  for (StringRef own : {"arena", "Dense", "quiet_error", "scalar_shape", "uint8_t", "int32_t",
-                        "int64_t", "uintptr_t"})
+  for (StringRef own : {"arena", "Dense", "quiet_error", "scalar_shape", "status", "uint8_t",
+                        "int32_t", "int64_t", "uintptr_t"})
     idents.reserve(own);
   idents.reservePrefix(n + "_");
   for (StringRef prefix : {"inputs_shape_", "outputs_shape_", "weights_shape_", "halide_"})
@@ -131,7 +131,8 @@ void emitHalideWrapper(const HalideEmitOptions &options, llvm::ArrayRef<HalidePo
      << "/* Runs the model through its Halide pipeline. `arena` is " << n
      << "_ARENA_SIZE bytes aligned to " << n << "_ARENA_ALIGN (unused: Halide allocates the\n"
      << "   intermediates). Returns 0 on success, 1 for a null pointer, 2 for a misaligned arena,\n"
-     << "   13 when the Halide pipeline reports an error. */\n"
+     << "   9 when a dim that values given at run time decide differs from the compiled one,\n"
+     << "   13 when the Halide pipeline reports another error. */\n"
      << "int " << n << "_run(void *arena" << params(true) << ");\n\n"
      << "/* The same with arrays of pointers, in model order. */\n"
      << "int " << n << "_run_generic(void *arena, const void *const *inputs, void *const *outputs);\n\n"
@@ -231,7 +232,10 @@ void emitHalideWrapper(const HalideEmitOptions &options, llvm::ArrayRef<HalidePo
        << bufferShape(p.type, "outputs_shape_" + std::to_string(i)) << ");\n";
     args += "&buf" + std::to_string(k++) + ".buf, ";
   }
-  cs << "  return " << n << "_pipeline(" << StringRef(args).drop_back(2) << ") == 0 ? 0 : 13;\n}\n\n";
+  // A failed run-time dim check (a Halide requirement) is status 9, as in
+  // the cpp target; any other pipeline error 13.
+  cs << "  int status = " << n << "_pipeline(" << StringRef(args).drop_back(2) << ");\n"
+     << "  return status == 0 ? 0 : status == halide_error_code_requirement_failed ? 9 : 13;\n}\n\n";
   cs << "extern \"C\" int " << n
      << "_run_generic(void *arena, const void *const *inputs, void *const *outputs) {\n"
      << "  if (!inputs || !outputs)\n    return 1;\n  return " << n << "_run(arena";

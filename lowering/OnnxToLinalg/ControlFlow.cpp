@@ -35,13 +35,6 @@ constexpr StringLiteral kOutputs = "onnxcc.cf_outputs";
 constexpr StringLiteral kAxes = "onnxcc.cf_axes";
 constexpr StringLiteral kReverse = "onnxcc.cf_reverse";
 
-/// The element of a tensor of one element (rank 0, or every dim 1).
-Value scalarOf(OpBuilder &b, Location loc, Value t) {
-  auto type = cast<RankedTensorType>(t.getType());
-  SmallVector<Value> zeros(type.getRank(), indexConst(b, loc, 0));
-  return tensor::ExtractOp::create(b, loc, t, zeros);
-}
-
 /// `v` (converted) as a value of onnx type `onnxType`, for the ops of a
 /// subgraph that are not converted yet.
 Value asOnnx(OpBuilder &b, Location loc, Value v, Type onnxType) {

@@ -5,18 +5,33 @@
 // (linalg.transpose); where the source position is not an affine function of
 // the destination's (reflect padding, tiling, negative steps), a
 // linalg.generic computes it with linalg.index and reads with tensor.extract.
-// Shape-like operands (starts, pads...) must be onnx.Constant.
+// Shape-like operands (starts, pads, shapes...) known only at run time give
+// the result the static dims the model declares, and run() returns 9 when
+// their values give other dims (checkDeclaredDim).
 //
 //===----------------------------------------------------------------------===//
 #include "lowering/OnnxToLinalg/Patterns.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
 namespace onnxcc::lowering {
 namespace {
+
+/// Element `k` of a 1-D integer tensor read at run time, as i64.
+Value readI64(OpBuilder &b, Location loc, Value t, int64_t k) {
+  Value v = tensor::ExtractOp::create(b, loc, t, ValueRange{indexConst(b, loc, k)});
+  if (v.getType().getIntOrFloatBitWidth() < 64)
+    v = arith::ExtSIOp::create(b, loc, b.getI64Type(), v);
+  return v;
+}
+
+Value i64Const(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
+}
 
 /// Reshape-like ops (Reshape, Flatten, Squeeze, Unsqueeze) keep the data
 /// order: a tensor.reshape to the static result shape.
@@ -32,6 +47,8 @@ struct ReshapeLikeLowering : OpConversionPattern<OpTy> {
     Location loc = op.getLoc();
     Value input = adaptor.getOperands()[0];
     auto inputType = cast<RankedTensorType>(input.getType());
+    if constexpr (std::is_same_v<OpTy, onnx::ReshapeOp>)
+      checkRuntimeShape(op, adaptor, input, type, rewriter);
     if (!type.hasStaticShape() || !inputType.hasStaticShape())
       return lowerSymbolic(op, input, type, typeAndSizes->second, rewriter);
     // Collapse to 1-D, expand to the result: both are views after bufferization.
@@ -82,6 +99,52 @@ struct ReshapeLikeLowering : OpConversionPattern<OpTy> {
     rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, type, flat, all, outputShape);
     return success();
   }
+
+  /// A shape known only at run time (not a constant, and not computed
+  /// from the input dims, which shape inference followed): run() returns 9
+  /// unless each value gives the static result dim there: itself, the input
+  /// dim for a 0 (without allowzero), anything for the one -1 (the element
+  /// counts agree, so it is then the declared dim).
+  void checkRuntimeShape(onnx::ReshapeOp op, typename OpTy::Adaptor adaptor, Value input,
+                         RankedTensorType type, ConversionPatternRewriter &rewriter) const {
+    Value shape = adaptor.getShape();
+    auto shapeType = dyn_cast<RankedTensorType>(shape.getType());
+    if (matchPattern(shape, m_Constant()) || !shapeType || shapeType.getRank() != 1 ||
+        shapeType.getDimSize(0) != type.getRank())
+      return;
+    const OnnxTypeConverter &converter = onnxConverter(this->getTypeConverter());
+    onnx::ShapeContext ctx(op, converter.shapes);
+    if (auto dims = ctx.operandDims(1);
+        dims && llvm::all_of(*dims, [](const onnx::Dim &d) { return d.asExpr().has_value(); }))
+      return;
+    Location loc = op.getLoc();
+    auto inType = cast<RankedTensorType>(input.getType());
+    bool allowZero = op.getAllowzero() != 0;
+    Value zero = i64Const(rewriter, loc, 0), minusOne = i64Const(rewriter, loc, -1);
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (type.isDynamicDim(d))
+        continue;
+      Value v = readI64(rewriter, loc, shape, d);
+      Value declared = i64Const(rewriter, loc, type.getDimSize(d));
+      if (!allowZero) {
+        Value copied = d < inType.getRank()
+                           ? arith::IndexCastOp::create(
+                                 rewriter, loc, rewriter.getI64Type(),
+                                 tensor::DimOp::create(rewriter, loc, input, d))
+                                 .getResult()
+                           : zero;
+        Value isZero = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, v, zero);
+        v = arith::SelectOp::create(rewriter, loc, isZero, copied, v);
+      }
+      Value inferred = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                             readI64(rewriter, loc, shape, d), minusOne);
+      v = arith::SelectOp::create(rewriter, loc, inferred, declared, v);
+      checkDeclaredDim(rewriter, loc, op, v, type.getDimSize(d));
+    }
+  }
+  template <typename Other>
+  void checkRuntimeShape(Other, typename OpTy::Adaptor, Value, RankedTensorType,
+                         ConversionPatternRewriter &) const {}
 
   /// With symbolic dims, input and result dims are matched in groups of
   /// equal products (exact polynomials of the symbols); each group collapses
@@ -206,18 +269,6 @@ Value buildTranspose(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> 
   }
   Value init = tensor::EmptyOp::create(b, loc, shape, inType.getElementType(), dynamicSizes);
   return linalg::TransposeOp::create(b, loc, input, init, perm)->getResult(0);
-}
-
-/// Element `k` of a 1-D integer tensor read at run time, as i64.
-Value readI64(OpBuilder &b, Location loc, Value t, int64_t k) {
-  Value v = tensor::ExtractOp::create(b, loc, t, ValueRange{indexConst(b, loc, k)});
-  if (v.getType().getIntOrFloatBitWidth() < 64)
-    v = arith::ExtSIOp::create(b, loc, b.getI64Type(), v);
-  return v;
-}
-
-Value i64Const(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
 }
 
 /// Normalizes an ONNX axis in [-rank, rank) to [0, rank), or nullopt.
@@ -649,10 +700,12 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
     return success();
   }
 
-  /// Starts, axes or steps known only at run time: the result shape is
-  /// still static (declared or inferred), so each dim's first position and
-  /// step are computed once, with the ONNX clamping, and a generic reads
-  /// in[start + i * step] (clamped into the input, whatever the data).
+  /// Starts, ends, axes or steps known only at run time: the result shape
+  /// is still static (declared or inferred), so each dim's first position
+  /// and step are computed once, with the ONNX clamping, and a generic reads
+  /// in[start + i * step] (clamped into the input, whatever the data). run()
+  /// returns 9 unless the values give the static result dims (and no step
+  /// is 0).
   LogicalResult lowerAtRunTime(onnx::SliceOp op, OpAdaptor adaptor, RankedTensorType type,
                                ConversionPatternRewriter &rewriter) const {
     Value input = adaptor.getData();
@@ -671,16 +724,22 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
       return rewriter.notifyMatchFailure(op, "starts, axes and steps must be 1-D of one length");
     if (type.getRank() != rank)
       return rewriter.notifyMatchFailure(op, "result rank differs from the input's");
-    if (type.getNumElements() == 0) {
-      rewriter.replaceOp(op, emptyOf(rewriter, loc, type));
-      return success();
-    }
-    SmallVector<Value> first(rank), step(rank);
+    if (oneD(adaptor.getEnds()) != n)
+      return rewriter.notifyMatchFailure(op, "starts and ends must be 1-D of one length");
+    SmallVector<Value> first(rank), step(rank), count(rank);
     for (int64_t d = 0; d < rank; ++d) {
       first[d] = i64Const(rewriter, loc, 0);
       step[d] = i64Const(rewriter, loc, 1);
+      count[d] = i64Const(rewriter, loc, inType.getDimSize(d));
     }
-    Value zero = i64Const(rewriter, loc, 0);
+    Value zero = i64Const(rewriter, loc, 0), one = i64Const(rewriter, loc, 1);
+    auto select = [&](Value c, Value t, Value f) -> Value {
+      return arith::SelectOp::create(rewriter, loc, c, t, f);
+    };
+    auto cmp = [&](arith::CmpIPredicate p, Value a, Value b) -> Value {
+      return arith::CmpIOp::create(rewriter, loc, p, a, b);
+    };
+    using P = arith::CmpIPredicate;
     for (int64_t k = 0; k < n; ++k) {
       Value axis = hasAxes ? readI64(rewriter, loc, adaptor.getAxes(), k)
                            : i64Const(rewriter, loc, k);
@@ -690,21 +749,48 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
       Value st = hasSteps ? readI64(rewriter, loc, adaptor.getSteps(), k)
                           : i64Const(rewriter, loc, 1);
       Value start = readI64(rewriter, loc, adaptor.getStarts(), k);
-      Value positive = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sgt, st, zero);
+      Value end = readI64(rewriter, loc, adaptor.getEnds(), k);
+      // A step of 0 is invalid: run() returns 9 (and the count below
+      // divides by 1 instead).
+      checkDeclaredDim(rewriter, loc, op, cmp(P::eq, st, zero), 0);
+      Value positive = cmp(P::sgt, st, zero);
       for (int64_t d = 0; d < rank; ++d) {
         int64_t dim = inType.getDimSize(d);
         Value dimV = i64Const(rewriter, loc, dim);
-        Value neg = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, start, zero);
-        Value s = arith::SelectOp::create(rewriter, loc, neg,
-                                          arith::AddIOp::create(rewriter, loc, start, dimV), start);
-        Value hi = arith::SelectOp::create(rewriter, loc, positive, dimV,
-                                           i64Const(rewriter, loc, dim - 1));
-        s = clampIndex(rewriter, loc, s, zero, hi);
-        Value here = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, axis,
-                                           i64Const(rewriter, loc, d));
-        first[d] = arith::SelectOp::create(rewriter, loc, here, s, first[d]);
-        step[d] = arith::SelectOp::create(rewriter, loc, here, st, step[d]);
+        Value lastV = i64Const(rewriter, loc, dim - 1);
+        Value s = select(cmp(P::slt, start, zero),
+                         arith::AddIOp::create(rewriter, loc, start, dimV), start);
+        Value e = select(cmp(P::slt, end, zero), arith::AddIOp::create(rewriter, loc, end, dimV),
+                         end);
+        s = clampIndex(rewriter, loc, s, zero, select(positive, dimV, lastV));
+        e = clampIndex(rewriter, loc, e, select(positive, zero, i64Const(rewriter, loc, -1)),
+                       select(positive, dimV, lastV));
+        // The element count, as normalizeSliceAxis has it: the distance
+        // covered over the step, rounded up (the step clamped to the dim so
+        // that nothing overflows).
+        Value far = i64Const(rewriter, loc, dim + 1);
+        Value stride = select(positive, st, arith::SubIOp::create(rewriter, loc, zero, st));
+        stride = select(cmp(P::sgt, stride, far), far, stride);
+        stride = select(cmp(P::eq, st, zero), one, stride);
+        Value span = select(positive, arith::SubIOp::create(rewriter, loc, e, s),
+                            arith::SubIOp::create(rewriter, loc, s, e));
+        Value rounded = arith::DivSIOp::create(
+            rewriter, loc,
+            arith::AddIOp::create(rewriter, loc, span,
+                                  arith::SubIOp::create(rewriter, loc, stride, one)),
+            stride);
+        Value c = select(cmp(P::sgt, span, zero), rounded, zero);
+        Value here = cmp(P::eq, axis, i64Const(rewriter, loc, d));
+        first[d] = select(here, s, first[d]);
+        step[d] = select(here, st, step[d]);
+        count[d] = select(here, c, count[d]);
       }
+    }
+    for (int64_t d = 0; d < rank; ++d)
+      checkDeclaredDim(rewriter, loc, op, count[d], type.getDimSize(d));
+    if (type.getNumElements() == 0) {
+      rewriter.replaceOp(op, emptyOf(rewriter, loc, type));
+      return success();
     }
     for (int64_t d = 0; d < rank; ++d) {
       first[d] = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), first[d]);
@@ -740,6 +826,7 @@ struct ExpandLowering : OpConversionPattern<onnx::ExpandOp> {
       return failure();
     RankedTensorType type = typeAndSizes->first;
     auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
+    checkRuntimeShape(op, adaptor, type, rewriter);
     if (!type.hasStaticShape())
       return lowerSymbolic(op, adaptor.getInput(), type, typeAndSizes->second, rewriter);
     if (inType.getRank() > type.getRank())
@@ -756,6 +843,40 @@ struct ExpandLowering : OpConversionPattern<onnx::ExpandOp> {
         [](OpBuilder &, Location, ValueRange args) { return args[0]; });
     rewriter.replaceOp(op, result);
     return success();
+  }
+
+  /// A shape known only at run time (see ReshapeLikeLowering): run()
+  /// returns 9 unless each static result dim is what broadcasting the
+  /// input with the shape values gives (the input dim where the value is
+  /// 1, else the value).
+  void checkRuntimeShape(onnx::ExpandOp op, OpAdaptor adaptor, RankedTensorType type,
+                         ConversionPatternRewriter &rewriter) const {
+    Value shape = adaptor.getShape(), input = adaptor.getInput();
+    auto shapeType = dyn_cast<RankedTensorType>(shape.getType());
+    if (matchPattern(shape, m_Constant()) || !shapeType || shapeType.getRank() != 1 ||
+        ShapedType::isDynamic(shapeType.getDimSize(0)))
+      return;
+    onnx::ShapeContext ctx(op, onnxConverter(getTypeConverter()).shapes);
+    if (auto dims = ctx.operandDims(1);
+        dims && llvm::all_of(*dims, [](const onnx::Dim &d) { return d.asExpr().has_value(); }))
+      return;
+    Location loc = op.getLoc();
+    int64_t n = shapeType.getDimSize(0), rank = type.getRank();
+    int64_t inRank = cast<RankedTensorType>(input.getType()).getRank();
+    for (int64_t k = 0; k < n; ++k) {
+      int64_t d = rank - n + k, j = d - (rank - inRank);
+      if (d < 0 || type.isDynamicDim(d))
+        continue;
+      Value v = readI64(rewriter, loc, shape, k);
+      if (j >= 0) {
+        Value in = arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
+                                              tensor::DimOp::create(rewriter, loc, input, j));
+        Value isOne = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, v,
+                                            i64Const(rewriter, loc, 1));
+        v = arith::SelectOp::create(rewriter, loc, isOne, in, v);
+      }
+      checkDeclaredDim(rewriter, loc, op, v, type.getDimSize(d));
+    }
   }
 
   /// With symbolic result dims, each input dim is either the result's (the
@@ -819,6 +940,19 @@ struct TileLowering : OpConversionPattern<onnx::TileOp> {
       if (inType.getDimSize(d) == 0 ? type.getDimSize(d) != 0
                                     : type.getDimSize(d) % inType.getDimSize(d) != 0)
         return rewriter.notifyMatchFailure(op, "result is not a whole tiling of the input");
+    // Repeats known only at run time: run() returns 9 unless they give the
+    // static result dims.
+    Value repeats = adaptor.getRepeats();
+    auto repeatsType = dyn_cast<RankedTensorType>(repeats.getType());
+    if (!matchPattern(repeats, m_Constant()) && repeatsType && repeatsType.getRank() == 1 &&
+        repeatsType.getDimSize(0) == type.getRank())
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        checkDeclaredDim(rewriter, op.getLoc(), op,
+                         arith::MulIOp::create(rewriter, op.getLoc(),
+                                               readI64(rewriter, op.getLoc(), repeats, d),
+                                               i64Const(rewriter, op.getLoc(),
+                                                        inType.getDimSize(d))),
+                         type.getDimSize(d));
     if (type.getNumElements() == 0) {
       rewriter.replaceOp(op, emptyOf(rewriter, op.getLoc(), type));
       return success();
@@ -901,6 +1035,16 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
         if (inType.getDimSize(d) + (*pads)[d] + (*pads)[rank + d] != type.getDimSize(d))
           return rewriter.notifyMatchFailure(op, "pads disagree with the result type");
     Location loc = op.getLoc();
+    if (!pads)
+      // Pads known only at run time: run() returns 9 unless they give the
+      // static result dims.
+      for (int64_t d = 0; d < rank; ++d) {
+        Value sum = arith::AddIOp::create(rewriter, loc, readI64(rewriter, loc, adaptor.getPads(), d),
+                                          readI64(rewriter, loc, adaptor.getPads(), rank + d));
+        sum = arith::AddIOp::create(rewriter, loc, sum,
+                                    i64Const(rewriter, loc, inType.getDimSize(d)));
+        checkDeclaredDim(rewriter, loc, op, sum, type.getDimSize(d));
+      }
     if (type.getNumElements() == 0) {
       rewriter.replaceOp(op, emptyOf(rewriter, loc, type));
       return success();
@@ -1304,12 +1448,25 @@ struct SizeLowering : OpConversionPattern<onnx::SizeOp> {
 /// symbolic from Shape -> Gather -> Concat chains), so only `value` matters.
 struct ConstantOfShapeLowering : OpConversionPattern<onnx::ConstantOfShapeOp> {
   using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(onnx::ConstantOfShapeOp op, OpAdaptor,
+  LogicalResult matchAndRewrite(onnx::ConstantOfShapeOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
     if (failed(typeAndSizes))
       return failure();
     RankedTensorType type = typeAndSizes->first;
+    // A shape known only at run time (not computed from dims): run()
+    // returns 9 unless its values are the static result dims.
+    Value shape = adaptor.getInput();
+    auto shapeType = dyn_cast<RankedTensorType>(shape.getType());
+    onnx::ShapeContext ctx(op, onnxConverter(getTypeConverter()).shapes);
+    auto known = ctx.operandDims(0);
+    if (!matchPattern(shape, m_Constant()) && shapeType && shapeType.getRank() == 1 &&
+        shapeType.getDimSize(0) == type.getRank() &&
+        !(known && llvm::all_of(*known, [](const onnx::Dim &d) { return d.asExpr().has_value(); })))
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        if (!type.isDynamicDim(d))
+          checkDeclaredDim(rewriter, op.getLoc(), op, readI64(rewriter, op.getLoc(), shape, d),
+                           type.getDimSize(d));
     Type elem = type.getElementType();
     TypedAttr value = rewriter.getZeroAttr(elem);
     if (auto attr = op.getValueAttr()) {

@@ -16,6 +16,8 @@
 //===----------------------------------------------------------------------===//
 #include "lowering/OnnxToLinalg/Patterns.h"
 
+#include "mlir/IR/Matchers.h"
+
 using namespace mlir;
 
 namespace onnxcc::lowering {
@@ -496,13 +498,6 @@ struct ScatterNDLowering : OpConversionPattern<onnx::ScatterNDOp> {
 // Range, Trilu, OneHot, EyeLike
 //===----------------------------------------------------------------------===//
 
-/// The single element of a one-element tensor, read outside any loop.
-Value scalarOf(OpBuilder &b, Location loc, Value t) {
-  auto type = rankedOf(t);
-  SmallVector<Value> zeros(type.getRank(), indexConst(b, loc, 0));
-  return tensor::ExtractOp::create(b, loc, t, zeros);
-}
-
 } // namespace
 
 Value buildRangeElement(OpBuilder &b, Location loc, Value i, Value start, Value delta,
@@ -534,6 +529,18 @@ struct RangeLowering : OpConversionPattern<onnx::RangeOp> {
         rankedOf(adaptor.getDelta()).getNumElements() != 1)
       return rewriter.notifyMatchFailure(op, "start and delta must be scalars");
     Location loc = op.getLoc();
+    Type elem = type.getElementType();
+    bool atRunTime = !matchPattern(adaptor.getStart(), m_Constant()) ||
+                     !matchPattern(adaptor.getLimit(), m_Constant()) ||
+                     !matchPattern(adaptor.getDelta(), m_Constant());
+    if (type.hasStaticShape() && atRunTime) {
+      // A length the model declares for values known only at run time:
+      // run() returns 9 unless they give it.
+      if (rankedOf(adaptor.getLimit()).getNumElements() != 1)
+        return rewriter.notifyMatchFailure(op, "limit must be a scalar");
+      checkDeclaredDim(rewriter, loc, op, count(rewriter, loc, op, adaptor, elem),
+                       type.getDimSize(0));
+    }
     if (type.hasStaticShape() && !nonEmpty(type)) {
       rewriter.replaceOp(op, tensor::EmptyOp::create(rewriter, loc, type.getShape(),
                                                      type.getElementType()));
@@ -541,39 +548,12 @@ struct RangeLowering : OpConversionPattern<onnx::RangeOp> {
     }
     Value start = scalarOf(rewriter, loc, adaptor.getStart());
     Value delta = scalarOf(rewriter, loc, adaptor.getDelta());
-    Type elem = type.getElementType();
     SmallVector<Value> sizes = typeAndSizes->second;
     if (op->hasAttr("onnxcc.data_dims") && type.isDynamicDim(0)) {
-      // Its length from the values: max(ceil((limit - start) / delta), 0).
       if (rankedOf(adaptor.getLimit()).getNumElements() != 1)
         return rewriter.notifyMatchFailure(op, "limit must be a scalar");
-      Value limit = scalarOf(rewriter, loc, adaptor.getLimit());
-      Value count;
-      if (isa<FloatType>(elem)) {
-        Value span = arith::SubFOp::create(rewriter, loc, limit, start);
-        Value n = math::CeilOp::create(rewriter, loc,
-                                       arith::DivFOp::create(rewriter, loc, span, delta));
-        Value positive = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGT, n,
-                                               floatConst(rewriter, loc, elem, 0.0));
-        n = arith::SelectOp::create(rewriter, loc, positive, n, floatConst(rewriter, loc, elem, 0.0));
-        count = arith::FPToSIOp::create(rewriter, loc, rewriter.getI64Type(), n);
-      } else {
-        // ceil(span / delta) as a truncating division of span + delta - 1
-        // (delta > 0) or span + delta + 1 (delta < 0); negative counts are 0.
-        Value span = arith::SubIOp::create(rewriter, loc, limit, start);
-        Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(elem));
-        Value one = arith::ConstantOp::create(rewriter, loc, rewriter.getIntegerAttr(elem, 1));
-        Value up = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sgt, delta, zero);
-        Value adjust = arith::SelectOp::create(rewriter, loc, up,
-                                               arith::SubIOp::create(rewriter, loc, delta, one),
-                                               arith::AddIOp::create(rewriter, loc, delta, one));
-        Value n = arith::DivSIOp::create(rewriter, loc,
-                                         arith::AddIOp::create(rewriter, loc, span, adjust), delta);
-        n = arith::MaxSIOp::create(rewriter, loc, n, zero);
-        count = elem.isInteger(64) ? n : arith::ExtSIOp::create(rewriter, loc, rewriter.getI64Type(), n);
-      }
-      count = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), count);
-      Value n = onnxConverter(getTypeConverter()).defineDataDim(rewriter, loc, op, 0, count);
+      Value n = onnxConverter(getTypeConverter())
+                    .defineDataDim(rewriter, loc, op, 0, count(rewriter, loc, op, adaptor, elem));
       if (!n)
         return rewriter.notifyMatchFailure(op, "its length has no bound");
       sizes = {n};
@@ -587,6 +567,61 @@ struct RangeLowering : OpConversionPattern<onnx::RangeOp> {
         sizes);
     rewriter.replaceOp(op, result);
     return success();
+  }
+
+  /// The length the values give, as an index: max(ceil((limit - start) /
+  /// delta), 0). A zero delta (invalid) makes run() return 9 and counts 0;
+  /// a float count is capped at 2^62 (NaN counts 0), so that no conversion
+  /// overflows.
+  static Value count(ConversionPatternRewriter &rewriter, Location loc, onnx::RangeOp op,
+                     OpAdaptor adaptor, Type elem) {
+    Value start = scalarOf(rewriter, loc, adaptor.getStart());
+    Value delta = scalarOf(rewriter, loc, adaptor.getDelta());
+    Value limit = scalarOf(rewriter, loc, adaptor.getLimit());
+    Type i64 = rewriter.getI64Type();
+    Value count;
+    if (isa<FloatType>(elem)) {
+      Value zero = floatConst(rewriter, loc, elem, 0.0);
+      Value isZero = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OEQ, delta, zero);
+      checkDeclaredDim(rewriter, loc, op, isZero, 0);
+      Value span = arith::SubFOp::create(rewriter, loc, limit, start);
+      Value n = math::CeilOp::create(rewriter, loc, arith::DivFOp::create(rewriter, loc, span, delta));
+      Value positive = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGT, n, zero);
+      n = arith::SelectOp::create(rewriter, loc, positive, n, zero);
+      // 2^62 is exact in every float type whose range reaches it (the
+      // others cannot exceed it).
+      const llvm::fltSemantics &sem = cast<FloatType>(elem).getFloatSemantics();
+      if (llvm::APFloat::getLargest(sem).convertToDouble() > 4611686018427387904.0) {
+        Value cap = floatConst(rewriter, loc, elem, 4611686018427387904.0);
+        Value above = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGT, n, cap);
+        n = arith::SelectOp::create(rewriter, loc, above, cap, n);
+      }
+      count = arith::FPToSIOp::create(rewriter, loc, i64, n);
+    } else {
+      // In i64: ceil(span / delta) as a truncating division of span + delta
+      // - 1 (delta > 0) or span + delta + 1 (delta < 0); negative counts are
+      // 0.
+      if (!elem.isInteger(64)) {
+        start = arith::ExtSIOp::create(rewriter, loc, i64, start);
+        limit = arith::ExtSIOp::create(rewriter, loc, i64, limit);
+        delta = arith::ExtSIOp::create(rewriter, loc, i64, delta);
+      }
+      Value zero = arith::ConstantIntOp::create(rewriter, loc, i64, 0);
+      Value one = arith::ConstantIntOp::create(rewriter, loc, i64, 1);
+      Value isZero = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, delta, zero);
+      checkDeclaredDim(rewriter, loc, op, isZero, 0);
+      delta = arith::SelectOp::create(rewriter, loc, isZero, one, delta);
+      Value span = arith::SubIOp::create(rewriter, loc, limit, start);
+      span = arith::SelectOp::create(rewriter, loc, isZero, zero, span);
+      Value up = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sgt, delta, zero);
+      Value adjust = arith::SelectOp::create(rewriter, loc, up,
+                                             arith::SubIOp::create(rewriter, loc, delta, one),
+                                             arith::AddIOp::create(rewriter, loc, delta, one));
+      Value n = arith::DivSIOp::create(rewriter, loc,
+                                       arith::AddIOp::create(rewriter, loc, span, adjust), delta);
+      count = arith::MaxSIOp::create(rewriter, loc, n, zero);
+    }
+    return arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), count);
   }
 };
 
@@ -657,6 +692,14 @@ struct OneHotLowering : OpConversionPattern<onnx::OneHotOp> {
         valType.getElementType() != type.getElementType())
       return rewriter.notifyMatchFailure(op, "values must be [off, on] of the result type");
     Location loc = op.getLoc();
+    // A depth known only at run time: run() returns 9 unless it is the
+    // declared one.
+    if (!matchPattern(adaptor.getDepth(), m_Constant())) {
+      Value depth = scalarOf(rewriter, loc, adaptor.getDepth());
+      if (isa<FloatType>(depth.getType()))
+        depth = arith::FPToSIOp::create(rewriter, loc, rewriter.getI64Type(), depth);
+      checkDeclaredDim(rewriter, loc, op, depth, type.getDimSize(*axis));
+    }
     if (!nonEmpty(type)) {
       rewriter.replaceOp(op, tensor::EmptyOp::create(rewriter, loc, type.getShape(),
                                                      type.getElementType()));

@@ -10,6 +10,7 @@
 #include "lowering/OnnxToLinalg/Patterns.h"
 
 #include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Matchers.h"
 
 #include <cmath>
 #include <limits>
@@ -260,6 +261,9 @@ struct TopKLowering : OpConversionPattern<onnx::TopKOp> {
       return rewriter.notifyMatchFailure(op, "result shapes disagree with X and K");
 
     Location loc = op.getLoc();
+    // K known only at run time: run() returns 9 unless it is the declared K.
+    if (!matchPattern(adaptor.getK(), m_Constant()))
+      checkDeclaredDim(rewriter, loc, op, scalarOf(rewriter, loc, adaptor.getK()), k);
     SmallVector<Value> xSizes;
     if (ShapedType::isDynamic(n))
       xSizes.push_back(tensor::DimOp::create(rewriter, loc, adaptor.getX(), axis));

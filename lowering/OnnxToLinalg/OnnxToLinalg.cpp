@@ -211,6 +211,26 @@ Value clampIndex(OpBuilder &b, Location loc, Value idx, Value lo, Value hi) {
   return arith::SelectOp::create(b, loc, above, hi, idx);
 }
 
+Value scalarOf(OpBuilder &b, Location loc, Value t) {
+  auto type = cast<RankedTensorType>(t.getType());
+  SmallVector<Value> zeros(type.getRank(), indexConst(b, loc, 0));
+  return tensor::ExtractOp::create(b, loc, t, zeros);
+}
+
+void checkDeclaredDim(OpBuilder &b, Location loc, Operation *at, Value actual,
+                      int64_t declared) {
+  Type i64 = b.getI64Type();
+  if (actual.getType() != i64)
+    actual = actual.getType().isIndex()
+                 ? arith::IndexCastOp::create(b, loc, i64, actual).getResult()
+                 : arith::ExtSIOp::create(b, loc, i64, actual).getResult();
+  func::FuncOp check = declareRuntimeFunction(
+      b, at, "onnxcc_check_equal", "onnxcc_rt::check_equal",
+      b.getFunctionType({i64, i64}, {b.getI32Type()}), /*usesStringPool=*/false);
+  func::CallOp::create(b, loc, check,
+                       ValueRange{actual, arith::ConstantIntOp::create(b, loc, i64, declared)});
+}
+
 Value buildIndexedGeneric(OpBuilder &b, Location loc, RankedTensorType type,
                           function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> body,
                           ValueRange dynamicSizes) {

@@ -226,6 +226,17 @@ mlir::Value floatConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Type t, dou
 mlir::Value clampIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value idx, mlir::Value lo,
                        mlir::Value hi);
 
+/// The element of a tensor of one element (rank 0, or every dim 1).
+mlir::Value scalarOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value t);
+
+/// A result dim that values read at run time decide (Reshape's shape,
+/// Slice's starts, TopK's K, ...) but that the model declares static: the
+/// lowering builds the declared size, and run() returns 9 (status_shape,
+/// onnxcc_rt::check_equal) unless `actual` (i64, index or a narrower
+/// integer), the size the values give, equals `declared`.
+void checkDeclaredDim(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *at,
+                      mlir::Value actual, int64_t declared);
+
 /// A linalg.generic over `type` (its dynamic dims `dynamicSizes`) with no
 /// inputs: `body` gets the loop indices (linalg.index) and returns the
 /// element at that position, usually read with tensor.extract at a computed

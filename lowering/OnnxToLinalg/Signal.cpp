@@ -255,13 +255,6 @@ struct DFTLowering : OpConversionPattern<onnx::DFTOp> {
 };
 
 
-/// The scalar in 1-element tensor `t`.
-Value scalarOf(OpBuilder &b, Location loc, Value t) {
-  auto type = cast<RankedTensorType>(t.getType());
-  SmallVector<Value> zeros(type.getRank(), indexConst(b, loc, 0));
-  return tensor::ExtractOp::create(b, loc, t, zeros);
-}
-
 /// `v` (an integer or float scalar) as `to` (a float type).
 Value toFloat(OpBuilder &b, Location loc, Value v, FloatType to) {
   if (isa<FloatType>(v.getType()))

@@ -412,6 +412,13 @@ void constantReshapeTargets(func::FuncOp func) {
   func.walk([&](ReshapeOp op) {
     if (op.getShape().getDefiningOp<ConstantOp>() || op.getAllowzero() != 0)
       return;
+    // Only a target computed from dims: one that depends on values given
+    // at run time stays an operand, which the lowering checks against the
+    // dims the model declares.
+    ShapeContext ctx(op, shapes);
+    auto values = ctx.operandDims(1);
+    if (!values || !llvm::all_of(*values, [](const Dim &d) { return d.asExpr().has_value(); }))
+      return;
     auto in = shapes.lookup(op.getData());
     auto out = shapes.lookup(op.getReshaped());
     if (!in || !out)

@@ -1,0 +1,110 @@
+"""Writes one model per op whose result dims come from the values of an
+operand given at run time (Reshape's shape, Slice's starts/ends, TopK's K,
+Expand's shape, Tile's repeats, ConstantOfShape's shape, OneHot's depth,
+Pad's pads, Range's limit), each with the result shape declared static as
+exporters write it, and two datasets with NumPy's results: `match/`, whose
+values give the declared dims, and `other/`, whose values give other dims.
+
+Usage: runtime-shape-operands-model.py OUT_DIR
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto as T
+from onnx import helper as h
+from onnx import numpy_helper as nh
+
+out = sys.argv[1]
+
+
+def info(name, elem, shape):
+    return h.make_tensor_value_info(name, elem, shape)
+
+
+def dataset(folder, feeds, refs):
+    os.makedirs(os.path.join(folder, "test_data_set_0"), exist_ok=True)
+    for i, (name, value) in enumerate(feeds):
+        with open(os.path.join(folder, "test_data_set_0", f"input_{i}.pb"), "wb") as f:
+            f.write(nh.from_array(value, name).SerializeToString())
+    for i, (name, value) in enumerate(refs):
+        with open(os.path.join(folder, "test_data_set_0", f"output_{i}.pb"), "wb") as f:
+            f.write(nh.from_array(value, name).SerializeToString())
+
+
+def model(name, node, inputs, outputs, match, other):
+    """match/other: (feeds, refs) pairs of (name, array) lists."""
+    graph = h.make_graph([node], name, inputs, outputs)
+    m = h.make_model(graph, opset_imports=[h.make_opsetid("", 18)])
+    onnx.checker.check_model(m)
+    os.makedirs(os.path.join(out, name), exist_ok=True)
+    onnx.save(m, os.path.join(out, name, "model.onnx"))
+    dataset(os.path.join(out, name, "match"), *match)
+    dataset(os.path.join(out, name, "other"), *other)
+
+
+rng = np.random.RandomState(7)
+x = rng.rand(4, 6).astype(np.float32)
+i64 = lambda *v: np.array(v, dtype=np.int64)
+
+model("slice", h.make_node("Slice", ["x", "starts", "ends", "axes"], ["y"]),
+      [info("x", T.FLOAT, [4, 6]), info("starts", T.INT64, [1]), info("ends", T.INT64, [1]),
+       info("axes", T.INT64, [1])], [info("y", T.FLOAT, [4, 2])],
+      ([("x", x), ("starts", i64(1)), ("ends", i64(3)), ("axes", i64(1))], [("y", x[:, 1:3])]),
+      ([("x", x), ("starts", i64(0)), ("ends", i64(5)), ("axes", i64(1))], [("y", x[:, 0:5])]))
+
+order = np.argsort(-x, axis=1, kind="stable")
+model("topk", h.make_node("TopK", ["x", "k"], ["values", "indices"]),
+      [info("x", T.FLOAT, [4, 6]), info("k", T.INT64, [1])],
+      [info("values", T.FLOAT, [4, 2]), info("indices", T.INT64, [4, 2])],
+      ([("x", x), ("k", i64(2))],
+       [("values", np.take_along_axis(x, order[:, :2], 1)), ("indices", order[:, :2])]),
+      ([("x", x), ("k", i64(4))],
+       [("values", np.take_along_axis(x, order[:, :4], 1)), ("indices", order[:, :4])]))
+
+model("reshape", h.make_node("Reshape", ["x", "shape"], ["y"]),
+      [info("x", T.FLOAT, [4, 6]), info("shape", T.INT64, [2])], [info("y", T.FLOAT, [6, 4])],
+      ([("x", x), ("shape", i64(-1, 4))], [("y", x.reshape(6, 4))]),
+      ([("x", x), ("shape", i64(3, 8))], [("y", x.reshape(3, 8))]))
+
+col = x[:, :1].copy()
+model("expand", h.make_node("Expand", ["x", "shape"], ["y"]),
+      [info("x", T.FLOAT, [4, 1]), info("shape", T.INT64, [2])], [info("y", T.FLOAT, [4, 3])],
+      ([("x", col), ("shape", i64(1, 3))], [("y", np.broadcast_to(col, (4, 3)).copy())]),
+      ([("x", col), ("shape", i64(4, 5))], [("y", np.broadcast_to(col, (4, 5)).copy())]))
+
+model("tile", h.make_node("Tile", ["x", "repeats"], ["y"]),
+      [info("x", T.FLOAT, [4, 6]), info("repeats", T.INT64, [2])], [info("y", T.FLOAT, [4, 12])],
+      ([("x", x), ("repeats", i64(1, 2))], [("y", np.tile(x, (1, 2)))]),
+      ([("x", x), ("repeats", i64(1, 3))], [("y", np.tile(x, (1, 3)))]))
+
+model("constant_of_shape",
+      h.make_node("ConstantOfShape", ["shape"], ["y"],
+                  value=nh.from_array(np.array([2.5], np.float32))),
+      [info("shape", T.INT64, [2])], [info("y", T.FLOAT, [2, 3])],
+      ([("shape", i64(2, 3))], [("y", np.full((2, 3), 2.5, np.float32))]),
+      ([("shape", i64(3, 3))], [("y", np.full((3, 3), 2.5, np.float32))]))
+
+hot = i64(0, 3, 1)
+model("onehot", h.make_node("OneHot", ["indices", "depth", "values"], ["y"]),
+      [info("indices", T.INT64, [3]), info("depth", T.FLOAT, [1]), info("values", T.FLOAT, [2])],
+      [info("y", T.FLOAT, [3, 4])],
+      ([("indices", hot), ("depth", np.array([4], np.float32)), ("values", np.array([0, 1], np.float32))],
+       [("y", np.eye(4, dtype=np.float32)[hot])]),
+      ([("indices", hot), ("depth", np.array([5], np.float32)), ("values", np.array([0, 1], np.float32))],
+       [("y", np.eye(5, dtype=np.float32)[hot])]))
+
+model("pad", h.make_node("Pad", ["x", "pads"], ["y"]),
+      [info("x", T.FLOAT, [4, 6]), info("pads", T.INT64, [4])], [info("y", T.FLOAT, [5, 6])],
+      ([("x", x), ("pads", i64(1, 1, 0, -1))], [("y", np.pad(x, ((1, 0), (1, 0)))[:, :6])]),
+      ([("x", x), ("pads", i64(0, 0, 2, 1))], [("y", np.pad(x, ((0, 2), (0, 1))))]))
+
+f32 = lambda v: np.array(v, dtype=np.float32)
+model("range", h.make_node("Range", ["start", "limit", "delta"], ["y"]),
+      [info("start", T.FLOAT, []), info("limit", T.FLOAT, []), info("delta", T.FLOAT, [])],
+      [info("y", T.FLOAT, [3])],
+      ([("start", f32(1)), ("limit", f32(2.5)), ("delta", f32(0.5))],
+       [("y", np.arange(1, 2.5, 0.5, dtype=np.float32))]),
+      ([("start", f32(0)), ("limit", f32(5)), ("delta", f32(1))],
+       [("y", np.arange(0, 5, 1, dtype=np.float32))]))
