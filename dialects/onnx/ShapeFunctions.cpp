@@ -1659,8 +1659,10 @@ static bool onlyTripCountMatters(LoopOp loop, ShapeContext &ctx) {
 }
 
 /// Loop-carried results join the initial value and what the body yields;
-/// scan outputs stack the body's per-iteration values along a new first dim
-/// (the trip count, known when M is constant and only M ends the loop).
+/// scan outputs stack the body's per-iteration values along a new first dim:
+/// the trip count, known when M is constant and only M ends the loop, else
+/// a dim the run decides (ShapeContext::dataDim), at most M where M is
+/// known, else at most the bound the user gives (--bound).
 LogicalResult LoopOp::inferShapes(ShapeContext &ctx) {
   if (getBody().empty())
     return success();
@@ -1668,12 +1670,15 @@ LogicalResult LoopOp::inferShapes(ShapeContext &ctx) {
   auto initial = getVInitial();
   size_t carried = initial.size();
   Dim trips = Dim::unknown();
-  if (onlyTripCountMatters(*this, ctx)) {
-    if (auto m = operandScalar(ctx, 0); m && *m >= 0)
-      trips = Dim::known(*m);
-    else if (auto dims = ctx.operandDims(0); dims && dims->size() == 1 && (*dims)[0].isSymbolic())
-      trips = (*dims)[0]; // M computed from a symbolic dim (Shape, Gather)
-  }
+  Dim mDim = Dim::unknown();
+  if (auto m = operandScalar(ctx, 0); m && *m >= 0)
+    mDim = Dim::known(*m);
+  else if (auto dims = ctx.operandDims(0); dims && dims->size() == 1 && (*dims)[0].isSymbolic())
+    mDim = (*dims)[0]; // M computed from a symbolic dim (Shape, Gather)
+  if (onlyTripCountMatters(*this, ctx))
+    trips = mDim;
+  if (!trips.asExpr() && getNumResults() > carried)
+    trips = ctx.dataDim(0, mDim);
   for (unsigned i = 0, e = getNumResults(); i < e; ++i) {
     if (i + 1 >= yielded.size())
       break;

@@ -34,6 +34,10 @@ constexpr StringLiteral kStates = "onnxcc.cf_states";
 constexpr StringLiteral kOutputs = "onnxcc.cf_outputs";
 constexpr StringLiteral kAxes = "onnxcc.cf_axes";
 constexpr StringLiteral kReverse = "onnxcc.cf_reverse";
+/// A Loop whose scan outputs hold as many rows as it runs, which the run
+/// decides: each row is written only while it fits (run() then returns 10
+/// when the user's bound was too small).
+constexpr StringLiteral kGuard = "onnxcc.cf_guard";
 
 /// `v` (converted) as a value of onnx type `onnxType`, for the ops of a
 /// subgraph that are not converted yet.
@@ -179,9 +183,11 @@ struct LoopState {
   SmallVector<Value> outputs; // the full result per scan output
 };
 
+/// `rows`, when given, is the number of rows each scan output holds (its
+/// first dim, which the run decides).
 FailureOr<LoopState> makeLoopState(ConversionPatternRewriter &rewriter,
                                    const TypeConverter *converter, Operation *op,
-                                   ValueRange inits, unsigned firstOutput) {
+                                   ValueRange inits, unsigned firstOutput, Value rows = {}) {
   Location loc = op->getLoc();
   LoopState s;
   for (Value init : inits) {
@@ -193,6 +199,11 @@ FailureOr<LoopState> makeLoopState(ConversionPatternRewriter &rewriter,
     auto r = symbolicResultType(rewriter, converter, op, i);
     if (failed(r))
       return failure();
+    if (rows) {
+      if (r->first.getRank() == 0 || !r->first.isDynamicDim(0))
+        return rewriter.notifyMatchFailure(op, "a scan output has no first dim to fill");
+      r->second.front() = rows;
+    }
     s.outputs.push_back(emptyTensor(rewriter, loc, r->first, r->second));
   }
   return s;
@@ -313,7 +324,21 @@ struct LoopLowering : OpConversionPattern<onnx::LoopOp> {
     ValueRange inits = adaptor.getVInitial();
     int64_t numStates = inits.size();
     int64_t numOutputs = static_cast<int64_t>(op.getNumResults()) - numStates;
-    auto state = makeLoopState(rewriter, getTypeConverter(), op, inits, numStates);
+    // Scan outputs whose row count the run decides (LoopOp::inferShapes):
+    // buffers of the bound's rows.
+    const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
+    Value capacity;
+    if (auto names = op->getAttrOfType<ArrayAttr>("onnxcc.data_dims");
+        names && !names.empty() && numOutputs > 0) {
+      auto name = dyn_cast<StringAttr>(names[0]);
+      std::optional<onnx::SymExpr> bound = name ? converter.shapes.boundOf(name) : std::nullopt;
+      if (!bound)
+        return rewriter.notifyMatchFailure(op, "its trip count has no bound");
+      capacity = converter.materialize(rewriter, loc, op, *bound);
+      if (!capacity)
+        return rewriter.notifyMatchFailure(op, "its trip count's bound is not computable");
+    }
+    auto state = makeLoopState(rewriter, getTypeConverter(), op, inits, numStates, capacity);
     if (failed(state))
       return failure();
     Value m = adaptor.getM();
@@ -352,13 +377,6 @@ struct LoopLowering : OpConversionPattern<onnx::LoopOp> {
                                                 args[numBuffers], limit);
             go = arith::AndIOp::create(b, l, go, below);
           }
-          // Never more rows than the scan outputs have (M is that count).
-          if (!ShapedType::isDynamic(trips) && numOutputs > 0) {
-            Value rows = arith::ConstantOp::create(b, l, b.getI64IntegerAttr(trips));
-            Value inside = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt,
-                                                 args[numBuffers], rows);
-            go = arith::AndIOp::create(b, l, go, inside);
-          }
           scf::ConditionOp::create(b, l, go, args);
         },
         [](OpBuilder &, Location, ValueRange) {});
@@ -384,18 +402,45 @@ struct LoopLowering : OpConversionPattern<onnx::LoopOp> {
                               source.getArgument(2 + k).getType()));
       SmallVector<Value> extra{iv, i};
       llvm::append_range(extra, after->getArguments().take_front(numBuffers));
-      retagYield(rewriter, source, "loop", extra,
-                 {rewriter.getNamedAttr(kStates, rewriter.getI64IntegerAttr(numStates)),
-                  rewriter.getNamedAttr(kOutputs, rewriter.getI64IntegerAttr(numOutputs)),
-                  rewriter.getNamedAttr(kAxes, rewriter.getDenseI64ArrayAttr(axes)),
-                  rewriter.getNamedAttr(kReverse, rewriter.getDenseI64ArrayAttr(dirs))});
+      SmallVector<NamedAttribute> attrs = {
+          rewriter.getNamedAttr(kStates, rewriter.getI64IntegerAttr(numStates)),
+          rewriter.getNamedAttr(kOutputs, rewriter.getI64IntegerAttr(numOutputs)),
+          rewriter.getNamedAttr(kAxes, rewriter.getDenseI64ArrayAttr(axes)),
+          rewriter.getNamedAttr(kReverse, rewriter.getDenseI64ArrayAttr(dirs))};
+      // Rows are written only while they fit (the loop itself runs as the
+      // model says, and the count is checked after it).
+      if (numOutputs > 0)
+        attrs.push_back(rewriter.getNamedAttr(kGuard, rewriter.getUnitAttr()));
+      retagYield(rewriter, source, "loop", extra, attrs);
       rewriter.mergeBlocks(&source, after, args);
     }
     Value total = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(),
                                              loop.getResult(numBuffers));
     SmallVector<Value> results =
         finalStates(rewriter, loc, loop.getResults().take_front(numStates), total);
-    llvm::append_range(results, loop.getResults().slice(numStates, numOutputs));
+    if (!capacity) {
+      // A static row count (M, or what the model declares): run() returns 9
+      // unless the loop ran that many times.
+      if (numOutputs > 0 && !ShapedType::isDynamic(trips))
+        checkDeclaredDim(rewriter, loc, op, total, trips);
+      llvm::append_range(results, loop.getResults().slice(numStates, numOutputs));
+      rewriter.replaceOp(op, results);
+      return success();
+    }
+    // The rows the run wrote: the trip count, checked against a user's
+    // bound (status 10), as the scan outputs' first dim.
+    Value rows = converter.defineDataDim(rewriter, loc, op, 0, total);
+    if (!rows)
+      return rewriter.notifyMatchFailure(op, "its trip count has no bound");
+    for (Value full : loop.getResults().slice(numStates, numOutputs)) {
+      auto fullType = cast<RankedTensorType>(full.getType());
+      SmallVector<OpFoldResult> offsets(fullType.getRank(), rewriter.getIndexAttr(0));
+      SmallVector<OpFoldResult> sizes = sizesOf(rewriter, loc, full);
+      SmallVector<OpFoldResult> strides(fullType.getRank(), rewriter.getIndexAttr(1));
+      sizes[0] = rows;
+      results.push_back(tensor::ExtractSliceOp::create(rewriter, loc, fullType, full, offsets,
+                                                       sizes, strides));
+    }
     rewriter.replaceOp(op, results);
     return success();
   }
@@ -449,11 +494,28 @@ struct YieldLowering : OpConversionPattern<onnx::YieldOp> {
     // Scan outputs first: they may read the states' current slots, which the
     // writes below do not touch.
     SmallVector<Value> newFulls;
+    bool guard = op->hasAttr(kGuard);
     for (int64_t j = 0; j < numOutputs; ++j) {
       Value pos = iv;
       if (dirs[j] && last)
         pos = arith::SubIOp::create(rewriter, loc, last, iv);
-      newFulls.push_back(insertAt(rewriter, loc, outputs[j], fulls[j], axes[j], pos));
+      if (!guard) {
+        newFulls.push_back(insertAt(rewriter, loc, outputs[j], fulls[j], axes[j], pos));
+        continue;
+      }
+      // Only the rows that fit: a run past the user's bound writes nothing
+      // more and returns 10 after the loop.
+      Value rows = tensor::DimOp::create(rewriter, loc, fulls[j], axes[j]);
+      Value fits = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, pos, rows);
+      Value out = outputs[j], full = fulls[j];
+      int64_t axis = axes[j];
+      auto written = scf::IfOp::create(
+          rewriter, loc, fits,
+          [&](OpBuilder &b, Location l) {
+            scf::YieldOp::create(b, l, insertAt(b, l, out, full, axis, pos));
+          },
+          [&](OpBuilder &b, Location l) { scf::YieldOp::create(b, l, full); });
+      newFulls.push_back(written.getResult(0));
     }
     Value nxt = arith::RemUIOp::create(
         rewriter, loc, arith::AddIOp::create(rewriter, loc, iv, indexConst(rewriter, loc, 1)),
@@ -495,8 +557,8 @@ std::string controlFlowRefusal(Operation *op) {
     for (unsigned i = carried; i < op->getNumResults(); ++i)
       if (unknownDims(op->getResult(i).getType()))
         return "its scan output #" + std::to_string(i - carried) +
-               " needs a trip count known at compile time (a constant M, and no condition "
-               "that can end the loop early); run-time trip counts are not supported yet";
+               " has a row per iteration, and the trip count is not known at compile time "
+               "(it depends on the data: give it a bound with --bound NODE=N)";
     for (unsigned i = 0; i < carried; ++i)
       if (unknownDims(op->getResult(i).getType()))
         return "loop-carried value #" + std::to_string(i) +

@@ -202,6 +202,46 @@ save(
     [[("x", np.array([1, 2, 3], np.float32)), ("m", np.array(m, np.int64))] for m in (20, 2, 0)],
 )
 
+# --- rows: the while loop with a scan output, one row per iteration --------
+# The run decides the row count: at most M (a constant 10 in rows-m10), or
+# at most the bound given to the compiler (M given at run time).
+rows_body = helper.make_graph(
+    list(while_body.node) + [helper.make_node("Identity", ["v_out"], ["row"])],
+    "rows_body",
+    list(while_body.input),
+    list(while_body.output) + [helper.make_tensor_value_info("row", F, [3])],
+)
+save(
+    "rows",
+    helper.make_graph(
+        [const("t3", np.array(True)), const("n2", np.array(0, np.int64)),
+         helper.make_node("Loop", ["m", "t3", "x", "n2"], ["y", "count", "rows"], body=rows_body)],
+        "rows",
+        [helper.make_tensor_value_info("x", F, [3]),
+         helper.make_tensor_value_info("m", TensorProto.INT64, [])],
+        [helper.make_tensor_value_info("y", F, [3]),
+         helper.make_tensor_value_info("count", TensorProto.INT64, []),
+         helper.make_tensor_value_info("rows", F, [2, 3])],
+    ),
+    [[("x", np.array([1, 2, 3], np.float32)), ("m", np.array(m, np.int64))] for m in (20, 2, 0)],
+)
+save(
+    "rows-m10",
+    helper.make_graph(
+        [const("t4", np.array(True)), const("n3", np.array(0, np.int64)),
+         const("ten", np.array(10, np.int64)),
+         helper.make_node("Loop", ["ten", "t4", "x", "n3"], ["y", "count", "rows"],
+                          body=rows_body)],
+        "rows_m10",
+        [helper.make_tensor_value_info("x", F, [3])],
+        [helper.make_tensor_value_info("y", F, [3]),
+         helper.make_tensor_value_info("count", TensorProto.INT64, []),
+         helper.make_tensor_value_info("rows", F, ["n", 3])],
+    ),
+    [[("x", np.array([1, 2, 3], np.float32))], [("x", np.array([50, 60, 70], np.float32))],
+     [("x", np.array([0.001, 0, 0], np.float32))]],
+)
+
 # --- until: no trip count, only the condition ends the loop ---------------
 save(
     "until",
