@@ -328,10 +328,15 @@ struct LoopLowering : OpConversionPattern<onnx::LoopOp> {
     // buffers of the bound's rows.
     const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
     Value capacity;
-    if (auto names = op->getAttrOfType<ArrayAttr>("onnxcc.data_dims");
-        names && !names.empty() && numOutputs > 0) {
-      auto name = dyn_cast<StringAttr>(names[0]);
-      std::optional<onnx::SymExpr> bound = name ? converter.shapes.boundOf(name) : std::nullopt;
+    // (The op keeps the symbol's name from an earlier inference that could
+    // not count the trips; only a first dim that is that symbol now counts.)
+    auto names = op->getAttrOfType<ArrayAttr>("onnxcc.data_dims");
+    auto name = names && !names.empty() ? dyn_cast<StringAttr>(names[0]) : StringAttr();
+    auto firstOutput = numOutputs > 0 ? converter.shapeOf(op->getResult(numStates))
+                                      : std::nullopt;
+    if (name && firstOutput && !firstOutput->empty() &&
+        (*firstOutput)[0] == onnx::Dim::named(name)) {
+      std::optional<onnx::SymExpr> bound = converter.shapes.boundOf(name);
       if (!bound)
         return rewriter.notifyMatchFailure(op, "its trip count has no bound");
       capacity = converter.materialize(rewriter, loc, op, *bound);

@@ -133,11 +133,12 @@ func.func @loop_swap(%x: tensor<2xf32>, %y: tensor<2xf32>) -> (tensor<2xf32>, te
 
 // -----
 
-/// A scan output of a Loop whose trip count is known only at run time has
-/// no compile-time shape.
+/// A scan output of a Loop whose trip count is known only at run time, and
+/// that nothing bounds (no constant M, no --bound), has no compile-time
+/// shape.
 func.func @loop_runtime_scan_output(%m: tensor<i64>, %x: tensor<3xf32>) -> tensor<*xf32> {
   %n = "onnx.NoValue"() : () -> none
-  // expected-error @+1 {{cannot lower 'onnx.Loop': its scan output #0 needs a trip count known at compile time (a constant M, and no condition that can end the loop early); run-time trip counts are not supported yet}}
+  // expected-error @+1 {{cannot lower 'onnx.Loop': its scan output #0 has a row per iteration, and the trip count is not known at compile time (it depends on the data: give it a bound with --bound NODE=N)}}
   %0:2 = "onnx.Loop"(%m, %n, %x) ({
   ^bb0(%i: tensor<i64>, %cond: tensor<i1>, %v: tensor<3xf32>):
     "onnx.Yield"(%cond, %v, %v) : (tensor<i1>, tensor<3xf32>, tensor<3xf32>) -> ()

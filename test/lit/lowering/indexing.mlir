@@ -78,8 +78,15 @@ func.func @scatternd(%d: tensor<4x3xf32>, %i: tensor<2x1xi64>, %u: tensor<2x3xf3
 
 // -----
 
-/// Range computes start + i * delta from runtime scalars.
+/// Range computes start + i * delta from runtime scalars. The length it was
+/// declared with is checked first: run() returns 9 unless the values give 5
+/// elements (and delta is not 0).
 // CHECK-LABEL: func.func @range
+// CHECK: call @onnxcc_check_equal
+// CHECK: %[[N:.*]] = arith.maxsi
+// CHECK: %[[NI:.*]] = arith.index_cast %[[N]] : i64 to index
+// CHECK: %[[N64:.*]] = arith.index_cast %[[NI]] : index to i64
+// CHECK: call @onnxcc_check_equal(%[[N64]], %c5_i64)
 // CHECK: %[[S:.*]] = tensor.extract %{{.*}}[]
 // CHECK: %[[D:.*]] = tensor.extract %{{.*}}[]
 // CHECK: linalg.generic
