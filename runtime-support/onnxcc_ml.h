@@ -678,6 +678,153 @@ int svm_regressor(const T *x, int64_t rows, int64_t cols, const float *support, 
   return 0;
 }
 
+/// The class probabilities `p` (k of them) that fit the pairwise ones `r`
+/// (k x k, r[i][j] = P(i | i or j)) best, by the fixed-point iteration of
+/// Wu, Lin and Weng (2004, method 2) in float with at most 100 steps, as
+/// ONNX Runtime runs it. `q` holds k * k + k floats of scratch.
+inline void pairwise_coupling(int64_t k, const float *r, float *p, float *q) {
+  float *qp = q + k * k;
+  float eps = 0.005f / static_cast<float>(k);
+  for (int64_t i = 0; i < k; ++i) {
+    p[i] = 1.0f / static_cast<float>(k);
+    q[i * k + i] = 0;
+    for (int64_t j = 0; j < i; ++j) {
+      q[i * k + i] += r[j * k + i] * r[j * k + i];
+      q[i * k + j] = q[j * k + i];
+    }
+    for (int64_t j = i + 1; j < k; ++j) {
+      q[i * k + i] += r[j * k + i] * r[j * k + i];
+      q[i * k + j] = -r[j * k + i] * r[i * k + j];
+    }
+  }
+  for (int step = 0; step < 100; ++step) {
+    float pqp = 0;
+    for (int64_t i = 0; i < k; ++i) {
+      qp[i] = 0;
+      for (int64_t j = 0; j < k; ++j)
+        qp[i] += q[i * k + j] * p[j];
+      pqp += p[i] * qp[i];
+    }
+    float worst = 0;
+    for (int64_t i = 0; i < k; ++i)
+      worst = std::max(worst, std::fabs(qp[i] - pqp));
+    if (worst < eps)
+      break;
+    for (int64_t i = 0; i < k; ++i) {
+      float diff = (pqp - qp[i]) / q[i * k + i];
+      p[i] += diff;
+      pqp = (pqp + diff * (diff * q[i * k + i] + 2 * qp[i])) / (1 + diff) / (1 + diff);
+      for (int64_t j = 0; j < k; ++j) {
+        qp[j] = (qp[j] + diff * q[i * k + j]) / (1 + diff);
+        p[j] /= (1 + diff);
+      }
+    }
+  }
+}
+
+/// SVMClassifier as ONNX Runtime computes it. With support vectors
+/// (`num_sv` > 0, `per_class` of them per class, in class order): the
+/// kernel of the row with each, then one decision value per pair of classes
+/// i < j (coef row j - 1 over class i's vectors plus coef row i over class
+/// j's, plus rho), each a vote for i (> 0) or j; the label is the first
+/// class with the most votes. The scores are the decision values (two
+/// classes: two columns from the one value s, see below), or
+/// with prob_a/prob_b the class probabilities from the pairwise Platt
+/// sigmoids (pairwise_coupling). Without support vectors, `classes` linear
+/// scores x . coef + rho[0], labelled by the best (two classes: the second
+/// when the best is > 0, or >= 0.5 with non-negative coefficients).
+/// `scratch` holds num_sv + 3 * classes^2 + classes floats, `votes`
+/// classes integers.
+template <typename T>
+int svm_classifier(const T *x, int64_t rows, int64_t cols, const float *support, int64_t num_sv,
+                   const int64_t *per_class, int64_t classes, const float *coef,
+                   const float *rho, const float *prob_a, const float *prob_b, bool proba,
+                   int32_t kernel, const float *params, int32_t post, bool coef_positive,
+                   const int64_t *class_labels, const int8_t *label_chars, bool strings,
+                   void *y, float *z, int64_t z_width, float *scratch, int64_t *votes) {
+  const char *chars = reinterpret_cast<const char *>(label_chars);
+  float *kernels = scratch;
+  float *pairs = kernels + num_sv;
+  float *pairwise = pairs + classes * classes;
+  float *q = pairwise + classes * classes;
+  for (int64_t r = 0; r < rows; ++r) {
+    const T *xr = x + r * cols;
+    float *zr = z + r * z_width;
+    if (num_sv == 0) {
+      // Linear: a score per class.
+      float best_score = 0;
+      int64_t best = 0;
+      for (int64_t k = 0; k < classes; ++k) {
+        zr[k] = svm_kernel(xr, coef + k * cols, cols, 0, params) + rho[0];
+        if (k == 0 || zr[k] > best_score)
+          best_score = zr[k], best = k;
+      }
+      if (classes == 2 && !proba &&
+          ((coef_positive && best_score >= 0.5f) || (!coef_positive && best_score > 0)))
+        best = 1;
+      write_label(y, r, class_labels, chars, strings, best);
+      post_transform(zr, classes, post);
+      continue;
+    }
+    for (int64_t v = 0; v < num_sv; ++v)
+      kernels[v] = svm_kernel(xr, support + v * cols, cols, kernel, params);
+    for (int64_t k = 0; k < classes; ++k)
+      votes[k] = 0;
+    int64_t pair = 0;
+    for (int64_t i = 0, start_i = 0; i < classes; start_i += per_class[i], ++i) {
+      for (int64_t j = i + 1, start_j = start_i + per_class[i]; j < classes;
+           start_j += per_class[j], ++j) {
+        double sum = 0;
+        for (int64_t m = 0; m < per_class[i]; ++m)
+          sum += coef[(j - 1) * num_sv + start_i + m] * kernels[start_i + m];
+        for (int64_t m = 0; m < per_class[j]; ++m)
+          sum += coef[i * num_sv + start_j + m] * kernels[start_j + m];
+        sum += rho[pair];
+        pairs[pair++] = static_cast<float>(sum);
+        ++votes[sum > 0 ? i : j];
+      }
+    }
+    int64_t best = 0;
+    for (int64_t k = 1; k < classes; ++k)
+      if (votes[k] > votes[best])
+        best = k;
+    write_label(y, r, class_labels, chars, strings, best);
+    if (proba) {
+      // Platt's sigmoid per pair, kept off 0 and 1, then the coupling.
+      pair = 0;
+      for (int64_t i = 0; i < classes; ++i)
+        for (int64_t j = i + 1; j < classes; ++j, ++pair) {
+          float p = 1 - logistic(pairs[pair] * prob_a[pair] + prob_b[pair]);
+          p = std::min(std::max(p, 1.0e-7f), 1 - 1.0e-7f);
+          pairwise[i * classes + j] = p;
+          pairwise[j * classes + i] = 1 - p;
+        }
+      pairwise_coupling(classes, pairwise, zr, q);
+      post_transform(zr, classes, post);
+      continue;
+    }
+    if (classes == 2) {
+      // As ONNX Runtime 1.30 writes them: -s and s; logistic of both;
+      // probit of s and 0; 1 - s and s for the softmaxes.
+      float s = pairs[0];
+      if (post == post_none) {
+        zr[0] = -s, zr[1] = s;
+      } else if (post == post_logistic) {
+        zr[0] = logistic(-s), zr[1] = logistic(s);
+      } else if (post == post_probit) {
+        zr[0] = probit(s), zr[1] = 0;
+      } else {
+        zr[0] = 1 - s, zr[1] = s;
+      }
+      continue;
+    }
+    for (int64_t k = 0; k < pair; ++k)
+      zr[k] = pairs[k];
+    post_transform(zr, pair, post);
+  }
+  return 0;
+}
+
 //===----------------------------------------------------------------------===//
 // Encoders
 //===----------------------------------------------------------------------===//

@@ -151,10 +151,22 @@ LogicalResult MLTreeEnsembleOp::inferShapes(ShapeContext &ctx) {
                          /*labels=*/false);
 }
 
-// Not lowered yet (the lowering refuses them by name); maps have no shape.
+/// Z has a column per class, except for support vectors without
+/// probabilities: a column per pair of classes (two for two classes).
 LogicalResult MLSVMClassifierOp::inferShapes(ShapeContext &ctx) {
-  return predictorShapes(ctx, numLabels(getOperation()), /*labels=*/true);
+  int64_t classes = numLabels(getOperation());
+  int64_t vectors = 0;
+  if (auto perClass = getVectorsPerClass())
+    for (int64_t v : *perClass)
+      vectors += std::max<int64_t>(v, 0);
+  bool probabilities = getProbA() && !getProbA()->empty();
+  int64_t width = classes;
+  if (vectors > 0 && !probabilities)
+    width = classes > 2 ? classes * (classes - 1) / 2 : 2;
+  return predictorShapes(ctx, width, /*labels=*/true);
 }
+
+// Not lowered yet (the lowering refuses them by name); maps have no shape.
 LogicalResult MLSVMRegressorOp::inferShapes(ShapeContext &ctx) {
   return predictorShapes(ctx, 1, /*labels=*/false);
 }

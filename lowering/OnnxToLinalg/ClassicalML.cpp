@@ -1337,6 +1337,106 @@ struct SVMRegressorLowering : OpConversionPattern<onnx::MLSVMRegressorOp> {
   }
 };
 
+/// SVMClassifier: support vectors grouped by class (vectors_per_class) with
+/// one-vs-one coefficients, or (no support vectors) a linear model per
+/// class; see onnxcc_rt::ml::svm_classifier for what it computes.
+struct SVMClassifierLowering : OpConversionPattern<onnx::MLSVMClassifierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::MLSVMClassifierOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto yType = staticResultType(rewriter, getTypeConverter(), op, 0);
+    auto zType = staticResultType(rewriter, getTypeConverter(), op, 1);
+    auto dims = rowsAndFeatures(op, adaptor.getX());
+    auto labels = classLabels(op);
+    if (!yType || !zType || failed(dims) || failed(labels))
+      return failure();
+    auto [rows, cols] = *dims;
+    int64_t classes = labels->first.size();
+    std::optional<int32_t> kernel = llvm::StringSwitch<std::optional<int32_t>>(op.getKernelType())
+                                        .Case("LINEAR", 0)
+                                        .Case("POLY", 1)
+                                        .Case("RBF", 2)
+                                        .Case("SIGMOID", 3)
+                                        .Default(std::nullopt);
+    if (!kernel)
+      return fail(op,
+                  "kernel_type '" + op.getKernelType() + "' is not LINEAR, POLY, RBF or SIGMOID");
+    auto post = postCode(op.getPostTransform());
+    if (!post)
+      return fail(op, "post_transform '" + op.getPostTransform() + "' is unknown");
+    SmallVector<int64_t> perClass;
+    if (auto v = op.getVectorsPerClass())
+      perClass.assign(v->begin(), v->end());
+    int64_t numSV = 0;
+    for (int64_t v : perClass) {
+      if (v < 0)
+        return fail(op, "vectors_per_class holds a negative count");
+      numSV += v;
+    }
+    SmallVector<double> coef = realsOf(op.getCoefficients(), std::nullopt);
+    SmallVector<double> support = realsOf(op.getSupportVectors(), std::nullopt);
+    SmallVector<double> rho = realsOf(op.getRho(), std::nullopt);
+    SmallVector<double> probA = realsOf(op.getProbA(), std::nullopt);
+    SmallVector<double> probB = realsOf(op.getProbB(), std::nullopt);
+    SmallVector<double> params = realsOf(op.getKernelParams(), std::nullopt);
+    params.resize(3, 0.0);
+    int64_t pairs = classes * (classes - 1) / 2;
+    bool proba = !probA.empty();
+    if (probA.size() != probB.size())
+      return fail(op, "prob_a and prob_b differ in length");
+    if (numSV > 0) {
+      if (static_cast<int64_t>(perClass.size()) != classes)
+        return fail(op, "vectors_per_class has " + Twine(perClass.size()) + " counts for " +
+                            Twine(classes) + " classes");
+      if (static_cast<int64_t>(support.size()) != numSV * cols ||
+          static_cast<int64_t>(coef.size()) != (classes - 1) * numSV ||
+          static_cast<int64_t>(rho.size()) != pairs ||
+          (proba && static_cast<int64_t>(probA.size()) != pairs))
+        return fail(op, "support_vectors, coefficients, rho and prob_a/prob_b do not fit " +
+                            Twine(numSV) + " support vectors of " + Twine(cols) +
+                            " features and " + Twine(classes) + " classes");
+    } else if (static_cast<int64_t>(coef.size()) != classes * cols || rho.empty()) {
+      return fail(op, "coefficients and rho do not fit a linear model of " + Twine(classes) +
+                          " classes over " + Twine(cols) + " features");
+    }
+    int64_t width = zType.getRank() == 2 ? zType.getDimSize(1) : -1;
+    int64_t want = numSV > 0 && !proba ? (classes > 2 ? pairs : 2) : classes;
+    if (classes < 2 || width != want || yType.getNumElements() != rows)
+      return fail(op, "the scores are not [N, " + Twine(want) + "] for " + Twine(classes) +
+                          " classes");
+    bool positive = llvm::all_of(coef, [](double c) { return c >= 0; });
+    Type f32 = rewriter.getF32Type();
+    RuntimeCall call(rewriter, op);
+    call.input(adaptor.getX());
+    call.index(rows);
+    call.index(cols);
+    call.reals(support, f32);
+    call.index(numSV);
+    call.i64s(perClass);
+    call.index(classes);
+    call.reals(coef, f32);
+    call.reals(rho, f32);
+    call.reals(probA, f32);
+    call.reals(probB, f32);
+    call.flag(proba);
+    call.i32(*kernel);
+    call.reals(params, f32);
+    call.i32(*post);
+    call.flag(positive);
+    call.i64s(labels->first);
+    call.chars(labels->second.bytes);
+    call.flag(op.getClasslabelsStrings().has_value());
+    call.output(yType);
+    call.output(zType);
+    call.index(width);
+    call.output(RankedTensorType::get({numSV + 3 * classes * classes + classes}, f32));
+    call.output(RankedTensorType::get({classes}, rewriter.getI64Type()));
+    call.emit("onnxcc_rt::ml::svm_classifier");
+    rewriter.replaceOp(op, {call.result(0), call.result(1)});
+    return success();
+  }
+};
+
 /// The ai.onnx.ml ops not lowered yet: a clear error rather than a missing
 /// pattern's generic one.
 template <typename Op> struct UnsupportedMLLowering : OpConversionPattern<Op> {
@@ -1355,7 +1455,7 @@ void populateClassicalMLPatterns(OnnxTypeConverter &converter, RewritePatternSet
       LabelEncoderLowering, CategoryMapperLowering, BinarizerLowering,
       ArrayFeatureExtractorLowering, ScalerLowering, NormalizerLowering, LinearRegressorLowering,
       LinearClassifierLowering, TfIdfVectorizerLowering, ImputerLowering, OneHotEncoderLowering,
-      UnsupportedMLLowering<onnx::MLSVMClassifierOp>, SVMRegressorLowering,
+      SVMClassifierLowering, SVMRegressorLowering,
       FeatureVectorizerLowering, UnsupportedMLLowering<onnx::MLCastMapOp>,
       UnsupportedMLLowering<onnx::MLDictVectorizerOp>, UnsupportedMLLowering<onnx::MLZipMapOp>>(
       converter, patterns.getContext());

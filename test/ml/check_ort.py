@@ -1,7 +1,8 @@
 """Hand-made ai.onnx.ml models that cover what the scikit-learn models do
 not (every aggregate function and post transform of a tree ensemble, missing
-values, the binary linear classifier, OneHotEncoder, Imputer, FeatureVectorizer,
-string class labels),
+values, the binary linear classifier, SVMClassifier with each kernel, two or
+more classes, probabilities or its linear form, OneHotEncoder, Imputer,
+FeatureVectorizer, string class labels),
 checked against ONNX Runtime:
 test/difftest/ort_run.js computes each model's outputs on seeded random
 inputs and `onnxcc verify` compares (labels exactly, scores within 1e-5
@@ -83,6 +84,32 @@ def linear_binary(rng, post):
     return [node], [("Y", TensorProto.INT64, [32]), ("Z", TensorProto.FLOAT, [32, 2])]
 
 
+def svm_classifier(rng, classes, post, kernel="RBF", per_class=None, proba=False,
+                   positive=False):
+    """SVMClassifier: with support vectors (per_class of them per class),
+    else the linear form (a coefficient row per class)."""
+    attrs = dict(classlabels_ints=[3 * k + 1 for k in range(classes)], post_transform=post,
+                 kernel_type=kernel, kernel_params=[0.3, 0.5, 2.0])
+    pairs = classes * (classes - 1) // 2
+    if per_class:
+        n = sum(per_class)
+        attrs.update(vectors_per_class=per_class,
+                     support_vectors=[float(v) for v in rng.normal(size=n * 5)],
+                     coefficients=[float(v) for v in rng.normal(size=(classes - 1) * n)],
+                     rho=[float(v) for v in rng.normal(size=pairs) / 4])
+        if proba:
+            attrs.update(prob_a=[float(v) for v in -1 - rng.uniform(size=pairs)],
+                         prob_b=[float(v) for v in rng.normal(size=pairs) / 4])
+        width = classes if proba else (pairs if classes > 2 else 2)
+    else:
+        coef = rng.normal(size=classes * 5)
+        attrs.update(coefficients=[float(abs(v) / 4 if positive else v) for v in coef],
+                     rho=[0.1])
+        width = classes
+    node = helper.make_node("SVMClassifier", ["X"], ["Y", "Z"], domain=ML, **attrs)
+    return [node], [("Y", TensorProto.INT64, [32]), ("Z", TensorProto.FLOAT, [32, width])]
+
+
 def one_hot(rng, zeros):
     """Categories 1..5 of int64 input holding 0..5 (0 is unknown)."""
     node = helper.make_node("OneHotEncoder", ["X"], ["Y"], domain=ML,
@@ -116,6 +143,17 @@ def cases():
     yield "classifier4_softmax_zero", classifier(rng, 4, "SOFTMAX_ZERO")
     for post in ["NONE", "LOGISTIC", "SOFTMAX"]:
         yield "linear_binary_" + post.lower(), linear_binary(rng, post)
+    yield "svm_rbf3_none", svm_classifier(rng, 3, "NONE", per_class=[3, 2, 4])
+    yield "svm_poly3_logistic", svm_classifier(rng, 3, "LOGISTIC", "POLY", per_class=[2, 3, 2])
+    yield "svm_sigmoid2_none", svm_classifier(rng, 2, "NONE", "SIGMOID", per_class=[3, 4])
+    for post in ["LOGISTIC", "SOFTMAX", "PROBIT"]:
+        yield "svm_rbf2_" + post.lower(), svm_classifier(rng, 2, post, per_class=[4, 2])
+    yield "svm_rbf4_proba", svm_classifier(rng, 4, "NONE", per_class=[2, 3, 2, 3], proba=True)
+    yield "svm_linear2_proba", svm_classifier(rng, 2, "NONE", "LINEAR", per_class=[3, 3],
+                                              proba=True)
+    yield "svm_linear3_softmax", svm_classifier(rng, 3, "SOFTMAX")
+    yield "svm_linear2_none", svm_classifier(rng, 2, "NONE")
+    yield "svm_linear2_positive", svm_classifier(rng, 2, "NONE", positive=True)
     yield "one_hot_encoder", one_hot(rng, 1)
     yield "imputer", imputer(rng)
     yield "feature_vectorizer", feature_vectorizer(rng)
@@ -160,7 +198,7 @@ def main():
             print("FAIL %s: %s" % (name, " | ".join((r.stderr + r.stdout).strip().splitlines()[-3:])))
         else:
             print("PASS %s" % name)
-        if name.startswith("classifier") or name.startswith("linear_binary"):
+        if name.startswith(("classifier", "linear_binary", "svm_")):
             failed += check_string_labels(onnxcc, name, model, d, data, atol)
     return 1 if failed else 0
 

@@ -4,7 +4,7 @@ onnxcc's compiled models with the estimators' own predictions.
 
 Supported: DecisionTree/RandomForest/ExtraTrees classifiers and regressors,
 GradientBoostingRegressor, LogisticRegression, LinearSVC (multiclass),
-LinearRegression, SVR (each kernel), StandardScaler, MinMaxScaler, Normalizer,
+LinearRegression, SVC and SVR (each kernel), StandardScaler, MinMaxScaler, Normalizer,
 Binarizer, SimpleImputer, and Pipelines of them (transforms then one
 predictor); XGBRegressor from its JSON dump, as onnxmltools converts it.
 """
@@ -204,7 +204,26 @@ def svr(model, x, y):
         rho=[float(model.intercept_[0])])], [y]
 
 
+def svc(model, x, y):
+    """SVC: support vectors grouped by class, libsvm's one-vs-one dual
+    coefficients and intercepts (scikit-learn negates its public ones for two
+    classes: the private _dual_coef_/_intercept_ keep libsvm's signs), and
+    Platt's pairwise sigmoids when it was fitted with probability=True."""
+    attrs = dict(kernel_type=model.kernel.upper(),
+                 kernel_params=[float(model._gamma), float(model.coef0), float(model.degree)],
+                 vectors_per_class=[int(n) for n in model.n_support_],
+                 support_vectors=model.support_vectors_.ravel().tolist(),
+                 coefficients=model._dual_coef_.ravel().tolist(),
+                 rho=model._intercept_.tolist(),
+                 classlabels_ints=[int(c) for c in model.classes_])
+    if model.probability:
+        attrs.update(prob_a=model.probA_.tolist(), prob_b=model.probB_.tolist())
+    return [helper.make_node("SVMClassifier", [x], [y, y + "_scores"], domain=ML,
+                             **attrs)], [y, y + "_scores"]
+
+
 CONVERTERS = {
+    "SVC": svc,
     "SVR": svr,
     "LinearSVC": linear_svc,
     "XGBRegressor": xgboost_regressor,
@@ -231,6 +250,8 @@ def convert(model, rows, features, opset=3):
     last = steps[-1]
     if hasattr(last, "classes_"):
         n = len(last.classes_)
+        if type(last).__name__ == "SVC" and not last.probability:
+            n = n * (n - 1) // 2 if n > 2 else 2  # a decision value per pair
         outputs = [helper.make_tensor_value_info("Y", TensorProto.INT64, [rows]),
                    helper.make_tensor_value_info("Y_scores", TensorProto.FLOAT, [rows, n])]
     elif type(last).__name__ in ("StandardScaler", "MinMaxScaler", "Normalizer",
