@@ -18,6 +18,7 @@
 #include "dialects/onnx/ShapeContext.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -1616,6 +1617,29 @@ static Operation::operand_range yieldedValues(Region &region) {
 }
 
 /// Each result joins what the two branches yield.
+/// The shape of `v`, yielded by `region`, as seen outside it: a dim that
+/// the data decides inside the region (ShapeContext::dataDim of an op in
+/// it) has no value outside, so it is unknown there.
+static std::optional<Shape> yieldedShape(ShapeContext &ctx, Region &region, Value v) {
+  std::optional<Shape> shape = ctx.getShape(v);
+  if (!shape)
+    return shape;
+  llvm::SmallPtrSet<const void *, 4> inner;
+  region.walk([&](Operation *op) {
+    if (auto names = op->getAttrOfType<ArrayAttr>("onnxcc.data_dims"))
+      for (Attribute a : names)
+        inner.insert(a.getAsOpaquePointer());
+  });
+  if (inner.empty())
+    return shape;
+  for (Dim &d : *shape)
+    if (d.isSymbolic() && llvm::any_of(d.expr.symbols(), [&](StringAttr s) {
+          return inner.contains(s.getAsOpaquePointer());
+        }))
+      d = Dim::unknown();
+  return shape;
+}
+
 LogicalResult IfOp::inferShapes(ShapeContext &ctx) {
   if (getThenBranch().empty() || getElseBranch().empty())
     return success();
@@ -1624,7 +1648,8 @@ LogicalResult IfOp::inferShapes(ShapeContext &ctx) {
   for (unsigned i = 0, e = getNumResults(); i < e; ++i) {
     if (i >= thenValues.size() || i >= elseValues.size())
       break;
-    if (auto s = joinShapes(ctx.getShape(thenValues[i]), ctx.getShape(elseValues[i])))
+    if (auto s = joinShapes(yieldedShape(ctx, getThenBranch(), thenValues[i]),
+                            yieldedShape(ctx, getElseBranch(), elseValues[i])))
       ctx.setShape(i, *s);
   }
   return success();
@@ -1682,7 +1707,7 @@ LogicalResult LoopOp::inferShapes(ShapeContext &ctx) {
   for (unsigned i = 0, e = getNumResults(); i < e; ++i) {
     if (i + 1 >= yielded.size())
       break;
-    auto body = ctx.getShape(yielded[i + 1]);
+    auto body = yieldedShape(ctx, getBody(), yielded[i + 1]);
     if (i < carried) {
       if (auto s = joinShapes(ctx.getShape(initial[i]), body))
         ctx.setShape(i, *s);
@@ -1722,7 +1747,7 @@ LogicalResult ScanOp::inferShapes(ShapeContext &ctx) {
   auto outputAxes = getScanOutputAxes();
   for (int64_t i = 0, e = getNumResults(); i < e && i < static_cast<int64_t>(yielded.size());
        ++i) {
-    auto body = ctx.getShape(yielded[i]);
+    auto body = yieldedShape(ctx, getBody(), yielded[i]);
     if (i < numStates) {
       if (auto s = joinShapes(ctx.getShape(inputs[i]), body))
         ctx.setShape(i, *s);
@@ -2323,6 +2348,12 @@ LogicalResult SliceOp::inferShapes(ShapeContext &ctx) {
     axes.emplace();
     for (int64_t i = 0, e = starts->size(); i < e; ++i)
       axes->push_back(i);
+  } else if (auto s = ctx.operandShape(1); s && s->size() == 1 && (*s)[0].isStatic() &&
+                                            (*s)[0].size <= rank) {
+    // Starts given at run time: the first as many axes as it has values.
+    axes.emplace();
+    for (int64_t i = 0; i < (*s)[0].size; ++i)
+      axes->push_back(i);
   }
   std::optional<SmallVector<int64_t>> steps;
   if (ctx.hasOperand(4))
@@ -2343,10 +2374,21 @@ LogicalResult SliceOp::inferShapes(ShapeContext &ctx) {
     }
   }
   if (!starts || !ends || !axes || !steps) {
-    // Only the sliced dims are unknown when the axes are.
+    // Only the sliced dims are unknown when the axes are. With the steps
+    // known, starts and ends given at run time make each sliced dim one the
+    // run decides, at most the input's, unless the model declares a static
+    // size there (run() checks it).
+    auto declared = dyn_cast<RankedTensorType>(getOutput().getType());
+    bool ranked = declared && declared.getRank() == rank;
+    bool stepsKnown = !ctx.hasOperand(4) ||
+                      (steps && llvm::none_of(*steps, [](int64_t s) { return s == 0; }));
     if (axes)
-      for (int64_t a : *axes)
-        out[*normalizeAxis(a, rank)] = Dim::unknown();
+      for (int64_t a : *axes) {
+        int64_t axis = *normalizeAxis(a, rank);
+        bool declaredStatic = ranked && !declared.isDynamicDim(axis);
+        out[axis] = stepsKnown && !declaredStatic ? ctx.dataDim(axis, (*x)[axis])
+                                                  : Dim::unknown();
+      }
     else
       out = Shape(rank, Dim::unknown());
     ctx.setShape(0, out);
@@ -2565,6 +2607,13 @@ LogicalResult TopKOp::inferShapes(ShapeContext &ctx) {
                     Twine(x->size()));
   Shape out = *x;
   out[*axis] = Dim::unknown();
+  // K given at run time: the run decides the dim, at most the axis's,
+  // unless the model declares a static size there (run() checks it).
+  auto declared = dyn_cast<RankedTensorType>(getValues().getType());
+  bool declaredStatic = declared && declared.getRank() == static_cast<int64_t>(x->size()) &&
+                        !declared.isDynamicDim(*axis);
+  if (!operandScalar(ctx, 1) && !declaredStatic)
+    out[*axis] = ctx.dataDim(0, (*x)[*axis]);
   if (auto k = operandScalar(ctx, 1)) {
     if (*k < 0)
       return ctx.fail("K " + Twine(*k) + " is negative");

@@ -505,8 +505,10 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
     auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
     if (failed(typeAndSizes))
       return failure();
-    if (!typeAndSizes->first.hasStaticShape() ||
-        !cast<RankedTensorType>(adaptor.getData().getType()).hasStaticShape())
+    bool staticInput = cast<RankedTensorType>(adaptor.getData().getType()).hasStaticShape();
+    if (staticInput && !typeAndSizes->first.hasStaticShape() && op->hasAttr("onnxcc.data_dims"))
+      return lowerAtRunTime(op, adaptor, typeAndSizes->first, rewriter);
+    if (!typeAndSizes->first.hasStaticShape() || !staticInput)
       return lowerSymbolic(op, adaptor, typeAndSizes->first, rewriter);
     RankedTensorType type = typeAndSizes->first;
     Value input = adaptor.getData();
@@ -705,7 +707,8 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
   /// and step are computed once, with the ONNX clamping, and a generic reads
   /// in[start + i * step] (clamped into the input, whatever the data). run()
   /// returns 9 unless the values give the static result dims (and no step
-  /// is 0).
+  /// is 0); a result dim the run decides (SliceOp::inferShapes) is the count
+  /// the values give.
   LogicalResult lowerAtRunTime(onnx::SliceOp op, OpAdaptor adaptor, RankedTensorType type,
                                ConversionPatternRewriter &rewriter) const {
     Value input = adaptor.getData();
@@ -786,9 +789,21 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
         count[d] = select(here, c, count[d]);
       }
     }
-    for (int64_t d = 0; d < rank; ++d)
-      checkDeclaredDim(rewriter, loc, op, count[d], type.getDimSize(d));
-    if (type.getNumElements() == 0) {
+    SmallVector<Value> dataSizes;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!type.isDynamicDim(d)) {
+        checkDeclaredDim(rewriter, loc, op, count[d], type.getDimSize(d));
+        continue;
+      }
+      Value n = onnxConverter(getTypeConverter())
+                    .defineDataDim(rewriter, loc, op, d,
+                                   arith::IndexCastOp::create(rewriter, loc,
+                                                              rewriter.getIndexType(), count[d]));
+      if (!n)
+        return rewriter.notifyMatchFailure(op, "a sliced dim has no bound");
+      dataSizes.push_back(n);
+    }
+    if (type.hasStaticShape() && type.getNumElements() == 0) {
       rewriter.replaceOp(op, emptyOf(rewriter, loc, type));
       return success();
     }
@@ -806,7 +821,8 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
                                     indexConst(b, l, inType.getDimSize(d) - 1)));
           }
           return tensor::ExtractOp::create(b, l, input, at);
-        });
+        },
+        dataSizes);
     rewriter.replaceOp(op, result);
     return success();
   }

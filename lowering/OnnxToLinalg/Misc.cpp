@@ -231,12 +231,6 @@ struct TopKLowering : OpConversionPattern<onnx::TopKOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::TopKOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto valuesType = staticResultType(rewriter, getTypeConverter(), op, 0);
-    if (!valuesType)
-      return failure();
-    auto indicesType = staticResultType(rewriter, getTypeConverter(), op, 1);
-    if (!indicesType)
-      return failure();
     auto xType = dyn_cast<RankedTensorType>(adaptor.getX().getType());
     if (!xType || xType.getRank() == 0)
       return rewriter.notifyMatchFailure(op, "X needs a ranked shape of rank >= 1");
@@ -244,6 +238,46 @@ struct TopKLowering : OpConversionPattern<onnx::TopKOp> {
     int64_t axis = normalizeAxis(op.getAxis(), rank);
     if (axis < 0)
       return rewriter.notifyMatchFailure(op, "axis out of range");
+    // K given at run time with no size declared: the run decides the dim
+    // (TopKOp::inferShapes), a K outside [0, the axis's size] is status 9.
+    Location loc = op.getLoc();
+    auto dataValues = dyn_cast<RankedTensorType>(getTypeConverter()->convertType(op.getValues().getType()));
+    Value runK;
+    if (dataValues && dataValues.getRank() == rank && dataValues.isDynamicDim(axis) &&
+        op->hasAttr("onnxcc.data_dims")) {
+      Value k = scalarOf(rewriter, loc, adaptor.getK());
+      Type i64 = rewriter.getI64Type();
+      if (k.getType() != i64)
+        k = arith::ExtSIOp::create(rewriter, loc, i64, k);
+      Value n = arith::IndexCastOp::create(
+          rewriter, loc, i64, tensor::DimOp::create(rewriter, loc, adaptor.getX(), axis));
+      Value zero = arith::ConstantIntOp::create(rewriter, loc, i64, 0);
+      Value outside = arith::OrIOp::create(
+          rewriter, loc, arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, k, zero),
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sgt, k, n));
+      checkDeclaredDim(rewriter, loc, op, outside, 0);
+      k = arith::SelectOp::create(rewriter, loc, outside, zero, k);
+      runK = onnxConverter(getTypeConverter())
+                 .defineDataDim(rewriter, loc, op, 0,
+                                arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), k));
+      if (!runK)
+        return rewriter.notifyMatchFailure(op, "K has no bound");
+    }
+    RankedTensorType valuesType, indicesType;
+    if (runK) {
+      valuesType = dataValues;
+      indicesType = RankedTensorType::get(dataValues.getShape(), rewriter.getI64Type());
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != axis && dataValues.isDynamicDim(d))
+          return rewriter.notifyMatchFailure(op, "X needs static dims off the axis");
+    } else {
+      valuesType = staticResultType(rewriter, getTypeConverter(), op, 0);
+      if (!valuesType)
+        return failure();
+      indicesType = staticResultType(rewriter, getTypeConverter(), op, 1);
+      if (!indicesType)
+        return failure();
+    }
     // A symbolic length along the axis is at least K (checked at run time,
     // see checkDimConstraints); the other dims are static.
     for (int64_t d = 0; d < rank; ++d)
@@ -252,7 +286,7 @@ struct TopKLowering : OpConversionPattern<onnx::TopKOp> {
     int64_t n = xType.getDimSize(axis);
     if (valuesType.getRank() != rank)
       return rewriter.notifyMatchFailure(op, "Values must have the rank of X");
-    int64_t k = valuesType.getDimSize(axis);
+    int64_t k = runK ? 0 : valuesType.getDimSize(axis);
     for (int64_t d = 0; d < rank; ++d)
       if (d != axis && valuesType.getDimSize(d) != xType.getDimSize(d))
         k = -1;
@@ -260,10 +294,12 @@ struct TopKLowering : OpConversionPattern<onnx::TopKOp> {
         indicesType.getShape() != valuesType.getShape())
       return rewriter.notifyMatchFailure(op, "result shapes disagree with X and K");
 
-    Location loc = op.getLoc();
     // K known only at run time: run() returns 9 unless it is the declared K.
-    if (!matchPattern(adaptor.getK(), m_Constant()))
+    if (!runK && !matchPattern(adaptor.getK(), m_Constant()))
       checkDeclaredDim(rewriter, loc, op, scalarOf(rewriter, loc, adaptor.getK()), k);
+    SmallVector<Value> outSizes;
+    if (runK)
+      outSizes.push_back(runK);
     SmallVector<Value> xSizes;
     if (ShapedType::isDynamic(n))
       xSizes.push_back(tensor::DimOp::create(rewriter, loc, adaptor.getX(), axis));
@@ -323,8 +359,9 @@ struct TopKLowering : OpConversionPattern<onnx::TopKOp> {
     Type elem = valuesType.getElementType();
     auto pick = linalg::GenericOp::create(
         rewriter, loc, TypeRange{valuesType, indicesType}, ValueRange{x, ranks},
-        ValueRange{buildFilled(rewriter, loc, valuesType, rewriter.getZeroAttr(elem)),
-                   buildFilled(rewriter, loc, indicesType, rewriter.getI64IntegerAttr(0))},
+        ValueRange{buildFilled(rewriter, loc, valuesType, rewriter.getZeroAttr(elem), outSizes),
+                   buildFilled(rewriter, loc, indicesType, rewriter.getI64IntegerAttr(0),
+                               outSizes)},
         pickMaps, rankIters, [&](OpBuilder &b, Location l, ValueRange args) {
           Value j = arith::IndexCastOp::create(b, l, i64, linalg::IndexOp::create(b, l, axis));
           Value i = arith::IndexCastOp::create(b, l, i64, linalg::IndexOp::create(b, l, rank));

@@ -951,6 +951,10 @@ void populateSignalPatterns(OnnxTypeConverter &converter, RewritePatternSet &pat
 void populateGeometryPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns);
 
 bool lowersSymbolicDims(Operation *op) {
+  // TopK with K given at run time: its axis dim is the run's (its other
+  // dims stay static).
+  if (isa<onnx::TopKOp>(op) && op->hasAttr("onnxcc.data_dims"))
+    return true;
   return isSymbolicElementwise(op) || hasSymbolicWindow(op) ||
          isa<onnx::MatMulOp, onnx::GemmOp, onnx::ReshapeOp, onnx::FlattenOp, onnx::SqueezeOp,
              onnx::UnsqueezeOp, onnx::TransposeOp, onnx::GatherOp, onnx::SliceOp, onnx::SoftmaxOp,

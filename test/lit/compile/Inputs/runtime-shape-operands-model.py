@@ -108,3 +108,38 @@ model("range", h.make_node("Range", ["start", "limit", "delta"], ["y"]),
        [("y", np.arange(1, 2.5, 0.5, dtype=np.float32))]),
       ([("start", f32(0)), ("limit", f32(5)), ("delta", f32(1))],
        [("y", np.arange(0, 5, 1, dtype=np.float32))]))
+
+# The same Slice and TopK with the dim left to the run (a dim_param where the
+# values decide it): one compiled model for each of the datasets, whose
+# results have different sizes.
+
+
+def model_data(name, node, inputs, outputs, datasets):
+    graph = h.make_graph([node], name, inputs, outputs)
+    m = h.make_model(graph, opset_imports=[h.make_opsetid("", 18)])
+    onnx.checker.check_model(m)
+    os.makedirs(os.path.join(out, name), exist_ok=True)
+    onnx.save(m, os.path.join(out, name, "model.onnx"))
+    for k, (feeds, refs) in enumerate(datasets):
+        folder = os.path.join(out, name, "data")
+        os.makedirs(os.path.join(folder, "test_data_set_%d" % k), exist_ok=True)
+        for i, (n, v) in enumerate(feeds):
+            with open(os.path.join(folder, "test_data_set_%d" % k, f"input_{i}.pb"), "wb") as f:
+                f.write(nh.from_array(v, n).SerializeToString())
+        for i, (n, v) in enumerate(refs):
+            with open(os.path.join(folder, "test_data_set_%d" % k, f"output_{i}.pb"), "wb") as f:
+                f.write(nh.from_array(v, n).SerializeToString())
+
+
+model_data("slice_data", h.make_node("Slice", ["x", "starts", "ends"], ["y"]),
+           [info("x", T.FLOAT, [4, 6]), info("starts", T.INT64, [2]), info("ends", T.INT64, [2])],
+           [info("y", T.FLOAT, ["rows", "cols"])],
+           [([("x", x), ("starts", i64(1, 1)), ("ends", i64(3, 3))], [("y", x[1:3, 1:3])]),
+            ([("x", x), ("starts", i64(0, -4)), ("ends", i64(9, 6))], [("y", x[0:9, -4:6])]),
+            ([("x", x), ("starts", i64(2, 5)), ("ends", i64(2, 1))], [("y", x[2:2, 5:1])])])
+model_data("topk_data", h.make_node("TopK", ["x", "k"], ["values", "indices"]),
+           [info("x", T.FLOAT, [4, 6]), info("k", T.INT64, [1])],
+           [info("values", T.FLOAT, [4, "k"]), info("indices", T.INT64, [4, "k"])],
+           [([("x", x), ("k", i64(k))],
+             [("values", np.take_along_axis(x, order[:, :k], 1)), ("indices", order[:, :k])])
+            for k in (2, 6, 0)])
