@@ -1281,6 +1281,19 @@ struct FeatureVectorizerLowering : OpConversionPattern<onnx::MLFeatureVectorizer
   }
 };
 
+/// The kernel code of onnxcc_rt::ml::svm_kernel for `kernelType`.
+FailureOr<int32_t> svmKernel(Operation *op, StringRef kernelType) {
+  std::optional<int32_t> kernel = llvm::StringSwitch<std::optional<int32_t>>(kernelType)
+                                      .Case("LINEAR", 0)
+                                      .Case("POLY", 1)
+                                      .Case("RBF", 2)
+                                      .Case("SIGMOID", 3)
+                                      .Default(std::nullopt);
+  if (!kernel)
+    return fail(op, "kernel_type '" + kernelType + "' is not LINEAR, POLY, RBF or SIGMOID");
+  return *kernel;
+}
+
 /// SVMRegressor: support vectors [n_supports, C] and their coefficients,
 /// or (n_supports 0) a linear model of C coefficients.
 struct SVMRegressorLowering : OpConversionPattern<onnx::MLSVMRegressorOp> {
@@ -1292,15 +1305,9 @@ struct SVMRegressorLowering : OpConversionPattern<onnx::MLSVMRegressorOp> {
     if (!yType || failed(dims))
       return failure();
     auto [rows, cols] = *dims;
-    std::optional<int32_t> kernel = llvm::StringSwitch<std::optional<int32_t>>(op.getKernelType())
-                                        .Case("LINEAR", 0)
-                                        .Case("POLY", 1)
-                                        .Case("RBF", 2)
-                                        .Case("SIGMOID", 3)
-                                        .Default(std::nullopt);
-    if (!kernel)
-      return fail(op,
-                  "kernel_type '" + op.getKernelType() + "' is not LINEAR, POLY, RBF or SIGMOID");
+    FailureOr<int32_t> kernel = svmKernel(op, op.getKernelType());
+    if (failed(kernel))
+      return failure();
     if (op.getPostTransform() != "NONE")
       return fail(op,
                   "post_transform '" + op.getPostTransform() + "' is not supported (only NONE)");
@@ -1352,15 +1359,9 @@ struct SVMClassifierLowering : OpConversionPattern<onnx::MLSVMClassifierOp> {
       return failure();
     auto [rows, cols] = *dims;
     int64_t classes = labels->first.size();
-    std::optional<int32_t> kernel = llvm::StringSwitch<std::optional<int32_t>>(op.getKernelType())
-                                        .Case("LINEAR", 0)
-                                        .Case("POLY", 1)
-                                        .Case("RBF", 2)
-                                        .Case("SIGMOID", 3)
-                                        .Default(std::nullopt);
-    if (!kernel)
-      return fail(op,
-                  "kernel_type '" + op.getKernelType() + "' is not LINEAR, POLY, RBF or SIGMOID");
+    FailureOr<int32_t> kernel = svmKernel(op, op.getKernelType());
+    if (failed(kernel))
+      return failure();
     auto post = postCode(op.getPostTransform());
     if (!post)
       return fail(op, "post_transform '" + op.getPostTransform() + "' is unknown");
