@@ -2,11 +2,12 @@
 generator interface): MODEL.onnx and test_data_set_0/{input_0,output_0}.pb,
 the outputs from the estimator's own predict.
 
-  python3 test/ml/make_bench_model.py rf500|xgb300 BATCH FOLDER
+  python3 test/ml/make_bench_model.py rf500|xgb300|svc BATCH FOLDER
 
 rf500: a RandomForestRegressor of 500 trees of depth 8; xgb300: an
 XGBRegressor of 300 rounds of depth 6; both on make_regression (5000 rows,
-32 features, fixed seeds), converted by sklearn_to_onnx.py.
+32 features, fixed seeds); svc: an RBF SVC on make_classification (2000 rows,
+32 features, 4 classes); converted by sklearn_to_onnx.py.
 """
 import os
 import sys
@@ -30,14 +31,26 @@ def main():
     elif kind == "xgb300":
         import xgboost
         model = xgboost.XGBRegressor(n_estimators=300, max_depth=6, random_state=0, n_jobs=2)
+    elif kind == "svc":
+        from sklearn.datasets import make_classification
+        from sklearn.svm import SVC
+        x, y = make_classification(n_samples=2000, n_features=32, n_informative=16,
+                                   n_classes=4, random_state=0)
+        x = x.astype(np.float32)
+        model = SVC(kernel="rbf", gamma="scale", decision_function_shape="ovo")
     else:
-        raise SystemExit("unknown model kind '%s' (rf500 or xgb300)" % kind)
+        raise SystemExit("unknown model kind '%s' (rf500, xgb300 or svc)" % kind)
     model.fit(x, y)
     rows = x[:batch]
     os.makedirs(os.path.join(folder, "test_data_set_0"), exist_ok=True)
     save(sklearn_to_onnx.convert(model, batch, x.shape[1]), os.path.join(folder, "model.onnx"))
-    for name, array in [("input_0", rows),
-                        ("output_0", model.predict(rows).astype(np.float32).reshape(-1, 1))]:
+    if kind == "svc":
+        # Labels and the one-vs-one decision values.
+        outputs = [("output_0", model.predict(rows).astype(np.int64)),
+                   ("output_1", model.decision_function(rows).astype(np.float32))]
+    else:
+        outputs = [("output_0", model.predict(rows).astype(np.float32).reshape(-1, 1))]
+    for name, array in [("input_0", rows)] + outputs:
         with open(os.path.join(folder, "test_data_set_0", name + ".pb"), "wb") as f:
             f.write(numpy_helper.from_array(array).SerializeToString())
 
