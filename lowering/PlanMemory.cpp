@@ -43,15 +43,22 @@ struct Buffer {
 
 using onnx::SymExpr;
 
+/// The attributes of `arg` when it is an argument of a function, as far as
+/// the function's argument attributes reach (an output buffer added as an
+/// argument may have none: reading past them would read past the array).
+DictionaryAttr argAttrs(BlockArgument arg) {
+  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  ArrayAttr all = func && arg.getOwner()->isEntryBlock() ? func.getArgAttrsAttr() : ArrayAttr();
+  return all && arg.getArgNumber() < all.size()
+             ? dyn_cast_or_null<DictionaryAttr>(all[arg.getArgNumber()])
+             : DictionaryAttr();
+}
+
 /// The symbol an index argument stands for, or null.
 StringAttr symbolOf(Value v) {
   auto arg = dyn_cast<BlockArgument>(v);
-  if (!arg)
-    return {};
-  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
-  if (!func)
-    return {};
-  return func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "onnxcc.symbol");
+  DictionaryAttr attrs = arg ? argAttrs(arg) : DictionaryAttr();
+  return attrs ? attrs.getAs<StringAttr>("onnxcc.symbol") : StringAttr();
 }
 
 /// `v` (an index value computed from the symbols) as a polynomial. A
@@ -71,9 +78,8 @@ std::optional<SymExpr> dimPoly(Value m, int64_t d, int depth = 0, bool negated =
   if (depth > 64)
     return std::nullopt;
   if (auto arg = dyn_cast<BlockArgument>(m)) {
-    auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
-    auto dims = func ? func.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), "onnxcc.dims")
-                     : ArrayAttr();
+    DictionaryAttr attrs = argAttrs(arg);
+    auto dims = attrs ? attrs.getAs<ArrayAttr>("onnxcc.dims") : ArrayAttr();
     if (!dims || d >= static_cast<int64_t>(dims.size()))
       return std::nullopt;
     return onnx::dimFromAttr(dims[d]).asExpr();
