@@ -28,6 +28,21 @@ using namespace mlir;
 namespace onnxcc::lowering {
 namespace {
 
+/// Strings packed NUL-terminated one after the other, and their offsets.
+struct StringTable {
+  std::string bytes;
+  SmallVector<int64_t> offsets;
+  /// False when a string holds a NUL (it could not be told apart).
+  bool add(StringRef s) {
+    if (s.contains('\0'))
+      return false;
+    offsets.push_back(bytes.size());
+    bytes += s.str();
+    bytes.push_back('\0');
+    return true;
+  }
+};
+
 /// A call being assembled: its operands (buffers and scalars), its result
 /// buffers, then the call itself.
 class RuntimeCall {
@@ -63,6 +78,13 @@ public:
     constant(ArrayRef<float>(f), elem);
   }
   void index(int64_t v) { args.push_back(indexConst(b, loc, v)); }
+  /// A classifier's labels (classLabels): the ints or string offsets, the
+  /// string bytes, and whether they are strings.
+  void labels(const std::pair<SmallVector<int64_t>, StringTable> &l, bool strings) {
+    i64s(l.first);
+    chars(l.second.bytes);
+    flag(strings);
+  }
   void i32(int32_t v) { args.push_back(arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v))); }
   void flag(bool v) { args.push_back(arith::ConstantOp::create(b, loc, b.getBoolAttr(v))); }
   /// A scratch or result buffer of `type`; results are taken by `result`.
@@ -112,21 +134,6 @@ private:
   SmallVector<Value> args;
   SmallVector<std::pair<Value, RankedTensorType>> outputs;
   int64_t part = -1, parts = 1;
-};
-
-/// Strings packed NUL-terminated one after the other, and their offsets.
-struct StringTable {
-  std::string bytes;
-  SmallVector<int64_t> offsets;
-  /// False when a string holds a NUL (it could not be told apart).
-  bool add(StringRef s) {
-    if (s.contains('\0'))
-      return false;
-    offsets.push_back(bytes.size());
-    bytes += s.str();
-    bytes.push_back('\0');
-    return true;
-  }
 };
 
 LogicalResult fail(Operation *op, const Twine &why) {
@@ -628,9 +635,7 @@ struct TreeEnsembleClassifierLowering : OpConversionPattern<onnx::MLTreeEnsemble
     call.i32(*post);
     call.reals(base, s);
     call.index(base.size());
-    call.i64s(labels->first);
-    call.chars(labels->second.bytes);
-    call.flag(op.getClasslabelsStrings().has_value());
+    call.labels(*labels, op.getClasslabelsStrings().has_value());
     call.flag(binary);
     call.flag(allPositive);
     call.output(yType);
@@ -1140,9 +1145,7 @@ struct LinearClassifierLowering : OpConversionPattern<onnx::MLLinearClassifierOp
       return failure();
     call.index(classes);
     call.i32(*post);
-    call.i64s(labels->first);
-    call.chars(labels->second.bytes);
-    call.flag(op.getClasslabelsStrings().has_value());
+    call.labels(*labels, op.getClasslabelsStrings().has_value());
     call.index(labels->first.size());
     call.output(yType);
     call.output(zType);
@@ -1424,9 +1427,7 @@ struct SVMClassifierLowering : OpConversionPattern<onnx::MLSVMClassifierOp> {
     call.reals(params, f32);
     call.i32(*post);
     call.flag(positive);
-    call.i64s(labels->first);
-    call.chars(labels->second.bytes);
-    call.flag(op.getClasslabelsStrings().has_value());
+    call.labels(*labels, op.getClasslabelsStrings().has_value());
     call.output(yType);
     call.output(zType);
     call.index(width);

@@ -33,6 +33,21 @@ Value i64Const(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
 }
 
+/// Whether the values of shape operand `i` of `op` (`converted`, a 1-D
+/// tensor of `length` values) are known only at run time: not a constant,
+/// and not computed from dims (Shape -> Gather -> Concat chains, which shape
+/// inference followed into the result type).
+bool shapeValuesAtRunTime(Operation *op, unsigned i, Value converted, int64_t length,
+                          const OnnxTypeConverter &converter) {
+  auto type = dyn_cast<RankedTensorType>(converted.getType());
+  if (matchPattern(converted, m_Constant()) || !type || type.getRank() != 1 ||
+      type.getDimSize(0) != length)
+    return false;
+  onnx::ShapeContext ctx(op, converter.shapes);
+  auto dims = ctx.operandDims(i);
+  return !dims || !llvm::all_of(*dims, [](const onnx::Dim &d) { return d.asExpr().has_value(); });
+}
+
 /// Reshape-like ops (Reshape, Flatten, Squeeze, Unsqueeze) keep the data
 /// order: a tensor.reshape to the static result shape.
 template <typename OpTy>
@@ -108,14 +123,8 @@ struct ReshapeLikeLowering : OpConversionPattern<OpTy> {
   void checkRuntimeShape(onnx::ReshapeOp op, typename OpTy::Adaptor adaptor, Value input,
                          RankedTensorType type, ConversionPatternRewriter &rewriter) const {
     Value shape = adaptor.getShape();
-    auto shapeType = dyn_cast<RankedTensorType>(shape.getType());
-    if (matchPattern(shape, m_Constant()) || !shapeType || shapeType.getRank() != 1 ||
-        shapeType.getDimSize(0) != type.getRank())
-      return;
-    const OnnxTypeConverter &converter = onnxConverter(this->getTypeConverter());
-    onnx::ShapeContext ctx(op, converter.shapes);
-    if (auto dims = ctx.operandDims(1);
-        dims && llvm::all_of(*dims, [](const onnx::Dim &d) { return d.asExpr().has_value(); }))
+    if (!shapeValuesAtRunTime(op, 1, shape, type.getRank(),
+                              onnxConverter(this->getTypeConverter())))
       return;
     Location loc = op.getLoc();
     auto inType = cast<RankedTensorType>(input.getType());
@@ -124,7 +133,7 @@ struct ReshapeLikeLowering : OpConversionPattern<OpTy> {
     for (int64_t d = 0; d < type.getRank(); ++d) {
       if (type.isDynamicDim(d))
         continue;
-      Value v = readI64(rewriter, loc, shape, d);
+      Value given = readI64(rewriter, loc, shape, d), v = given;
       Value declared = i64Const(rewriter, loc, type.getDimSize(d));
       if (!allowZero) {
         Value copied = d < inType.getRank()
@@ -136,8 +145,8 @@ struct ReshapeLikeLowering : OpConversionPattern<OpTy> {
         Value isZero = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, v, zero);
         v = arith::SelectOp::create(rewriter, loc, isZero, copied, v);
       }
-      Value inferred = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                             readI64(rewriter, loc, shape, d), minusOne);
+      Value inferred =
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, given, minusOne);
       v = arith::SelectOp::create(rewriter, loc, inferred, declared, v);
       checkDeclaredDim(rewriter, loc, op, v, type.getDimSize(d));
     }
@@ -869,12 +878,9 @@ struct ExpandLowering : OpConversionPattern<onnx::ExpandOp> {
                          ConversionPatternRewriter &rewriter) const {
     Value shape = adaptor.getShape(), input = adaptor.getInput();
     auto shapeType = dyn_cast<RankedTensorType>(shape.getType());
-    if (matchPattern(shape, m_Constant()) || !shapeType || shapeType.getRank() != 1 ||
-        ShapedType::isDynamic(shapeType.getDimSize(0)))
-      return;
-    onnx::ShapeContext ctx(op, onnxConverter(getTypeConverter()).shapes);
-    if (auto dims = ctx.operandDims(1);
-        dims && llvm::all_of(*dims, [](const onnx::Dim &d) { return d.asExpr().has_value(); }))
+    if (!shapeType || shapeType.getRank() != 1 ||
+        !shapeValuesAtRunTime(op, 1, shape, shapeType.getDimSize(0),
+                              onnxConverter(getTypeConverter())))
       return;
     Location loc = op.getLoc();
     int64_t n = shapeType.getDimSize(0), rank = type.getRank();
@@ -1473,12 +1479,7 @@ struct ConstantOfShapeLowering : OpConversionPattern<onnx::ConstantOfShapeOp> {
     // A shape known only at run time (not computed from dims): run()
     // returns 9 unless its values are the static result dims.
     Value shape = adaptor.getInput();
-    auto shapeType = dyn_cast<RankedTensorType>(shape.getType());
-    onnx::ShapeContext ctx(op, onnxConverter(getTypeConverter()).shapes);
-    auto known = ctx.operandDims(0);
-    if (!matchPattern(shape, m_Constant()) && shapeType && shapeType.getRank() == 1 &&
-        shapeType.getDimSize(0) == type.getRank() &&
-        !(known && llvm::all_of(*known, [](const onnx::Dim &d) { return d.asExpr().has_value(); })))
+    if (shapeValuesAtRunTime(op, 0, shape, type.getRank(), onnxConverter(getTypeConverter())))
       for (int64_t d = 0; d < type.getRank(); ++d)
         if (!type.isDynamicDim(d))
           checkDeclaredDim(rewriter, op.getLoc(), op, readI64(rewriter, op.getLoc(), shape, d),

@@ -533,11 +533,13 @@ struct RangeLowering : OpConversionPattern<onnx::RangeOp> {
     bool atRunTime = !matchPattern(adaptor.getStart(), m_Constant()) ||
                      !matchPattern(adaptor.getLimit(), m_Constant()) ||
                      !matchPattern(adaptor.getDelta(), m_Constant());
+    bool countAtRunTime = (type.hasStaticShape() && atRunTime) ||
+                          (op->hasAttr("onnxcc.data_dims") && type.isDynamicDim(0));
+    if (countAtRunTime && rankedOf(adaptor.getLimit()).getNumElements() != 1)
+      return rewriter.notifyMatchFailure(op, "limit must be a scalar");
     if (type.hasStaticShape() && atRunTime) {
       // A length the model declares for values known only at run time:
       // run() returns 9 unless they give it.
-      if (rankedOf(adaptor.getLimit()).getNumElements() != 1)
-        return rewriter.notifyMatchFailure(op, "limit must be a scalar");
       checkDeclaredDim(rewriter, loc, op, count(rewriter, loc, op, adaptor, elem),
                        type.getDimSize(0));
     }
@@ -550,8 +552,6 @@ struct RangeLowering : OpConversionPattern<onnx::RangeOp> {
     Value delta = scalarOf(rewriter, loc, adaptor.getDelta());
     SmallVector<Value> sizes = typeAndSizes->second;
     if (op->hasAttr("onnxcc.data_dims") && type.isDynamicDim(0)) {
-      if (rankedOf(adaptor.getLimit()).getNumElements() != 1)
-        return rewriter.notifyMatchFailure(op, "limit must be a scalar");
       Value n = onnxConverter(getTypeConverter())
                     .defineDataDim(rewriter, loc, op, 0, count(rewriter, loc, op, adaptor, elem));
       if (!n)

@@ -1046,13 +1046,6 @@ struct ReverseSequenceLowering : OpConversionPattern<onnx::ReverseSequenceOp> {
   }
 };
 
-/// A scalar read from a rank-0 or one-element tensor.
-Value scalarOf(OpBuilder &b, Location loc, Value t) {
-  auto type = cast<RankedTensorType>(t.getType());
-  SmallVector<Value> zeros(type.getRank(), indexConst(b, loc, 0));
-  return tensor::ExtractOp::create(b, loc, t, zeros);
-}
-
 /// The zero of an int or float element type.
 Value zeroOf(OpBuilder &b, Location loc, Type t) {
   return arith::ConstantOp::create(b, loc, b.getZeroAttr(t));
