@@ -62,34 +62,43 @@ Value buildBroadcastGeneric(
 }
 
 Value broadcastSymbolicDims(OpBuilder &b, Operation *at, Location loc, Value operand,
-                            RankedTensorType resultType) {
+                            RankedTensorType resultType, ArrayRef<Value> otherSizes) {
   auto t = cast<RankedTensorType>(operand.getType());
   int64_t offset = resultType.getRank() - t.getRank();
   SmallVector<int64_t> shape(t.getShape());
-  SmallVector<int64_t> fixed;
-  for (int64_t d = 0; d < t.getRank(); ++d)
-    if (t.isDynamicDim(d) && !resultType.isDynamicDim(offset + d)) {
+  // The size each checked dim must be 1 or equal to: a constant for a static
+  // result dim, the result's run-time size where otherSizes gives one.
+  SmallVector<Value> target(t.getRank());
+  for (int64_t d = 0; d < t.getRank(); ++d) {
+    if (!t.isDynamicDim(d))
+      continue;
+    if (!resultType.isDynamicDim(offset + d)) {
       shape[d] = resultType.getDimSize(offset + d);
-      fixed.push_back(d);
+      target[d] = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(shape[d]));
+    } else if (static_cast<size_t>(d) < otherSizes.size() && otherSizes[d]) {
+      target[d] = arith::IndexCastOp::create(b, loc, b.getI64Type(), otherSizes[d]);
     }
-  if (fixed.empty())
+  }
+  if (llvm::all_of(target, [](Value v) { return !v; }))
     return operand;
   Type i64 = b.getI64Type();
   func::FuncOp check = declareRuntimeFunction(
       b, at, "onnxcc_check_broadcast", "onnxcc_rt::check_broadcast",
       b.getFunctionType({i64, i64}, {b.getI32Type()}), /*usesStringPool=*/false);
   SmallVector<Value> isOne(t.getRank());
-  for (int64_t d : fixed) {
-    Value dim = tensor::DimOp::create(b, loc, operand, d);
-    Value size = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(shape[d]));
-    func::CallOp::create(b, loc, check,
-                         ValueRange{arith::IndexCastOp::create(b, loc, i64, dim), size});
-    isOne[d] = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, dim, indexConst(b, loc, 1));
-  }
   SmallVector<Value> dynamicSizes;
-  for (int64_t d = 0; d < t.getRank(); ++d)
+  for (int64_t d = 0; d < t.getRank(); ++d) {
+    if (target[d]) {
+      Value dim = tensor::DimOp::create(b, loc, operand, d);
+      func::CallOp::create(b, loc, check,
+                           ValueRange{arith::IndexCastOp::create(b, loc, i64, dim), target[d]});
+      isOne[d] =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, dim, indexConst(b, loc, 1));
+    }
     if (ShapedType::isDynamic(shape[d]))
-      dynamicSizes.push_back(tensor::DimOp::create(b, loc, operand, d));
+      dynamicSizes.push_back(target[d] ? otherSizes[d]
+                                       : Value(tensor::DimOp::create(b, loc, operand, d)));
+  }
   auto type = RankedTensorType::get(shape, t.getElementType());
   Value init = emptyTensor(b, loc, type, dynamicSizes);
   int64_t rank = t.getRank();
@@ -108,6 +117,28 @@ Value broadcastSymbolicDims(OpBuilder &b, Operation *at, Location loc, Value ope
                                 Value(tensor::ExtractOp::create(nb, nloc, operand, at)));
       });
   return copy.getResult(0);
+}
+
+Value broadcastOperand(OpBuilder &b, Operation *op, Location loc, const TypeConverter *converter,
+                       unsigned operand, Value converted, RankedTensorType resultType,
+                       ValueRange resultSizes) {
+  auto t = cast<RankedTensorType>(converted.getType());
+  const OnnxTypeConverter &conv = onnxConverter(converter);
+  auto shape = conv.shapeOf(op->getOperand(operand));
+  auto outShape = conv.shapeOf(op->getResult(0));
+  int64_t offset = resultType.getRank() - t.getRank();
+  SmallVector<Value> otherSizes(t.getRank());
+  for (int64_t d = 0; d < t.getRank(); ++d) {
+    if (!t.isDynamicDim(d) || !resultType.isDynamicDim(offset + d))
+      continue;
+    // The same symbol needs no check; anything not known to be it does.
+    bool same = shape && outShape && shape->size() == static_cast<size_t>(t.getRank()) &&
+                outShape->size() == static_cast<size_t>(resultType.getRank()) &&
+                (*shape)[d] == (*outShape)[offset + d];
+    if (!same)
+      otherSizes[d] = resultSizes[resultType.getDynamicDimIndex(offset + d)];
+  }
+  return broadcastSymbolicDims(b, op, loc, converted, resultType, otherSizes);
 }
 
 Value castScalar(OpBuilder &b, Location loc, Value v, Type from, Type to) {

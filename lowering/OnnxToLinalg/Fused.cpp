@@ -63,16 +63,24 @@ LogicalResult checkActivation(Operation *op, StringRef kind,
 ///   activation(alpha * anchor + beta * bias + z)
 /// over `anchor` ([type]); `bias` (broadcasting to it) and `z` (its shape)
 /// may be null. `anchor` itself when there is nothing to compute.
-Value buildEpilogue(OpBuilder &b, Location loc, RankedTensorType type, Value anchor, Value bias,
-                    Value z, double alpha, double beta, StringRef kind, ArrayRef<float> params,
-                    Type elem) {
+Value buildEpilogue(OpBuilder &b, Operation *op, const TypeConverter *converter,
+                    RankedTensorType type, Value anchor, Value bias, Value z, double alpha,
+                    double beta, StringRef kind, ArrayRef<float> params, Type elem) {
   if (!bias && !z && alpha == 1.0 && kind.empty())
     return anchor;
+  Location loc = op->getLoc();
+  // Bias and Z are operands 2 and 3 of every fused op; a symbolic dim of
+  // theirs broadcasts to the anchor's (checked at run time).
+  const unsigned biasOperand = 2, zOperand = 3;
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(b, loc, anchor, d));
   SmallVector<Value> inputs = {anchor};
   if (bias)
-    inputs.push_back(bias);
+    inputs.push_back(broadcastOperand(b, op, loc, converter, biasOperand, bias, type, sizes));
   if (z)
-    inputs.push_back(z);
+    inputs.push_back(broadcastOperand(b, op, loc, converter, zOperand, z, type, sizes));
   return buildBroadcastGeneric(
       b, loc, type, inputs, [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
         Type t = args[0].getType();
@@ -115,7 +123,7 @@ struct FusedConvLowering : OpConversionPattern<onnx::FusedConvOp> {
     if (failed(y))
       return failure();
     auto type = cast<RankedTensorType>(y->getType());
-    rewriter.replaceOp(op, buildEpilogue(rewriter, op.getLoc(), type, *y, Value(),
+    rewriter.replaceOp(op, buildEpilogue(rewriter, op, getTypeConverter(), type, *y, Value(),
                                          present(adaptor.getZ()), 1.0, 1.0, act->first, act->second,
                                          onnxElementType(op.getY())));
     return success();
@@ -152,9 +160,10 @@ struct FusedGemmLowering : OpConversionPattern<onnx::FusedGemmOp> {
                                adaptor.getB(), op.getTransA() != 0, op.getTransB() != 0);
     double beta = op.getBeta().convertToDouble();
     Value c = beta != 0.0 ? present(adaptor.getC()) : Value();
-    rewriter.replaceOp(op, buildEpilogue(rewriter, loc, type, product, c, present(adaptor.getZ()),
-                                         op.getAlpha().convertToDouble(), beta, act->first,
-                                         act->second, onnxElementType(op.getY())));
+    rewriter.replaceOp(op,
+                       buildEpilogue(rewriter, op, getTypeConverter(), type, product, c,
+                                     present(adaptor.getZ()), op.getAlpha().convertToDouble(), beta,
+                                     act->first, act->second, onnxElementType(op.getY())));
     return success();
   }
 };
@@ -173,9 +182,9 @@ struct FusedMatMulLowering : OpConversionPattern<onnx::FusedMatMulOp> {
     Location loc = op.getLoc();
     Value product = buildMatMulContraction(rewriter, loc, type, typeAndSizes->second,
                                            adaptor.getA(), adaptor.getB());
-    rewriter.replaceOp(op, buildEpilogue(rewriter, loc, type, product, present(adaptor.getBias()),
-                                         present(adaptor.getZ()), 1.0, 1.0, act->first, act->second,
-                                         onnxElementType(op.getY())));
+    rewriter.replaceOp(op, buildEpilogue(rewriter, op, getTypeConverter(), type, product,
+                                         present(adaptor.getBias()), present(adaptor.getZ()), 1.0,
+                                         1.0, act->first, act->second, onnxElementType(op.getY())));
     return success();
   }
 };

@@ -145,7 +145,8 @@ struct GemmLowering : OpConversionPattern<onnx::GemmOp> {
     }
     SmallVector<Value> inputs = {product};
     if (hasC)
-      inputs.push_back(broadcastSymbolicDims(rewriter, op, loc, c, type));
+      inputs.push_back(broadcastOperand(rewriter, op, loc, getTypeConverter(), 2, c, type,
+                                        typeAndSizes->second));
     Type elem = type.getElementType();
     Value result = buildBroadcastGeneric(
         rewriter, loc, type, inputs, [&](OpBuilder &b, Location l, ValueRange args) -> Value {

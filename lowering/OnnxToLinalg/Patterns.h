@@ -120,9 +120,23 @@ mlir::FailureOr<Window> resolveWindow(mlir::RewriterBase &rewriter, mlir::Operat
 /// that static size. ONNX broadcasting allows only 1 or the result's size
 /// there: run() checks which it is (onnxcc_rt::check_broadcast, status 9 for
 /// anything else) and a dim of 1 is repeated. `operand` itself when no dim
-/// needs it.
+/// needs it. `otherSizes[d]`, where given, is the run-time size of the
+/// result dim under the operand's symbolic dim d when the two are different
+/// symbols (C [S1] of a Gemm whose N is S0): checked and repeated the same
+/// way, the copy then has the result's size there.
 mlir::Value broadcastSymbolicDims(mlir::OpBuilder &b, mlir::Operation *at, mlir::Location loc,
-                                  mlir::Value operand, mlir::RankedTensorType resultType);
+                                  mlir::Value operand, mlir::RankedTensorType resultType,
+                                  llvm::ArrayRef<mlir::Value> otherSizes = {});
+
+/// broadcastSymbolicDims for operand `operand` of `op` (converted:
+/// `converted`) under `op`'s result 0 (`resultType`, dynamic sizes
+/// `resultSizes`): a symbolic dim of the operand under a static result dim,
+/// or under a symbolic one that shape inference does not know to be the same
+/// symbol, is checked to be 1 or the result's size at run time.
+mlir::Value broadcastOperand(mlir::OpBuilder &b, mlir::Operation *op, mlir::Location loc,
+                             const mlir::TypeConverter *converter, unsigned operand,
+                             mlir::Value converted, mlir::RankedTensorType resultType,
+                             mlir::ValueRange resultSizes);
 
 /// Declares (once per module) the runtime-support function `cName` as the
 /// private function `symbol` of type `type`, and returns it. Calls to it are
