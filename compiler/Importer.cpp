@@ -295,6 +295,9 @@ public:
                                 ArrayRef<std::string> outputNames,
                                 llvm::function_ref<Error(OperationState &)> addRegions = {});
   Error importGenericNode(NodeContext &nc, ArrayRef<StringRef> dropAttrs);
+  /// The ranked tensor type the model declares for value `name` (value_info,
+  /// graph output), or null when it declares none or an incomplete one.
+  RankedTensorType declaredTensorType(StringRef name);
   Expected<ElementsAttr> convertTensor(const ::onnx::TensorProto &t, StringRef what);
   Expected<RankedTensorType> tensorTypeOf(const ::onnx::TensorProto &t, StringRef what);
   Value makeConstant(Location loc, ElementsAttr attr);
@@ -1775,6 +1778,25 @@ Expected<Operation *> NodeContext::build(StringRef opType, ArrayRef<Value> opera
   if (asNodeOutputs)
     names.assign(node.output().begin(), node.output().end());
   return importer.buildOp(*this, opType, operands, attrs, numResults, names);
+}
+
+RankedTensorType GraphImporter::declaredTensorType(StringRef name) {
+  const ::onnx::TypeProto *declared = findValueInfo(name);
+  if (!declared || !declared->has_tensor_type() || !declared->tensor_type().has_shape() ||
+      declared->tensor_type().elem_type() == ::onnx::TensorProto::UNDEFINED)
+    return {};
+  auto t = convertType(*declared, ("value '" + name + "'").str());
+  if (!t) {
+    llvm::consumeError(t.takeError());
+    return {};
+  }
+  return dyn_cast<RankedTensorType>(*t);
+}
+
+RankedTensorType NodeContext::declaredOutputType(unsigned i) {
+  if (static_cast<int>(i) >= node.output_size() || node.output(i).empty())
+    return {};
+  return importer.declaredTensorType(node.output(i));
 }
 
 Error NodeContext::setOutput(unsigned i, Value v) {

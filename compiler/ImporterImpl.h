@@ -108,6 +108,9 @@ public:
   build(llvm::StringRef opType, llvm::ArrayRef<mlir::Value> operands,
         llvm::ArrayRef<mlir::NamedAttribute> attrs, unsigned numResults = 1,
         bool asNodeOutputs = false);
+  /// The ranked tensor type the model declares for node output `i` (its
+  /// value_info or graph output; a dim_param dim is dynamic), or null.
+  mlir::RankedTensorType declaredOutputType(unsigned i);
   /// Binds node output `i` to `v`.
   llvm::Error setOutput(unsigned i, mlir::Value v);
   /// Imports the node as it is (generic path), after dropping `dropAttrs`.

@@ -94,26 +94,27 @@ Error dft20(NodeContext &nc) {
   }
 
   // Known at run time only: one transform per axis it may name, the last
-  // signal axis (the default) for any other value.
+  // signal axis (the default) for any other value. Where the axes give
+  // results of different shapes (a one-sided transform, dft_length), those
+  // the declared result shape rules out are left out, and an axis that names
+  // one of them makes run() return 9.
   auto axisType = dyn_cast<RankedTensorType>(axisValue.getType());
   if (!axisType || axisType.getNumElements() != 1)
     return nc.error("axis must be a scalar");
-  Value selected;
-  Type selectedType;
-  for (int64_t a = rank - 2; a >= 0; --a) {
-    auto y = build(a);
-    if (!y)
-      return y.takeError();
-    if (!selected) {
-      selected = *y;
-      selectedType = y->getType();
-      continue;
-    }
-    if (y->getType() != selectedType)
-      return nc.error("axis must be a constant: the result shape depends on it (" +
-                      Twine(onesided ? "a one-sided transform" : "dft_length") + ")");
-    // axis == a or axis == a - rank.
-    Type axisElem = axisType.getElementType();
+  RankedTensorType declared = nc.declaredOutputType(0);
+  auto fitsDeclared = [&](Type t) {
+    auto r = dyn_cast<RankedTensorType>(t);
+    if (!declared || !r || r.getRank() != declared.getRank())
+      return !declared;
+    for (int64_t d = 0; d < r.getRank(); ++d)
+      if (!r.isDynamicDim(d) && !declared.isDynamicDim(d) &&
+          r.getDimSize(d) != declared.getDimSize(d))
+        return false;
+    return true;
+  };
+  Type axisElem = axisType.getElementType();
+  // axis == a or axis == a - rank.
+  auto names = [&](int64_t a) -> llvm::Expected<Value> {
     auto eq = [&](int64_t v) -> llvm::Expected<Value> {
       auto c = nc.build("Constant", {},
                         {b.getNamedAttr("value", DenseElementsAttr::get(
@@ -136,10 +137,70 @@ Error dft20(NodeContext &nc) {
     auto cond = nc.build("Or", {*e1, *e2}, {});
     if (!cond)
       return cond.takeError();
-    auto where = nc.build("Where", {(*cond)->getResult(0), *y, selected}, {});
+    return (*cond)->getResult(0);
+  };
+  Value selected, allowed;
+  Type selectedType;
+  bool ruledOut = false;
+  for (int64_t a = rank - 2; a >= 0; --a) {
+    auto y = build(a);
+    if (!y) {
+      // An axis the transform cannot take (a one-sided inverse over a dim of
+      // 1) is ruled out too, where a declared shape says which ones remain.
+      if (!declared)
+        return y.takeError();
+      llvm::consumeError(y.takeError());
+      ruledOut = true;
+      continue;
+    }
+    if (!fitsDeclared(y->getType())) {
+      ruledOut = true;
+      continue;
+    }
+    auto cond = names(a);
+    if (!cond)
+      return cond.takeError();
+    if (allowed) {
+      auto any = nc.build("Or", {allowed, *cond}, {});
+      if (!any)
+        return any.takeError();
+      allowed = (*any)->getResult(0);
+    } else {
+      allowed = *cond;
+    }
+    if (!selected) {
+      selected = *y;
+      selectedType = y->getType();
+      continue;
+    }
+    if (y->getType() != selectedType)
+      return nc.error("axis must be a constant: the result shape depends on it (" +
+                      Twine(onesided ? "a one-sided transform" : "dft_length") +
+                      ") and the declared result shape does not say which");
+    auto where = nc.build("Where", {*cond, *y, selected}, {});
     if (!where)
       return where.takeError();
     selected = (*where)->getResult(0);
+  }
+  if (!selected)
+    return nc.error("no axis gives the declared result shape");
+  if (ruledOut) {
+    // The result's shape, or another dim 0 when the axis is not one of the
+    // allowed ones: Reshape's run-time check against its static result
+    // (status 9) then refuses the run.
+    auto st = dyn_cast<RankedTensorType>(selectedType);
+    if (!st || !st.hasStaticShape())
+      return nc.error("axis must be a constant: the result shape depends on it");
+    SmallVector<int64_t> bad(st.getShape());
+    bad[0] += 1;
+    auto where = nc.build("Where", {allowed, nc.constI64(st.getShape()), nc.constI64(bad)}, {});
+    if (!where)
+      return where.takeError();
+    auto reshaped = nc.build("Reshape", {selected, (*where)->getResult(0)}, {}, 1,
+                             /*asNodeOutputs=*/true);
+    if (!reshaped)
+      return reshaped.takeError();
+    return nc.setOutput(0, (*reshaped)->getResult(0));
   }
   auto id = nc.build("Identity", {selected}, {}, 1, /*asNodeOutputs=*/true);
   if (!id)

@@ -33,11 +33,13 @@ def dataset(folder, feeds, refs):
             f.write(nh.from_array(value, name).SerializeToString())
 
 
-def model(name, node, inputs, outputs, match, other):
+def model(name, node, inputs, outputs, match, other, opset=18):
     """match/other: (feeds, refs) pairs of (name, array) lists."""
     graph = h.make_graph([node], name, inputs, outputs)
-    m = h.make_model(graph, opset_imports=[h.make_opsetid("", 18)])
-    onnx.checker.check_model(m)
+    m = h.make_model(graph, opset_imports=[h.make_opsetid("", opset)])
+    # (onnx 1.12, the one of Debian 12, does not know DFT-20.)
+    if opset < 20:
+        onnx.checker.check_model(m)
     os.makedirs(os.path.join(out, name), exist_ok=True)
     onnx.save(m, os.path.join(out, name, "model.onnx"))
     dataset(os.path.join(out, name, "match"), *match)
@@ -67,6 +69,12 @@ model("reshape", h.make_node("Reshape", ["x", "shape"], ["y"]),
       [info("x", T.FLOAT, [4, 6]), info("shape", T.INT64, [2])], [info("y", T.FLOAT, [6, 4])],
       ([("x", x), ("shape", i64(-1, 4))], [("y", x.reshape(6, 4))]),
       ([("x", x), ("shape", i64(3, 8))], [("y", x.reshape(3, 8))]))
+
+# The declared result has the input's shape: not a no-op for every target.
+model("reshape_same", h.make_node("Reshape", ["x", "shape"], ["y"]),
+      [info("x", T.FLOAT, [4, 6]), info("shape", T.INT64, [2])], [info("y", T.FLOAT, [4, 6])],
+      ([("x", x), ("shape", i64(4, -1))], [("y", x)]),
+      ([("x", x), ("shape", i64(6, 4))], [("y", x.reshape(6, 4))]))
 
 col = x[:, :1].copy()
 model("expand", h.make_node("Expand", ["x", "shape"], ["y"]),
@@ -108,6 +116,17 @@ model("range", h.make_node("Range", ["start", "limit", "delta"], ["y"]),
        [("y", np.arange(1, 2.5, 0.5, dtype=np.float32))]),
       ([("start", f32(0)), ("limit", f32(5)), ("delta", f32(1))],
        [("y", np.arange(0, 5, 1, dtype=np.float32))]))
+
+# A one-sided DFT whose axis comes at run time: the declared [1, 6, 8, 2]
+# says axis 1 (or -3); axis 2 would give [1, 10, 5, 2].
+signal = rng.rand(1, 10, 8, 1).astype(np.float32)
+def rfft(axis):
+    spectrum = np.fft.rfft(signal[..., 0].astype(np.float64), axis=axis)
+    return np.stack([spectrum.real, spectrum.imag], axis=-1).astype(np.float32)
+model("dft", h.make_node("DFT", ["x", "", "axis"], ["y"], onesided=1),
+      [info("x", T.FLOAT, [1, 10, 8, 1]), info("axis", T.INT64, [])], [info("y", T.FLOAT, [1, 6, 8, 2])],
+      ([("x", signal), ("axis", np.array(-3, np.int64))], [("y", rfft(1))]),
+      ([("x", signal), ("axis", np.array(2, np.int64))], [("y", rfft(2))]), opset=20)
 
 # The same Slice and TopK with the dim left to the run (a dim_param where the
 # values decide it): one compiled model for each of the datasets, whose
