@@ -541,9 +541,29 @@ Error affineGrid20(NodeContext &nc) {
   auto theta = nc.input(0);
   if (!theta)
     return theta.takeError();
-  auto size = constantInput(nc, 1, "size");
-  if (!size)
-    return size.takeError();
+  if (!nc.hasInput(1))
+    return nc.error("needs the input 'size'");
+  auto sizeValue = nc.input(1);
+  if (!sizeValue)
+    return sizeValue.takeError();
+  // A size given at run time: the declared result [N, (D,) H, W, r] gives
+  // the grid, and the run checks size against it (status 9; C is free).
+  std::optional<SmallVector<int64_t>> size = constantInts(*sizeValue);
+  bool sizeAtRunTime = !size;
+  if (sizeAtRunTime) {
+    RankedTensorType declared = nc.declaredOutputType(0);
+    auto sizeType = dyn_cast<RankedTensorType>(sizeValue->getType());
+    if (!declared || !declared.hasStaticShape() || declared.getRank() < 4 ||
+        declared.getRank() > 5 || declared.getDimSize(declared.getRank() - 1) !=
+                                      declared.getRank() - 2 ||
+        !sizeType || sizeType.getRank() != 1 || sizeType.isDynamicDim(0) ||
+        sizeType.getDimSize(0) != declared.getRank())
+      return nc.error("'size' must be a constant (an initializer), or the result must have a "
+                      "declared static shape [N, (D,) H, W, 2|3]: the result shape depends on it");
+    size = SmallVector<int64_t>{declared.getDimSize(0), 1};
+    for (int64_t d = 1; d + 1 < declared.getRank(); ++d)
+      size->push_back(declared.getDimSize(d));
+  }
   if (size->size() != 4 && size->size() != 5)
     return nc.error("size must have 4 (2-D) or 5 (3-D) values, has " + Twine(size->size()));
   int64_t r = static_cast<int64_t>(size->size()) - 2;
@@ -604,10 +624,35 @@ Error affineGrid20(NodeContext &nc) {
   SmallVector<int64_t> shape = {n};
   shape.append(dims.begin(), dims.end());
   shape.push_back(r);
-  auto y = buildOne(nc, "Reshape", {*out, nc.constI64(shape)});
+  if (!sizeAtRunTime) {
+    auto y = buildOne(nc, "Reshape", {*out, nc.constI64(shape)});
+    if (!y)
+      return y.takeError();
+    return setIdentityOutput(nc, *y);
+  }
+  // The target [size[0], size[2:]..., r] (negative values made 0, and 0
+  // kept as 0): Reshape's run-time check against the declared result.
+  SmallVector<int64_t> picks = {0};
+  for (int64_t d = 2; d < r + 2; ++d)
+    picks.push_back(d);
+  auto picked = buildOne(nc, "Gather", {*sizeValue, nc.constI64(picks)},
+                         {b.getNamedAttr("axis", b.getI64IntegerAttr(0))});
+  if (!picked)
+    return picked.takeError();
+  auto sizeElem = cast<RankedTensorType>(sizeValue->getType()).getElementType();
+  auto nonNegative = buildOne(nc, "Max", {*picked, nc.constScalar(sizeElem, 0.0)});
+  if (!nonNegative)
+    return nonNegative.takeError();
+  auto target = buildOne(nc, "Concat", {*nonNegative, nc.constI64({r})},
+                         {b.getNamedAttr("axis", b.getI64IntegerAttr(0))});
+  if (!target)
+    return target.takeError();
+  auto y = nc.build("Reshape", {*out, *target},
+                    {b.getNamedAttr("allowzero", b.getI64IntegerAttr(1))}, 1,
+                    /*asNodeOutputs=*/true);
   if (!y)
     return y.takeError();
-  return setIdentityOutput(nc, *y);
+  return nc.setOutput(0, (*y)->getResult(0));
 }
 
 } // namespace onnxcc::importer

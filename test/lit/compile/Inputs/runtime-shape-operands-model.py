@@ -37,7 +37,7 @@ def model(name, node, inputs, outputs, match, other, opset=18):
     """match/other: (feeds, refs) pairs of (name, array) lists."""
     graph = h.make_graph([node], name, inputs, outputs)
     m = h.make_model(graph, opset_imports=[h.make_opsetid("", opset)])
-    # (onnx 1.12, the one of Debian 12, does not know DFT-20.)
+    # (onnx 1.12, the one of Debian 12, knows neither DFT-20 nor AffineGrid.)
     if opset < 20:
         onnx.checker.check_model(m)
     os.makedirs(os.path.join(out, name), exist_ok=True)
@@ -127,6 +127,20 @@ model("dft", h.make_node("DFT", ["x", "", "axis"], ["y"], onesided=1),
       [info("x", T.FLOAT, [1, 10, 8, 1]), info("axis", T.INT64, [])], [info("y", T.FLOAT, [1, 6, 8, 2])],
       ([("x", signal), ("axis", np.array(-3, np.int64))], [("y", rfft(1))]),
       ([("x", signal), ("axis", np.array(2, np.int64))], [("y", rfft(2))]), opset=20)
+
+# AffineGrid whose size comes at run time: the declared [2, 5, 6, 2] gives
+# the grid; a size of another H makes run() return 9 (C is free).
+theta = rng.rand(2, 2, 3).astype(np.float32)
+def affine_grid(h_, w_):
+    ys = (2 * np.arange(h_) + 1) / h_ - 1
+    xs = (2 * np.arange(w_) + 1) / w_ - 1
+    base = np.stack([np.tile(xs, h_), np.repeat(ys, w_), np.ones(h_ * w_)], axis=1)
+    return (base @ theta.astype(np.float64).transpose(0, 2, 1)).reshape(2, h_, w_, 2).astype(np.float32)
+model("affine_grid", h.make_node("AffineGrid", ["theta", "size"], ["grid"]),
+      [info("theta", T.FLOAT, [2, 2, 3]), info("size", T.INT64, [4])],
+      [info("grid", T.FLOAT, [2, 5, 6, 2])],
+      ([("theta", theta), ("size", i64(2, 7, 5, 6))], [("grid", affine_grid(5, 6))]),
+      ([("theta", theta), ("size", i64(2, 7, 4, 6))], [("grid", affine_grid(4, 6))]), opset=20)
 
 # The same Slice and TopK with the dim left to the run (a dim_param where the
 # values decide it): one compiled model for each of the datasets, whose
