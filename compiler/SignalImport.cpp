@@ -404,64 +404,26 @@ Error setIdentityOutput(NodeContext &nc, Value v) {
 
 } // namespace
 
-/// Col2Im 18 as a gather: output pixel p of channel c sums, over the kernel
-/// positions k, the column entry of the one block that covers p at k (when
-/// the stride lands on it): Gather of the input [N, C, K * L] with a
-/// constant index table [K, H*W], zeros where no block covers (Where),
-/// ReduceSum over K. Needs image_shape and block_shape constant.
-Error col2im18(NodeContext &nc) {
-  if (Error e = knownAttributes(nc, {"dilations", "pads", "strides"}))
-    return e;
-  if (nc.numInputs() != 3 || !nc.hasInput(0))
-    return nc.error("Col2Im takes 3 inputs (input, image_shape, block_shape), has " +
-                    Twine(nc.numInputs()));
-  auto x = nc.input(0);
-  if (!x)
-    return x.takeError();
-  auto image = constantInput(nc, 1, "image_shape");
-  if (!image)
-    return image.takeError();
-  auto block = constantInput(nc, 2, "block_shape");
-  if (!block)
-    return block.takeError();
-  size_t r = image->size();
-  if (r < 1 || block->size() != r)
-    return nc.error("image_shape and block_shape must have the same number (>= 1) of values");
-  auto type = dyn_cast<RankedTensorType>(x->getType());
-  if (!type || !type.hasStaticShape() || type.getRank() != 3)
-    return nc.error("input must be [N, C * prod(block_shape), L] with dims known at compile time");
-  auto attr = [&](StringRef name, size_t count, int64_t dflt, int64_t min)
-      -> llvm::Expected<SmallVector<int64_t>> {
-    auto v = nc.intsAttr(name);
-    SmallVector<int64_t> out = v ? *v : SmallVector<int64_t>(count, dflt);
-    if (out.size() != count)
-      return nc.error("'" + name + "' must have " + Twine(count) + " values");
-    for (int64_t e : out)
-      if (e < min)
-        return nc.error("'" + name + "' has the value " + Twine(e) + " (at least " +
-                        Twine(min) + ")");
-    return out;
-  };
-  auto dil = attr("dilations", r, 1, 1);
-  if (!dil)
-    return dil.takeError();
-  auto strides = attr("strides", r, 1, 1);
-  if (!strides)
-    return strides.takeError();
-  auto pads = attr("pads", 2 * r, 0, 0);
-  if (!pads)
-    return pads.takeError();
+namespace {
+
+/// Col2Im of `x` [N, C * prod(block), L] (static) for one image and block
+/// shape: a gather (see col2im18). The result is [N, C, image...].
+llvm::Expected<Value> col2imFor(NodeContext &nc, Value x, ArrayRef<int64_t> image,
+                                ArrayRef<int64_t> block, ArrayRef<int64_t> dil,
+                                ArrayRef<int64_t> strides, ArrayRef<int64_t> pads) {
+  auto type = cast<RankedTensorType>(x.getType());
+  size_t r = image.size();
   int64_t k = 1, hw = 1, l = 1;
   SmallVector<int64_t> blocks(r);
   for (size_t d = 0; d < r; ++d) {
-    if ((*image)[d] < 1 || (*block)[d] < 1)
+    if (image[d] < 1 || block[d] < 1)
       return nc.error("image_shape and block_shape must be positive");
-    int64_t span = (*image)[d] + (*pads)[d] + (*pads)[r + d] - ((*dil)[d] * ((*block)[d] - 1) + 1);
+    int64_t span = image[d] + pads[d] + pads[r + d] - (dil[d] * (block[d] - 1) + 1);
     if (span < 0)
       return nc.error("the block does not fit the padded image along dim " + Twine(d));
-    blocks[d] = span / (*strides)[d] + 1;
-    k *= (*block)[d];
-    hw *= (*image)[d];
+    blocks[d] = span / strides[d] + 1;
+    k *= block[d];
+    hw *= image[d];
     l *= blocks[d];
   }
   int64_t n = type.getDimSize(0), ck = type.getDimSize(1);
@@ -477,27 +439,27 @@ Error col2im18(NodeContext &nc) {
   SmallVector<int64_t> kpos(r), ppos(r);
   for (int64_t kf = 0; kf < k; ++kf) {
     for (int64_t rem = kf, d = static_cast<int64_t>(r) - 1; d >= 0; --d) {
-      kpos[d] = rem % (*block)[d];
-      rem /= (*block)[d];
+      kpos[d] = rem % block[d];
+      rem /= block[d];
     }
     for (int64_t pf = 0; pf < hw; ++pf) {
       for (int64_t rem = pf, d = static_cast<int64_t>(r) - 1; d >= 0; --d) {
-        ppos[d] = rem % (*image)[d];
-        rem /= (*image)[d];
+        ppos[d] = rem % image[d];
+        rem /= image[d];
       }
       bool ok = true;
       int64_t lf = 0;
       for (size_t d = 0; d < r && ok; ++d) {
-        int64_t t = ppos[d] + (*pads)[d] - kpos[d] * (*dil)[d];
-        ok = t >= 0 && t % (*strides)[d] == 0 && t / (*strides)[d] < blocks[d];
-        lf = lf * blocks[d] + (ok ? t / (*strides)[d] : 0);
+        int64_t t = ppos[d] + pads[d] - kpos[d] * dil[d];
+        ok = t >= 0 && t % strides[d] == 0 && t / strides[d] < blocks[d];
+        lf = lf * blocks[d] + (ok ? t / strides[d] : 0);
       }
       index[kf * hw + pf] = ok ? kf * l + lf : 0;
       covered[kf * hw + pf] = ok;
     }
   }
   OpBuilder &b = nc.builder();
-  auto flat = buildOne(nc, "Reshape", {*x, nc.constI64({n, c, k * l})});
+  auto flat = buildOne(nc, "Reshape", {x, nc.constI64({n, c, k * l})});
   if (!flat)
     return flat.takeError();
   auto idx = buildOne(nc, "Constant", {},
@@ -523,11 +485,197 @@ Error col2im18(NodeContext &nc) {
   if (!sum)
     return sum.takeError();
   SmallVector<int64_t> shape = {n, c};
-  shape.append(image->begin(), image->end());
-  auto y = buildOne(nc, "Reshape", {*sum, nc.constI64(shape)});
+  shape.append(image.begin(), image.end());
+  return buildOne(nc, "Reshape", {*sum, nc.constI64(shape)});
+}
+
+/// Every way to write `k` as an ordered product of `r` positive factors.
+void factorizations(int64_t k, size_t r, SmallVector<int64_t> &prefix,
+                    SmallVector<SmallVector<int64_t>> &out) {
+  if (prefix.size() + 1 == r) {
+    prefix.push_back(k);
+    out.push_back(prefix);
+    prefix.pop_back();
+    return;
+  }
+  for (int64_t f = 1; f <= k && out.size() <= 64; ++f) {
+    if (k % f)
+      continue;
+    prefix.push_back(f);
+    factorizations(k / f, r, prefix, out);
+    prefix.pop_back();
+  }
+}
+
+} // namespace
+
+/// Col2Im 18 as a gather: output pixel p of channel c sums, over the kernel
+/// positions k, the column entry of the one block that covers p at k (when
+/// the stride lands on it): Gather of the input [N, C, K * L] with a
+/// constant index table [K, H*W], zeros where no block covers (Where),
+/// ReduceSum over K. image_shape and block_shape given at run time take
+/// their values from the declared result [N, C, image...]: each block shape
+/// that fits it gets its own gather, the run's block_shape selects one
+/// (Where), and Reshape's run-time check holds image_shape to the declared
+/// dims and block_shape to one of those (status 9 otherwise).
+Error col2im18(NodeContext &nc) {
+  if (Error e = knownAttributes(nc, {"dilations", "pads", "strides"}))
+    return e;
+  if (nc.numInputs() != 3 || !nc.hasInput(0) || !nc.hasInput(1) || !nc.hasInput(2))
+    return nc.error("Col2Im takes 3 inputs (input, image_shape, block_shape), has " +
+                    Twine(nc.numInputs()));
+  auto x = nc.input(0);
+  if (!x)
+    return x.takeError();
+  auto imageValue = nc.input(1);
+  if (!imageValue)
+    return imageValue.takeError();
+  auto blockValue = nc.input(2);
+  if (!blockValue)
+    return blockValue.takeError();
+  std::optional<SmallVector<int64_t>> image = constantInts(*imageValue);
+  std::optional<SmallVector<int64_t>> block = constantInts(*blockValue);
+  auto type = dyn_cast<RankedTensorType>(x->getType());
+  if (!type || !type.hasStaticShape() || type.getRank() != 3)
+    return nc.error("input must be [N, C * prod(block_shape), L] with dims known at compile time");
+  RankedTensorType declared = nc.declaredOutputType(0);
+  bool atRunTime = !image || !block;
+  if (atRunTime) {
+    auto count = [](Value v) -> int64_t {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      return t && t.getRank() == 1 && !t.isDynamicDim(0) ? t.getDimSize(0) : -1;
+    };
+    int64_t r = image ? static_cast<int64_t>(image->size()) : count(*imageValue);
+    if (!declared || !declared.hasStaticShape() || r < 1 || declared.getRank() != r + 2 ||
+        declared.getDimSize(0) != type.getDimSize(0))
+      return nc.error("'image_shape' and 'block_shape' must be constants (initializers), or the "
+                      "result must have a declared static shape [N, C, image...]: the result "
+                      "shape depends on them");
+    SmallVector<int64_t> fromDeclared(declared.getShape().drop_front(2));
+    if (image && *image != ArrayRef<int64_t>(fromDeclared))
+      return nc.error("image_shape does not match the declared result");
+    image = fromDeclared;
+  }
+  size_t r = image->size();
+  if (r < 1 || (block && block->size() != r))
+    return nc.error("image_shape and block_shape must have the same number (>= 1) of values");
+  auto attr = [&](StringRef name, size_t count, int64_t dflt, int64_t min)
+      -> llvm::Expected<SmallVector<int64_t>> {
+    auto v = nc.intsAttr(name);
+    SmallVector<int64_t> out = v ? *v : SmallVector<int64_t>(count, dflt);
+    if (out.size() != count)
+      return nc.error("'" + name + "' must have " + Twine(count) + " values");
+    for (int64_t e : out)
+      if (e < min)
+        return nc.error("'" + name + "' has the value " + Twine(e) + " (at least " +
+                        Twine(min) + ")");
+    return out;
+  };
+  auto dil = attr("dilations", r, 1, 1);
+  if (!dil)
+    return dil.takeError();
+  auto strides = attr("strides", r, 1, 1);
+  if (!strides)
+    return strides.takeError();
+  auto pads = attr("pads", 2 * r, 0, 0);
+  if (!pads)
+    return pads.takeError();
+  if (!atRunTime) {
+    auto y = col2imFor(nc, *x, *image, *block, *dil, *strides, *pads);
+    if (!y)
+      return y.takeError();
+    return setIdentityOutput(nc, *y);
+  }
+
+  // The block shapes the declared result leaves: C * prod(block) is the
+  // input's dim 1, and the blocks they give must number its dim 2.
+  SmallVector<SmallVector<int64_t>> candidates;
+  int64_t ck = type.getDimSize(1), c = declared.getDimSize(1);
+  if (block) {
+    candidates.push_back(*block);
+  } else if (c >= 1 && ck % c == 0) {
+    SmallVector<int64_t> prefix;
+    SmallVector<SmallVector<int64_t>> all;
+    factorizations(ck / c, r, prefix, all);
+    for (auto &cand : all) {
+      int64_t l = 1;
+      bool fits = true;
+      for (size_t d = 0; d < r && fits; ++d) {
+        int64_t span =
+            (*image)[d] + (*pads)[d] + (*pads)[r + d] - ((*dil)[d] * (cand[d] - 1) + 1);
+        fits = span >= 0;
+        l *= fits ? span / (*strides)[d] + 1 : 0;
+      }
+      if (fits && l == type.getDimSize(2))
+        candidates.push_back(cand);
+    }
+  }
+  if (candidates.empty() || candidates.size() > 16)
+    return nc.error("'block_shape' must be a constant (an initializer): " +
+                    Twine(candidates.empty() ? "no" : "too many") +
+                    " block shapes fit the input and the declared result");
+  OpBuilder &b = nc.builder();
+  auto blockType = dyn_cast<RankedTensorType>(blockValue->getType());
+  if (!blockType || !blockType.getElementType().isInteger(64))
+    return nc.error("block_shape must be int64");
+  Value selected, anyMatch;
+  for (auto &cand : candidates) {
+    auto y = col2imFor(nc, *x, *image, cand, *dil, *strides, *pads);
+    if (!y)
+      return y.takeError();
+    // block_shape == cand, as one bool: the smallest of the element-wise
+    // matches as integers.
+    auto eq = buildOne(nc, "Equal", {*blockValue, nc.constI64(cand)});
+    if (!eq)
+      return eq.takeError();
+    auto asInt = buildOne(nc, "Cast", {*eq}, {b.getNamedAttr("to", b.getI64IntegerAttr(7))});
+    if (!asInt)
+      return asInt.takeError();
+    auto all = buildOne(nc, "ReduceMin", {*asInt, nc.constI64({0})},
+                        {b.getNamedAttr("keepdims", b.getI64IntegerAttr(0))});
+    if (!all)
+      return all.takeError();
+    auto match = buildOne(nc, "Cast", {*all}, {b.getNamedAttr("to", b.getI64IntegerAttr(9))});
+    if (!match)
+      return match.takeError();
+    if (!selected) {
+      selected = *y;
+      anyMatch = *match;
+      continue;
+    }
+    auto where = buildOne(nc, "Where", {*match, *y, selected});
+    if (!where)
+      return where.takeError();
+    selected = *where;
+    auto any = buildOne(nc, "Or", {anyMatch, *match});
+    if (!any)
+      return any.takeError();
+    anyMatch = *any;
+  }
+  // The target: [N, C, image_shape...] (negative values made 0, allowzero)
+  // when block_shape is one of the candidates, else one that differs.
+  Value imageDims = *imageValue;
+  if (!constantInts(imageDims)) {
+    auto nonNegative = buildOne(nc, "Max", {imageDims, nc.constScalar(b.getI64Type(), 0.0)});
+    if (!nonNegative)
+      return nonNegative.takeError();
+    imageDims = *nonNegative;
+  }
+  auto good = buildOne(nc, "Concat", {nc.constI64({type.getDimSize(0), c}), imageDims},
+                       {b.getNamedAttr("axis", b.getI64IntegerAttr(0))});
+  if (!good)
+    return good.takeError();
+  SmallVector<int64_t> badShape(declared.getShape());
+  badShape[0] += 1;
+  auto target = buildOne(nc, "Where", {anyMatch, *good, nc.constI64(badShape)});
+  if (!target)
+    return target.takeError();
+  auto y = nc.build("Reshape", {selected, *target},
+                    {b.getNamedAttr("allowzero", b.getI64IntegerAttr(1))}, 1,
+                    /*asNodeOutputs=*/true);
   if (!y)
     return y.takeError();
-  return setIdentityOutput(nc, *y);
+  return nc.setOutput(0, (*y)->getResult(0));
 }
 
 /// AffineGrid 20 with a constant size: the base grid (x, y[, z], 1) of the

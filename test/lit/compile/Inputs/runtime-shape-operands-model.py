@@ -33,12 +33,13 @@ def dataset(folder, feeds, refs):
             f.write(nh.from_array(value, name).SerializeToString())
 
 
-def model(name, node, inputs, outputs, match, other, opset=18):
+def model(name, node, inputs, outputs, match, other, opset=18, check=True):
     """match/other: (feeds, refs) pairs of (name, array) lists."""
     graph = h.make_graph([node], name, inputs, outputs)
     m = h.make_model(graph, opset_imports=[h.make_opsetid("", opset)])
-    # (onnx 1.12, the one of Debian 12, knows neither DFT-20 nor AffineGrid.)
-    if opset < 20:
+    # (onnx 1.12, the one of Debian 12, knows neither DFT-20, AffineGrid nor
+    # Col2Im.)
+    if check and opset < 20:
         onnx.checker.check_model(m)
     os.makedirs(os.path.join(out, name), exist_ok=True)
     onnx.save(m, os.path.join(out, name, "model.onnx"))
@@ -141,6 +142,30 @@ model("affine_grid", h.make_node("AffineGrid", ["theta", "size"], ["grid"]),
       [info("grid", T.FLOAT, [2, 5, 6, 2])],
       ([("theta", theta), ("size", i64(2, 7, 5, 6))], [("grid", affine_grid(5, 6))]),
       ([("theta", theta), ("size", i64(2, 7, 4, 6))], [("grid", affine_grid(4, 6))]), opset=20)
+
+# Col2Im whose image_shape and block_shape come at run time: the declared
+# [1, 1, 5, 5] leaves the blocks [1, 5] and [5, 1] for the input [1, 5, 5],
+# and the run's block_shape picks one; an image_shape of [1, 9] or [9, 1]
+# (a valid Col2Im of that input too) makes run() return 9.
+cols = rng.rand(1, 5, 5).astype(np.float32)
+def col2im(image, block):
+    k = block[0] * block[1]
+    counts = (image[0] - block[0] + 1, image[1] - block[1] + 1)
+    out = np.zeros((1, 1) + tuple(image), np.float32)
+    for i in range(block[0]):
+        for j in range(block[1]):
+            for bi in range(counts[0]):
+                for bj in range(counts[1]):
+                    out[0, 0, bi + i, bj + j] += cols[0, i * block[1] + j, bi * counts[1] + bj]
+    return out
+for name, block, other in (("col2im", (1, 5), (1, 9)), ("col2im_other_block", (5, 1), (9, 1))):
+    model(name, h.make_node("Col2Im", ["x", "image_shape", "block_shape"], ["y"]),
+          [info("x", T.FLOAT, [1, 5, 5]), info("image_shape", T.INT64, [2]),
+           info("block_shape", T.INT64, [2])], [info("y", T.FLOAT, [1, 1, 5, 5])],
+          ([("x", cols), ("image_shape", i64(5, 5)), ("block_shape", i64(*block))],
+           [("y", col2im((5, 5), block))]),
+          ([("x", cols), ("image_shape", i64(*other)), ("block_shape", i64(*block))],
+           [("y", col2im(other, block))]), check=False)
 
 # The same Slice and TopK with the dim left to the run (a dim_param where the
 # values decide it): one compiled model for each of the datasets, whose
