@@ -1793,6 +1793,21 @@ RankedTensorType GraphImporter::declaredTensorType(StringRef name) {
   return dyn_cast<RankedTensorType>(*t);
 }
 
+Error NodeContext::bindName(StringRef name, Value v) { return importer.bindOutput(name, v); }
+
+Expected<Value> NodeContext::lookupName(StringRef name) { return importer.lookupValue(name); }
+
+std::string NodeContext::freshName(StringRef hint) {
+  for (unsigned k = 0;; ++k) {
+    std::string name = ("\x01onnxcc." + hint + "." + Twine(index) + "." + Twine(k)).str();
+    auto v = importer.lookupValue(name);
+    if (!v) {
+      llvm::consumeError(v.takeError());
+      return name;
+    }
+  }
+}
+
 RankedTensorType NodeContext::declaredOutputType(unsigned i) {
   if (static_cast<int>(i) >= node.output_size() || node.output(i).empty())
     return {};

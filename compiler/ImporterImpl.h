@@ -111,6 +111,13 @@ public:
   /// The ranked tensor type the model declares for node output `i` (its
   /// value_info or graph output; a dim_param dim is dynamic), or null.
   mlir::RankedTensorType declaredOutputType(unsigned i);
+  /// Binds the graph name `name` to `v` in the current scope (an error
+  /// when it is already bound), and looks names up.
+  llvm::Error bindName(llvm::StringRef name, mlir::Value v);
+  llvm::Expected<mlir::Value> lookupName(llvm::StringRef name);
+  /// A name no value of the scopes has yet, for values a handler passes to
+  /// nodes it imports itself (it starts with a control character).
+  std::string freshName(llvm::StringRef hint);
   /// Binds node output `i` to `v`.
   llvm::Error setOutput(unsigned i, mlir::Value v);
   /// Imports the node as it is (generic path), after dropping `dropAttrs`.

@@ -1329,6 +1329,111 @@ Error optionalHasElement18(NodeContext &nc) {
               {b.getNamedAttr("value", DenseElementsAttr::get(type, false))});
 }
 
+/// Scan 8: every state and scan input (and output) has a batch axis 0, and
+/// sequence_lens comes first. Each batch row becomes a Scan of the dialect's
+/// form (opset 16) over that row with the same body; the rows' results are
+/// joined again along axis 0. sequence_lens (rows of different lengths) is
+/// not supported.
+Error scan8(NodeContext &nc) {
+  if (Error e = onlyAttributes(nc, {"body", "directions", "num_scan_inputs"}))
+    return e;
+  if (nc.hasInput(0))
+    return nc.error("Scan 8 with sequence_lens is not supported (rows of different lengths)");
+  int64_t numScan = nc.intAttr("num_scan_inputs", 0);
+  int64_t numIn = static_cast<int64_t>(nc.numInputs()) - 1;
+  if (numScan < 1 || numScan > numIn)
+    return nc.error("num_scan_inputs " + llvm::Twine(numScan) + " does not fit " +
+                    llvm::Twine(numIn) + " states and scan inputs");
+  const ::onnx::AttributeProto *body = nc.attr("body");
+  if (!body || !body->has_g())
+    return nc.error("needs the graph attribute 'body'");
+  SmallVector<Value> ins;
+  int64_t batch = -1;
+  for (int64_t i = 1; i <= numIn; ++i) {
+    if (!nc.hasInput(i))
+      return nc.error("input #" + llvm::Twine(i) + " is missing");
+    auto v = nc.input(i);
+    if (!v)
+      return v.takeError();
+    auto t = dyn_cast<RankedTensorType>(v->getType());
+    if (!t || t.getRank() < 1 || t.isDynamicDim(0))
+      return nc.error("input #" + llvm::Twine(i) +
+                      " needs a batch dim (dim 0) known at compile time");
+    if (batch >= 0 && t.getDimSize(0) != batch)
+      return nc.error("input #" + llvm::Twine(i) + " has batch " +
+                      llvm::Twine(t.getDimSize(0)) + ", the others " + llvm::Twine(batch));
+    batch = t.getDimSize(0);
+    ins.push_back(*v);
+  }
+  if (batch < 1 || batch > 64)
+    return nc.error("batch " + llvm::Twine(batch) + " (1 to 64 rows, one Scan each)");
+  unsigned numOut = nc.node.output_size();
+  SmallVector<SmallVector<Value>> rows(numOut);
+  for (int64_t row = 0; row < batch; ++row) {
+    ::onnx::NodeProto scan;
+    scan.set_op_type("Scan");
+    scan.set_name(nc.node.name());
+    for (Value v : ins) {
+      auto picked = nc.build("Gather", {v, nc.constI64({row}, /*scalar=*/true)},
+                             {namedI64(nc, "axis", 0)});
+      if (!picked)
+        return picked.takeError();
+      std::string name = nc.freshName("scan8.in");
+      if (Error e = nc.bindName(name, (*picked)->getResult(0)))
+        return e;
+      scan.add_input(name);
+    }
+    SmallVector<std::string> outNames;
+    for (unsigned j = 0; j < numOut; ++j) {
+      // An unused output stays unused.
+      // (Distinct hints: the names are bound only when the Scan is built.)
+      outNames.push_back(nc.node.output(j).empty()
+                             ? std::string()
+                             : nc.freshName(("scan8.out." + llvm::Twine(row) + "." +
+                                             llvm::Twine(j)).str()));
+      scan.add_output(outNames.back());
+    }
+    *scan.add_attribute() = *body;
+    auto *n = scan.add_attribute();
+    n->set_name("num_scan_inputs");
+    n->set_type(::onnx::AttributeProto::INT);
+    n->set_i(numScan);
+    if (const ::onnx::AttributeProto *dirs = nc.attr("directions")) {
+      auto *d = scan.add_attribute();
+      *d = *dirs;
+      d->set_name("scan_input_directions");
+    }
+    NodeContext sub(nc.importer, scan, nc.index, nc.opset, 16);
+    if (Error e = sub.importGeneric())
+      return e;
+    for (unsigned j = 0; j < numOut; ++j) {
+      if (outNames[j].empty())
+        continue;
+      auto v = nc.lookupName(outNames[j]);
+      if (!v)
+        return v.takeError();
+      auto one = nc.build("Unsqueeze", {*v, nc.constI64({0})}, {});
+      if (!one)
+        return one.takeError();
+      rows[j].push_back((*one)->getResult(0));
+    }
+  }
+  for (unsigned j = 0; j < numOut; ++j) {
+    if (rows[j].empty())
+      continue;
+    Value joined = rows[j].front();
+    if (rows[j].size() > 1) {
+      auto c = nc.build("Concat", rows[j], {namedI64(nc, "axis", 0)});
+      if (!c)
+        return c.takeError();
+      joined = (*c)->getResult(0);
+    }
+    if (Error e = nc.setOutput(j, joined))
+      return e;
+  }
+  return Error::success();
+}
+
 struct Handler {
   const char *opType;
   int fromSince; // Inclusive range of since-versions (or opsets for
@@ -1367,6 +1472,7 @@ const Handler handlers[] = {
     {"Scatter", 1, kMaxOpset, scatter},
     {"Concat", 1, 3, concatDefaultAxis},
     {"Gemm", 1, 6, gemmLegacy},
+    {"Scan", 8, 8, scan8},
     {"PRelu", 1, 6, preluChannelSlope},
     {"Add", 1, 6, legacyBroadcast},
     {"Sub", 1, 6, legacyBroadcast},
