@@ -514,6 +514,21 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
     auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
     if (failed(typeAndSizes))
       return failure();
+    // A result with a static dim of 0 that constant operands decide has no
+    // elements to read (and an extract_slice at offset 0 of a dim of size 0
+    // would not verify).
+    auto constant = [&](Value v, Value converted) {
+      return isa<NoneType>(v.getType()) || constantInts(v, converted).has_value();
+    };
+    bool constantOperands = constant(op.getStarts(), adaptor.getStarts()) &&
+                            constant(op.getEnds(), adaptor.getEnds()) &&
+                            constant(op.getAxes(), adaptor.getAxes()) &&
+                            constant(op.getSteps(), adaptor.getSteps());
+    if (constantOperands && llvm::is_contained(typeAndSizes->first.getShape(), 0)) {
+      rewriter.replaceOp(op, emptyTensor(rewriter, op.getLoc(), typeAndSizes->first,
+                                         typeAndSizes->second));
+      return success();
+    }
     bool staticInput = cast<RankedTensorType>(adaptor.getData().getType()).hasStaticShape();
     if (staticInput && !typeAndSizes->first.hasStaticShape() && op->hasAttr("onnxcc.data_dims"))
       return lowerAtRunTime(op, adaptor, typeAndSizes->first, rewriter);
