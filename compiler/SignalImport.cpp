@@ -29,6 +29,45 @@ Error knownAttributes(NodeContext &nc, ArrayRef<StringRef> known) {
   return Error::success();
 }
 
+/// The first result of `type` built from `operands`.
+llvm::Expected<Value> buildOne(NodeContext &nc, StringRef type, ArrayRef<Value> operands,
+                               ArrayRef<NamedAttribute> attrs = {}) {
+  auto o = nc.build(type, operands, attrs);
+  if (!o)
+    return o.takeError();
+  return (*o)->getResult(0);
+}
+
+Error setIdentityOutput(NodeContext &nc, Value v) {
+  auto id = nc.build("Identity", {v}, {}, 1, /*asNodeOutputs=*/true);
+  if (!id)
+    return id.takeError();
+  return nc.setOutput(0, (*id)->getResult(0));
+}
+
+/// `target` (an int64 shape) where `ok` holds, else `shape` with dim 0 one
+/// larger: a target that setCheckedOutput's check refuses.
+llvm::Expected<Value> targetUnless(NodeContext &nc, Value ok, Value target,
+                                   ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> other(shape);
+  other[0] += 1;
+  return buildOne(nc, "Where", {ok, target, nc.constI64(other)});
+}
+
+/// Binds node output 0 to `result` reshaped to `target` (allowzero), typed
+/// as the node's declared output: for a result whose shape the compiler took
+/// from that declaration while the model gives it at run time, Reshape's
+/// run-time check makes run() return 9 when `target` asks for other dims.
+Error setCheckedOutput(NodeContext &nc, Value result, Value target) {
+  OpBuilder &b = nc.builder();
+  auto y = nc.build("Reshape", {result, target},
+                    {b.getNamedAttr("allowzero", b.getI64IntegerAttr(1))}, 1,
+                    /*asNodeOutputs=*/true);
+  if (!y)
+    return y.takeError();
+  return nc.setOutput(0, (*y)->getResult(0));
+}
+
 } // namespace
 
 Error dft20(NodeContext &nc) {
@@ -185,22 +224,15 @@ Error dft20(NodeContext &nc) {
   if (!selected)
     return nc.error("no axis gives the declared result shape");
   if (ruledOut) {
-    // The result's shape, or another dim 0 when the axis is not one of the
-    // allowed ones: Reshape's run-time check against its static result
-    // (status 9) then refuses the run.
+    // The result's shape, or another when the axis is not one of the
+    // allowed ones (status 9).
     auto st = dyn_cast<RankedTensorType>(selectedType);
     if (!st || !st.hasStaticShape())
       return nc.error("axis must be a constant: the result shape depends on it");
-    SmallVector<int64_t> bad(st.getShape());
-    bad[0] += 1;
-    auto where = nc.build("Where", {allowed, nc.constI64(st.getShape()), nc.constI64(bad)}, {});
-    if (!where)
-      return where.takeError();
-    auto reshaped = nc.build("Reshape", {selected, (*where)->getResult(0)}, {}, 1,
-                             /*asNodeOutputs=*/true);
-    if (!reshaped)
-      return reshaped.takeError();
-    return nc.setOutput(0, (*reshaped)->getResult(0));
+    auto target = targetUnless(nc, allowed, nc.constI64(st.getShape()), st.getShape());
+    if (!target)
+      return target.takeError();
+    return setCheckedOutput(nc, selected, *target);
   }
   auto id = nc.build("Identity", {selected}, {}, 1, /*asNodeOutputs=*/true);
   if (!id)
@@ -369,40 +401,6 @@ Error deformConv19(NodeContext &nc) {
   return nc.setOutput(0, (*id)->getResult(0));
 }
 
-namespace {
-
-/// Node input `i` as a constant list of integers, or an error naming it.
-llvm::Expected<SmallVector<int64_t>> constantInput(NodeContext &nc, unsigned i,
-                                                   StringRef name) {
-  if (!nc.hasInput(i))
-    return nc.error("needs the input '" + name + "'");
-  auto v = nc.input(i);
-  if (!v)
-    return v.takeError();
-  auto values = constantInts(*v);
-  if (!values)
-    return nc.error("'" + name +
-                    "' must be a constant (an initializer): the result shape depends on it");
-  return *values;
-}
-
-/// The first result of `type` built from `operands`.
-llvm::Expected<Value> buildOne(NodeContext &nc, StringRef type, ArrayRef<Value> operands,
-                               ArrayRef<NamedAttribute> attrs = {}) {
-  auto o = nc.build(type, operands, attrs);
-  if (!o)
-    return o.takeError();
-  return (*o)->getResult(0);
-}
-
-Error setIdentityOutput(NodeContext &nc, Value v) {
-  auto id = nc.build("Identity", {v}, {}, 1, /*asNodeOutputs=*/true);
-  if (!id)
-    return id.takeError();
-  return nc.setOutput(0, (*id)->getResult(0));
-}
-
-} // namespace
 
 namespace {
 
@@ -665,17 +663,10 @@ Error col2im18(NodeContext &nc) {
                        {b.getNamedAttr("axis", b.getI64IntegerAttr(0))});
   if (!good)
     return good.takeError();
-  SmallVector<int64_t> badShape(declared.getShape());
-  badShape[0] += 1;
-  auto target = buildOne(nc, "Where", {anyMatch, *good, nc.constI64(badShape)});
+  auto target = targetUnless(nc, anyMatch, *good, declared.getShape());
   if (!target)
     return target.takeError();
-  auto y = nc.build("Reshape", {selected, *target},
-                    {b.getNamedAttr("allowzero", b.getI64IntegerAttr(1))}, 1,
-                    /*asNodeOutputs=*/true);
-  if (!y)
-    return y.takeError();
-  return nc.setOutput(0, (*y)->getResult(0));
+  return setCheckedOutput(nc, selected, *target);
 }
 
 /// AffineGrid 20 with a constant size: the base grid (x, y[, z], 1) of the
@@ -795,12 +786,7 @@ Error affineGrid20(NodeContext &nc) {
                          {b.getNamedAttr("axis", b.getI64IntegerAttr(0))});
   if (!target)
     return target.takeError();
-  auto y = nc.build("Reshape", {*out, *target},
-                    {b.getNamedAttr("allowzero", b.getI64IntegerAttr(1))}, 1,
-                    /*asNodeOutputs=*/true);
-  if (!y)
-    return y.takeError();
-  return nc.setOutput(0, (*y)->getResult(0));
+  return setCheckedOutput(nc, *out, *target);
 }
 
 } // namespace onnxcc::importer

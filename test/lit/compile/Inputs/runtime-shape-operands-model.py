@@ -118,6 +118,15 @@ model("range", h.make_node("Range", ["start", "limit", "delta"], ["y"]),
       ([("start", f32(0)), ("limit", f32(5)), ("delta", f32(1))],
        [("y", np.arange(0, 5, 1, dtype=np.float32))]))
 
+# The same with one-element [1] operands, which ONNX Runtime takes as scalars.
+model("range_1", h.make_node("Range", ["start", "limit", "delta"], ["y"]),
+      [info("start", T.FLOAT, [1]), info("limit", T.FLOAT, [1]), info("delta", T.FLOAT, [1])],
+      [info("y", T.FLOAT, [4])],
+      ([("start", f32([1])), ("limit", f32([3])), ("delta", f32([0.5]))],
+       [("y", np.arange(1, 3, 0.5, dtype=np.float32))]),
+      ([("start", f32([0])), ("limit", f32([5])), ("delta", f32([1]))],
+       [("y", np.arange(0, 5, 1, dtype=np.float32))]))
+
 # A one-sided DFT whose axis comes at run time: the declared [1, 6, 8, 2]
 # says axis 1 (or -3); axis 2 would give [1, 10, 5, 2].
 signal = rng.rand(1, 10, 8, 1).astype(np.float32)
