@@ -866,6 +866,15 @@ Error ModelExporter::exportMain(func::FuncOp func, ::onnx::GraphProto &graph) {
               outputNames[i] + "/identity");
     ::onnx::ValueInfoProto &out = *graph.add_output();
     out.set_name(outputNames[i]);
+    // ZipMap's sequence of maps, held as its values (ImportML.cpp).
+    if (auto keys = func.getResultAttrOfType<ArrayAttr>(i, "onnxcc.map_keys")) {
+      auto &map = *out.mutable_type()->mutable_sequence_type()->mutable_elem_type()
+                       ->mutable_map_type();
+      map.set_key_type(!keys.empty() && isa<StringAttr>(keys[0]) ? ::onnx::TensorProto::STRING
+                                                                : ::onnx::TensorProto::INT64);
+      map.mutable_value_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
+      continue;
+    }
     auto params = func.getResultAttrOfType<ArrayAttr>(i, "onnx.dim_params");
     if (Error e = writeType(v.getType(), *out.mutable_type(), params,
                             "graph output '" + out.name() + "'"))

@@ -73,7 +73,27 @@ Type mlResultType(MLIRContext *ctx, StringRef opType, unsigned index, ArrayRef<V
   if (opType == "ml.CategoryMapper" && !operands.empty())
     if (auto t = dyn_cast<TensorType>(operands[0].getType()))
       return tensorOf(isa<onnx::StringType>(t.getElementType()) ? i64 : str);
+  // The sequence of maps is held as its values (MLShapes.cpp): X's type.
+  if (opType == "ml.ZipMap" && !operands.empty())
+    if (auto t = dyn_cast<TensorType>(operands[0].getType()))
+      return t;
   return {};
+}
+
+Error checkZipMapDeclaration(const ::onnx::TypeProto &declared, bool stringLabels) {
+  auto wrong = [&] {
+    return makeError(Twine("its output is declared as another type than ZipMap's "
+                           "sequence of maps from ") +
+                     (stringLabels ? "string" : "int64") + " to float");
+  };
+  if (!declared.has_sequence_type() || !declared.sequence_type().elem_type().has_map_type())
+    return wrong();
+  const auto &map = declared.sequence_type().elem_type().map_type();
+  int key = stringLabels ? ::onnx::TensorProto::STRING : ::onnx::TensorProto::INT64;
+  if (map.key_type() != key || !map.value_type().has_tensor_type() ||
+      map.value_type().tensor_type().elem_type() != ::onnx::TensorProto::FLOAT)
+    return wrong();
+  return Error::success();
 }
 
 } // namespace onnxcc::importer

@@ -12,6 +12,7 @@
 
 namespace onnx {
 class NodeProto;
+class TypeProto;
 } // namespace onnx
 
 namespace onnxcc::importer {
@@ -29,6 +30,10 @@ llvm::Error importMLNode(GraphImporter &importer, const ::onnx::NodeProto &node,
 mlir::Type mlResultType(mlir::MLIRContext *ctx, llvm::StringRef opType, unsigned index,
                         llvm::ArrayRef<mlir::Value> operands,
                         llvm::ArrayRef<mlir::NamedAttribute> attrs);
+
+/// Checks the type a model declares for ZipMap's output: a sequence of maps
+/// from the labels' type (string or int64) to float.
+llvm::Error checkZipMapDeclaration(const ::onnx::TypeProto &declared, bool stringLabels);
 
 } // namespace onnxcc::importer
 

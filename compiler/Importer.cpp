@@ -303,6 +303,7 @@ public:
   Value makeConstant(Location loc, ElementsAttr attr);
   Value makeConstantPublic(Location loc, ElementsAttr attr) { return makeConstant(loc, attr); }
   Location nodeLoc(const ::onnx::NodeProto &node, int index);
+  Error markZipMapOutputs(mlir::func::FuncOp func);
   Error nodeError(const ::onnx::NodeProto &node, int index, int64_t opset,
                   const Twine &message);
 
@@ -958,8 +959,15 @@ Expected<Type> GraphImporter::resultType(NodeContext &nc, StringRef opType, unsi
                                          ArrayRef<NamedAttribute> attrs, StringRef outputName,
                                          OperationState &state) {
   const OpSchemaInfo *schema = lookupSchema(opType);
-  // 1. A type the model declares for this value.
-  if (!outputName.empty()) {
+  // 1. A type the model declares for this value. ZipMap's sequence of maps
+  // is held as its values (ImportML.cpp); what the model declares is checked.
+  if (opType == "ml.ZipMap" && !outputName.empty()) {
+    if (const ::onnx::TypeProto *declared = findValueInfo(outputName))
+      if (declared->value_case() != ::onnx::TypeProto::VALUE_NOT_SET)
+        if (Error e = checkZipMapDeclaration(*declared,
+                                             bool(findAttr(attrs, "classlabels_strings"))))
+          return std::move(e);
+  } else if (!outputName.empty()) {
     if (const ::onnx::TypeProto *declared = findValueInfo(outputName)) {
       bool complete = !declared->has_tensor_type() ||
                       declared->tensor_type().elem_type() != ::onnx::TensorProto::UNDEFINED;
@@ -1689,6 +1697,8 @@ Expected<OwningOpRef<ModuleOp>> GraphImporter::importModel() {
     if (!params.empty())
       func.setResultAttr(i, "onnx.dim_params", b.getArrayAttr(params));
   }
+  if (Error e = markZipMapOutputs(func))
+    return makeError(model.path + ": " + toString(std::move(e)));
 
   std::string diagnostic;
   {
@@ -1703,6 +1713,45 @@ Expected<OwningOpRef<ModuleOp>> GraphImporter::importModel() {
   return std::move(module);
 }
 
+/// The node an op was imported from, for messages.
+static std::string opLabel(Operation *op) {
+  std::string name;
+  if (auto loc = dyn_cast<NameLoc>(op->getLoc()))
+    name = loc.getName().str();
+  return "node '" + name + "' (" + op->getName().stripDialect().str() + ")";
+}
+
+/// ZipMap's sequence of maps is held as its values, [N, C] (ImportML.cpp),
+/// which only a graph output can take: the output then carries the class
+/// labels as `onnxcc.map_keys` (int64 or string attributes), the keys of every
+/// map, for the generated tables, `optimize` and `verify`.
+Error GraphImporter::markZipMapOutputs(func::FuncOp func) {
+  Block &entry = func.getBody().front();
+  Operation *ret = entry.getTerminator();
+  Error error = Error::success();
+  func.walk([&](onnx::MLZipMapOp zip) {
+    if (error)
+      return WalkResult::interrupt();
+    for (OpOperand &use : zip.getZ().getUses()) {
+      if (use.getOwner() == ret)
+        continue;
+      error = makeError(opLabel(zip) + ": its sequence of maps is read by " +
+                        opLabel(use.getOwner()) +
+                        "; onnxcc takes a ZipMap's result only as a graph output");
+      return WalkResult::interrupt();
+    }
+    Attribute keys;
+    if (auto strings = zip.getClasslabelsStrings())
+      keys = *strings;
+    else if (auto ints = zip.getClasslabelsInt64s())
+      keys = builder.getI64ArrayAttr(*ints);
+    for (OpOperand &use : zip.getZ().getUses())
+      func.setResultAttr(use.getOperandNumber(), "onnxcc.map_keys", keys);
+    return WalkResult::advance();
+  });
+  return error;
+}
+
 //===----------------------------------------------------------------------===//
 // NodeContext
 //===----------------------------------------------------------------------===//
@@ -1713,7 +1762,12 @@ Location NodeContext::loc() { return importer.nodeLoc(node, index); }
 Expected<Value> NodeContext::input(unsigned i) {
   if (!hasInput(i))
     return importer.noValue();
-  return importer.lookupValue(node.input(i));
+  auto v = importer.lookupValue(node.input(i));
+  if (v && v->getDefiningOp<onnx::MLZipMapOp>())
+    return makeError("input '" + node.input(i) +
+                     "' is a ZipMap's sequence of maps, which onnxcc takes only as a graph "
+                     "output");
+  return v;
 }
 
 const ::onnx::AttributeProto *NodeContext::attr(StringRef name) const {

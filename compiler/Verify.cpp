@@ -380,6 +380,139 @@ Expected<BoundaryValue> readBoundaryValue(StringRef path, int kind) {
   return value;
 }
 
+/// The keys of every map of an output that holds ZipMap's sequence of maps
+/// as its values (the harness's `keys` lines): int64 or string keys.
+struct MapKeys {
+  bool strings = false;
+  SmallVector<int64_t> ints;
+  SmallVector<std::string> texts;
+  size_t size() const { return strings ? texts.size() : ints.size(); }
+  std::string key(size_t k) const {
+    return strings ? "'" + codegen::displayText(texts[k]) + "'" : std::to_string(ints[k]);
+  }
+};
+
+/// A reference sequence of maps read as the values the compiled model gives:
+/// `values` float32, row i holding map i's values in the order of `keys`;
+/// `mismatch` says how the maps' keys differ from `keys` (a failed check,
+/// not a bad dataset).
+struct MapSequence {
+  Tensor values;
+  std::string mismatch;
+};
+
+/// Reads PATH, a SequenceProto of MapProtos (onnx-data.proto: map_values = 6;
+/// a map's key_type = 2, keys = 3 (packed or not), string_keys = 4, values =
+/// 5, a SequenceProto of float tensors, one value each or all in one), as
+/// an output of `rank` (2: [maps, K]; 1: [K], one map) with these keys.
+Expected<MapSequence> readMapSequence(StringRef path, const MapKeys &keys, size_t rank) {
+  auto buffer = MemoryBuffer::getFile(path, /*IsText=*/false,
+                                      /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return makeError(VerifyStage::Dataset,
+                     "cannot read " + path + ": " + buffer.getError().message());
+  auto bad = [&](const Twine &why) { return makeError(VerifyStage::Dataset, path + ": " + why); };
+  SmallVector<std::pair<uint32_t, std::string>> fields;
+  if (!messageFields((*buffer)->getBuffer(), fields))
+    return bad("not a SequenceProto");
+  MapSequence result;
+  result.values.dtype = lookupDType("float32");
+  std::vector<float> values;
+  size_t maps = 0;
+  for (const auto &[number, field] : fields) {
+    if (number == 3 || number == 4 || number == 5 || number == 7)
+      return bad("a sequence of tensors, sequences or optionals; the model's output is a "
+                 "sequence of maps");
+    if (number != 6)
+      continue;
+    // One MapProto.
+    SmallVector<int64_t> mapInts;
+    SmallVector<std::string> mapTexts;
+    std::vector<float> mapValues;
+    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t *>(field.data()),
+                                              static_cast<int>(field.size()));
+    while (uint32_t tag = in.ReadTag()) {
+      uint32_t fieldNumber = tag >> 3, wire = tag & 7;
+      uint64_t varint;
+      uint32_t length;
+      std::string bytes;
+      if (wire == 0) {
+        if (!in.ReadVarint64(&varint))
+          return bad("a map is not a MapProto");
+        if (fieldNumber == 3)
+          mapInts.push_back(static_cast<int64_t>(varint));
+        continue;
+      }
+      if (wire != 2 || !in.ReadVarint32(&length) ||
+          !in.ReadString(&bytes, static_cast<int>(length)))
+        return bad("a map is not a MapProto");
+      if (fieldNumber == 3) { // packed keys
+        google::protobuf::io::CodedInputStream packed(
+            reinterpret_cast<const uint8_t *>(bytes.data()), static_cast<int>(bytes.size()));
+        while (packed.CurrentPosition() < static_cast<int>(bytes.size())) {
+          if (!packed.ReadVarint64(&varint))
+            return bad("a map's keys are not int64");
+          mapInts.push_back(static_cast<int64_t>(varint));
+        }
+      } else if (fieldNumber == 4) {
+        mapTexts.push_back(std::move(bytes));
+      } else if (fieldNumber == 5) {
+        SmallVector<std::pair<uint32_t, std::string>> valueFields;
+        if (!messageFields(bytes, valueFields))
+          return bad("a map's values are not a SequenceProto");
+        for (const auto &[valueNumber, valueField] : valueFields) {
+          if (valueNumber != 3)
+            return bad("a map's values are not tensors");
+          ::onnx::TensorProto proto;
+          if (!proto.ParseFromString(valueField))
+            return bad("a map's value is not a TensorProto");
+          auto tensor = tensorOf(proto, path);
+          if (!tensor)
+            return tensor.takeError();
+          if (tensor->dtype != result.values.dtype)
+            return bad("a map's value is " + Twine(tensor->dtype->name) + ", not float32");
+          size_t at = mapValues.size();
+          mapValues.resize(at + tensor->bytes.size() / sizeof(float));
+          std::memcpy(mapValues.data() + at, tensor->bytes.data(),
+                      (mapValues.size() - at) * sizeof(float));
+        }
+      }
+    }
+    if (!in.ConsumedEntireMessage())
+      return bad("a map is not a MapProto");
+    size_t mapKeys = keys.strings ? mapTexts.size() : mapInts.size();
+    if ((keys.strings ? mapInts.size() : mapTexts.size()) != 0)
+      return bad(Twine("map ") + Twine(maps) + " has " + (keys.strings ? "int64" : "string") +
+                 " keys; the model's are " + (keys.strings ? "strings" : "int64"));
+    if (mapValues.size() != mapKeys)
+      return bad(Twine("map ") + Twine(maps) + " has " + Twine(mapKeys) + " keys and " +
+                 Twine(mapValues.size()) + " values");
+    // The values in the order of the model's keys.
+    for (size_t k = 0; k < keys.size(); ++k) {
+      size_t found = mapKeys;
+      for (size_t j = 0; j < mapKeys; ++j)
+        if (keys.strings ? mapTexts[j] == keys.texts[k] : mapInts[j] == keys.ints[k])
+          found = j;
+      if (found == mapKeys && result.mismatch.empty())
+        result.mismatch = "expected map " + std::to_string(maps) + " has no key " + keys.key(k);
+      values.push_back(found == mapKeys ? 0.0f : mapValues[found]);
+    }
+    if (mapKeys != keys.size() && result.mismatch.empty())
+      result.mismatch = "expected map " + std::to_string(maps) + " has " +
+                        std::to_string(mapKeys) + " keys, the model's " +
+                        std::to_string(keys.size());
+    ++maps;
+  }
+  if (rank == 1 && maps != 1)
+    return bad(Twine(maps) + " maps; the model's output is one map");
+  result.values.shape.assign({static_cast<int64_t>(maps), static_cast<int64_t>(keys.size())});
+  if (rank == 1)
+    result.values.shape.erase(result.values.shape.begin());
+  result.values.bytes.assign(reinterpret_cast<const char *>(values.data()),
+                             values.size() * sizeof(float));
+  return result;
+}
+
 Expected<Tensor> tensorOf(const ::onnx::TensorProto &proto, StringRef path) {
   Tensor tensor;
   tensor.dtype = lookupDType(proto.data_type());
@@ -601,6 +734,8 @@ constexpr const char *harnessTemplate = R"(// Generic harness written by onnxcc 
 //                             (names as hex digits of their bytes)
 //   run IN... -- OUT...       reads dense inputs, runs, writes dense outputs
 //                             (strings: each followed by a NUL)
+// Outputs that hold ZipMap's maps add `keys K int64 COUNT KEY...` or
+// `keys K string COUNT HEXKEY...` lines.
 // With symbolic dims, --describe also prints `sym NAME` lines, and a run is
 //   run --dims=D0,D1,... SHAPE:IN... -- SHAPE:OUT...
 // with each tensor's actual shape (dims joined by 'x', empty for a scalar).
@@ -739,6 +874,23 @@ int main(int argc, char **argv) {
     for (int i = 0; i < numOutputs; ++i)
       printf("kind out %d %d %d\n", i, (int)@NAME@_output_kinds[i].kind,
              (int)@NAME@_output_kinds[i].max_count);
+#endif
+#ifdef @NAME@_HAS_MAP_OUTPUTS
+    for (int i = 0; i < numOutputs; ++i) {
+      const @NAME@_map_keys *m = &@NAME@_output_map_keys[i];
+      if (m->count == 0)
+        continue;
+      printf("keys %d %s %lld", i, m->string_keys ? "string" : "int64", (long long)m->count);
+      for (int64_t k = 0; k < m->count; ++k) {
+        if (m->string_keys) {
+          printf(" x"); /* "x" + hex digits: an empty key is a word too */
+          printHex(m->string_keys[k]);
+        } else {
+          printf(" %lld", (long long)m->int64_keys[k]);
+        }
+      }
+      printf("\n");
+    }
 #endif
 #ifdef @NAME@_NUM_SYMBOLS
     for (int k = 0; k < NUM_SYMBOLS; ++k) {
@@ -1044,6 +1196,9 @@ struct TensorTable {
   SmallVector<int> inputKinds, outputKinds;
   /// The model's symbolic dims, in the order the generated code takes them.
   SmallVector<std::string> symbols;
+  /// Per output, the keys of the maps it holds (ZipMap's sequence of maps as
+  /// [N, K] values); none for a plain tensor.
+  SmallVector<std::optional<MapKeys>> outputMapKeys;
   /// Per input, the dim_param of each dim ("" when none): which symbol a
   /// symbolic dim is.
   SmallVector<SmallVector<std::string>> dimParams;
@@ -1130,6 +1285,32 @@ Expected<TensorTable> describeHarness(StringRef workDir, ArrayRef<std::string> r
       if (kinds.size() <= index)
         kinds.resize(index + 1, 0);
       kinds[index] = value;
+      continue;
+    }
+    if (kind == "keys") {
+      SmallVector<StringRef> words;
+      rest.split(words, ' ', -1, /*KeepEmpty=*/false);
+      unsigned index, count;
+      if (words.size() < 3 || words[0].getAsInteger(10, index) ||
+          words[2].getAsInteger(10, count) || words.size() != 3 + size_t(count) ||
+          (words[1] != "int64" && words[1] != "string"))
+        return bad();
+      MapKeys keys;
+      keys.strings = words[1] == "string";
+      for (StringRef word : ArrayRef(words).drop_front(3)) {
+        std::string text;
+        int64_t value;
+        if (keys.strings ? !word.consume_front("x") || !unhex(word, text)
+                         : word.getAsInteger(10, value))
+          return bad();
+        if (keys.strings)
+          keys.texts.push_back(std::move(text));
+        else
+          keys.ints.push_back(value);
+      }
+      if (table.outputMapKeys.size() <= index)
+        table.outputMapKeys.resize(index + 1);
+      table.outputMapKeys[index] = std::move(keys);
       continue;
     }
     if (kind == "sym") {
@@ -1603,6 +1784,19 @@ Expected<bool> verifyDataset(const Dataset &dataset, const TensorTable &table,
                          " outputs, the model " + Twine(table.outputs.size()));
 
   bool symbolic = !table.symbols.empty();
+  // An expected output: a tensor, or the values of a sequence of maps.
+  std::vector<std::string> mapMismatch(table.outputs.size());
+  auto readExpected = [&](size_t i) -> Expected<Tensor> {
+    if (i < table.outputMapKeys.size() && table.outputMapKeys[i]) {
+      auto maps = readMapSequence(dataset.outputs[i], *table.outputMapKeys[i],
+                                  table.outputs[i].shape.size());
+      if (!maps)
+        return maps.takeError();
+      mapMismatch[i] = maps->mismatch;
+      return std::move(maps->values);
+    }
+    return readTensor(dataset.outputs[i]);
+  };
   // Symbolic models take the dims of this dataset and every tensor's shape.
   SmallVector<std::optional<int64_t>> symbolValues(table.symbols.size());
   auto shapeArg = [](ArrayRef<int64_t> shape, StringRef path) {
@@ -1711,7 +1905,7 @@ Expected<bool> verifyDataset(const Dataset &dataset, const TensorTable &table,
     }
     // The output buffers get the reference's shape where it fits the
     // declared one; the comparison below reports a mismatch.
-    auto expected = readTensor(dataset.outputs[i]);
+    auto expected = readExpected(i);
     if (!expected)
       return expected.takeError();
     if (!fits(expected->shape, table.outputs[i].shape))
@@ -1748,9 +1942,14 @@ Expected<bool> verifyDataset(const Dataset &dataset, const TensorTable &table,
       allPassed &= *passed;
       continue;
     }
-    auto expected = readTensor(path);
+    auto expected = readExpected(i);
     if (!expected)
       return expected.takeError();
+    if (!mapMismatch[i].empty()) {
+      os << "FAIL: " << mapMismatch[i] << "\n";
+      allPassed = false;
+      continue;
+    }
     if (expected->dtype->name != info.dtypeName) {
       os << "FAIL: dtype " << info.dtypeName << " differs from expected "
          << expected->dtype->name << "\n";

@@ -1071,6 +1071,9 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     /// `dims` holds their bounds), and the argument run() writes its dims to.
     SmallVector<bool> dataDims;
     int dimsArg = -1;
+    /// An output holding ZipMap's sequence of maps as their values: the keys
+    /// of every map (onnxcc.map_keys, int64 or string attributes).
+    ArrayAttr mapKeys;
     bool dataDim(int64_t d) const { return d < int64_t(dataDims.size()) && dataDims[d]; }
     /// Dim `d` is a symbol's: dynamic, or static by a bound symbol
     /// (onnxcc.bound_symbols) whose name the header still shows.
@@ -1122,6 +1125,15 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       return errorAt(func, "string tensor '" + p.name + "' is not held as i64");
     if (auto data = func.getArgAttrOfType<DenseBoolArrayAttr>(i, "onnxcc.data_dependent"))
       p.dataDims.assign(data.asArrayRef().begin(), data.asArrayRef().end());
+    p.mapKeys = func.getArgAttrOfType<ArrayAttr>(i, "onnxcc.map_keys");
+    if (p.mapKeys &&
+        (!func.getArgAttr(i, "onnxcc.output") || p.dtype != "float32" ||
+         p.type.getRank() < 1 || p.type.getRank() > 2 || p.type.isDynamicDim(p.type.getRank() - 1) ||
+         p.type.getDimSize(p.type.getRank() - 1) != int64_t(p.mapKeys.size()) ||
+         !(llvm::all_of(p.mapKeys, [](Attribute a) { return isa<IntegerAttr>(a); }) ||
+           llvm::all_of(p.mapKeys, [](Attribute a) { return isa<StringAttr>(a); }))))
+      return errorAt(func, "output '" + p.name + "': its map keys do not fit its values "
+                           "(float32 [N, keys] or [keys])");
     (func.getArgAttr(i, "onnxcc.output") ? outputs : inputs).push_back(p);
   }
   bool hasStrings = llvm::any_of(inputs, [](const Port &p) { return p.isString(); }) ||
@@ -1437,7 +1449,8 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       for (auto [d, v] : llvm::enumerate(g.shapes.front()))
         dims += (d ? ", " : "") + std::to_string(v);
       return " /* " + commentText(g.name) + ": " + (g.optional() ? "optional " : "") + g.dtype +
-             "[" + dims + "] */";
+             "[" + dims + "]" +
+             (g.value && g.value->mapKeys ? ", the values of a sequence of maps" : "") + " */";
     };
     for (const Group &g : inGroups) {
       if (g.kind == "tensor") {
@@ -1653,6 +1666,17 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     s << "  return status;\n}\n";
   };
 
+  // The keys of the outputs that hold ZipMap's maps, in the order of
+  // NAME_outputs (null for the others).
+  SmallVector<ArrayAttr> outputMapKeys;
+  if (grouped)
+    for (const Group &g : outGroups)
+      outputMapKeys.push_back(g.kind == "tensor" && g.value ? g.value->mapKeys : ArrayAttr());
+  else
+    for (const Port &p : outputs)
+      outputMapKeys.push_back(p.mapKeys);
+  const bool hasMapOutputs = llvm::any_of(outputMapKeys, [](ArrayAttr a) { return bool(a); });
+
   CppModel model;
   model.usesKernels = usesKernels;
   model.usesThreads = threads > 1;
@@ -1688,6 +1712,18 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       << std::max<size_t>(grouped ? inGroups.size() : inputs.size(), 1) << "];\n";
     h << "extern const " << n << "_tensor_info " << n << "_outputs["
       << std::max<size_t>(grouped ? outGroups.size() : outputs.size(), 1) << "];\n\n";
+    if (hasMapOutputs) {
+      h << "/* Outputs that ONNX gives as a sequence of maps (ZipMap's): the output holds\n"
+        << "   the maps' values, float32 [N, K] (map i is row i; [K] is one map), and\n"
+        << "   every map has the same K keys, " << n << "_output_map_keys[k] in column order\n"
+        << "   (int64 or string keys; count 0 for an output that is a plain tensor). */\n";
+      h << "#define " << n << "_HAS_MAP_OUTPUTS 1\n";
+      h << "typedef struct " << n << "_map_keys {\n  int64_t count;\n"
+        << "  const int64_t *int64_keys;       /* or null */\n"
+        << "  const char *const *string_keys;  /* or null */\n} " << n << "_map_keys;\n";
+      h << "extern const " << n << "_map_keys " << n << "_output_map_keys["
+        << std::max<size_t>(outputMapKeys.size(), 1) << "];\n\n";
+    }
     if (symbolic) {
       h << "/* The symbolic dims (ONNX dim_params), in the order run() takes them. */\n";
       h << "extern const char *const " << n << "_symbols[" << symbols.size() << "];\n\n";
@@ -1762,7 +1798,8 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
         << commentText(p.name) << ": " << p.dtype << "[" << dimsOf(p) << "] */";
     for (Port &p : outputs)
       h << ",\n    " << p.paramType(false) << names[func.getArgument(p.arg)] << " /* "
-        << commentText(p.name) << ": " << p.dtype << "[" << dimsOf(p) << "] */" << dimsParam(p);
+        << commentText(p.name) << ": " << p.dtype << "[" << dimsOf(p) << "]"
+        << (p.mapKeys ? ", the values of a sequence of maps" : "") << " */" << dimsParam(p);
     h << ");\n\n";
     h << "/* The same with arrays of pointers, in model order"
       << (symbolic ? ", and the symbolic dims in `dims`" : "") << ". */\n";
@@ -1923,6 +1960,34 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     } else {
       table("inputs", inputs);
       table("outputs", outputs);
+    }
+    if (hasMapOutputs) {
+      for (auto [k, keys] : llvm::enumerate(outputMapKeys)) {
+        if (!keys)
+          continue;
+        bool strings = !keys.empty() && isa<StringAttr>(keys[0]);
+        s << "static const " << (strings ? "char *const " : "int64_t ") << "output_map_keys_"
+          << k << "[" << std::max<size_t>(keys.size(), 1) << "] = {";
+        for (auto [j, key] : llvm::enumerate(keys)) {
+          s << (j ? "," : "") << (j % 8 == 0 ? "\n    " : " ");
+          if (strings)
+            s << cStringLiteral(cast<StringAttr>(key).getValue(), 96, "\n    ");
+          else
+            s << intLiteral(cast<IntegerAttr>(key).getValue(), IntegerType::get(module.getContext(), 64));
+        }
+        s << "};\n";
+      }
+      s << "extern \"C\" const " << n << "_map_keys " << n << "_output_map_keys["
+        << std::max<size_t>(outputMapKeys.size(), 1) << "] = {\n";
+      for (auto [k, keys] : llvm::enumerate(outputMapKeys)) {
+        bool strings = keys && !keys.empty() && isa<StringAttr>(keys[0]);
+        if (!keys)
+          s << "  {0, nullptr, nullptr},\n";
+        else
+          s << "  {" << keys.size() << ", " << (strings ? "nullptr" : "output_map_keys_" + std::to_string(k))
+            << ", " << (strings ? "output_map_keys_" + std::to_string(k) : "nullptr") << "},\n";
+      }
+      s << "};\n\n";
     }
     if (symbolic) {
       s << "extern \"C\" const char *const " << n << "_symbols[" << symbols.size() << "] = {";

@@ -1065,6 +1065,10 @@ Expected<HalideModel> Emitter::emit(ModuleOp module) {
                                ": the Halide target needs tensors of static shape");
     if (halideType(type.getElementType()).empty() || type.getElementType().isIndex())
       return errorAt(func, kind + " " + Twine(i) + ": element type the Halide target does not support");
+    if (attrs && attrs.get("onnxcc.map_keys"))
+      return errorAt(func, kind + " " + Twine(i) +
+                               ": a sequence of maps (ZipMap), which the Halide target "
+                               "does not support yet");
     auto name = attrs ? attrs.getAs<StringAttr>("onnx.name") : StringAttr();
     auto dtype = attrs ? attrs.getAs<StringAttr>("onnx.dtype") : StringAttr();
     ports.push_back({name ? name.str() : (kind + Twine(i)).str(),

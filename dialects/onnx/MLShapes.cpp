@@ -2,8 +2,9 @@
 //
 // The ops of dialects/onnx/OnnxMLOps.gen.td. The models and predictors take
 // X as [N, C] (a 1-D X is one row, as ONNX Runtime reads it); their outputs
-// are [N] labels and [N, classes or targets] scores. Maps and sequences of
-// maps (CastMap, DictVectorizer, ZipMap) have no shape here.
+// are [N] labels and [N, classes or targets] scores. ZipMap's sequence of
+// maps is held as its values, the shape of X (see MLZipMapOp below); the ops
+// that take maps (CastMap, DictVectorizer) have no shape here.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/onnx/OnnxOps.h"
@@ -172,6 +173,24 @@ LogicalResult MLSVMRegressorOp::inferShapes(ShapeContext &ctx) {
 }
 LogicalResult MLCastMapOp::inferShapes(ShapeContext &) { return success(); }
 LogicalResult MLDictVectorizerOp::inferShapes(ShapeContext &) { return success(); }
-LogicalResult MLZipMapOp::inferShapes(ShapeContext &) { return success(); }
+
+/// onnxcc holds ZipMap's sequence of maps as the maps' values: Z is X, [N, C]
+/// (or [C], one map), every row mapping the same C class labels; the labels
+/// are the attribute. So Z has X's shape, and C must be the number of labels.
+LogicalResult MLZipMapOp::inferShapes(ShapeContext &ctx) {
+  int64_t labels = numLabels(getOperation());
+  if (!getClasslabelsStrings() == !getClasslabelsInt64s())
+    return ctx.fail("exactly one of classlabels_int64s and classlabels_strings must be given");
+  auto x = ctx.operandShape(0);
+  if (!x)
+    return success();
+  if (x->size() != 1 && x->size() != 2)
+    return ctx.fail("input X has shape " + text(*x) + ", expected [N, C] or [C]");
+  if (x->back().isStatic() && x->back().size != labels)
+    return ctx.fail("input X has " + std::to_string(x->back().size) +
+                    " columns but the node has " + std::to_string(labels) + " class labels");
+  ctx.setShape(0, *x);
+  return success();
+}
 
 } // namespace onnxcc::onnx

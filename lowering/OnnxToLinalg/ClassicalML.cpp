@@ -1439,6 +1439,20 @@ struct SVMClassifierLowering : OpConversionPattern<onnx::MLSVMClassifierOp> {
   }
 };
 
+/// ZipMap's sequence of maps is held as its values, X itself (MLShapes.cpp);
+/// the importer has put the class labels, the maps' keys, on the graph output
+/// it feeds (the only place it may go).
+struct ZipMapLowering : OpConversionPattern<onnx::MLZipMapOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::MLZipMapOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (adaptor.getX().getType() != getTypeConverter()->convertType(op.getZ().getType()))
+      return fail(op, "its result's type differs from its input's");
+    rewriter.replaceOp(op, adaptor.getX());
+    return success();
+  }
+};
+
 /// The ai.onnx.ml ops not lowered yet: a clear error rather than a missing
 /// pattern's generic one.
 template <typename Op> struct UnsupportedMLLowering : OpConversionPattern<Op> {
@@ -1459,7 +1473,7 @@ void populateClassicalMLPatterns(OnnxTypeConverter &converter, RewritePatternSet
       LinearClassifierLowering, TfIdfVectorizerLowering, ImputerLowering, OneHotEncoderLowering,
       SVMClassifierLowering, SVMRegressorLowering,
       FeatureVectorizerLowering, UnsupportedMLLowering<onnx::MLCastMapOp>,
-      UnsupportedMLLowering<onnx::MLDictVectorizerOp>, UnsupportedMLLowering<onnx::MLZipMapOp>>(
+      UnsupportedMLLowering<onnx::MLDictVectorizerOp>, ZipMapLowering>(
       converter, patterns.getContext());
 }
 

@@ -42,6 +42,15 @@ function writeTensor(file, tensor, name) {
   const nameBytes = Buffer.from(name, 'utf8');
   parts.push(Buffer.from([0x42]), varint(nameBytes.length), nameBytes);
   let data = tensor.data;
+  if (tensor.type === 'string') {
+    // string_data (field 6), one UTF-8 entry per element.
+    for (const s of data) {
+      const bytes = Buffer.from(s, 'utf8');
+      parts.push(Buffer.from([0x32]), varint(bytes.length), bytes);
+    }
+    fs.writeFileSync(file, Buffer.concat(parts));
+    return;
+  }
   if (tensor.type === 'bool') data = Uint8Array.from(data, (x) => (x ? 1 : 0));
   const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   parts.push(Buffer.from([0x4a]), varint(bytes.length), bytes);

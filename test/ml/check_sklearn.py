@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 import numpy as np
-from onnx import numpy_helper, save
+from onnx import SequenceProto, TensorProto, numpy_helper, save
 from sklearn import datasets, ensemble, linear_model, pipeline, preprocessing, tree
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -66,6 +66,14 @@ def cases():
     yield "svc_poly_proba_cancer", pipeline.make_pipeline(
         preprocessing.StandardScaler(),
         svm.SVC(kernel="poly", degree=2, probability=True, random_state=0)), cancer
+    # String class labels, and ZipMap's sequences of maps (skl2onnx's default
+    # form of a classifier's probabilities) with int64 and string keys.
+    names = (iris[0], np.array(["setosa", "versicolor", "virginica"])[iris[1]])
+    yield "dt_iris_names", tree.DecisionTreeClassifier(max_depth=4, random_state=0), names
+    yield "rf_iris_zipmap", ensemble.RandomForestClassifier(n_estimators=10, max_depth=5,
+                                                            random_state=0), iris
+    yield "logreg_iris_names_zipmap", pipeline.make_pipeline(
+        preprocessing.StandardScaler(), linear_model.LogisticRegression(max_iter=500)), names
     import xgboost
     # Targets near 1: XGBoost sums its trees in its own order.
     unit = (reg[0], reg[1] / reg[1].std())
@@ -78,6 +86,34 @@ def write(path, array):
         f.write(numpy_helper.from_array(array).SerializeToString())
 
 
+def write_maps(path, probabilities, classes):
+    """A SequenceProto of one MapProto per row, class -> probability (what
+    ONNX Runtime gives for a ZipMap; onnx 1.12's numpy_helper.from_dict
+    cannot make one)."""
+    seq = SequenceProto()
+    seq.elem_type = SequenceProto.MAP
+    strings = not np.issubdtype(np.asarray(classes).dtype, np.number)
+    for row in probabilities:
+        m = seq.map_values.add()
+        m.key_type = TensorProto.STRING if strings else TensorProto.INT64
+        if strings:
+            m.string_keys.extend(str(c).encode() for c in classes)
+        else:
+            m.keys.extend(int(c) for c in classes)
+        m.values.elem_type = SequenceProto.TENSOR
+        for p in row:
+            m.values.tensor_values.append(numpy_helper.from_array(np.array(p, np.float32)))
+    with open(path, "wb") as f:
+        f.write(seq.SerializeToString())
+
+
+def labels(values):
+    """Predicted labels as the model's output: int64, or strings."""
+    if np.issubdtype(values.dtype, np.number):
+        return values.astype(np.int64)
+    return values.astype(object)
+
+
 def main():
     onnxcc, work = sys.argv[1], sys.argv[2]
     only = set(sys.argv[3:])
@@ -87,10 +123,12 @@ def main():
             continue
         x = x.astype(np.float32)
         model.fit(x, y)
+        zipmap = name.endswith("_zipmap")
         d = os.path.join(work, name)
         data = os.path.join(d, "test_data_set_0")
         os.makedirs(data, exist_ok=True)
-        save(sklearn_to_onnx.convert(model, x.shape[0], x.shape[1]), os.path.join(d, "model.onnx"))
+        save(sklearn_to_onnx.convert(model, x.shape[0], x.shape[1], zipmap=zipmap),
+             os.path.join(d, "model.onnx"))
         write(os.path.join(data, "input_0.pb"), x)
         if hasattr(model, "decision_function") and not hasattr(model, "predict_proba"):
             # LinearSVC, SVC: labels and decision_function (SVC: one value per
@@ -102,15 +140,21 @@ def main():
                 scores = np.stack([scores, -scores], axis=1)
             write(os.path.join(data, "output_1.pb"), scores.astype(np.float32))
         elif hasattr(model, "predict_proba"):
-            write(os.path.join(data, "output_0.pb"), model.predict(x).astype(np.int64))
-            write(os.path.join(data, "output_1.pb"), model.predict_proba(x).astype(np.float32))
+            write(os.path.join(data, "output_0.pb"), labels(model.predict(x)))
+            if zipmap:
+                write_maps(os.path.join(data, "output_1.pb"), model.predict_proba(x),
+                           model.classes_)
+            else:
+                write(os.path.join(data, "output_1.pb"), model.predict_proba(x).astype(np.float32))
         elif hasattr(model, "predict"):
             write(os.path.join(data, "output_0.pb"),
                   model.predict(x).astype(np.float32).reshape(-1, 1))
         else:
             write(os.path.join(data, "output_0.pb"), model.transform(x).astype(np.float32))
         checks = [("", data)]
-        ort_data = ort_dataset(d, x)
+        # onnxruntime-node returns no sequences of maps: the ZipMap models are
+        # checked against scikit-learn only.
+        ort_data = None if zipmap else ort_dataset(d, x)
         if ort_data:
             checks.append((" ort", ort_data))
         for label, dataset in checks:

@@ -7,6 +7,9 @@ GradientBoostingRegressor, LogisticRegression, LinearSVC (multiclass),
 LinearRegression, SVC and SVR (each kernel), StandardScaler, MinMaxScaler, Normalizer,
 Binarizer, SimpleImputer, and Pipelines of them (transforms then one
 predictor); XGBRegressor from its JSON dump, as onnxmltools converts it.
+Classifiers have int64 labels, or string labels when the classes are strings
+(tree ensembles and LogisticRegression); with zipmap=True the probabilities
+are a ZipMap's sequence of maps, as skl2onnx writes them by default.
 """
 import numpy as np
 from onnx import TensorProto, helper
@@ -54,9 +57,21 @@ def _below(t):
     return float(f)
 
 
+def _string_classes(model):
+    return not np.issubdtype(np.asarray(model.classes_).dtype, np.number)
+
+
+def class_labels(model, ints_name):
+    """The class label attribute of a classifier: `ints_name` (the int64
+    labels' attribute of that op) or classlabels_strings."""
+    if _string_classes(model):
+        return {"classlabels_strings": [str(c) for c in model.classes_]}
+    return {ints_name: [int(c) for c in model.classes_]}
+
+
 def tree_classifier(model, x, y):
     trees, scale = _trees_of(model)
-    classes = [int(c) for c in model.classes_]
+    classes = model.classes_
     attrs = _tree_nodes(trees, "nodes_")
     ct, cn, ci, cw = [], [], [], []
     binary = len(classes) == 2
@@ -74,8 +89,8 @@ def tree_classifier(model, x, y):
                 ci.append(0 if binary else k)
                 cw.append(float(p[k] * scale))
     attrs.update(class_treeids=ct, class_nodeids=cn, class_ids=ci,
-                 class_weights=cw, classlabels_int64s=classes,
-                 post_transform="NONE")
+                 class_weights=cw, post_transform="NONE",
+                 **class_labels(model, "classlabels_int64s"))
     return [helper.make_node("TreeEnsembleClassifier", [x], [y, y + "_scores"], domain=ML,
                              **attrs)], [y, y + "_scores"]
 
@@ -104,8 +119,8 @@ def logistic_regression(model, x, y):
     coef = model.coef_.astype(np.float64)
     binary = coef.shape[0] == 1
     attrs = dict(coefficients=coef.ravel().tolist(), intercepts=model.intercept_.tolist(),
-                 classlabels_ints=[int(c) for c in model.classes_],
-                 post_transform="LOGISTIC" if binary else "SOFTMAX", multi_class=0)
+                 post_transform="LOGISTIC" if binary else "SOFTMAX", multi_class=0,
+                 **class_labels(model, "classlabels_ints"))
     return [helper.make_node("LinearClassifier", [x], [y, y + "_scores"], domain=ML,
                              **attrs)], [y, y + "_scores"]
 
@@ -237,9 +252,10 @@ CONVERTERS = {
 }
 
 
-def convert(model, rows, features, opset=3):
+def convert(model, rows, features, opset=3, zipmap=False):
     """An ONNX model of `model` for a float input `X` [rows, features]; its
-    outputs are the predictor's (label and scores for classifiers)."""
+    outputs are the predictor's (label and scores for classifiers; with
+    `zipmap`, label and a ZipMap of the probabilities, `output_probability`)."""
     steps = [s for _, s in model.steps] if hasattr(model, "steps") else [model]
     nodes, current = [], "X"
     for i, step in enumerate(steps):
@@ -252,8 +268,19 @@ def convert(model, rows, features, opset=3):
         n = len(last.classes_)
         if type(last).__name__ == "SVC" and not last.probability:
             n = n * (n - 1) // 2 if n > 2 else 2  # a decision value per pair
-        outputs = [helper.make_tensor_value_info("Y", TensorProto.INT64, [rows]),
+        strings = _string_classes(last)
+        label_type = TensorProto.STRING if strings else TensorProto.INT64
+        outputs = [helper.make_tensor_value_info("Y", label_type, [rows]),
                    helper.make_tensor_value_info("Y_scores", TensorProto.FLOAT, [rows, n])]
+        if zipmap:
+            nodes.append(helper.make_node("ZipMap", ["Y_scores"], ["output_probability"],
+                                          domain=ML,
+                                          **class_labels(last, "classlabels_int64s")))
+            maps = helper.TypeProto()
+            entry = maps.sequence_type.elem_type.map_type
+            entry.key_type = label_type
+            entry.value_type.tensor_type.elem_type = TensorProto.FLOAT
+            outputs[1] = helper.make_value_info("output_probability", maps)
     elif type(last).__name__ in ("StandardScaler", "MinMaxScaler", "Normalizer",
                                  "Binarizer", "SimpleImputer"):
         outputs = [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [rows, features])]
