@@ -11,10 +11,16 @@
 //
 // A tree ensemble call runs in --threads parts over the rows.
 //
+// The rows may be a symbolic dim (skl2onnx writes X as [None, C]): the
+// counts the calls take are then run-time values and the results have that
+// dim; the features (and every other dim but the leading ones) are static.
+//
 //===----------------------------------------------------------------------===//
 #include "lowering/OnnxToLinalg/Patterns.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -42,6 +48,69 @@ struct StringTable {
     return true;
   }
 };
+
+/// Dim `d` of tensor `t`: a constant when static, else tensor.dim.
+OpFoldResult dimOf(OpBuilder &b, Location loc, Value t, int64_t d) {
+  auto type = cast<RankedTensorType>(t.getType());
+  if (!type.isDynamicDim(d))
+    return b.getIndexAttr(type.getDimSize(d));
+  return tensor::DimOp::create(b, loc, t, d).getResult();
+}
+
+/// The product of the first `count` dims of tensor `t` (all of them when -1):
+/// a constant when they are static.
+OpFoldResult leadingElements(OpBuilder &b, Location loc, Value t, int64_t count = -1) {
+  auto type = cast<RankedTensorType>(t.getType());
+  if (count < 0)
+    count = type.getRank();
+  int64_t fixed = 1;
+  Value dynamic;
+  for (int64_t d = 0; d < count; ++d) {
+    if (!type.isDynamicDim(d)) {
+      fixed *= type.getDimSize(d);
+      continue;
+    }
+    Value size = tensor::DimOp::create(b, loc, t, d);
+    dynamic = dynamic ? arith::MulIOp::create(b, loc, dynamic, size).getResult() : size;
+  }
+  if (!dynamic)
+    return b.getIndexAttr(fixed);
+  if (fixed != 1)
+    dynamic = arith::MulIOp::create(b, loc, dynamic, indexConst(b, loc, fixed));
+  return dynamic;
+}
+
+/// Whether `t` holds `rows` x `perRow` elements: static and that many, or,
+/// for rows known only at run time, its first dim dynamic (shape inference
+/// gave it the rows' symbol) and the others static, multiplying to perRow.
+bool rowsTimes(RankedTensorType t, OpFoldResult rows, int64_t perRow) {
+  if (std::optional<int64_t> n = getConstantIntValue(rows))
+    return t.hasStaticShape() && t.getNumElements() == *n * perRow;
+  if (t.getRank() < 1 || !t.isDynamicDim(0))
+    return false;
+  int64_t rest = 1;
+  for (int64_t d = 1; d < t.getRank(); ++d) {
+    if (t.isDynamicDim(d))
+      return false;
+    rest *= t.getDimSize(d);
+  }
+  return rest == perRow;
+}
+
+/// The converted type of result `i` of an ml op, static or with symbolic
+/// dims, and the sizes of those; a null type after a match failure.
+struct MLResult {
+  RankedTensorType type;
+  SmallVector<Value> sizes;
+  explicit operator bool() const { return static_cast<bool>(type); }
+};
+MLResult mlResult(ConversionPatternRewriter &rewriter, const TypeConverter *converter,
+                  Operation *op, unsigned i = 0) {
+  auto r = symbolicResultType(rewriter, converter, op, i);
+  if (failed(r))
+    return {};
+  return {r->first, r->second};
+}
 
 /// A call being assembled: its operands (buffers and scalars), its result
 /// buffers, then the call itself.
@@ -78,6 +147,13 @@ public:
     constant(ArrayRef<float>(f), elem);
   }
   void index(int64_t v) { args.push_back(indexConst(b, loc, v)); }
+  /// A count, constant or known at run time.
+  void index(OpFoldResult v) {
+    if (std::optional<int64_t> c = getConstantIntValue(v))
+      index(*c);
+    else
+      args.push_back(cast<Value>(v));
+  }
   /// A classifier's labels (classLabels): the ints or string offsets, the
   /// string bytes, and whether they are strings.
   void labels(const std::pair<SmallVector<int64_t>, StringTable> &l, bool strings) {
@@ -87,12 +163,14 @@ public:
   }
   void i32(int32_t v) { args.push_back(arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v))); }
   void flag(bool v) { args.push_back(arith::ConstantOp::create(b, loc, b.getBoolAttr(v))); }
-  /// A scratch or result buffer of `type`; results are taken by `result`.
-  void output(RankedTensorType type) {
-    Value buffer = flatBuffer(b, loc, emptyTensor(b, loc, type), /*readOnly=*/false);
-    outputs.push_back({buffer, type});
+  /// A scratch or result buffer of `type` (its dynamic dims `sizes`);
+  /// results are taken by `result`.
+  void output(RankedTensorType type, ValueRange sizes = {}) {
+    Value buffer = flatBuffer(b, loc, emptyTensor(b, loc, type, sizes), /*readOnly=*/false);
+    outputs.push_back({buffer, type, SmallVector<Value>(sizes)});
     args.push_back(buffer);
   }
+  void output(const MLResult &r) { output(r.type, r.sizes); }
   /// Marks the operand added next as the part index of a call in `parts`.
   void partOperand(int64_t numParts) {
     part = args.size();
@@ -123,7 +201,23 @@ public:
   }
   /// Output buffer `i` as a tensor of its type.
   Value result(unsigned i) {
-    return tensorFromFlatBuffer(b, loc, outputs[i].first, outputs[i].second);
+    const Output &out = outputs[i];
+    if (out.type.hasStaticShape())
+      return tensorFromFlatBuffer(b, loc, out.buffer, out.type);
+    auto flatType = RankedTensorType::get({ShapedType::kDynamic}, out.type.getElementType());
+    Value flat = bufferization::ToTensorOp::create(b, loc, flatType, out.buffer,
+                                                   /*restrict=*/true, /*writable=*/true);
+    if (out.type.getRank() == 1)
+      return flat;
+    SmallVector<OpFoldResult> shape;
+    unsigned k = 0;
+    for (int64_t d = 0; d < out.type.getRank(); ++d)
+      shape.push_back(out.type.isDynamicDim(d) ? OpFoldResult(out.sizes[k++])
+                                                : OpFoldResult(b.getIndexAttr(out.type.getDimSize(d))));
+    SmallVector<ReassociationIndices> all(1);
+    for (int64_t d = 0; d < out.type.getRank(); ++d)
+      all[0].push_back(d);
+    return tensor::ExpandShapeOp::create(b, loc, out.type, flat, all, shape);
   }
 
   ConversionPatternRewriter &b;
@@ -132,7 +226,12 @@ private:
   Operation *op;
   Location loc;
   SmallVector<Value> args;
-  SmallVector<std::pair<Value, RankedTensorType>> outputs;
+  struct Output {
+    Value buffer;
+    RankedTensorType type;
+    SmallVector<Value> sizes;
+  };
+  SmallVector<Output> outputs;
   int64_t part = -1, parts = 1;
 };
 
@@ -466,33 +565,37 @@ FailureOr<FlatEnsemble> flattenV5(onnx::MLTreeEnsembleOp op) {
   return e;
 }
 
-/// X as [rows, features] (a 1-D X is one row), checked static.
-FailureOr<std::pair<int64_t, int64_t>> rowsAndFeatures(Operation *op, Value x) {
+/// X as [rows, features] (a 1-D X is one row): the rows static or known at
+/// run time, the features static.
+FailureOr<std::pair<OpFoldResult, int64_t>> rowsAndFeatures(OpBuilder &b, Operation *op,
+                                                            Value x) {
   auto t = dyn_cast<RankedTensorType>(x.getType());
-  if (!t || !t.hasStaticShape() || (t.getRank() != 1 && t.getRank() != 2))
-    return fail(op, "X must be a static [N, C] or [C] tensor (pass --shape to fix its dims)");
+  if (!t || (t.getRank() != 1 && t.getRank() != 2) || t.isDynamicDim(t.getRank() - 1))
+    return fail(op, "X must be a [N, C] or [C] tensor with static C (pass --shape to fix it)");
   if (t.getRank() == 1)
-    return std::make_pair<int64_t, int64_t>(1, t.getDimSize(0));
-  return std::make_pair(t.getDimSize(0), t.getDimSize(1));
+    return std::make_pair(OpFoldResult(b.getIndexAttr(1)), t.getDimSize(0));
+  return std::make_pair(dimOf(b, op->getLoc(), x, 0), t.getDimSize(1));
 }
 
-/// The number of parts a row loop of `rows` runs in for `threads`.
-int64_t partsFor(Operation *op, int64_t rows) {
+/// The number of parts a row loop of `rows` runs in for `threads` (all of
+/// them when the rows are known only at run time; a part may get none).
+int64_t partsFor(Operation *op, OpFoldResult rows) {
   auto module = op->getParentOfType<ModuleOp>();
   int64_t threads = 1;
   if (auto a = module->getAttrOfType<IntegerAttr>("onnxcc.threads"))
     threads = a.getInt();
-  return std::max<int64_t>(1, std::min(threads, rows));
+  std::optional<int64_t> n = getConstantIntValue(rows);
+  return std::max<int64_t>(1, n ? std::min(threads, *n) : threads);
 }
 
 /// The regression call shared by TreeEnsembleRegressor and TreeEnsemble.
 LogicalResult lowerRegressor(ConversionPatternRewriter &rewriter, Operation *op, Value x,
                              const FlatEnsemble &e, Type s, int32_t aggregate, int32_t post,
-                             ArrayRef<double> base, RankedTensorType yType) {
-  auto dims = rowsAndFeatures(op, x);
+                             ArrayRef<double> base, const MLResult &y) {
+  auto dims = rowsAndFeatures(rewriter, op, x);
   if (failed(dims) || failed(e.check(op, dims->second)))
     return failure();
-  if (!yType || yType.getNumElements() != dims->first * e.numTargets)
+  if (!y || !rowsTimes(y.type, dims->first, e.numTargets))
     return fail(op, "the result is not [N, n_targets]");
   int64_t parts = partsFor(op, dims->first);
   RuntimeCall call(rewriter, op);
@@ -505,7 +608,7 @@ LogicalResult lowerRegressor(ConversionPatternRewriter &rewriter, Operation *op,
   call.i32(post);
   call.reals(base, s);
   call.index(base.size());
-  call.output(yType);
+  call.output(y);
   int64_t scratch = parts * kTreeBlock * std::max<int64_t>(1, e.numTargets);
   call.output(RankedTensorType::get({scratch}, s));
   call.output(RankedTensorType::get({scratch}, rewriter.getI8Type()));
@@ -524,10 +627,10 @@ struct TreeEnsembleLowering : OpConversionPattern<onnx::MLTreeEnsembleOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::MLTreeEnsembleOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto yType = staticResultType(rewriter, getTypeConverter(), op);
-    if (!yType)
+    MLResult y = mlResult(rewriter, getTypeConverter(), op);
+    if (!y)
       return failure();
-    Type s = yType.getElementType();
+    Type s = y.type.getElementType();
     if (!s.isF32() && !s.isF64())
       return fail(op, "only float and double inputs are supported");
     auto e = flattenV5(op);
@@ -536,7 +639,7 @@ struct TreeEnsembleLowering : OpConversionPattern<onnx::MLTreeEnsembleOp> {
     int64_t aggregate = op.getAggregateFunction(), post = op.getPostTransform();
     if (aggregate < 0 || aggregate > 3 || post < 0 || post > 4)
       return fail(op, "aggregate_function or post_transform is out of range");
-    return lowerRegressor(rewriter, op, adaptor.getX(), *e, s, aggregate, post, {}, yType);
+    return lowerRegressor(rewriter, op, adaptor.getX(), *e, s, aggregate, post, {}, y);
   }
 };
 
@@ -544,8 +647,8 @@ struct TreeEnsembleRegressorLowering : OpConversionPattern<onnx::MLTreeEnsembleR
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::MLTreeEnsembleRegressorOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto yType = staticResultType(rewriter, getTypeConverter(), op);
-    if (!yType)
+    MLResult y = mlResult(rewriter, getTypeConverter(), op);
+    if (!y)
       return failure();
     auto trees = op.getTargetTreeids(), nodes = op.getTargetNodeids(), ids = op.getTargetIds();
     SmallVector<double> weights = realsOf(op.getTargetWeights(), op.getTargetWeightsAsTensor());
@@ -568,7 +671,7 @@ struct TreeEnsembleRegressorLowering : OpConversionPattern<onnx::MLTreeEnsembleR
     Type s = scoreType(rewriter, op.getNodesValuesAsTensor(), op.getTargetWeightsAsTensor(),
                        op.getBaseValuesAsTensor());
     SmallVector<double> base = realsOf(op.getBaseValues(), op.getBaseValuesAsTensor());
-    return lowerRegressor(rewriter, op, adaptor.getX(), *e, s, *aggregate, *post, base, yType);
+    return lowerRegressor(rewriter, op, adaptor.getX(), *e, s, *aggregate, *post, base, y);
   }
 };
 
@@ -595,9 +698,9 @@ struct TreeEnsembleClassifierLowering : OpConversionPattern<onnx::MLTreeEnsemble
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::MLTreeEnsembleClassifierOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto yType = staticResultType(rewriter, getTypeConverter(), op, 0);
-    auto zType = staticResultType(rewriter, getTypeConverter(), op, 1);
-    if (!yType || !zType)
+    MLResult y = mlResult(rewriter, getTypeConverter(), op, 0);
+    MLResult z = mlResult(rewriter, getTypeConverter(), op, 1);
+    if (!y || !z)
       return failure();
     auto labels = classLabels(op);
     if (failed(labels))
@@ -612,10 +715,10 @@ struct TreeEnsembleClassifierLowering : OpConversionPattern<onnx::MLTreeEnsemble
     auto post = postCode(op.getPostTransform());
     if (!post)
       return fail(op, "post_transform '" + op.getPostTransform() + "' is unknown");
-    auto dims = rowsAndFeatures(op, adaptor.getX());
+    auto dims = rowsAndFeatures(rewriter, op, adaptor.getX());
     if (failed(dims) || failed(e->check(op, dims->second)))
       return failure();
-    if (yType.getNumElements() != dims->first || zType.getNumElements() != dims->first * classes)
+    if (!rowsTimes(y.type, dims->first, 1) || !rowsTimes(z.type, dims->first, classes))
       return fail(op, "the results are not [N] and [N, classes]");
     SmallVector<int64_t> distinct(e->leafTarget);
     llvm::sort(distinct);
@@ -638,8 +741,8 @@ struct TreeEnsembleClassifierLowering : OpConversionPattern<onnx::MLTreeEnsemble
     call.labels(*labels, op.getClasslabelsStrings().has_value());
     call.flag(binary);
     call.flag(allPositive);
-    call.output(yType);
-    call.output(zType);
+    call.output(y);
+    call.output(z);
     call.index(classes);
     call.output(RankedTensorType::get({parts * kTreeBlock * classes}, s));
     call.output(RankedTensorType::get({parts * kTreeBlock * classes}, rewriter.getI8Type()));
@@ -788,10 +891,11 @@ SmallVector<size_t> sortedKeys(const Column &keys) {
 /// of `fallback`) into a tensor of `yType`.
 LogicalResult lowerLookup(ConversionPatternRewriter &rewriter, Operation *op, Value x,
                           const Column &keys, const Column &values, const Column &fallback,
-                          RankedTensorType yType) {
+                          const MLResult &y) {
   auto xType = dyn_cast<RankedTensorType>(x.getType());
-  if (!xType || !xType.hasStaticShape())
-    return fail(op, "the input must have static dims (pass --shape to fix them)");
+  RankedTensorType yType = y.type;
+  if (!xType || xType.getShape() != yType.getShape())
+    return fail(op, "the result's shape is not the input's");
   if (keys.size() != values.size())
     return fail(op, "the keys and values differ in number");
   if (xType.getElementType() != keys.elem)
@@ -801,11 +905,11 @@ LogicalResult lowerLookup(ConversionPatternRewriter &rewriter, Operation *op, Va
   SmallVector<size_t> order = sortedKeys(keys);
   RuntimeCall call(rewriter, op);
   call.input(x);
-  call.index(xType.getNumElements());
+  call.index(leadingElements(rewriter, op->getLoc(), x));
   addColumn(call, keys, order);
   call.index(order.size());
   addColumn(call, values, order, &fallback);
-  call.output(yType);
+  call.output(y);
   call.emit("onnxcc_rt::ml::label_encoder");
   rewriter.replaceOp(op, call.result(0));
   return success();
@@ -815,8 +919,8 @@ struct LabelEncoderLowering : OpConversionPattern<onnx::MLLabelEncoderOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::MLLabelEncoderOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto yType = staticResultType(rewriter, getTypeConverter(), op);
-    if (!yType)
+    MLResult y = mlResult(rewriter, getTypeConverter(), op);
+    if (!y)
       return failure();
     auto keys = columnOf(op, rewriter, op.getKeysStrings(), op.getKeysInt64s(), op.getKeysFloats(),
                          op.getKeysTensor(), "the keys");
@@ -845,7 +949,7 @@ struct LabelEncoderLowering : OpConversionPattern<onnx::MLLabelEncoderOp> {
     }
     if (failed(fallback) || fallback->size() != 1)
       return fail(op, "the default is not one value");
-    return lowerLookup(rewriter, op, adaptor.getX(), *keys, *values, *fallback, yType);
+    return lowerLookup(rewriter, op, adaptor.getX(), *keys, *values, *fallback, y);
   }
 };
 
@@ -853,8 +957,8 @@ struct CategoryMapperLowering : OpConversionPattern<onnx::MLCategoryMapperOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::MLCategoryMapperOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto yType = staticResultType(rewriter, getTypeConverter(), op);
-    if (!yType)
+    MLResult y = mlResult(rewriter, getTypeConverter(), op);
+    if (!y)
       return failure();
     auto strings = columnOf(op, rewriter, op.getCatsStrings(), std::nullopt, std::nullopt,
                             std::nullopt, "cats_strings");
@@ -872,8 +976,8 @@ struct CategoryMapperLowering : OpConversionPattern<onnx::MLCategoryMapperOp> {
     if (failed(fallback))
       return failure();
     return fromStrings
-               ? lowerLookup(rewriter, op, adaptor.getX(), *strings, *ints, *fallback, yType)
-               : lowerLookup(rewriter, op, adaptor.getX(), *ints, *strings, *fallback, yType);
+               ? lowerLookup(rewriter, op, adaptor.getX(), *strings, *ints, *fallback, y)
+               : lowerLookup(rewriter, op, adaptor.getX(), *ints, *strings, *fallback, y);
   }
 };
 
@@ -885,14 +989,14 @@ struct BinarizerLowering : OpConversionPattern<onnx::MLBinarizerOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::MLBinarizerOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto yType = staticResultType(rewriter, getTypeConverter(), op);
-    if (!yType)
+    MLResult y = mlResult(rewriter, getTypeConverter(), op);
+    if (!y)
       return failure();
     RuntimeCall call(rewriter, op);
     call.input(adaptor.getX());
-    call.index(yType.getNumElements());
+    call.index(leadingElements(rewriter, op.getLoc(), adaptor.getX()));
     call.reals({op.getThreshold().convertToFloat()}, rewriter.getF64Type());
-    call.output(yType);
+    call.output(y);
     call.emit("onnxcc_rt::ml::binarizer");
     rewriter.replaceOp(op, call.result(0));
     return success();
@@ -903,16 +1007,21 @@ struct ArrayFeatureExtractorLowering : OpConversionPattern<onnx::MLArrayFeatureE
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::MLArrayFeatureExtractorOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto zType = staticResultType(rewriter, getTypeConverter(), op);
+    MLResult z = mlResult(rewriter, getTypeConverter(), op);
     auto xType = dyn_cast<RankedTensorType>(adaptor.getX().getType());
     auto yType = dyn_cast<RankedTensorType>(adaptor.getY().getType());
-    if (!zType || !xType || !yType || !xType.hasStaticShape() || !yType.hasStaticShape() ||
-        xType.getRank() < 1)
-      return fail(op, "X and Y must have static dims");
+    if (!z || !xType || !yType || !yType.hasStaticShape() || xType.getRank() < 1 ||
+        xType.isDynamicDim(xType.getRank() - 1))
+      return fail(op, "X must have a static last dim and Y static dims");
     int64_t cols = xType.getShape().back();
     int64_t k = yType.getNumElements();
-    int64_t rows = cols ? xType.getNumElements() / cols : 0;
-    if (zType.getNumElements() != rows * k)
+    OpFoldResult rows = leadingElements(rewriter, op.getLoc(), adaptor.getX(), xType.getRank() - 1);
+    // Z is X's leading dims and k ([1, k] for a 1-D X).
+    bool fits = z.type.getRank() == std::max<int64_t>(xType.getRank(), 2) &&
+                z.type.getShape().back() == k;
+    for (int64_t d = 0; fits && xType.getRank() > 1 && d + 1 < xType.getRank(); ++d)
+      fits = z.type.getDimSize(d) == xType.getDimSize(d);
+    if (!fits)
       return fail(op, "the result is not [..., number of indices]");
     RuntimeCall call(rewriter, op);
     call.input(adaptor.getX());
@@ -920,7 +1029,7 @@ struct ArrayFeatureExtractorLowering : OpConversionPattern<onnx::MLArrayFeatureE
     call.index(cols);
     call.input(adaptor.getY());
     call.index(k);
-    call.output(zType);
+    call.output(z);
     call.emit("onnxcc_rt::ml::array_feature_extractor");
     rewriter.replaceOp(op, call.result(0));
     return success();
@@ -931,10 +1040,12 @@ struct ScalerLowering : OpConversionPattern<onnx::MLScalerOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::MLScalerOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto yType = staticResultType(rewriter, getTypeConverter(), op);
-    if (!yType || yType.getRank() < 1)
+    MLResult y = mlResult(rewriter, getTypeConverter(), op);
+    if (!y || y.type.getRank() < 1)
       return failure();
-    int64_t cols = yType.getShape().back();
+    if (y.type.isDynamicDim(y.type.getRank() - 1))
+      return fail(op, "X's last dim must be static");
+    int64_t cols = y.type.getShape().back();
     SmallVector<double> offset = realsOf(op.getOffset(), std::nullopt);
     SmallVector<double> scale = realsOf(op.getScale(), std::nullopt);
     for (auto [what, v] : {std::pair("offset", &offset), std::pair("scale", &scale)}) {
@@ -946,13 +1057,13 @@ struct ScalerLowering : OpConversionPattern<onnx::MLScalerOp> {
     }
     RuntimeCall call(rewriter, op);
     call.input(adaptor.getX());
-    call.index(yType.getNumElements());
+    call.index(leadingElements(rewriter, op.getLoc(), adaptor.getX()));
     call.index(cols);
     call.reals(offset, rewriter.getF32Type());
     call.index(offset.size());
     call.reals(scale, rewriter.getF32Type());
     call.index(scale.size());
-    call.output(yType);
+    call.output(y);
     call.emit("onnxcc_rt::ml::scaler");
     rewriter.replaceOp(op, call.result(0));
     return success();
@@ -963,9 +1074,11 @@ struct NormalizerLowering : OpConversionPattern<onnx::MLNormalizerOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::MLNormalizerOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto yType = staticResultType(rewriter, getTypeConverter(), op);
-    if (!yType || yType.getRank() < 1)
+    MLResult y = mlResult(rewriter, getTypeConverter(), op);
+    if (!y || y.type.getRank() < 1)
       return failure();
+    if (y.type.isDynamicDim(y.type.getRank() - 1))
+      return fail(op, "X's last dim must be static");
     std::optional<int32_t> norm = llvm::StringSwitch<std::optional<int32_t>>(op.getNorm())
                                       .Case("MAX", 0)
                                       .Case("L1", 1)
@@ -973,13 +1086,13 @@ struct NormalizerLowering : OpConversionPattern<onnx::MLNormalizerOp> {
                                       .Default(std::nullopt);
     if (!norm)
       return fail(op, "norm '" + op.getNorm() + "' is not MAX, L1 or L2");
-    int64_t cols = yType.getShape().back();
+    int64_t cols = y.type.getShape().back();
     RuntimeCall call(rewriter, op);
     call.input(adaptor.getX());
-    call.index(cols ? yType.getNumElements() / cols : 0);
+    call.index(leadingElements(rewriter, op.getLoc(), adaptor.getX(), y.type.getRank() - 1));
     call.index(cols);
     call.i32(*norm);
-    call.output(yType);
+    call.output(y);
     call.emit("onnxcc_rt::ml::normalizer");
     rewriter.replaceOp(op, call.result(0));
     return success();
@@ -991,11 +1104,13 @@ struct ImputerLowering : OpConversionPattern<onnx::MLImputerOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::MLImputerOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto yType = staticResultType(rewriter, getTypeConverter(), op);
-    if (!yType || yType.getRank() < 1)
+    MLResult y = mlResult(rewriter, getTypeConverter(), op);
+    if (!y || y.type.getRank() < 1)
       return failure();
-    Type elem = yType.getElementType();
-    int64_t cols = yType.getShape().back();
+    if (y.type.isDynamicDim(y.type.getRank() - 1))
+      return fail(op, "X's last dim must be static");
+    Type elem = y.type.getElementType();
+    int64_t cols = y.type.getShape().back();
     bool isFloat = isa<FloatType>(elem);
     SmallVector<double> imputed = realsOf(op.getImputedValueFloats(), std::nullopt);
     SmallVector<int64_t> imputedInts(op.getImputedValueInt64s().value_or(ArrayRef<int64_t>()));
@@ -1006,7 +1121,7 @@ struct ImputerLowering : OpConversionPattern<onnx::MLImputerOp> {
                           " must match X's type)");
     RuntimeCall call(rewriter, op);
     call.input(adaptor.getX());
-    call.index(yType.getNumElements());
+    call.index(leadingElements(rewriter, op.getLoc(), adaptor.getX()));
     call.index(cols);
     if (isFloat) {
       call.reals(imputed, elem);
@@ -1026,7 +1141,7 @@ struct ImputerLowering : OpConversionPattern<onnx::MLImputerOp> {
         call.constant(ArrayRef<int32_t>(r), elem);
       }
     }
-    call.output(yType);
+    call.output(y);
     call.emit("onnxcc_rt::ml::imputer");
     rewriter.replaceOp(op, call.result(0));
     return success();
@@ -1039,14 +1154,35 @@ struct OneHotEncoderLowering : OpConversionPattern<onnx::MLOneHotEncoderOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::MLOneHotEncoderOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto yType = staticResultType(rewriter, getTypeConverter(), op);
+    MLResult y = mlResult(rewriter, getTypeConverter(), op);
     auto xType = dyn_cast<RankedTensorType>(adaptor.getX().getType());
-    if (!yType || !xType || !xType.hasStaticShape())
-      return fail(op, "X must have static dims");
+    if (!y || !xType)
+      return failure();
     Type elem = onnxElementType(op.getX());
     bool strings = isa<onnx::StringType>(elem);
+    Value x = adaptor.getX();
+    if (isa<FloatType>(elem) || elem.isInteger(32)) {
+      // Numbers are categories as int64, truncated toward zero (ONNX
+      // Runtime's conversion; Cast's semantics for NaN and the out-of-range).
+      if (!elem.isF32() && !elem.isF64() && !elem.isInteger(32))
+        return fail(op, "only string, int64, int32, float and double inputs are supported");
+      SmallVector<Value> sizes;
+      for (int64_t d = 0; d < xType.getRank(); ++d)
+        if (xType.isDynamicDim(d))
+          sizes.push_back(tensor::DimOp::create(rewriter, op.getLoc(), x, d));
+      Type i64 = rewriter.getI64Type();
+      Value source = x;
+      x = buildIndexedGeneric(
+          rewriter, op.getLoc(), RankedTensorType::get(xType.getShape(), i64),
+          [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) {
+            Value v = tensor::ExtractOp::create(b, l, source, ivs);
+            return castScalar(b, l, v, elem, i64);
+          },
+          sizes);
+      elem = i64;
+    }
     if (!strings && !elem.isInteger(64))
-      return fail(op, "only int64 and string inputs are supported");
+      return fail(op, "only string, int64, int32, float and double inputs are supported");
     auto keys = strings ? columnOf(op, rewriter, op.getCatsStrings(), std::nullopt, std::nullopt,
                                    std::nullopt, "cats_strings")
                         : columnOf(op, rewriter, std::nullopt, op.getCatsInt64s(), std::nullopt,
@@ -1056,17 +1192,19 @@ struct OneHotEncoderLowering : OpConversionPattern<onnx::MLOneHotEncoderOp> {
     SmallVector<size_t> order = sortedKeys(*keys);
     if (order.size() != keys->size())
       return fail(op, "a category is given twice");
-    if (yType.getNumElements() != xType.getNumElements() * static_cast<int64_t>(order.size()))
+    SmallVector<int64_t> want(xType.getShape());
+    want.push_back(order.size());
+    if (y.type.getShape() != ArrayRef<int64_t>(want))
       return fail(op, "the result is not [..., number of categories]");
     SmallVector<int64_t> positions(order.begin(), order.end());
     RuntimeCall call(rewriter, op);
-    call.input(adaptor.getX());
-    call.index(xType.getNumElements());
+    call.input(x);
+    call.index(leadingElements(rewriter, op.getLoc(), x));
     addColumn(call, *keys, order);
     call.i64s(positions);
     call.index(order.size());
     call.flag(op.getZeros() != 0);
-    call.output(yType);
+    call.output(y);
     call.emit("onnxcc_rt::ml::one_hot_encoder");
     rewriter.replaceOp(op, call.result(0));
     return success();
@@ -1094,14 +1232,16 @@ struct LinearRegressorLowering : OpConversionPattern<onnx::MLLinearRegressorOp> 
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::MLLinearRegressorOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto yType = staticResultType(rewriter, getTypeConverter(), op);
-    auto dims = rowsAndFeatures(op, adaptor.getX());
-    if (!yType || failed(dims))
+    MLResult y = mlResult(rewriter, getTypeConverter(), op);
+    auto dims = rowsAndFeatures(rewriter, op, adaptor.getX());
+    if (!y || failed(dims))
       return failure();
     auto post = postCode(op.getPostTransform());
     if (!post)
       return fail(op, "post_transform '" + op.getPostTransform() + "' is unknown");
     int64_t targets = op.getTargets();
+    if (!rowsTimes(y.type, dims->first, targets))
+      return fail(op, "the result is not [N, targets]");
     RuntimeCall call(rewriter, op);
     call.input(adaptor.getX());
     call.index(dims->first);
@@ -1110,7 +1250,7 @@ struct LinearRegressorLowering : OpConversionPattern<onnx::MLLinearRegressorOp> 
       return failure();
     call.index(targets);
     call.i32(*post);
-    call.output(yType);
+    call.output(y);
     call.emit("onnxcc_rt::ml::linear_regressor");
     rewriter.replaceOp(op, call.result(0));
     return success();
@@ -1121,11 +1261,11 @@ struct LinearClassifierLowering : OpConversionPattern<onnx::MLLinearClassifierOp
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::MLLinearClassifierOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto yType = staticResultType(rewriter, getTypeConverter(), op, 0);
-    auto zType = staticResultType(rewriter, getTypeConverter(), op, 1);
-    auto dims = rowsAndFeatures(op, adaptor.getX());
+    MLResult y = mlResult(rewriter, getTypeConverter(), op, 0);
+    MLResult z = mlResult(rewriter, getTypeConverter(), op, 1);
+    auto dims = rowsAndFeatures(rewriter, op, adaptor.getX());
     auto labels = classLabels(op);
-    if (!yType || !zType || failed(dims) || failed(labels))
+    if (!y || !z || failed(dims) || failed(labels))
       return failure();
     auto post = postCode(op.getPostTransform());
     if (!post)
@@ -1133,9 +1273,10 @@ struct LinearClassifierLowering : OpConversionPattern<onnx::MLLinearClassifierOp
     int64_t classes = op.getIntercepts() ? op.getIntercepts()->size() : 0;
     if (!classes && dims->second)
       classes = op.getCoefficients().size() / dims->second;
-    int64_t width = zType.getRank() == 2 ? zType.getDimSize(1) : 0;
+    int64_t width = z.type.getRank() == 2 ? z.type.getDimSize(1) : 0;
     if (width != (classes == 1 && labels->first.size() == 2 ? 2 : classes) ||
-        (classes > 1 && static_cast<int64_t>(labels->first.size()) != classes))
+        (classes > 1 && static_cast<int64_t>(labels->first.size()) != classes) ||
+        !rowsTimes(y.type, dims->first, 1) || !rowsTimes(z.type, dims->first, width))
       return fail(op, "the number of classes does not match the labels and scores");
     RuntimeCall call(rewriter, op);
     call.input(adaptor.getX());
@@ -1147,8 +1288,8 @@ struct LinearClassifierLowering : OpConversionPattern<onnx::MLLinearClassifierOp
     call.i32(*post);
     call.labels(*labels, op.getClasslabelsStrings().has_value());
     call.index(labels->first.size());
-    call.output(yType);
-    call.output(zType);
+    call.output(y);
+    call.output(z);
     call.index(width);
     call.emit("onnxcc_rt::ml::linear_classifier");
     rewriter.replaceOp(op, {call.result(0), call.result(1)});
@@ -1162,13 +1303,15 @@ struct TfIdfVectorizerLowering : OpConversionPattern<onnx::TfIdfVectorizerOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::TfIdfVectorizerOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto yType = staticResultType(rewriter, getTypeConverter(), op);
+    MLResult y = mlResult(rewriter, getTypeConverter(), op);
     auto xType = dyn_cast<RankedTensorType>(adaptor.getX().getType());
-    if (!yType || !xType || !xType.hasStaticShape() || xType.getRank() < 1 || xType.getRank() > 2)
-      return fail(op, "X must be a static [C] or [N, C] tensor");
+    if (!y || !xType || xType.getRank() < 1 || xType.getRank() > 2 ||
+        xType.isDynamicDim(xType.getRank() - 1) || y.type.isDynamicDim(y.type.getRank() - 1))
+      return fail(op, "X must be a [C] or [N, C] tensor with static C");
     int64_t cols = xType.getShape().back();
-    int64_t rows = xType.getRank() == 2 ? xType.getDimSize(0) : 1;
-    int64_t width = yType.getShape().back();
+    OpFoldResult rows = xType.getRank() == 2 ? dimOf(rewriter, op.getLoc(), adaptor.getX(), 0)
+                                             : OpFoldResult(rewriter.getIndexAttr(1));
+    int64_t width = y.type.getShape().back();
     auto pool = columnOf(op, rewriter, op.getPoolStrings(), op.getPoolInt64s(), std::nullopt,
                          std::nullopt, "the pool");
     if (failed(pool))
@@ -1218,7 +1361,7 @@ struct TfIdfVectorizerLowering : OpConversionPattern<onnx::TfIdfVectorizerOp> {
     call.index(maxSkip);
     call.i32(*mode);
     call.index(width);
-    call.output(yType);
+    call.output(y);
     call.emit("onnxcc_rt::ml::tfidf_vectorizer");
     rewriter.replaceOp(op, call.result(0));
     return success();
@@ -1233,9 +1376,10 @@ struct FeatureVectorizerLowering : OpConversionPattern<onnx::MLFeatureVectorizer
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::MLFeatureVectorizerOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto yType = staticResultType(rewriter, getTypeConverter(), op);
-    if (!yType || yType.getRank() != 2)
+    MLResult y = mlResult(rewriter, getTypeConverter(), op);
+    if (!y || y.type.getRank() != 2 || y.type.isDynamicDim(1))
       return failure();
+    RankedTensorType yType = y.type;
     ArrayRef<int64_t> dims = op.getInputdimensions().value_or(ArrayRef<int64_t>());
     ValueRange inputs = adaptor.getX();
     if (dims.size() != inputs.size())
@@ -1246,8 +1390,8 @@ struct FeatureVectorizerLowering : OpConversionPattern<onnx::MLFeatureVectorizer
     int64_t offset = 0;
     for (auto [i, x] : llvm::enumerate(inputs)) {
       auto t = dyn_cast<RankedTensorType>(x.getType());
-      if (!t || !t.hasStaticShape() || t.getRank() != 2 || t.getDimSize(0) != rows || dims[i] < 0)
-        return fail(op, "input #" + Twine(i) + " is not a static [N, C] tensor with the " +
+      if (!t || t.getRank() != 2 || t.isDynamicDim(1) || t.getDimSize(0) != rows || dims[i] < 0)
+        return fail(op, "input #" + Twine(i) + " is not a [N, C] tensor with static C and the " +
                             "result's N, or its inputdimensions is negative");
       offsets.push_back(offset);
       copied.push_back(std::min(dims[i], t.getDimSize(1)));
@@ -1278,7 +1422,8 @@ struct FeatureVectorizerLowering : OpConversionPattern<onnx::MLFeatureVectorizer
             value = arith::SelectOp::create(b, l, inside, v, value);
           }
           return value;
-        });
+        },
+        y.sizes);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -1303,9 +1448,9 @@ struct SVMRegressorLowering : OpConversionPattern<onnx::MLSVMRegressorOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::MLSVMRegressorOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto yType = staticResultType(rewriter, getTypeConverter(), op);
-    auto dims = rowsAndFeatures(op, adaptor.getX());
-    if (!yType || failed(dims))
+    MLResult y = mlResult(rewriter, getTypeConverter(), op);
+    auto dims = rowsAndFeatures(rewriter, op, adaptor.getX());
+    if (!y || failed(dims))
       return failure();
     auto [rows, cols] = *dims;
     FailureOr<int32_t> kernel = svmKernel(op, op.getKernelType());
@@ -1326,7 +1471,7 @@ struct SVMRegressorLowering : OpConversionPattern<onnx::MLSVMRegressorOp> {
         (numSV == 0 && static_cast<int64_t>(coef.size()) != cols) || rho.size() != 1)
       return fail(op, "coefficients, support_vectors and rho do not fit n_supports " +
                           Twine(numSV) + " and " + Twine(cols) + " features");
-    if (yType.getNumElements() != rows)
+    if (!rowsTimes(y.type, rows, 1))
       return fail(op, "the result is not [N, 1]");
     Type f32 = rewriter.getF32Type();
     RuntimeCall call(rewriter, op);
@@ -1340,7 +1485,7 @@ struct SVMRegressorLowering : OpConversionPattern<onnx::MLSVMRegressorOp> {
     call.i32(*kernel);
     call.reals(params, f32);
     call.flag(op.getOneClass() != 0);
-    call.output(yType);
+    call.output(y);
     call.emit("onnxcc_rt::ml::svm_regressor");
     rewriter.replaceOp(op, call.result(0));
     return success();
@@ -1354,11 +1499,11 @@ struct SVMClassifierLowering : OpConversionPattern<onnx::MLSVMClassifierOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::MLSVMClassifierOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto yType = staticResultType(rewriter, getTypeConverter(), op, 0);
-    auto zType = staticResultType(rewriter, getTypeConverter(), op, 1);
-    auto dims = rowsAndFeatures(op, adaptor.getX());
+    MLResult y = mlResult(rewriter, getTypeConverter(), op, 0);
+    MLResult z = mlResult(rewriter, getTypeConverter(), op, 1);
+    auto dims = rowsAndFeatures(rewriter, op, adaptor.getX());
     auto labels = classLabels(op);
-    if (!yType || !zType || failed(dims) || failed(labels))
+    if (!y || !z || failed(dims) || failed(labels))
       return failure();
     auto [rows, cols] = *dims;
     int64_t classes = labels->first.size();
@@ -1403,9 +1548,10 @@ struct SVMClassifierLowering : OpConversionPattern<onnx::MLSVMClassifierOp> {
       return fail(op, "coefficients and rho do not fit a linear model of " + Twine(classes) +
                           " classes over " + Twine(cols) + " features");
     }
-    int64_t width = zType.getRank() == 2 ? zType.getDimSize(1) : -1;
+    int64_t width = z.type.getRank() == 2 ? z.type.getDimSize(1) : -1;
     int64_t want = numSV > 0 && !proba ? (classes > 2 ? pairs : 2) : classes;
-    if (classes < 2 || width != want || yType.getNumElements() != rows)
+    if (classes < 2 || width != want || !rowsTimes(y.type, rows, 1) ||
+        !rowsTimes(z.type, rows, width))
       return fail(op, "the scores are not [N, " + Twine(want) + "] for " + Twine(classes) +
                           " classes");
     bool positive = llvm::all_of(coef, [](double c) { return c >= 0; });
@@ -1428,8 +1574,8 @@ struct SVMClassifierLowering : OpConversionPattern<onnx::MLSVMClassifierOp> {
     call.i32(*post);
     call.flag(positive);
     call.labels(*labels, op.getClasslabelsStrings().has_value());
-    call.output(yType);
-    call.output(zType);
+    call.output(y);
+    call.output(z);
     call.index(width);
     call.output(RankedTensorType::get({numSV + 3 * classes * classes + classes}, f32));
     call.output(RankedTensorType::get({classes}, rewriter.getI64Type()));

@@ -967,7 +967,15 @@ bool lowersSymbolicDims(Operation *op) {
              onnx::InstanceNormalizationOp, onnx::NonZeroOp, onnx::NonMaxSuppressionOp, onnx::CompressOp,
              onnx::UniqueOp, onnx::HannWindowOp, onnx::HammingWindowOp,
              onnx::BlackmanWindowOp, onnx::MelWeightMatrixOp, onnx::STFTOp, onnx::IfOp, onnx::LoopOp,
-             onnx::ScanOp, onnx::StringSplitOp>(op);
+             onnx::ScanOp, onnx::StringSplitOp>(op) ||
+         // The ai.onnx.ml ops (ClassicalML.cpp): symbolic rows, static features.
+         isa<onnx::MLTreeEnsembleOp, onnx::MLTreeEnsembleRegressorOp,
+             onnx::MLTreeEnsembleClassifierOp, onnx::MLLabelEncoderOp, onnx::MLCategoryMapperOp,
+             onnx::MLBinarizerOp, onnx::MLArrayFeatureExtractorOp, onnx::MLScalerOp,
+             onnx::MLNormalizerOp, onnx::MLImputerOp, onnx::MLOneHotEncoderOp,
+             onnx::MLLinearRegressorOp, onnx::MLLinearClassifierOp, onnx::MLSVMRegressorOp,
+             onnx::MLSVMClassifierOp, onnx::MLFeatureVectorizerOp, onnx::MLZipMapOp,
+             onnx::TfIdfVectorizerOp>(op);
 }
 
 namespace {

@@ -72,7 +72,7 @@ try:
         config.available_features.add("torch")
     if importlib.util.find_spec("onnx"):
         config.available_features.add("python-onnx")
-    if importlib.util.find_spec("sklearn"):
+    if importlib.util.find_spec("sklearn") and importlib.util.find_spec("xgboost"):
         config.available_features.add("sklearn")
 except Exception:
     pass

@@ -1,5 +1,5 @@
-"""Fits scikit-learn estimators (and an XGBoost regressor) on sklearn's
-shipped datasets, converts them
+"""Fits scikit-learn estimators (and XGBoost models) on sklearn's
+shipped datasets (some with a tenth of their values NaN), converts them
 with sklearn_to_onnx.py and checks onnxcc's compiled model against the
 estimator's own predict / predict_proba through `onnxcc verify` (labels
 exact, scores within rtol 1e-5; SVC's probabilities 1e-4), and, when ONNX
@@ -8,8 +8,13 @@ Runtime is there
 on the same model. Prints `PASS name` (`PASS name ort` for the second
 check) or `FAIL name: why` per model; exits 1 when one fails.
 
-  python3 test/ml/check_sklearn.py path/to/onnxcc WORKDIR [NAME...]
+  python3 test/ml/check_sklearn.py [--symbolic] [--threads N] path/to/onnxcc WORKDIR [NAME...]
+
+With --symbolic the models take X as [N, features] with N a symbolic dim
+(as skl2onnx writes it), and the datasets are all rows, the first 7 and one
+row; --threads N compiles with that many threads.
 """
+import argparse
 import os
 import subprocess
 import sys
@@ -79,6 +84,48 @@ def cases():
     unit = (reg[0], reg[1] / reg[1].std())
     yield "xgb_regression", xgboost.XGBRegressor(n_estimators=50, max_depth=4,
                                                  random_state=0), unit
+    # Boosted classifiers: raw scores plus the initial prediction as base
+    # values, LOGISTIC for two classes (one score per row), SOFTMAX for more.
+    yield "gb_cancer", ensemble.GradientBoostingClassifier(n_estimators=30, max_depth=3,
+                                                           random_state=0), cancer
+    yield "gb_iris", ensemble.GradientBoostingClassifier(n_estimators=30, max_depth=3,
+                                                         random_state=0), iris
+    yield "xgb_cancer", xgboost.XGBClassifier(n_estimators=30, max_depth=3,
+                                              random_state=0), cancer
+    # base_score 0.3: the margin starts at logit(0.3), a base value.
+    yield "xgb_cancer_base_score", xgboost.XGBClassifier(n_estimators=30, max_depth=3,
+                                                         base_score=0.3, random_state=0), cancer
+    yield "xgb_iris", xgboost.XGBClassifier(n_estimators=30, max_depth=3,
+                                            random_state=0), iris
+    # HistGradientBoosting: float64 bin thresholds (x <= t), and NaN sent
+    # down each split's missing_go_to_left side.
+    yield "hgb_cancer", ensemble.HistGradientBoostingClassifier(max_iter=30,
+                                                                random_state=0), cancer
+    yield "hgb_iris", ensemble.HistGradientBoostingClassifier(max_iter=30,
+                                                              random_state=0), iris
+    yield "hgb_regression", ensemble.HistGradientBoostingRegressor(max_iter=30,
+                                                                   random_state=0), unit
+    # A tenth of the values missing (NaN in the input as well as in fitting).
+    holes = np.random.RandomState(0).rand(*cancer[0].shape) < 0.1
+    cancer_nan = (np.where(holes, np.nan, cancer[0]), cancer[1])
+    iris_nan = (np.where(holes[:150, :4], np.nan, iris[0]), iris[1])
+    yield "hgb_cancer_nan", ensemble.HistGradientBoostingClassifier(max_iter=30,
+                                                                    random_state=0), cancer_nan
+    yield "xgb_cancer_nan", xgboost.XGBClassifier(n_estimators=30, max_depth=3,
+                                                  random_state=0), cancer_nan
+    from sklearn import impute
+    yield "imputer_logreg_iris_nan", pipeline.make_pipeline(
+        impute.SimpleImputer(), preprocessing.StandardScaler(),
+        linear_model.LogisticRegression(max_iter=500)), iris_nan
+    yield "imputer_rf_cancer_nan", pipeline.make_pipeline(
+        impute.SimpleImputer(strategy="median"),
+        ensemble.RandomForestClassifier(n_estimators=10, max_depth=6, random_state=0)), cancer_nan
+    # OneHotEncoder of iris rounded to integers (1 to 8 cm), with categories
+    # 0 to 5 only: the larger values are unknown and encode as all zeros.
+    rounded = (np.round(iris[0]), iris[1])
+    yield "onehot_logreg_iris", pipeline.make_pipeline(
+        preprocessing.OneHotEncoder(categories=[np.arange(6.0)] * 4, handle_unknown="ignore"),
+        linear_model.LogisticRegression(max_iter=500)), rounded
 
 
 def write(path, array):
@@ -114,9 +161,42 @@ def labels(values):
     return values.astype(object)
 
 
+def write_references(data, model, x, zipmap):
+    """A dataset of `x` with the estimator's own outputs."""
+    os.makedirs(data, exist_ok=True)
+    write(os.path.join(data, "input_0.pb"), x)
+    if hasattr(model, "decision_function") and not hasattr(model, "predict_proba"):
+        # LinearSVC, SVC: labels and decision_function (SVC: one value per
+        # pair of classes; for two classes, where scikit-learn gives one
+        # value d, SVMClassifier's two scores are d and -d).
+        write(os.path.join(data, "output_0.pb"), model.predict(x).astype(np.int64))
+        scores = model.decision_function(x)
+        if scores.ndim == 1:
+            scores = np.stack([scores, -scores], axis=1)
+        write(os.path.join(data, "output_1.pb"), scores.astype(np.float32))
+    elif hasattr(model, "predict_proba"):
+        write(os.path.join(data, "output_0.pb"), labels(model.predict(x)))
+        if zipmap:
+            write_maps(os.path.join(data, "output_1.pb"), model.predict_proba(x), model.classes_)
+        else:
+            write(os.path.join(data, "output_1.pb"), model.predict_proba(x).astype(np.float32))
+    elif hasattr(model, "predict"):
+        write(os.path.join(data, "output_0.pb"),
+              model.predict(x).astype(np.float32).reshape(-1, 1))
+    else:
+        write(os.path.join(data, "output_0.pb"), model.transform(x).astype(np.float32))
+
+
 def main():
-    onnxcc, work = sys.argv[1], sys.argv[2]
-    only = set(sys.argv[3:])
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--symbolic", action="store_true",
+                        help="a symbolic batch dim, and datasets of 150/7/1 rows")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("onnxcc")
+    parser.add_argument("work")
+    parser.add_argument("names", nargs="*")
+    args = parser.parse_args()
+    onnxcc, work, only = args.onnxcc, args.work, set(args.names)
     failed = 0
     for name, model, (x, y) in cases():
         if only and name not in only:
@@ -125,32 +205,15 @@ def main():
         model.fit(x, y)
         zipmap = name.endswith("_zipmap")
         d = os.path.join(work, name)
-        data = os.path.join(d, "test_data_set_0")
-        os.makedirs(data, exist_ok=True)
-        save(sklearn_to_onnx.convert(model, x.shape[0], x.shape[1], zipmap=zipmap),
+        os.makedirs(d, exist_ok=True)
+        save(sklearn_to_onnx.convert(model, "N" if args.symbolic else x.shape[0], x.shape[1],
+                                     zipmap=zipmap),
              os.path.join(d, "model.onnx"))
-        write(os.path.join(data, "input_0.pb"), x)
-        if hasattr(model, "decision_function") and not hasattr(model, "predict_proba"):
-            # LinearSVC, SVC: labels and decision_function (SVC: one value per
-            # pair of classes; for two classes, where scikit-learn gives one
-            # value d, SVMClassifier's two scores are d and -d).
-            write(os.path.join(data, "output_0.pb"), model.predict(x).astype(np.int64))
-            scores = model.decision_function(x)
-            if scores.ndim == 1:
-                scores = np.stack([scores, -scores], axis=1)
-            write(os.path.join(data, "output_1.pb"), scores.astype(np.float32))
-        elif hasattr(model, "predict_proba"):
-            write(os.path.join(data, "output_0.pb"), labels(model.predict(x)))
-            if zipmap:
-                write_maps(os.path.join(data, "output_1.pb"), model.predict_proba(x),
-                           model.classes_)
-            else:
-                write(os.path.join(data, "output_1.pb"), model.predict_proba(x).astype(np.float32))
-        elif hasattr(model, "predict"):
-            write(os.path.join(data, "output_0.pb"),
-                  model.predict(x).astype(np.float32).reshape(-1, 1))
-        else:
-            write(os.path.join(data, "output_0.pb"), model.transform(x).astype(np.float32))
+        data = os.path.join(d, "data")
+        write_references(os.path.join(data, "test_data_set_0"), model, x, zipmap)
+        if args.symbolic:
+            write_references(os.path.join(data, "test_data_set_1"), model, x[:7], zipmap)
+            write_references(os.path.join(data, "test_data_set_2"), model, x[3:4], zipmap)
         checks = [("", data)]
         # onnxruntime-node returns no sequences of maps: the ZipMap models are
         # checked against scikit-learn only.
@@ -163,8 +226,8 @@ def main():
             # 1e-4 from scikit-learn, 1e-5 from ONNX Runtime.
             tol = "1e-4" if "proba" in name and not label else "1e-5"
             r = subprocess.run([onnxcc, "verify", os.path.join(d, "model.onnx"), dataset,
-                                "--rtol", tol, "--atol", tol], capture_output=True,
-                               text=True)
+                                "--rtol", tol, "--atol", tol, "--threads", str(args.threads)],
+                               capture_output=True, text=True)
             if r.returncode:
                 failed += 1
                 why = (r.stderr + r.stdout).strip().splitlines()

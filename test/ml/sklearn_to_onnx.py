@@ -3,10 +3,14 @@
 onnxcc's compiled models with the estimators' own predictions.
 
 Supported: DecisionTree/RandomForest/ExtraTrees classifiers and regressors,
-GradientBoostingRegressor, LogisticRegression, LinearSVC (multiclass),
+GradientBoosting and HistGradientBoosting classifiers and regressors,
+LogisticRegression, LinearSVC (multiclass),
 LinearRegression, SVC and SVR (each kernel), StandardScaler, MinMaxScaler, Normalizer,
-Binarizer, SimpleImputer, and Pipelines of them (transforms then one
-predictor); XGBRegressor from its JSON dump, as onnxmltools converts it.
+Binarizer, SimpleImputer, OneHotEncoder (of integer-valued float features; the
+only converter here that needs ai.onnx operators: Cast, Concat, Reshape, as
+skl2onnx writes it), and Pipelines of them (transforms then one
+predictor); XGBRegressor and XGBClassifier from their JSON dumps, as
+onnxmltools converts them.
 Classifiers have int64 labels, or string labels when the classes are strings
 (tree ensembles and LogisticRegression); with zipmap=True the probabilities
 are a ZipMap's sequence of maps, as skl2onnx writes them by default.
@@ -70,6 +74,8 @@ def class_labels(model, ints_name):
 
 
 def tree_classifier(model, x, y):
+    if hasattr(model, "init_"):
+        return gradient_boosting_classifier(model, x, y)
     trees, scale = _trees_of(model)
     classes = model.classes_
     attrs = _tree_nodes(trees, "nodes_")
@@ -93,6 +99,94 @@ def tree_classifier(model, x, y):
                  **class_labels(model, "classlabels_int64s"))
     return [helper.make_node("TreeEnsembleClassifier", [x], [y, y + "_scores"], domain=ML,
                              **attrs)], [y, y + "_scores"]
+
+
+def gradient_boosting_classifier(model, x, y):
+    """GradientBoostingClassifier as skl2onnx converts it: the trees' leaf
+    values times the learning rate are the raw scores, the init estimator's
+    raw prediction the base values; two classes: one tree per stage, all for
+    class id 0, one base value, LOGISTIC (ONNX Runtime's binary rule then
+    writes [1 - p, p] and picks the second label when the score is > 0, as
+    scikit-learn's argmax of [1 - expit(s), expit(s)] does); more: a tree per stage and class (estimators_
+    [stage, class], so tree i is class i % K), SOFTMAX."""
+    trees, scale = _trees_of(model)
+    k = len(model.classes_)
+    per_stage = 1 if k == 2 else k
+    init = model._raw_predict_init(np.zeros((1, model.n_features_in_), np.float32)).ravel()
+    attrs = _tree_nodes(trees, "nodes_")
+    ct, cn, ci, cw = [], [], [], []
+    for t, tree in enumerate(trees):
+        for n in range(tree.node_count):
+            if tree.children_left[n] == -1:
+                ct.append(t)
+                cn.append(n)
+                ci.append(t % per_stage)
+                cw.append(float(tree.value[n][0][0] * scale))
+    attrs.update(class_treeids=ct, class_nodeids=cn, class_ids=ci, class_weights=cw,
+                 base_values=[float(v) for v in init],
+                 post_transform="LOGISTIC" if k == 2 else "SOFTMAX",
+                 **class_labels(model, "classlabels_int64s"))
+    return [helper.make_node("TreeEnsembleClassifier", [x], [y, y + "_scores"], domain=ML,
+                             **attrs)], [y, y + "_scores"]
+
+
+def _hist_trees(model):
+    """The nodes_* attributes and the leaves (tree, node, class id, value) of
+    a HistGradientBoosting model: `_predictors[iteration][k]`, tree
+    iteration * K + k for class k. Its predictors compare the float64 input
+    with x <= num_threshold, a float64 bin boundary, so for a float32 input
+    BRANCH_LEQ on the largest float32 not above it is the same split; a NaN
+    goes left when missing_go_to_left (the true branch), and the leaf values
+    already include the learning rate."""
+    a = {k: [] for k in ["treeids", "nodeids", "featureids", "modes", "values",
+                         "truenodeids", "falsenodeids", "missing_value_tracks_true"]}
+    leaves = []
+    per_iteration = len(model._predictors[0])
+    for i, predictors in enumerate(model._predictors):
+        for k, predictor in enumerate(predictors):
+            t = i * per_iteration + k
+            for n, node in enumerate(predictor.nodes):
+                leaf = bool(node["is_leaf"])
+                if not leaf and node["is_categorical"]:
+                    raise ValueError("categorical splits are not converted")
+                a["treeids"].append(t)
+                a["nodeids"].append(n)
+                a["featureids"].append(0 if leaf else int(node["feature_idx"]))
+                a["modes"].append("LEAF" if leaf else "BRANCH_LEQ")
+                a["values"].append(0.0 if leaf else _below(float(node["num_threshold"])))
+                a["truenodeids"].append(0 if leaf else int(node["left"]))
+                a["falsenodeids"].append(0 if leaf else int(node["right"]))
+                a["missing_value_tracks_true"].append(
+                    0 if leaf else int(node["missing_go_to_left"]))
+                if leaf:
+                    leaves.append((t, n, k, float(node["value"])))
+    return {"nodes_" + k: v for k, v in a.items()}, leaves
+
+
+def hist_gradient_boosting_classifier(model, x, y):
+    """HistGradientBoostingClassifier: its baseline (the raw prediction
+    before any tree) is the base values, then LOGISTIC (two classes, one tree
+    per iteration, class id 0) or SOFTMAX (a tree per iteration and class), as
+    for GradientBoostingClassifier."""
+    attrs, leaves = _hist_trees(model)
+    k = len(model.classes_)
+    attrs.update(class_treeids=[l[0] for l in leaves], class_nodeids=[l[1] for l in leaves],
+                 class_ids=[l[2] for l in leaves], class_weights=[l[3] for l in leaves],
+                 base_values=[float(v) for v in np.ravel(model._baseline_prediction)],
+                 post_transform="LOGISTIC" if k == 2 else "SOFTMAX",
+                 **class_labels(model, "classlabels_int64s"))
+    return [helper.make_node("TreeEnsembleClassifier", [x], [y, y + "_scores"], domain=ML,
+                             **attrs)], [y, y + "_scores"]
+
+
+def hist_gradient_boosting_regressor(model, x, y):
+    """HistGradientBoostingRegressor (squared error: the identity link)."""
+    attrs, leaves = _hist_trees(model)
+    attrs.update(target_treeids=[l[0] for l in leaves], target_nodeids=[l[1] for l in leaves],
+                 target_ids=[0 for _ in leaves], target_weights=[l[3] for l in leaves],
+                 n_targets=1, aggregate_function="SUM", post_transform="NONE",
+                 base_values=[float(np.ravel(model._baseline_prediction)[0])])
+    return [helper.make_node("TreeEnsembleRegressor", [x], [y], domain=ML, **attrs)], [y]
 
 
 def tree_regressor(model, x, y):
@@ -168,17 +262,19 @@ def imputer(model, x, y):
                              replaced_value_float=float("nan"))], [y]
 
 
-def xgboost_regressor(model, x, y):
-    """An XGBRegressor from its booster's JSON dump, as onnxmltools converts
-    it: x < split_condition goes to `yes`, a missing value to `missing`, and
-    base_score is the base value."""
+def _xgboost_trees(model, prefix, classes=1):
+    """(attributes, base_score) of an XGBoost model from its booster's JSON
+    dump, as onnxmltools converts it: x < split_condition goes to `yes`, a
+    missing value to `missing`; the leaves are `prefix`'s weights (target_ or
+    class_), tree t for class t % `classes` (XGBoost's trees are per round
+    then per class)."""
     import json
     booster = model.get_booster()
     param = json.loads(booster.save_config())["learner"]["learner_model_param"]
     a = {k: [] for k in ["nodes_treeids", "nodes_nodeids", "nodes_featureids", "nodes_modes",
                          "nodes_values", "nodes_truenodeids", "nodes_falsenodeids",
-                         "nodes_missing_value_tracks_true", "target_treeids", "target_nodeids",
-                         "target_ids", "target_weights"]}
+                         "nodes_missing_value_tracks_true", prefix + "treeids",
+                         prefix + "nodeids", prefix + "ids", prefix + "weights"]}
 
     def visit(t, node):
         a["nodes_treeids"].append(t)
@@ -188,10 +284,10 @@ def xgboost_regressor(model, x, y):
                          ("truenodeids", 0), ("falsenodeids", 0),
                          ("missing_value_tracks_true", 0)]:
                 a["nodes_" + k].append(v)
-            a["target_treeids"].append(t)
-            a["target_nodeids"].append(node["nodeid"])
-            a["target_ids"].append(0)
-            a["target_weights"].append(float(node["leaf"]))
+            a[prefix + "treeids"].append(t)
+            a[prefix + "nodeids"].append(node["nodeid"])
+            a[prefix + "ids"].append(t % classes)
+            a[prefix + "weights"].append(float(node["leaf"]))
             return
         a["nodes_featureids"].append(int(node["split"][1:]))
         a["nodes_modes"].append("BRANCH_LT")
@@ -204,8 +300,59 @@ def xgboost_regressor(model, x, y):
 
     for t, dump in enumerate(booster.get_dump(dump_format="json")):
         visit(t, json.loads(dump))
+    return a, float(param["base_score"])
+
+
+def xgboost_regressor(model, x, y):
+    """An XGBRegressor: base_score is the base value."""
+    a, base_score = _xgboost_trees(model, "target_")
     return [helper.make_node("TreeEnsembleRegressor", [x], [y], domain=ML, n_targets=1,
-                             base_values=[float(param["base_score"])], **a)], [y]
+                             base_values=[base_score], **a)], [y]
+
+
+def xgboost_classifier(model, x, y):
+    """An XGBClassifier as onnxmltools converts it. binary:logistic: every
+    tree for class id 0, LOGISTIC, and base_score, a probability, becomes
+    the margin logit(base_score) (onnxmltools leaves base_values out when it
+    is 0.5, whose logit is 0); multi:softprob: tree t for class t % K,
+    SOFTMAX, base_score for every class (a constant shift softmax ignores)."""
+    k = len(model.classes_)
+    a, base_score = _xgboost_trees(model, "class_", 1 if k == 2 else k)
+    if k == 2:
+        a["post_transform"] = "LOGISTIC"
+        if base_score != 0.5:
+            a["base_values"] = [float(-np.log(1 / np.float32(base_score) - 1))]
+    else:
+        a["post_transform"] = "SOFTMAX"
+        a["base_values"] = [base_score] * k
+    return [helper.make_node("TreeEnsembleClassifier", [x], [y, y + "_scores"], domain=ML,
+                             classlabels_int64s=[int(c) for c in model.classes_], **a)], \
+        [y, y + "_scores"]
+
+
+def one_hot_encoder(model, x, y):
+    """OneHotEncoder of integer-valued float features, as skl2onnx converts
+    it: per column, ArrayFeatureExtractor (a scalar index initializer gives
+    [N, 1]), Cast to int64 (the float input is cast, as skl2onnx does, and
+    truncated, which keeps integer values), OneHotEncoder of that column's
+    categories ([N, 1, C]; zeros=1 with handle_unknown='ignore': an unknown
+    value is all zeros, as scikit-learn writes it), then Concat on axis 2 and
+    Reshape to [N, sum of C]. Returns a third item, the initializers."""
+    nodes, outs, inits = [], [], []
+    for j, cats in enumerate(model.categories_):
+        index, column, ints, hot = ["%s_%s%d" % (y, w, j) for w in ["index", "col", "int", "ohe"]]
+        inits.append(helper.make_tensor(index, TensorProto.INT64, [], [j]))
+        nodes.append(helper.make_node("ArrayFeatureExtractor", [x, index], [column], domain=ML))
+        nodes.append(helper.make_node("Cast", [column], [ints], to=TensorProto.INT64))
+        nodes.append(helper.make_node("OneHotEncoder", [ints], [hot], domain=ML,
+                                      cats_int64s=[int(c) for c in cats],
+                                      zeros=0 if model.handle_unknown == "error" else 1))
+        outs.append(hot)
+    width = sum(len(c) for c in model.categories_)
+    inits.append(helper.make_tensor(y + "_shape", TensorProto.INT64, [2], [-1, width]))
+    nodes.append(helper.make_node("Concat", outs, [y + "_concat"], axis=2))
+    nodes.append(helper.make_node("Reshape", [y + "_concat", y + "_shape"], [y]))
+    return nodes, [y], inits
 
 
 def svr(model, x, y):
@@ -241,7 +388,11 @@ CONVERTERS = {
     "SVC": svc,
     "SVR": svr,
     "LinearSVC": linear_svc,
-    "XGBRegressor": xgboost_regressor,
+    "XGBRegressor": xgboost_regressor, "XGBClassifier": xgboost_classifier,
+    "GradientBoostingClassifier": tree_classifier,
+    "HistGradientBoostingClassifier": hist_gradient_boosting_classifier,
+    "HistGradientBoostingRegressor": hist_gradient_boosting_regressor,
+    "OneHotEncoder": one_hot_encoder,
     "DecisionTreeClassifier": tree_classifier, "RandomForestClassifier": tree_classifier,
     "ExtraTreesClassifier": tree_classifier,
     "DecisionTreeRegressor": tree_regressor, "RandomForestRegressor": tree_regressor,
@@ -257,12 +408,13 @@ def convert(model, rows, features, opset=3, zipmap=False):
     outputs are the predictor's (label and scores for classifiers; with
     `zipmap`, label and a ZipMap of the probabilities, `output_probability`)."""
     steps = [s for _, s in model.steps] if hasattr(model, "steps") else [model]
-    nodes, current = [], "X"
+    nodes, inits, current = [], [], "X"
     for i, step in enumerate(steps):
         fn = CONVERTERS[type(step).__name__]
-        made, outs = fn(step, current, "step%d" % i if i + 1 < len(steps) else "Y")
-        nodes += made
-        current = outs[0]
+        made = fn(step, current, "step%d" % i if i + 1 < len(steps) else "Y")
+        nodes += made[0]
+        inits += made[2] if len(made) > 2 else []
+        current = made[1][0]
     last = steps[-1]
     if hasattr(last, "classes_"):
         n = len(last.classes_)
@@ -288,6 +440,9 @@ def convert(model, rows, features, opset=3, zipmap=False):
         outputs = [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [rows, 1])]
     graph = helper.make_graph(nodes, "sklearn",
                               [helper.make_tensor_value_info("X", TensorProto.FLOAT,
-                                                             [rows, features])], outputs)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid(ML, opset)],
-                             producer_name="onnxcc-test-ml")
+                                                             [rows, features])], outputs,
+                              initializer=inits)
+    imports = [helper.make_opsetid(ML, opset)]
+    if any(n.domain == "" for n in nodes):  # OneHotEncoder's Cast, Concat, Reshape
+        imports.append(helper.make_opsetid("", 15))
+    return helper.make_model(graph, opset_imports=imports, producer_name="onnxcc-test-ml")
