@@ -438,6 +438,38 @@ Error ModelExporter::exportOp(Operation *op, ::onnx::GraphProto &graph) {
   }
   if (isInternalOp(op) && options.expandInternalOps)
     return expandInternal(op, graph);
+  // DictVectorizer and CastMap of a map graph input (its keys argument
+  // carries the input's name).
+  if (isa<onnx::MapDictVectorizerOp, onnx::MapCastOp>(op)) {
+    auto dict = dyn_cast<onnx::MapDictVectorizerOp>(op);
+    ::onnx::NodeProto &node =
+        addNode(graph, dict ? "DictVectorizer" : "CastMap", op,
+                {nameOf(op->getOperand(0)).str()}, {nameOf(op->getResult(0)).str()}, "ai.onnx.ml");
+    auto attr = [&](StringRef name, ::onnx::AttributeProto::AttributeType type) {
+      ::onnx::AttributeProto &a = *node.add_attribute();
+      a.set_name(name.str());
+      a.set_type(type);
+      return &a;
+    };
+    if (dict) {
+      if (auto ints = dict.getInt64Vocabulary()) {
+        ::onnx::AttributeProto *a = attr("int64_vocabulary", ::onnx::AttributeProto::INTS);
+        for (int64_t v : *ints)
+          a->add_ints(v);
+      }
+      if (auto strings = dict.getStringVocabulary()) {
+        ::onnx::AttributeProto *a = attr("string_vocabulary", ::onnx::AttributeProto::STRINGS);
+        for (Attribute v : *strings)
+          a->add_strings(cast<StringAttr>(v).str());
+      }
+      return Error::success();
+    }
+    auto castMap = cast<onnx::MapCastOp>(op);
+    attr("cast_to", ::onnx::AttributeProto::STRING)->set_s(castMap.getCastTo().str());
+    attr("map_form", ::onnx::AttributeProto::STRING)->set_s(castMap.getMapForm().str());
+    attr("max_map", ::onnx::AttributeProto::INT)->set_i(castMap.getMaxMap());
+    return Error::success();
+  }
 
   StringRef opType = op->getName().stripDialect();
   if (opType.starts_with("Reduce") && opType != "ReduceSum")
@@ -831,7 +863,14 @@ Error ModelExporter::exportMain(func::FuncOp func, ::onnx::GraphProto &graph) {
   Block &entry = func.getBody().front();
   auto ret = cast<func::ReturnOp>(entry.getTerminator());
   // Graph input and output names are the model's interface: reserved first.
+  // A map input is its keys and values arguments; the keys carry its name.
+  auto mapPart = [&](BlockArgument arg) {
+    auto part = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "onnxcc.map_part");
+    return part ? part.getValue() : StringRef();
+  };
   for (BlockArgument arg : entry.getArguments()) {
+    if (mapPart(arg) == "values")
+      continue;
     auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "onnx.name");
     names[arg] = fresh(name ? name.getValue() : StringRef("input"));
   }
@@ -850,8 +889,25 @@ Error ModelExporter::exportMain(func::FuncOp func, ::onnx::GraphProto &graph) {
   }
 
   for (BlockArgument arg : entry.getArguments()) {
+    if (mapPart(arg) == "values")
+      continue;
     ::onnx::ValueInfoProto &in = *graph.add_input();
     in.set_name(names[arg]);
+    if (mapPart(arg) == "keys") {
+      auto &map = *in.mutable_type()->mutable_map_type();
+      Type key = cast<TensorType>(arg.getType()).getElementType();
+      Type value = cast<TensorType>(entry.getArgument(arg.getArgNumber() + 1).getType())
+                       .getElementType();
+      auto onnxType = [](Type t) {
+        return isa<onnx::StringType>(t) ? ::onnx::TensorProto::STRING
+               : t.isF32()              ? ::onnx::TensorProto::FLOAT
+               : t.isF64()              ? ::onnx::TensorProto::DOUBLE
+                                        : ::onnx::TensorProto::INT64;
+      };
+      map.set_key_type(onnxType(key));
+      map.mutable_value_type()->mutable_tensor_type()->set_elem_type(onnxType(value));
+      continue;
+    }
     auto params = func.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), "onnx.dim_params");
     if (Error e = writeType(arg.getType(), *in.mutable_type(), params,
                             "graph input '" + in.name() + "'"))
@@ -955,6 +1011,8 @@ Error exportModel(ModuleOp module, ::onnx::ModelProto &model, const ExportOption
   int mlOpset = 0;
   func.walk([&](Operation *op) {
     StringRef name = op->getName().getStringRef();
+    if (isa<onnx::MapDictVectorizerOp, onnx::MapCastOp>(op))
+      mlOpset = std::max(mlOpset, 1);
     if (name.starts_with("onnx.ml."))
       if (const importer::OpSchemaInfo *s = importer::lookupSchema(name.drop_front(5)))
         mlOpset = std::max(mlOpset, s->latestSince);

@@ -304,6 +304,10 @@ public:
   Value makeConstantPublic(Location loc, ElementsAttr attr) { return makeConstant(loc, attr); }
   Location nodeLoc(const ::onnx::NodeProto &node, int index);
   Error markZipMapOutputs(mlir::func::FuncOp func);
+  /// The values argument of a map graph input whose keys argument is `v`,
+  /// or null.
+  Value mapValuesOf(Value v) const { return mapInputs.lookup(v); }
+  Error importMapNode(const ::onnx::NodeProto &node, int index, int64_t opset);
   Error nodeError(const ::onnx::NodeProto &node, int index, int64_t opset,
                   const Twine &message);
 
@@ -358,6 +362,9 @@ private:
   /// Nodes added by inlining so far: functions calling functions several
   /// times each grow exponentially, so the total is bounded.
   int64_t inlinedNodes = 0;
+  /// Graph inputs of map type: the keys argument (what the input's name
+  /// stands for) and the values argument.
+  llvm::DenseMap<Value, Value> mapInputs;
 };
 
 Location GraphImporter::nodeLoc(const ::onnx::NodeProto &node, int index) {
@@ -1442,6 +1449,8 @@ Error GraphImporter::importNode(const ::onnx::NodeProto &node, int index) {
   if (node.op_type().empty())
     return fail(makeError("node has no op_type"));
 
+  if (isML && (node.op_type() == "DictVectorizer" || node.op_type() == "CastMap"))
+    return fail(importMapNode(node, index, opset));
   if (isML)
     return fail(importMLNode(*this, node, index, opset));
 
@@ -1618,17 +1627,55 @@ Expected<OwningOpRef<ModuleOp>> GraphImporter::importModel() {
     initializerNames.insert(init.name());
 
   // Inputs that have an initializer are constants with a default value; the
-  // compiled model treats them as weights.
+  // compiled model treats them as weights. A map input is two arguments, its
+  // keys and its values, whose length is a symbolic dim of its own (the first
+  // of "count(NAME)", "count(NAME)'", ... no input or output dim names).
   SmallVector<Type> argTypes;
   SmallVector<const ::onnx::ValueInfoProto *> inputs;
+  SmallVector<StringRef> mapParts; // "", "keys" or "values", per argument
+  llvm::StringSet<> dimNames;
+  for (const auto *list : {&graph.input(), &graph.output()})
+    for (const auto &v : *list)
+      if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
+        for (const auto &d : v.type().tensor_type().shape().dim())
+          if (d.has_dim_param())
+            dimNames.insert(d.dim_param());
+  SmallVector<std::string> mapSymbols; // per argument, "" for tensors
   for (const auto &in : graph.input()) {
     if (initializerNames.count(in.name()))
       continue;
+    if (in.type().has_map_type()) {
+      const auto &map = in.type().map_type();
+      Type key = map.key_type() == ::onnx::TensorProto::INT64    ? Type(b.getI64Type())
+                 : map.key_type() == ::onnx::TensorProto::STRING ? Type(onnx::StringType::get(ctx))
+                                                                  : Type();
+      Type value;
+      if (map.value_type().has_tensor_type())
+        value = elementTypeFor(ctx, map.value_type().tensor_type().elem_type());
+      if (!key || !value ||
+          !(value.isF32() || value.isF64() || value.isInteger(64) || isa<onnx::StringType>(value)))
+        return makeError(model.path + ": graph input '" + in.name() +
+                         "' is a map onnxcc does not support (keys int64 or string, values "
+                         "float, double, int64 or string)");
+      std::string symbol = "count(" + in.name() + ")";
+      while (dimNames.count(symbol))
+        symbol += "'";
+      dimNames.insert(symbol);
+      for (auto [part, elem] : {std::pair(StringRef("keys"), key), std::pair(StringRef("values"), value)}) {
+        argTypes.push_back(RankedTensorType::get({ShapedType::kDynamic}, elem));
+        inputs.push_back(&in);
+        mapParts.push_back(part);
+        mapSymbols.push_back(symbol);
+      }
+      continue;
+    }
     auto t = convertType(in.type(), "graph input '" + in.name() + "'");
     if (!t)
       return makeError(model.path + ": " + toString(t.takeError()));
     argTypes.push_back(*t);
     inputs.push_back(&in);
+    mapParts.push_back("");
+    mapSymbols.push_back("");
   }
 
   builder.setInsertionPointToEnd(module->getBody());
@@ -1647,6 +1694,21 @@ Expected<OwningOpRef<ModuleOp>> GraphImporter::importModel() {
 
   for (auto [i, in] : llvm::enumerate(inputs)) {
     func.setArgAttr(i, "onnx.name", b.getStringAttr(in->name()));
+    if (!mapParts[i].empty()) {
+      // A map's keys or values: [count(NAME)].
+      func.setArgAttr(i, "onnxcc.map_part", b.getStringAttr(mapParts[i]));
+      StringAttr symbol = b.getStringAttr(mapSymbols[i]);
+      func.setArgAttr(i, "onnx.dim_params", b.getArrayAttr({symbol}));
+      shapeMap.set(entry->getArgument(i), onnx::Shape{onnx::Dim::named(symbol)});
+      if (mapParts[i] == "values") {
+        mapInputs[entry->getArgument(i - 1)] = entry->getArgument(i);
+        continue;
+      }
+      if (scope.values.count(in->name()))
+        return makeError(model.path + ": graph input '" + in->name() + "' is declared twice");
+      scope.values[in->name()] = entry->getArgument(i);
+      continue;
+    }
     SmallVector<Attribute> params = dimParams(ctx, in->type());
     if (!params.empty()) {
       func.setArgAttr(i, "onnx.dim_params", b.getArrayAttr(params));
@@ -1686,6 +1748,9 @@ Expected<OwningOpRef<ModuleOp>> GraphImporter::importModel() {
       return makeError(model.path + ": graph output '" + out.name() +
                        "' is not produced by any node, initializer or input");
     }
+    if (mapInputs.count(*v))
+      return makeError(model.path + ": graph output '" + out.name() +
+                       "' is a map input, which onnxcc cannot return");
     results.push_back(*v);
   }
   builder.setInsertionPointToEnd(entry);
@@ -1711,6 +1776,74 @@ Expected<OwningOpRef<ModuleOp>> GraphImporter::importModel() {
       return makeError(model.path + ": the imported model does not verify: " + diagnostic);
   }
   return std::move(module);
+}
+
+/// DictVectorizer and CastMap (ai.onnx.ml opset 1) of a map graph input:
+/// onnx.MapDictVectorizer / onnx.MapCast over its keys and values.
+Error GraphImporter::importMapNode(const ::onnx::NodeProto &node, int index, int64_t opset) {
+  StringRef op = node.op_type();
+  if (node.input_size() != 1 || node.output_size() != 1)
+    return makeError(op + " takes one input and gives one output");
+  auto x = lookupValue(node.input(0));
+  if (!x)
+    return x.takeError();
+  Value keys = *x, values = mapValuesOf(keys);
+  if (!values)
+    return makeError("input '" + node.input(0) +
+                     "' is not a map graph input (onnxcc takes maps only as graph inputs)");
+  Type keyType = cast<TensorType>(keys.getType()).getElementType();
+  Type valueType = cast<TensorType>(values.getType()).getElementType();
+  std::optional<SmallVector<int64_t>> intVocabulary;
+  std::optional<SmallVector<StringRef>> stringVocabulary;
+  std::string castTo = "TO_FLOAT", mapForm = "DENSE";
+  int64_t maxMap = 1;
+  for (const auto &a : node.attribute()) {
+    StringRef name = a.name();
+    if (op == "DictVectorizer" && name == "int64_vocabulary")
+      intVocabulary.emplace(a.ints().begin(), a.ints().end());
+    else if (op == "DictVectorizer" && name == "string_vocabulary")
+      stringVocabulary.emplace(a.strings().begin(), a.strings().end());
+    else if (op == "CastMap" && name == "cast_to")
+      castTo = a.s();
+    else if (op == "CastMap" && name == "map_form")
+      mapForm = a.s();
+    else if (op == "CastMap" && name == "max_map")
+      maxMap = a.i();
+    else
+      return makeError("unknown attribute '" + name + "'");
+  }
+  Location loc = nodeLoc(node, index);
+  Value result;
+  if (op == "DictVectorizer") {
+    if (!intVocabulary == !stringVocabulary)
+      return makeError("exactly one of int64_vocabulary and string_vocabulary must be given");
+    if (isa<onnx::StringType>(keyType) != stringVocabulary.has_value())
+      return makeError("the vocabulary's type is not the map's key type");
+    int64_t size = intVocabulary ? intVocabulary->size() : stringVocabulary->size();
+    auto type = RankedTensorType::get({1, size}, valueType);
+    result = onnx::MapDictVectorizerOp::create(
+        builder, loc, type, keys, values,
+        intVocabulary ? builder.getDenseI64ArrayAttr(*intVocabulary) : DenseI64ArrayAttr(),
+        stringVocabulary ? builder.getStrArrayAttr(*stringVocabulary) : ArrayAttr());
+  } else {
+    if (!keyType.isInteger(64) || !(valueType.isF32() || isa<onnx::StringType>(valueType)))
+      return makeError("CastMap takes a map from int64 to float or string");
+    Type to = castTo == "TO_FLOAT"    ? Type(builder.getF32Type())
+              : castTo == "TO_INT64"  ? Type(builder.getI64Type())
+              : castTo == "TO_STRING" ? Type(onnx::StringType::get(ctx))
+                                      : Type();
+    if (!to)
+      return makeError("cast_to '" + castTo + "' is not TO_FLOAT, TO_INT64 or TO_STRING");
+    if (mapForm != "DENSE" && mapForm != "SPARSE")
+      return makeError("map_form '" + mapForm + "' is not DENSE or SPARSE");
+    if (mapForm == "SPARSE" && maxMap <= 0)
+      return makeError("max_map must be positive for map_form SPARSE");
+    auto type = RankedTensorType::get({1, mapForm == "SPARSE" ? maxMap : ShapedType::kDynamic},
+                                      to);
+    result = onnx::MapCastOp::create(builder, loc, type, keys, values, castTo, mapForm, maxMap);
+  }
+  (void)opset;
+  return bindOutput(node.output(0), result);
 }
 
 /// The node an op was imported from, for messages.
@@ -1763,6 +1896,9 @@ Expected<Value> NodeContext::input(unsigned i) {
   if (!hasInput(i))
     return importer.noValue();
   auto v = importer.lookupValue(node.input(i));
+  if (v && importer.mapValuesOf(*v))
+    return makeError("input '" + node.input(i) +
+                     "' is a map, which onnxcc passes only to DictVectorizer and CastMap");
   if (v && v->getDefiningOp<onnx::MLZipMapOp>())
     return makeError("input '" + node.input(i) +
                      "' is a ZipMap's sequence of maps, which onnxcc takes only as a graph "

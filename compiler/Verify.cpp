@@ -401,10 +401,86 @@ struct MapSequence {
   std::string mismatch;
 };
 
-/// Reads PATH, a SequenceProto of MapProtos (onnx-data.proto: map_values = 6;
-/// a map's key_type = 2, keys = 3 (packed or not), string_keys = 4, values =
-/// 5, a SequenceProto of float tensors, one value each or all in one), as
-/// an output of `rank` (2: [maps, K]; 1: [K], one map) with these keys.
+/// A MapProto (onnx-data.proto: key_type = 2, keys = 3 (packed or not),
+/// string_keys = 4, values = 5, a SequenceProto of tensors, one value each
+/// or several in one): its keys and its values, one tensor of them all.
+struct ParsedMap {
+  SmallVector<int64_t> ints;
+  SmallVector<std::string> texts;
+  Tensor values;
+  size_t values_count = 0;
+};
+
+Expected<ParsedMap> parseMapProto(StringRef bytes, StringRef path) {
+  auto bad = [&](const Twine &why) { return makeError(VerifyStage::Dataset, path + ": " + why); };
+  ParsedMap map;
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t *>(bytes.data()),
+                                            static_cast<int>(bytes.size()));
+  while (uint32_t tag = in.ReadTag()) {
+    uint32_t fieldNumber = tag >> 3, wire = tag & 7;
+    uint64_t varint;
+    uint32_t length;
+    std::string field;
+    if (wire == 0) {
+      if (!in.ReadVarint64(&varint))
+        return bad("a map is not a MapProto");
+      if (fieldNumber == 3)
+        map.ints.push_back(static_cast<int64_t>(varint));
+      continue;
+    }
+    if (wire != 2 || !in.ReadVarint32(&length) ||
+        !in.ReadString(&field, static_cast<int>(length)))
+      return bad("a map is not a MapProto");
+    if (fieldNumber == 3) { // packed keys
+      google::protobuf::io::CodedInputStream packed(
+          reinterpret_cast<const uint8_t *>(field.data()), static_cast<int>(field.size()));
+      while (packed.CurrentPosition() < static_cast<int>(field.size())) {
+        if (!packed.ReadVarint64(&varint))
+          return bad("a map's keys are not int64");
+        map.ints.push_back(static_cast<int64_t>(varint));
+      }
+    } else if (fieldNumber == 4) {
+      map.texts.push_back(std::move(field));
+    } else if (fieldNumber == 5) {
+      SmallVector<std::pair<uint32_t, std::string>> valueFields;
+      if (!messageFields(field, valueFields))
+        return bad("a map's values are not a SequenceProto");
+      for (const auto &[valueNumber, valueField] : valueFields) {
+        if (valueNumber != 3)
+          return bad("a map's values are not tensors");
+        ::onnx::TensorProto proto;
+        if (!proto.ParseFromString(valueField))
+          return bad("a map's value is not a TensorProto");
+        auto tensor = tensorOf(proto, path);
+        if (!tensor)
+          return tensor.takeError();
+        if (map.values.dtype && tensor->dtype != map.values.dtype)
+          return bad("a map's values differ in type");
+        map.values.dtype = tensor->dtype;
+        map.values.bytes += tensor->bytes;
+        for (auto &text : tensor->strings)
+          map.values.strings.push_back(std::move(text));
+        uint64_t count = 1;
+        for (int64_t d : tensor->shape)
+          count *= d;
+        map.values_count += count;
+      }
+    }
+  }
+  if (!in.ConsumedEntireMessage())
+    return bad("a map is not a MapProto");
+  if (!map.ints.empty() && !map.texts.empty())
+    return bad("a map has both int64 and string keys");
+  size_t keys = map.ints.size() + map.texts.size();
+  if (map.values_count != keys)
+    return bad("a map has " + Twine(keys) + " keys and " + Twine(map.values_count) + " values");
+  map.values.shape.assign({static_cast<int64_t>(keys)});
+  return map;
+}
+
+/// Reads PATH, a SequenceProto of MapProtos (map_values = 6) whose values
+/// are float, as an output of `rank` (2: [maps, K]; 1: [K], one map) with
+/// these keys.
 Expected<MapSequence> readMapSequence(StringRef path, const MapKeys &keys, size_t rank) {
   auto buffer = MemoryBuffer::getFile(path, /*IsText=*/false,
                                       /*RequiresNullTerminator=*/false);
@@ -425,73 +501,23 @@ Expected<MapSequence> readMapSequence(StringRef path, const MapKeys &keys, size_
                  "sequence of maps");
     if (number != 6)
       continue;
-    // One MapProto.
-    SmallVector<int64_t> mapInts;
-    SmallVector<std::string> mapTexts;
-    std::vector<float> mapValues;
-    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t *>(field.data()),
-                                              static_cast<int>(field.size()));
-    while (uint32_t tag = in.ReadTag()) {
-      uint32_t fieldNumber = tag >> 3, wire = tag & 7;
-      uint64_t varint;
-      uint32_t length;
-      std::string bytes;
-      if (wire == 0) {
-        if (!in.ReadVarint64(&varint))
-          return bad("a map is not a MapProto");
-        if (fieldNumber == 3)
-          mapInts.push_back(static_cast<int64_t>(varint));
-        continue;
-      }
-      if (wire != 2 || !in.ReadVarint32(&length) ||
-          !in.ReadString(&bytes, static_cast<int>(length)))
-        return bad("a map is not a MapProto");
-      if (fieldNumber == 3) { // packed keys
-        google::protobuf::io::CodedInputStream packed(
-            reinterpret_cast<const uint8_t *>(bytes.data()), static_cast<int>(bytes.size()));
-        while (packed.CurrentPosition() < static_cast<int>(bytes.size())) {
-          if (!packed.ReadVarint64(&varint))
-            return bad("a map's keys are not int64");
-          mapInts.push_back(static_cast<int64_t>(varint));
-        }
-      } else if (fieldNumber == 4) {
-        mapTexts.push_back(std::move(bytes));
-      } else if (fieldNumber == 5) {
-        SmallVector<std::pair<uint32_t, std::string>> valueFields;
-        if (!messageFields(bytes, valueFields))
-          return bad("a map's values are not a SequenceProto");
-        for (const auto &[valueNumber, valueField] : valueFields) {
-          if (valueNumber != 3)
-            return bad("a map's values are not tensors");
-          ::onnx::TensorProto proto;
-          if (!proto.ParseFromString(valueField))
-            return bad("a map's value is not a TensorProto");
-          auto tensor = tensorOf(proto, path);
-          if (!tensor)
-            return tensor.takeError();
-          if (tensor->dtype != result.values.dtype)
-            return bad("a map's value is " + Twine(tensor->dtype->name) + ", not float32");
-          size_t at = mapValues.size();
-          mapValues.resize(at + tensor->bytes.size() / sizeof(float));
-          std::memcpy(mapValues.data() + at, tensor->bytes.data(),
-                      (mapValues.size() - at) * sizeof(float));
-        }
-      }
-    }
-    if (!in.ConsumedEntireMessage())
-      return bad("a map is not a MapProto");
-    size_t mapKeys = keys.strings ? mapTexts.size() : mapInts.size();
-    if ((keys.strings ? mapInts.size() : mapTexts.size()) != 0)
+    auto map = parseMapProto(field, path);
+    if (!map)
+      return map.takeError();
+    size_t mapKeys = keys.strings ? map->texts.size() : map->ints.size();
+    if ((keys.strings ? map->ints.size() : map->texts.size()) != 0)
       return bad(Twine("map ") + Twine(maps) + " has " + (keys.strings ? "int64" : "string") +
                  " keys; the model's are " + (keys.strings ? "strings" : "int64"));
-    if (mapValues.size() != mapKeys)
-      return bad(Twine("map ") + Twine(maps) + " has " + Twine(mapKeys) + " keys and " +
-                 Twine(mapValues.size()) + " values");
+    if (mapKeys && map->values.dtype != result.values.dtype)
+      return bad("a map's value is " + Twine(map->values.dtype->name) + ", not float32");
+    std::vector<float> mapValues(mapKeys);
+    if (mapKeys)
+      std::memcpy(mapValues.data(), map->values.bytes.data(), mapKeys * sizeof(float));
     // The values in the order of the model's keys.
     for (size_t k = 0; k < keys.size(); ++k) {
       size_t found = mapKeys;
       for (size_t j = 0; j < mapKeys; ++j)
-        if (keys.strings ? mapTexts[j] == keys.texts[k] : mapInts[j] == keys.ints[k])
+        if (keys.strings ? map->texts[j] == keys.texts[k] : map->ints[j] == keys.ints[k])
           found = j;
       if (found == mapKeys && result.mismatch.empty())
         result.mismatch = "expected map " + std::to_string(maps) + " has no key " + keys.key(k);
@@ -735,7 +761,8 @@ constexpr const char *harnessTemplate = R"(// Generic harness written by onnxcc 
 //   run IN... -- OUT...       reads dense inputs, runs, writes dense outputs
 //                             (strings: each followed by a NUL)
 // Outputs that hold ZipMap's maps add `keys K int64 COUNT KEY...` or
-// `keys K string COUNT HEXKEY...` lines.
+// `keys K string COUNT HEXKEY...` lines; map inputs (two tensor entries,
+// keys then values) `mapin K PART SYMBOL` lines.
 // With symbolic dims, --describe also prints `sym NAME` lines, and a run is
 //   run --dims=D0,D1,... SHAPE:IN... -- SHAPE:OUT...
 // with each tensor's actual shape (dims joined by 'x', empty for a scalar).
@@ -857,6 +884,8 @@ static const char **readStrings(const char *path, size_t count, size_t align) {
     strings[k] = text + at;
     at = (size_t)(end - text) + 1;
   }
+  if (count == 0)
+    free(text); /* nothing points into it (LeakSanitizer would say so) */
   return at == length ? strings : NULL;
 }
 
@@ -874,6 +903,12 @@ int main(int argc, char **argv) {
     for (int i = 0; i < numOutputs; ++i)
       printf("kind out %d %d %d\n", i, (int)@NAME@_output_kinds[i].kind,
              (int)@NAME@_output_kinds[i].max_count);
+#endif
+#ifdef @NAME@_HAS_MAP_INPUTS
+    for (int i = 0; i < numInputs; ++i)
+      if (@NAME@_input_maps[i].part)
+        printf("mapin %d %d %d\n", i, (int)@NAME@_input_maps[i].part,
+               (int)@NAME@_input_maps[i].symbol);
 #endif
 #ifdef @NAME@_HAS_MAP_OUTPUTS
     for (int i = 0; i < numOutputs; ++i) {
@@ -1199,6 +1234,10 @@ struct TensorTable {
   /// Per output, the keys of the maps it holds (ZipMap's sequence of maps as
   /// [N, K] values); none for a plain tensor.
   SmallVector<std::optional<MapKeys>> outputMapKeys;
+  /// Per input, 0 for a tensor, 1 for a map's keys, 2 for its values (the
+  /// entry after its keys), and the map's length's index among the symbols.
+  SmallVector<std::pair<int, int>> inputMaps;
+  int mapPart(size_t i) const { return i < inputMaps.size() ? inputMaps[i].first : 0; }
   /// Per input, the dim_param of each dim ("" when none): which symbol a
   /// symbolic dim is.
   SmallVector<SmallVector<std::string>> dimParams;
@@ -1285,6 +1324,20 @@ Expected<TensorTable> describeHarness(StringRef workDir, ArrayRef<std::string> r
       if (kinds.size() <= index)
         kinds.resize(index + 1, 0);
       kinds[index] = value;
+      continue;
+    }
+    if (kind == "mapin") {
+      SmallVector<StringRef> words;
+      rest.split(words, ' ', -1, /*KeepEmpty=*/false);
+      unsigned index;
+      int part, symbol;
+      if (words.size() != 3 || words[0].getAsInteger(10, index) ||
+          words[1].getAsInteger(10, part) || words[2].getAsInteger(10, symbol) || part < 1 ||
+          part > 2 || symbol < 0)
+        return bad();
+      if (table.inputMaps.size() <= index)
+        table.inputMaps.resize(index + 1, {0, -1});
+      table.inputMaps[index] = {part, symbol};
       continue;
     }
     if (kind == "keys") {
@@ -1774,10 +1827,14 @@ Expected<bool> verifyDataset(const Dataset &dataset, const TensorTable &table,
     sys::path::append(path, file);
     return std::string(path);
   };
-  if (dataset.inputs.size() != table.inputs.size())
+  // A map input is two entries of the table (keys, values), one file.
+  size_t modelInputs = 0;
+  for (size_t i = 0; i < table.inputs.size(); ++i)
+    modelInputs += table.mapPart(i) != 2;
+  if (dataset.inputs.size() != modelInputs)
     return makeError(VerifyStage::Dataset,
                      dataset.name + " has " + Twine(dataset.inputs.size()) +
-                         " inputs, the model " + Twine(table.inputs.size()));
+                         " inputs, the model " + Twine(modelInputs));
   if (dataset.outputs.size() != table.outputs.size())
     return makeError(VerifyStage::Dataset,
                      dataset.name + " has " + Twine(dataset.outputs.size()) +
@@ -1821,8 +1878,56 @@ Expected<bool> verifyDataset(const Dataset &dataset, const TensorTable &table,
   auto outputKind = [&](size_t i) {
     return i < table.outputKinds.size() ? table.outputKinds[i] : 0;
   };
-  for (auto [i, path] : llvm::enumerate(dataset.inputs)) {
+  for (size_t i = 0, j = 0; i < table.inputs.size(); ++i) {
     const TensorInfo &info = table.inputs[i];
+    if (table.mapPart(i) == 2)
+      continue; // written with its keys
+    const size_t modelIndex = j;
+    const std::string &path = dataset.inputs[j++];
+    if (table.mapPart(i) == 1) {
+      // A MapProto: its keys and values as the two entries, their length
+      // the map's symbol.
+      auto buffer = MemoryBuffer::getFile(path, /*IsText=*/false,
+                                          /*RequiresNullTerminator=*/false);
+      if (!buffer)
+        return makeError(VerifyStage::Dataset,
+                         "cannot read " + path + ": " + buffer.getError().message());
+      auto map = parseMapProto((*buffer)->getBuffer(), path);
+      if (!map)
+        return map.takeError();
+      bool stringKeys = info.dtypeName == "string";
+      int64_t n = map->ints.size() + map->texts.size();
+      const TensorInfo &valuesInfo = table.inputs[i + 1];
+      if (n && (stringKeys ? map->texts.empty() : map->ints.empty()))
+        return makeError(VerifyStage::Dataset, dataset.name + "/" + sys::path::filename(path) +
+                                                   ": the map's keys are not " +
+                                                   info.dtypeName + " as input '" + info.name +
+                                                   "' takes");
+      if (n && map->values.dtype->name != valuesInfo.dtypeName)
+        return makeError(VerifyStage::Dataset,
+                         dataset.name + "/" + sys::path::filename(path) + ": the map's values are " +
+                             map->values.dtype->name + ", input '" + info.name + "' takes " +
+                             valuesInfo.dtypeName);
+      std::string keyBytes;
+      if (stringKeys)
+        for (const std::string &t : map->texts)
+          keyBytes += t + '\0';
+      else
+        keyBytes.assign(reinterpret_cast<const char *>(map->ints.data()), n * sizeof(int64_t));
+      std::string keysPath = inDir("in" + Twine(i) + ".bin");
+      std::string valuesPath = inDir("in" + Twine(i + 1) + ".bin");
+      if (auto err = writeFile(keysPath, keyBytes, VerifyStage::Run))
+        return std::move(err);
+      if (auto err = writeFile(valuesPath, map->values.bytes, VerifyStage::Run))
+        return std::move(err);
+      int symbol = table.inputMaps[i].second;
+      if (symbol >= static_cast<int>(symbolValues.size()))
+        return makeError(VerifyStage::Run, "input '" + info.name + "': no such symbol");
+      symbolValues[symbol] = n;
+      command.push_back(shapeArg({n}, keysPath));
+      command.push_back(shapeArg({n}, valuesPath));
+      continue;
+    }
     if (int kind = inputKind(i)) {
       // A sequence or optional: its elements' bytes, and PATH.seq.
       auto value = readBoundaryValue(path, kind);
@@ -1873,8 +1978,9 @@ Expected<bool> verifyDataset(const Dataset &dataset, const TensorTable &table,
     for (auto [d, dim] : llvm::enumerate(info.shape)) {
       if (dim >= 0)
         continue;
-      StringRef param = i < table.dimParams.size() && d < table.dimParams[i].size()
-                            ? StringRef(table.dimParams[i][d])
+      StringRef param = modelIndex < table.dimParams.size() &&
+                                d < table.dimParams[modelIndex].size()
+                            ? StringRef(table.dimParams[modelIndex][d])
                             : StringRef();
       auto it = llvm::find(table.symbols, param);
       if (param.empty() || it == table.symbols.end())

@@ -934,6 +934,145 @@ int one_hot_encoder(const void *x, int64_t n, const K *keys, const int8_t *key_b
   return 0;
 }
 
+//===----------------------------------------------------------------------===//
+// Maps (DictVectorizer, CastMap)
+//===----------------------------------------------------------------------===//
+// A map is `n` keys and `n` values (the graph input's two arrays, ABI.md);
+// a key is expected at most once (a later one wins).
+
+/// The first of the `m` sorted vocabulary entries not below key `i` of
+/// `keys` (strings when `key_strings`: offsets into `chars`), and whether
+/// it equals the key; -2 for a null key string.
+template <typename K>
+int64_t vocabulary_lower_bound(const void *keys, int64_t i, const K *vocab, const char *chars,
+                               bool key_strings, int64_t m, bool &found) {
+  int64_t lo = 0, hi = m;
+  found = false;
+  if (key_strings) {
+    const char *s = string_at(keys, i);
+    if (!s)
+      return -2;
+    const int64_t *offsets = reinterpret_cast<const int64_t *>(vocab);
+    while (lo < hi) {
+      int64_t mid = lo + (hi - lo) / 2;
+      if (std::strcmp(chars + offsets[mid], s) < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    found = lo < m && std::strcmp(chars + offsets[lo], s) == 0;
+    return lo;
+  }
+  K key;
+  std::memcpy(&key, static_cast<const char *>(keys) + i * sizeof(K), sizeof(K));
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (vocab[mid] < key)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  found = lo < m && vocab[lo] == key;
+  return lo;
+}
+
+/// DictVectorizer: y[positions[j]] is the value of the map's key equal to
+/// vocabulary entry j (the `m` entries sorted, duplicates kept), or 0 (an
+/// empty string when `value_strings`) where the map has no such key; keys
+/// outside the vocabulary are ignored. Returns 1 for a null key string.
+template <typename K, typename V>
+int dict_vectorizer(const void *keys, const V *values, int64_t n, const K *vocab,
+                    const int8_t *vocab_bytes, bool key_strings, const int64_t *positions,
+                    int64_t m, bool value_strings, V *y) {
+  static const char empty[] = "";
+  const char *chars = reinterpret_cast<const char *>(vocab_bytes);
+  if (value_strings) {
+    const char *e = empty;
+    for (int64_t j = 0; j < m; ++j)
+      std::memcpy(y + j, &e, sizeof(e));
+  } else {
+    std::fill(y, y + m, V());
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    bool found;
+    int64_t j = vocabulary_lower_bound(keys, i, vocab, chars, key_strings, m, found);
+    if (j == -2)
+      return 1;
+    if (!found)
+      continue;
+    // Every vocabulary entry equal to the key (a vocabulary may repeat one).
+    for (int64_t k = j; k < m; ++k) {
+      bool same = key_strings ? std::strcmp(chars + reinterpret_cast<const int64_t *>(vocab)[k],
+                                            chars + reinterpret_cast<const int64_t *>(vocab)[j]) == 0
+                              : vocab[k] == vocab[j];
+      if (!same)
+        break;
+      y[positions[k]] = values[i];
+    }
+  }
+  return 0;
+}
+
+/// CastMap of an int64-keyed map whose values are floats, or strings when
+/// `value_strings` (the `V` elements then hold pointers), as ONNX Runtime
+/// computes it. DENSE (`width` < 0): y holds the n values in ascending key
+/// order (`order`: n scratch indices). SPARSE: y holds `width` values, key
+/// i's at i, keys from `width` on ignored, `pad` where the map lacks one.
+/// `to`: 0 float, 1 int64 (truncated toward zero; NaN and values beyond
+/// int64 give INT64_MIN, what x86 converts them to), 2 the string itself.
+/// Returns 1 for a null string, 12 for a negative key (SPARSE).
+template <typename V, typename Y>
+int cast_map(const int64_t *keys, const V *values, int64_t n, bool value_strings, int64_t width,
+             int32_t to, int64_t *order, Y *y) {
+  static const char pad_string[] = "0.f"; // ONNX Runtime's pad for strings
+  auto convert = [&](int64_t i, Y &out) {
+    if (to == 2) {
+      const char *s;
+      std::memcpy(&s, values + i, sizeof(s));
+      if (!s)
+        return false;
+      std::memcpy(&out, &s, sizeof(s));
+      return true;
+    }
+    float v;
+    std::memcpy(&v, values + i, sizeof(v));
+    if (to == 0) {
+      std::memcpy(&out, &v, sizeof(v));
+      return true;
+    }
+    int64_t k = std::numeric_limits<int64_t>::min();
+    if (v >= -9223372036854775808.0f && v < 9223372036854775808.0f)
+      k = static_cast<int64_t>(v);
+    std::memcpy(&out, &k, sizeof(k));
+    return true;
+  };
+  (void)value_strings;
+  if (width < 0) {
+    for (int64_t i = 0; i < n; ++i)
+      order[i] = i;
+    std::stable_sort(order, order + n, [&](int64_t a, int64_t b) { return keys[a] < keys[b]; });
+    for (int64_t j = 0; j < n; ++j)
+      if (!convert(order[j], y[j]))
+        return 1;
+    return 0;
+  }
+  for (int64_t i = 0; i < n; ++i)
+    if (keys[i] < 0)
+      return status_bad_value;
+  for (int64_t j = 0; j < width; ++j) {
+    if (to == 2) {
+      const char *s = pad_string;
+      std::memcpy(y + j, &s, sizeof(s));
+    } else {
+      y[j] = Y();
+    }
+  }
+  for (int64_t i = 0; i < n; ++i)
+    if (keys[i] < width && !convert(i, y[keys[i]]))
+      return 1;
+  return 0;
+}
+
 /// Whether the n-gram of `n` tokens of `x` from `start`, `step` apart,
 /// equals pool n-gram `g` (pool[g * n ..]; strings: offsets into chars).
 template <typename T>

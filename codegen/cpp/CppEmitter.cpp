@@ -1074,6 +1074,9 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     /// An output holding ZipMap's sequence of maps as their values: the keys
     /// of every map (onnxcc.map_keys, int64 or string attributes).
     ArrayAttr mapKeys;
+    /// An input that is a map's keys or values ("keys", "values"; see
+    /// onnxcc.map_part), or "".
+    std::string mapPart;
     bool dataDim(int64_t d) const { return d < int64_t(dataDims.size()) && dataDims[d]; }
     /// Dim `d` is a symbol's: dynamic, or static by a bound symbol
     /// (onnxcc.bound_symbols) whose name the header still shows.
@@ -1126,6 +1129,13 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     if (auto data = func.getArgAttrOfType<DenseBoolArrayAttr>(i, "onnxcc.data_dependent"))
       p.dataDims.assign(data.asArrayRef().begin(), data.asArrayRef().end());
     p.mapKeys = func.getArgAttrOfType<ArrayAttr>(i, "onnxcc.map_keys");
+    if (auto part = func.getArgAttrOfType<StringAttr>(i, "onnxcc.map_part")) {
+      p.mapPart = part.str();
+      if (func.getArgAttr(i, "onnxcc.output") || p.type.getRank() != 1 || !p.dims ||
+          isa<IntegerAttr>(p.dims[0]))
+        return errorAt(func, "input '" + p.name + "': a map's " + p.mapPart +
+                             " must be 1-D of a symbolic length");
+    }
     if (p.mapKeys &&
         (!func.getArgAttr(i, "onnxcc.output") || p.dtype != "float32" ||
          p.type.getRank() < 1 || p.type.getRank() > 2 || p.type.isDynamicDim(p.type.getRank() - 1) ||
@@ -1357,7 +1367,7 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
   // Inside, a string tensor is its pointers as int64_t (see the
   // static_assert in the source).
   for (Port &p : inputs) {
-    std::string id = idents.unique(p.name);
+    std::string id = idents.unique(p.mapPart.empty() ? p.name : p.name + "_" + p.mapPart);
     views[func.getArgument(p.arg)] =
         portView(p, p.isString() ? "reinterpret_cast<const int64_t *>(" + id + ")" : id);
     names[func.getArgument(p.arg)] = id;
@@ -1676,6 +1686,31 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     for (const Port &p : outputs)
       outputMapKeys.push_back(p.mapKeys);
   const bool hasMapOutputs = llvm::any_of(outputMapKeys, [](ArrayAttr a) { return bool(a); });
+  // Map inputs: per input, its part (0 a tensor, 1 keys, 2 values) and the
+  // index of its length among the symbols.
+  SmallVector<std::pair<int, int>> inputMapParts;
+  for (const Port &p : inputs) {
+    if (p.mapPart.empty()) {
+      inputMapParts.push_back({0, -1});
+      continue;
+    }
+    // The dim is the expression [[1, "count(NAME)"]]: one term, the symbol.
+    StringRef sym;
+    if (auto terms = dyn_cast<ArrayAttr>(p.dims[0]); terms && terms.size() == 1)
+      if (auto term = dyn_cast<ArrayAttr>(terms[0]); term && term.size() == 2)
+        if (auto coef = dyn_cast<IntegerAttr>(term[0]); coef && coef.getInt() == 1)
+          if (auto name = dyn_cast<StringAttr>(term[1]))
+            sym = name.getValue();
+    auto it = llvm::find_if(symbols, [&](const auto &s) { return s.second == sym; });
+    if (it == symbols.end())
+      return errorAt(func, "input '" + p.name + "': its map's length is not a symbol");
+    inputMapParts.push_back({p.mapPart == "keys" ? 1 : 2, int(it - symbols.begin())});
+  }
+  const bool hasMapInputs =
+      llvm::any_of(inputMapParts, [](const auto &m) { return m.first != 0; });
+  if (hasMapInputs && grouped)
+    return errorAt(func, "a model with map inputs and sequence or optional inputs or outputs "
+                         "is not supported yet");
 
   CppModel model;
   model.usesKernels = usesKernels;
@@ -1723,6 +1758,18 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
         << "  const char *const *string_keys;  /* or null */\n} " << n << "_map_keys;\n";
       h << "extern const " << n << "_map_keys " << n << "_output_map_keys["
         << std::max<size_t>(outputMapKeys.size(), 1) << "];\n\n";
+    }
+    if (hasMapInputs) {
+      h << "/* Inputs that ONNX gives as a map (for DictVectorizer and CastMap): two entries\n"
+        << "   of " << n << "_inputs with the map's name, its keys then its values, n of\n"
+        << "   each, n being the map's own symbolic dim (" << n << "_symbols[symbol],\n"
+        << "   \"count(NAME)\"); a key is expected at most once. part: 0 a tensor, 1 a\n"
+        << "   map's keys, 2 its values. */\n";
+      h << "#define " << n << "_HAS_MAP_INPUTS 1\n";
+      h << "typedef struct " << n << "_map_part {\n  int32_t part;\n"
+        << "  int32_t symbol; /* -1 for a tensor */\n} " << n << "_map_part;\n";
+      h << "extern const " << n << "_map_part " << n << "_input_maps["
+        << std::max<size_t>(inputMapParts.size(), 1) << "];\n\n";
     }
     if (symbolic) {
       h << "/* The symbolic dims (ONNX dim_params), in the order run() takes them. */\n";
@@ -1795,7 +1842,8 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     h << "int " << n << "_run(" << arenaParam << weightsParam << symbolParams;
     for (Port &p : inputs)
       h << ",\n    " << p.paramType(true) << names[func.getArgument(p.arg)] << " /* "
-        << commentText(p.name) << ": " << p.dtype << "[" << dimsOf(p) << "] */";
+        << commentText(p.name) << ": " << (p.mapPart.empty() ? "" : "the map's " + p.mapPart + ", ")
+        << p.dtype << "[" << dimsOf(p) << "] */";
     for (Port &p : outputs)
       h << ",\n    " << p.paramType(false) << names[func.getArgument(p.arg)] << " /* "
         << commentText(p.name) << ": " << p.dtype << "[" << dimsOf(p) << "]"
@@ -1960,6 +2008,13 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     } else {
       table("inputs", inputs);
       table("outputs", outputs);
+    }
+    if (hasMapInputs) {
+      s << "extern \"C\" const " << n << "_map_part " << n << "_input_maps["
+        << std::max<size_t>(inputMapParts.size(), 1) << "] = {";
+      for (auto [k, m] : llvm::enumerate(inputMapParts))
+        s << (k ? ", " : "") << "{" << m.first << ", " << m.second << "}";
+      s << "};\n\n";
     }
     if (hasMapOutputs) {
       for (auto [k, keys] : llvm::enumerate(outputMapKeys)) {

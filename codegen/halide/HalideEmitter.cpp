@@ -1059,6 +1059,10 @@ Expected<HalideModel> Emitter::emit(ModuleOp module) {
   SmallVector<HalidePort> inputs, outputs;
   auto port = [&](Type t, DictionaryAttr attrs, unsigned i, StringRef kind,
                   SmallVector<HalidePort> &ports) -> Error {
+    if (attrs && attrs.get("onnxcc.map_part"))
+      return errorAt(func, kind + " " + Twine(i) +
+                               ": a map (for DictVectorizer or CastMap), which the Halide "
+                               "target does not support yet");
     auto type = dyn_cast<RankedTensorType>(t);
     if (!type || !type.hasStaticShape())
       return errorAt(func, kind + " " + Twine(i) +

@@ -193,4 +193,32 @@ LogicalResult MLZipMapOp::inferShapes(ShapeContext &ctx) {
   return success();
 }
 
+/// Y [1, size of the vocabulary].
+LogicalResult MapDictVectorizerOp::inferShapes(ShapeContext &ctx) {
+  if (!getInt64Vocabulary() == !getStringVocabulary())
+    return ctx.fail("exactly one of int64_vocabulary and string_vocabulary must be given");
+  bool stringKeys = isa<StringType>(cast<TensorType>(getKeys().getType()).getElementType());
+  if (stringKeys != static_cast<bool>(getStringVocabulary()))
+    return ctx.fail(Twine("the map's keys are ") + (stringKeys ? "strings" : "int64") +
+                    " but the vocabulary is not");
+  int64_t size = getInt64Vocabulary() ? getInt64Vocabulary()->size() : getStringVocabulary()->size();
+  ctx.setShape(0, Shape{Dim::known(1), Dim::known(size)});
+  return success();
+}
+
+/// DENSE: Y [1, n], n the map's size; SPARSE: Y [1, max_map].
+LogicalResult MapCastOp::inferShapes(ShapeContext &ctx) {
+  if (getMapForm() == "SPARSE") {
+    if (getMaxMap() <= 0)
+      return ctx.fail("max_map must be positive for map_form SPARSE");
+    ctx.setShape(0, Shape{Dim::known(1), Dim::known(getMaxMap())});
+    return success();
+  }
+  if (getMapForm() != "DENSE")
+    return ctx.fail("map_form '" + getMapForm() + "' is not DENSE or SPARSE");
+  if (auto keys = ctx.operandShape(0); keys && keys->size() == 1)
+    ctx.setShape(0, Shape{Dim::known(1), (*keys)[0]});
+  return success();
+}
+
 } // namespace onnxcc::onnx

@@ -153,4 +153,42 @@ def Onnx_ScaledDotProductAttentionOp : Onnx_InternalOp<"ScaledDotProductAttentio
   let results = (outs Onnx_FloatTensor:$Y);
 }
 
+// The ai.onnx.ml ops that take a map. A graph input of type map(K, V) is
+// two function arguments, its keys [n] and its values [n] (n a symbolic dim
+// of its own; see codegen/cpp/ABI.md); the importer gives these ops both.
+// `onnxcc optimize` writes them back as the ml op on the map input.
+
+def Onnx_MapDictVectorizerOp : Onnx_InternalOp<"MapDictVectorizer"> {
+  let summary = "ai.onnx.ml DictVectorizer of a map given as keys and values (onnxcc)";
+  let description = [{
+    Y [1, V] holds, at each position of the vocabulary (int64_vocabulary or
+    string_vocabulary, whichever the keys' type is), the value of that key,
+    or 0 ("" for strings) when the map lacks it. Keys outside the
+    vocabulary are ignored.
+  }];
+  let arguments = (ins
+    TensorOf<[I64, Onnx_StringType]>:$keys,
+    TensorOf<[I64, F32, F64, Onnx_StringType]>:$values,
+    OptionalAttr<DenseI64ArrayAttr>:$int64_vocabulary,
+    OptionalAttr<StrArrayAttr>:$string_vocabulary);
+  let results = (outs TensorOf<[I64, F32, F64, Onnx_StringType]>:$Y);
+}
+
+def Onnx_MapCastOp : Onnx_InternalOp<"MapCast"> {
+  let summary = "ai.onnx.ml CastMap of a map given as keys and values (onnxcc)";
+  let description = [{
+    The int64-keyed map's values cast to `cast_to` (TO_FLOAT, TO_INT64,
+    TO_STRING): DENSE gives Y [1, n] in ascending key order, SPARSE gives
+    Y [1, max_map] with the value of key i at i (0, or "0.f" for strings,
+    where the map lacks i).
+  }];
+  let arguments = (ins
+    TensorOf<[I64]>:$keys,
+    TensorOf<[F32, Onnx_StringType]>:$values,
+    DefaultValuedStrAttr<StrAttr, "TO_FLOAT">:$cast_to,
+    DefaultValuedStrAttr<StrAttr, "DENSE">:$map_form,
+    DefaultValuedAttr<I64Attr, "1">:$max_map);
+  let results = (outs TensorOf<[F32, I64, Onnx_StringType]>:$Y);
+}
+
 #endif // ONNXCC_ONNX_OPS_TD

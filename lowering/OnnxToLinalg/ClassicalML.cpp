@@ -1162,10 +1162,15 @@ struct OneHotEncoderLowering : OpConversionPattern<onnx::MLOneHotEncoderOp> {
     bool strings = isa<onnx::StringType>(elem);
     Value x = adaptor.getX();
     if (isa<FloatType>(elem) || elem.isInteger(32)) {
-      // Numbers are categories as int64, truncated toward zero (ONNX
-      // Runtime's conversion; Cast's semantics for NaN and the out-of-range).
+      // Numbers are categories as int64, truncated toward zero as ONNX
+      // Runtime converts them; NaN and values beyond int64 are unknown (a
+      // key no category has), not converted (which C++ leaves undefined).
       if (!elem.isF32() && !elem.isF64() && !elem.isInteger(32))
         return fail(op, "only string, int64, int32, float and double inputs are supported");
+      SmallVector<int64_t> cats(op.getCatsInt64s().value_or(ArrayRef<int64_t>()));
+      int64_t unknown = std::numeric_limits<int64_t>::min();
+      while (llvm::is_contained(cats, unknown))
+        ++unknown;
       SmallVector<Value> sizes;
       for (int64_t d = 0; d < xType.getRank(); ++d)
         if (xType.isDynamicDim(d))
@@ -1176,7 +1181,19 @@ struct OneHotEncoderLowering : OpConversionPattern<onnx::MLOneHotEncoderOp> {
           rewriter, op.getLoc(), RankedTensorType::get(xType.getShape(), i64),
           [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) {
             Value v = tensor::ExtractOp::create(b, l, source, ivs);
-            return castScalar(b, l, v, elem, i64);
+            if (!isa<FloatType>(elem))
+              return castScalar(b, l, v, elem, i64);
+            // -2^63 <= v < 2^63, false for NaN.
+            Value low = floatConst(b, l, elem, -9223372036854775808.0);
+            Value high = floatConst(b, l, elem, 9223372036854775808.0);
+            Value inside = arith::AndIOp::create(
+                b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, v, low),
+                arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, v, high));
+            Value safe = arith::SelectOp::create(b, l, inside, v, floatConst(b, l, elem, 0.0));
+            Value k = castScalar(b, l, safe, elem, i64);
+            return arith::SelectOp::create(b, l, inside, k,
+                                           arith::ConstantOp::create(b, l, b.getI64IntegerAttr(unknown)))
+                .getResult();
           },
           sizes);
       elem = i64;
@@ -1585,6 +1602,96 @@ struct SVMClassifierLowering : OpConversionPattern<onnx::MLSVMClassifierOp> {
   }
 };
 
+/// DictVectorizer of a map input (its keys and values, n each): the
+/// vocabulary sorted (stably, duplicates kept) with the output position of
+/// each entry; one call.
+struct MapDictVectorizerLowering : OpConversionPattern<onnx::MapDictVectorizerOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::MapDictVectorizerOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    MLResult y = mlResult(rewriter, getTypeConverter(), op);
+    if (!y)
+      return failure();
+    auto keysType = dyn_cast<RankedTensorType>(adaptor.getKeys().getType());
+    auto valuesType = dyn_cast<RankedTensorType>(adaptor.getValues().getType());
+    if (!keysType || !valuesType || keysType.getRank() != 1 || valuesType.getRank() != 1)
+      return fail(op, "the map's keys and values are not 1-D");
+    auto vocab = columnOf(op, rewriter, op.getStringVocabulary(), op.getInt64Vocabulary(),
+                          std::nullopt, std::nullopt, "the vocabulary");
+    if (failed(vocab))
+      return failure();
+    if (y.type.getShape() != ArrayRef<int64_t>{1, static_cast<int64_t>(vocab->size())})
+      return fail(op, "the result is not [1, size of the vocabulary]");
+    SmallVector<size_t> order(vocab->size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      if (!vocab->isString)
+        return vocab->ints[a] < vocab->ints[b];
+      auto str = [&](size_t i) {
+        return StringRef(vocab->strings.bytes.data() + vocab->strings.offsets[i]);
+      };
+      return str(a) < str(b);
+    });
+    SmallVector<int64_t> positions(order.begin(), order.end());
+    RuntimeCall call(rewriter, op);
+    call.input(adaptor.getKeys());
+    call.input(adaptor.getValues());
+    call.index(dimOf(rewriter, op.getLoc(), adaptor.getKeys(), 0));
+    addColumn(call, *vocab, order);
+    call.i64s(positions);
+    call.index(static_cast<int64_t>(order.size()));
+    call.flag(isa<onnx::StringType>(onnxElementType(op.getValues())));
+    call.output(y);
+    call.emit("onnxcc_rt::ml::dict_vectorizer");
+    rewriter.replaceOp(op, call.result(0));
+    return success();
+  }
+};
+
+/// CastMap of a map input (int64 keys, float or string values): float
+/// values to float or int64, string values as they are (string to number
+/// and float to string, ONNX Runtime's std::stof/std::to_string, are
+/// refused).
+struct MapCastLowering : OpConversionPattern<onnx::MapCastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::MapCastOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    MLResult y = mlResult(rewriter, getTypeConverter(), op);
+    if (!y)
+      return failure();
+    bool strings = isa<onnx::StringType>(onnxElementType(op.getValues()));
+    std::optional<int32_t> to = llvm::StringSwitch<std::optional<int32_t>>(op.getCastTo())
+                                    .Case("TO_FLOAT", 0)
+                                    .Case("TO_INT64", 1)
+                                    .Case("TO_STRING", 2)
+                                    .Default(std::nullopt);
+    if (!to)
+      return fail(op, "cast_to '" + op.getCastTo() + "' is not TO_FLOAT, TO_INT64 or TO_STRING");
+    if (strings != (*to == 2))
+      return fail(op, strings ? "string values cast to numbers are not supported"
+                              : "float values cast to strings are not supported");
+    bool sparse = op.getMapForm() == "SPARSE";
+    OpFoldResult n = dimOf(rewriter, op.getLoc(), adaptor.getKeys(), 0);
+    RuntimeCall call(rewriter, op);
+    call.input(adaptor.getKeys());
+    call.input(adaptor.getValues());
+    call.index(n);
+    call.flag(strings);
+    call.index(sparse ? op.getMaxMap() : int64_t(-1));
+    call.i32(*to);
+    // The DENSE order's scratch: n indices (one when there are none).
+    if (std::optional<int64_t> count = getConstantIntValue(n))
+      call.output(RankedTensorType::get({std::max<int64_t>(*count, 1)}, rewriter.getI64Type()));
+    else
+      call.output(RankedTensorType::get({ShapedType::kDynamic}, rewriter.getI64Type()),
+                  ValueRange{cast<Value>(n)});
+    call.output(y);
+    call.emit("onnxcc_rt::ml::cast_map");
+    rewriter.replaceOp(op, call.result(1));
+    return success();
+  }
+};
+
 /// ZipMap's sequence of maps is held as its values, X itself (MLShapes.cpp);
 /// the importer has put the class labels, the maps' keys, on the graph output
 /// it feeds (the only place it may go).
@@ -1619,7 +1726,8 @@ void populateClassicalMLPatterns(OnnxTypeConverter &converter, RewritePatternSet
       LinearClassifierLowering, TfIdfVectorizerLowering, ImputerLowering, OneHotEncoderLowering,
       SVMClassifierLowering, SVMRegressorLowering,
       FeatureVectorizerLowering, UnsupportedMLLowering<onnx::MLCastMapOp>,
-      UnsupportedMLLowering<onnx::MLDictVectorizerOp>, ZipMapLowering>(
+      UnsupportedMLLowering<onnx::MLDictVectorizerOp>, ZipMapLowering,
+      MapDictVectorizerLowering, MapCastLowering>(
       converter, patterns.getContext());
 }
 

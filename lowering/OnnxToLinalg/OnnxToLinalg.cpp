@@ -975,7 +975,7 @@ bool lowersSymbolicDims(Operation *op) {
              onnx::MLNormalizerOp, onnx::MLImputerOp, onnx::MLOneHotEncoderOp,
              onnx::MLLinearRegressorOp, onnx::MLLinearClassifierOp, onnx::MLSVMRegressorOp,
              onnx::MLSVMClassifierOp, onnx::MLFeatureVectorizerOp, onnx::MLZipMapOp,
-             onnx::TfIdfVectorizerOp>(op);
+             onnx::TfIdfVectorizerOp, onnx::MapDictVectorizerOp, onnx::MapCastOp>(op);
 }
 
 namespace {

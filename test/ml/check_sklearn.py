@@ -20,8 +20,9 @@ import subprocess
 import sys
 
 import numpy as np
-from onnx import SequenceProto, TensorProto, numpy_helper, save
-from sklearn import datasets, ensemble, linear_model, pipeline, preprocessing, tree
+from onnx import MapProto, SequenceProto, TensorProto, numpy_helper, save
+from sklearn import (datasets, ensemble, feature_extraction, linear_model, pipeline,
+                     preprocessing, tree)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sklearn_to_onnx  # noqa: E402
@@ -123,6 +124,15 @@ def cases():
     # OneHotEncoder of iris rounded to integers (1 to 8 cm), with categories
     # 0 to 5 only: the larger values are unknown and encode as all zeros.
     rounded = (np.round(iris[0]), iris[1])
+    # DictVectorizer: each iris row a map of the measurements above 1 cm
+    # (so the maps differ in size) plus one name the model never saw.
+    names4 = ["sepal length", "sepal width", "petal length", "petal width"]
+    dicts = [dict([(n, float(v)) for n, v in zip(names4, row) if v > 1.0] +
+                  ([("unseen", 1.0)] if i % 3 == 0 else []))
+             for i, row in enumerate(iris[0])]
+    yield "dictvec_logreg_iris", pipeline.make_pipeline(
+        feature_extraction.DictVectorizer(sparse=False),
+        linear_model.LogisticRegression(max_iter=500)), (dicts, iris[1])
     yield "onehot_logreg_iris", pipeline.make_pipeline(
         preprocessing.OneHotEncoder(categories=[np.arange(6.0)] * 4, handle_unknown="ignore"),
         linear_model.LogisticRegression(max_iter=500)), rounded
@@ -152,6 +162,18 @@ def write_maps(path, probabilities, classes):
             m.values.tensor_values.append(numpy_helper.from_array(np.array(p, np.float32)))
     with open(path, "wb") as f:
         f.write(seq.SerializeToString())
+
+
+def write_map(path, entries):
+    """A MapProto from string to float (a DictVectorizer's input)."""
+    m = MapProto()
+    m.key_type = TensorProto.STRING
+    m.string_keys.extend(k.encode() for k in entries)
+    m.values.elem_type = SequenceProto.TENSOR
+    for v in entries.values():
+        m.values.tensor_values.append(numpy_helper.from_array(np.array(v, np.float32)))
+    with open(path, "wb") as f:
+        f.write(m.SerializeToString())
 
 
 def labels(values):
@@ -200,6 +222,27 @@ def main():
     failed = 0
     for name, model, (x, y) in cases():
         if only and name not in only:
+            continue
+        if isinstance(x, list):
+            # Maps (DictVectorizer): one map per dataset, three rows.
+            model.fit(x, y)
+            d = os.path.join(work, name)
+            os.makedirs(d, exist_ok=True)
+            save(sklearn_to_onnx.convert(model, 1, 0), os.path.join(d, "model.onnx"))
+            for k, row in enumerate([0, 61, 149]):
+                data = os.path.join(d, "data", "test_data_set_%d" % k)
+                os.makedirs(data, exist_ok=True)
+                write_map(os.path.join(data, "input_0.pb"), x[row])
+                write(os.path.join(data, "output_0.pb"), labels(model.predict([x[row]])))
+                write(os.path.join(data, "output_1.pb"),
+                      model.predict_proba([x[row]]).astype(np.float32))
+            # onnxruntime-node takes no maps: checked against scikit-learn only.
+            r = subprocess.run([onnxcc, "verify", os.path.join(d, "model.onnx"),
+                                os.path.join(d, "data"), "--rtol", "1e-5", "--atol", "1e-5"],
+                               capture_output=True, text=True)
+            why = (r.stderr + r.stdout).strip().splitlines()
+            print("FAIL %s: %s" % (name, " | ".join(why[-3:])) if r.returncode else "PASS " + name)
+            failed += r.returncode != 0
             continue
         x = x.astype(np.float32)
         model.fit(x, y)

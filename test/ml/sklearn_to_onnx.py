@@ -11,6 +11,8 @@ only converter here that needs ai.onnx operators: Cast, Concat, Reshape, as
 skl2onnx writes it), and Pipelines of them (transforms then one
 predictor); XGBRegressor and XGBClassifier from their JSON dumps, as
 onnxmltools converts them.
+A pipeline may start with a DictVectorizer (its input is then one map from
+feature name to float, as skl2onnx writes it).
 Classifiers have int64 labels, or string labels when the classes are strings
 (tree ensembles and LogisticRegression); with zipmap=True the probabilities
 are a ZipMap's sequence of maps, as skl2onnx writes them by default.
@@ -384,7 +386,15 @@ def svc(model, x, y):
                              **attrs)], [y, y + "_scores"]
 
 
+def dict_vectorizer(model, x, y):
+    """DictVectorizer (dense): a map from feature name to float, one row,
+    [1, features] in the model's column order (feature_names_)."""
+    return [helper.make_node("DictVectorizer", [x], [y], domain=ML,
+                             string_vocabulary=list(model.feature_names_))], [y]
+
+
 CONVERTERS = {
+    "DictVectorizer": dict_vectorizer,
     "SVC": svc,
     "SVR": svr,
     "LinearSVC": linear_svc,
@@ -408,6 +418,10 @@ def convert(model, rows, features, opset=3, zipmap=False):
     outputs are the predictor's (label and scores for classifiers; with
     `zipmap`, label and a ZipMap of the probabilities, `output_probability`)."""
     steps = [s for _, s in model.steps] if hasattr(model, "steps") else [model]
+    # A DictVectorizer first: X is one map, feature name -> float.
+    takes_map = type(steps[0]).__name__ == "DictVectorizer"
+    if takes_map:
+        rows = 1
     nodes, inits, current = [], [], "X"
     for i, step in enumerate(steps):
         fn = CONVERTERS[type(step).__name__]
@@ -438,10 +452,14 @@ def convert(model, rows, features, opset=3, zipmap=False):
         outputs = [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [rows, features])]
     else:
         outputs = [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [rows, 1])]
-    graph = helper.make_graph(nodes, "sklearn",
-                              [helper.make_tensor_value_info("X", TensorProto.FLOAT,
-                                                             [rows, features])], outputs,
-                              initializer=inits)
+    if takes_map:
+        map_type = helper.TypeProto()
+        map_type.map_type.key_type = TensorProto.STRING
+        map_type.map_type.value_type.tensor_type.elem_type = TensorProto.FLOAT
+        x = helper.make_value_info("X", map_type)
+    else:
+        x = helper.make_tensor_value_info("X", TensorProto.FLOAT, [rows, features])
+    graph = helper.make_graph(nodes, "sklearn", [x], outputs, initializer=inits)
     imports = [helper.make_opsetid(ML, opset)]
     if any(n.domain == "" for n in nodes):  # OneHotEncoder's Cast, Concat, Reshape
         imports.append(helper.make_opsetid("", 15))
