@@ -18,8 +18,11 @@
 #define ONNXCC_ML_H
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 
@@ -1017,43 +1020,72 @@ int dict_vectorizer(const void *keys, const V *values, int64_t n, const K *vocab
 /// `value_strings` (the `V` elements then hold pointers), as ONNX Runtime
 /// computes it. DENSE (`width` < 0): y holds the n values in ascending key
 /// order (`order`: n scratch indices). SPARSE: y holds `width` values, key
-/// i's at i, keys from `width` on ignored, `pad` where the map lacks one.
-/// `to`: 0 float, 1 int64 (truncated toward zero; NaN and values beyond
-/// int64 give INT64_MIN, what x86 converts them to), 2 the string itself.
-/// Returns 1 for a null string, 12 for a negative key (SPARSE).
+/// i's at i, keys from `width` on ignored, 0 (or "0.f") where the map lacks
+/// one. `to`: 0 float, 1 int64, 2 string. Floats become int64 truncated
+/// (NaN and values beyond int64 give INT64_MIN, what x86 converts them to)
+/// and strings as std::to_string writes them ("%f", into `pool`); strings
+/// become numbers as std::stof / std::stoll read them. Returns 1 for a null
+/// string, 5 when the pool is full, 12 for a negative key (SPARSE) or a
+/// string that is no number (or beyond the type).
 template <typename V, typename Y>
 int cast_map(const int64_t *keys, const V *values, int64_t n, bool value_strings, int64_t width,
-             int32_t to, int64_t *order, Y *y) {
+             int32_t to, int64_t *order, Y *y, string_pool *pool = nullptr) {
   static const char pad_string[] = "0.f"; // ONNX Runtime's pad for strings
-  auto convert = [&](int64_t i, Y &out) {
-    if (to == 2) {
+  auto convert = [&](int64_t i, Y &out) -> int {
+    if (value_strings) {
       const char *s;
       std::memcpy(&s, values + i, sizeof(s));
       if (!s)
-        return false;
-      std::memcpy(&out, &s, sizeof(s));
-      return true;
+        return 1;
+      char *end = nullptr;
+      errno = 0;
+      if (to == 2) {
+        std::memcpy(&out, &s, sizeof(s));
+      } else if (to == 0) {
+        float f = std::strtof(s, &end);
+        if (end == s || errno == ERANGE)
+          return status_bad_value;
+        std::memcpy(&out, &f, sizeof(f));
+      } else {
+        long long k = std::strtoll(s, &end, 10);
+        if (end == s || errno == ERANGE)
+          return status_bad_value;
+        int64_t v = k;
+        std::memcpy(&out, &v, sizeof(v));
+      }
+      return 0;
     }
     float v;
     std::memcpy(&v, values + i, sizeof(v));
     if (to == 0) {
       std::memcpy(&out, &v, sizeof(v));
-      return true;
+    } else if (to == 1) {
+      int64_t k = std::numeric_limits<int64_t>::min();
+      if (v >= -9223372036854775808.0f && v < 9223372036854775808.0f)
+        k = static_cast<int64_t>(v);
+      std::memcpy(&out, &k, sizeof(k));
+    } else {
+      char text[64];
+      int length = std::snprintf(text, sizeof(text), "%f", static_cast<double>(v));
+      if (length < 0 || length >= static_cast<int>(sizeof(text)))
+        return status_bad_value;
+      if (!pool || length + 1 > pool->size - pool->used)
+        return 5; // the string pool is full
+      char *copy = pool->data + pool->used;
+      std::memcpy(copy, text, static_cast<size_t>(length) + 1);
+      pool->used += length + 1;
+      const char *s = copy;
+      std::memcpy(&out, &s, sizeof(s));
     }
-    int64_t k = std::numeric_limits<int64_t>::min();
-    if (v >= -9223372036854775808.0f && v < 9223372036854775808.0f)
-      k = static_cast<int64_t>(v);
-    std::memcpy(&out, &k, sizeof(k));
-    return true;
+    return 0;
   };
-  (void)value_strings;
   if (width < 0) {
     for (int64_t i = 0; i < n; ++i)
       order[i] = i;
     std::stable_sort(order, order + n, [&](int64_t a, int64_t b) { return keys[a] < keys[b]; });
     for (int64_t j = 0; j < n; ++j)
-      if (!convert(order[j], y[j]))
-        return 1;
+      if (int status = convert(order[j], y[j]))
+        return status;
     return 0;
   }
   for (int64_t i = 0; i < n; ++i)
@@ -1068,8 +1100,9 @@ int cast_map(const int64_t *keys, const V *values, int64_t n, bool value_strings
     }
   }
   for (int64_t i = 0; i < n; ++i)
-    if (keys[i] < width && !convert(i, y[keys[i]]))
-      return 1;
+    if (keys[i] < width)
+      if (int status = convert(i, y[keys[i]]))
+        return status;
   return 0;
 }
 

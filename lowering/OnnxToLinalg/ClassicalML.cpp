@@ -191,8 +191,7 @@ public:
     for (char &c : symbol)
       if (!llvm::isAlnum(c))
         c = '_';
-    func::FuncOp callee =
-        declareRuntimeFunction(b, op, symbol, cName, type, /*usesStringPool=*/false);
+    func::FuncOp callee = declareRuntimeFunction(b, op, symbol, cName, type, stringPool);
     auto call = func::CallOp::create(b, loc, callee, args);
     if (parts > 1) {
       call->setAttr("onnxcc.parts", b.getI64IntegerAttr(parts));
@@ -233,6 +232,10 @@ private:
   };
   SmallVector<Output> outputs;
   int64_t part = -1, parts = 1;
+
+public:
+  /// The call writes strings: the model's string pool is its last argument.
+  bool stringPool = false;
 };
 
 LogicalResult fail(Operation *op, const Twine &why) {
@@ -1648,10 +1651,9 @@ struct MapDictVectorizerLowering : OpConversionPattern<onnx::MapDictVectorizerOp
   }
 };
 
-/// CastMap of a map input (int64 keys, float or string values): float
-/// values to float or int64, string values as they are (string to number
-/// and float to string, ONNX Runtime's std::stof/std::to_string, are
-/// refused).
+/// CastMap of a map input (int64 keys, float or string values) to float,
+/// int64 or strings, as ONNX Runtime casts (std::stof, std::stoll,
+/// std::to_string: floats written as strings go to the string pool).
 struct MapCastLowering : OpConversionPattern<onnx::MapCastOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::MapCastOp op, OpAdaptor adaptor,
@@ -1667,9 +1669,6 @@ struct MapCastLowering : OpConversionPattern<onnx::MapCastOp> {
                                     .Default(std::nullopt);
     if (!to)
       return fail(op, "cast_to '" + op.getCastTo() + "' is not TO_FLOAT, TO_INT64 or TO_STRING");
-    if (strings != (*to == 2))
-      return fail(op, strings ? "string values cast to numbers are not supported"
-                              : "float values cast to strings are not supported");
     bool sparse = op.getMapForm() == "SPARSE";
     OpFoldResult n = dimOf(rewriter, op.getLoc(), adaptor.getKeys(), 0);
     RuntimeCall call(rewriter, op);
@@ -1686,6 +1685,7 @@ struct MapCastLowering : OpConversionPattern<onnx::MapCastOp> {
       call.output(RankedTensorType::get({ShapedType::kDynamic}, rewriter.getI64Type()),
                   ValueRange{cast<Value>(n)});
     call.output(y);
+    call.stringPool = !strings && *to == 2;
     call.emit("onnxcc_rt::ml::cast_map");
     rewriter.replaceOp(op, call.result(1));
     return success();

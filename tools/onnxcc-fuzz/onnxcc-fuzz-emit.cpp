@@ -1,9 +1,10 @@
 //===- onnxcc-fuzz-emit.cpp - libFuzzer target of the names in emitted code ===//
 //
-// Each input is up to eight strings separated by NUL bytes. They become the
-// names and strings of a small valid model (x[N, 4] -> Relu -> Mul w -> y):
-// the input, the output, the dim, the Relu node, the weight, the graph, a
-// doc string and a metadata value. The model goes through `onnxcc compile`;
+// Each input is up to nine strings separated by NUL bytes. They become the
+// names and strings of a small valid model (x[N, 4] -> Relu -> Mul w -> y,
+// and y -> Softmax -> ZipMap -> probs): the input, the output, the dim, the
+// Relu node, the weight, the graph, a doc string, a metadata value and a
+// class label of the ZipMap (a key of the header's map table). The model goes through `onnxcc compile`;
 // then the generated header and source must
 //   - hold only printable ASCII, tabs and newlines,
 //   - give the same tokens, outside comments and string literals and up to
@@ -40,7 +41,7 @@ namespace {
 /// The strings of the model, in the order an input gives them.
 struct Names {
   std::string input = "x", output = "y", dim = "N", node = "relu", weight = "w",
-              graph = "g", doc = "doc", metadata = "m";
+              graph = "g", doc = "doc", metadata = "m", label = "a";
 };
 
 std::string makeModel(const Names &n) {
@@ -51,6 +52,9 @@ std::string makeModel(const Names &n) {
   auto *opset = model.add_opset_import();
   opset->set_domain("");
   opset->set_version(13);
+  auto *mlOpset = model.add_opset_import();
+  mlOpset->set_domain("ai.onnx.ml");
+  mlOpset->set_version(1);
   auto *prop = model.add_metadata_props();
   prop->set_key(n.metadata);
   prop->set_value(n.metadata);
@@ -84,6 +88,25 @@ std::string makeModel(const Names &n) {
   mul->add_input("relu_out");
   mul->add_input(n.weight);
   mul->add_output(n.output);
+  auto *softmax = g->add_node();
+  softmax->set_op_type("Softmax");
+  softmax->add_input(n.output);
+  softmax->add_output("softmax_out");
+  auto *zip = g->add_node();
+  zip->set_op_type("ZipMap");
+  zip->set_domain("ai.onnx.ml");
+  zip->add_input("softmax_out");
+  zip->add_output("probs");
+  auto *labels = zip->add_attribute();
+  labels->set_name("classlabels_strings");
+  labels->set_type(onnx::AttributeProto::STRINGS);
+  for (const std::string &label : {n.label, std::string("b"), std::string("c"), std::string("d")})
+    labels->add_strings(label);
+  auto *probs = g->add_output();
+  probs->set_name("probs");
+  auto *map = probs->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_map_type();
+  map->set_key_type(onnx::TensorProto::STRING);
+  map->mutable_value_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
   return model.SerializeAsString();
 }
 
@@ -239,8 +262,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (baseline.empty())
     std::abort(); // the plain model must compile
   Names names;
-  std::string *fields[] = {&names.input, &names.output,   &names.dim, &names.node,
-                           &names.weight, &names.graph, &names.doc, &names.metadata};
+  std::string *fields[] = {&names.input,  &names.output, &names.dim,
+                           &names.node,   &names.weight, &names.graph,
+                           &names.doc,    &names.metadata, &names.label};
   llvm::StringRef rest(reinterpret_cast<const char *>(data), size);
   for (std::string *field : fields) {
     if (rest.empty())
@@ -251,7 +275,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   // Tensors that share a name make another graph (a weight that is also an
   // input is no input): nothing to compare with.
-  std::vector<llvm::StringRef> tensors = {names.input, names.output, names.weight, "relu_out"};
+  std::vector<llvm::StringRef> tensors = {names.input, names.output, names.weight, "relu_out",
+                                          "softmax_out", "probs"};
   for (size_t a = 0; a < tensors.size(); ++a)
     for (size_t b = a + 1; b < tensors.size(); ++b)
       if (tensors[a] == tensors[b])
