@@ -659,19 +659,65 @@ float svm_kernel(const T *x, const float *v, int64_t cols, int32_t kernel, const
   return s;
 }
 
-/// SVMRegressor: the sum over the num_sv support vectors of coef * kernel
-/// plus rho (without support vectors: the linear model x . coef + rho);
-/// one_class gives 1 or -1 by its sign.
+/// Support vectors the lowering lays out in blocks of this many: block b
+/// holds, for each feature c, the c-th value of vectors 16b .. 16b + 15
+/// (zeros past the last vector).
+constexpr int64_t svm_block = 16;
+
+/// The kernels of row `x` with all `num_sv` support vectors (`blocked` as
+/// above) into `out`: each sums over the features in order, as svm_kernel
+/// does, so the values are the same bits; sixteen vectors at a time, the
+/// lanes a compiler vectorizes.
+template <typename T>
+void svm_kernels(const T *x, const float *blocked, int64_t num_sv, int64_t cols, int32_t kernel,
+                 const float *params, float *out) {
+  for (int64_t b = 0; b * svm_block < num_sv; ++b) {
+    const float *v = blocked + b * cols * svm_block;
+    float acc[svm_block] = {};
+    if (kernel == 2) {
+      for (int64_t c = 0; c < cols; ++c) {
+        float xc = static_cast<float>(x[c]);
+        for (int64_t l = 0; l < svm_block; ++l) {
+          float d = xc - v[c * svm_block + l];
+          acc[l] += d * d;
+        }
+      }
+    } else {
+      for (int64_t c = 0; c < cols; ++c) {
+        float xc = static_cast<float>(x[c]);
+        for (int64_t l = 0; l < svm_block; ++l)
+          acc[l] += xc * v[c * svm_block + l];
+      }
+    }
+    int64_t n = std::min(svm_block, num_sv - b * svm_block);
+    for (int64_t l = 0; l < n; ++l) {
+      float s = acc[l];
+      if (kernel == 2)
+        s = std::exp(-params[0] * s);
+      else if (kernel == 1)
+        s = std::pow(params[0] * s + params[1], params[2]);
+      else if (kernel == 3)
+        s = std::tanh(params[0] * s + params[1]);
+      out[b * svm_block + l] = s;
+    }
+  }
+}
+
+/// SVMRegressor: the sum over the num_sv support vectors (`support` in
+/// blocks, see svm_block) of coef * kernel plus rho (without support
+/// vectors: the linear model x . coef + rho); one_class gives 1 or -1 by
+/// its sign. `kernels` holds num_sv floats of scratch.
 template <typename T>
 int svm_regressor(const T *x, int64_t rows, int64_t cols, const float *support, int64_t num_sv,
                   const float *coef, const float *rho, int32_t kernel, const float *params,
-                  bool one_class, float *y) {
+                  bool one_class, float *y, float *kernels) {
   for (int64_t r = 0; r < rows; ++r) {
     const T *xr = x + r * cols;
     float s = 0;
     if (num_sv > 0) {
+      svm_kernels(xr, support, num_sv, cols, kernel, params, kernels);
       for (int64_t j = 0; j < num_sv; ++j)
-        s += coef[j] * svm_kernel(xr, support + j * cols, cols, kernel, params);
+        s += coef[j] * kernels[j];
     } else {
       s = svm_kernel(xr, coef, cols, 0, params);
     }
@@ -726,7 +772,8 @@ inline void pairwise_coupling(int64_t k, const float *r, float *p, float *q) {
 }
 
 /// SVMClassifier as ONNX Runtime computes it. With support vectors
-/// (`num_sv` > 0, `per_class` of them per class, in class order): the
+/// (`num_sv` > 0, `per_class` of them per class, in class order; `support`
+/// in blocks, see svm_block): the
 /// kernel of the row with each, then one decision value per pair of classes
 /// i < j (coef row j - 1 over class i's vectors plus coef row i over class
 /// j's, plus rho), each a vote for i (> 0) or j; the label is the first
@@ -769,8 +816,7 @@ int svm_classifier(const T *x, int64_t rows, int64_t cols, const float *support,
       post_transform(zr, classes, post);
       continue;
     }
-    for (int64_t v = 0; v < num_sv; ++v)
-      kernels[v] = svm_kernel(xr, support + v * cols, cols, kernel, params);
+    svm_kernels(xr, support, num_sv, cols, kernel, params, kernels);
     for (int64_t k = 0; k < classes; ++k)
       votes[k] = 0;
     int64_t pair = 0;

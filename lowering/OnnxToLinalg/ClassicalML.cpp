@@ -1449,6 +1449,18 @@ struct FeatureVectorizerLowering : OpConversionPattern<onnx::MLFeatureVectorizer
   }
 };
 
+/// Support vectors [numSV, cols] in the blocks onnxcc_rt::ml::svm_kernels
+/// reads: block b holds, per feature, that feature of 16 vectors.
+SmallVector<double> blockedSupport(ArrayRef<double> support, int64_t numSV, int64_t cols) {
+  constexpr int64_t block = 16; // onnxcc_rt::ml::svm_block
+  int64_t blocks = (numSV + block - 1) / block;
+  SmallVector<double> out(blocks * cols * block, 0.0);
+  for (int64_t v = 0; v < numSV; ++v)
+    for (int64_t c = 0; c < cols; ++c)
+      out[(v / block) * cols * block + c * block + v % block] = support[v * cols + c];
+  return out;
+}
+
 /// The kernel code of onnxcc_rt::ml::svm_kernel for `kernelType`.
 FailureOr<int32_t> svmKernel(Operation *op, StringRef kernelType) {
   std::optional<int32_t> kernel = llvm::StringSwitch<std::optional<int32_t>>(kernelType)
@@ -1498,7 +1510,7 @@ struct SVMRegressorLowering : OpConversionPattern<onnx::MLSVMRegressorOp> {
     call.input(adaptor.getX());
     call.index(rows);
     call.index(cols);
-    call.reals(support, f32);
+    call.reals(blockedSupport(support, numSV, cols), f32);
     call.index(numSV);
     call.reals(coef, f32);
     call.reals(rho, f32);
@@ -1506,6 +1518,7 @@ struct SVMRegressorLowering : OpConversionPattern<onnx::MLSVMRegressorOp> {
     call.reals(params, f32);
     call.flag(op.getOneClass() != 0);
     call.output(y);
+    call.output(RankedTensorType::get({std::max<int64_t>(numSV, 1)}, f32));
     call.emit("onnxcc_rt::ml::svm_regressor");
     rewriter.replaceOp(op, call.result(0));
     return success();
@@ -1580,7 +1593,7 @@ struct SVMClassifierLowering : OpConversionPattern<onnx::MLSVMClassifierOp> {
     call.input(adaptor.getX());
     call.index(rows);
     call.index(cols);
-    call.reals(support, f32);
+    call.reals(blockedSupport(support, numSV, cols), f32);
     call.index(numSV);
     call.i64s(perClass);
     call.index(classes);
