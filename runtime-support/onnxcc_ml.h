@@ -131,6 +131,10 @@ inline void write_label(void *out, int64_t i, const int64_t *values, const char 
 //===----------------------------------------------------------------------===//
 
 constexpr int32_t uniform_no_missing = 8;
+/// Added to a fast walk's uniform mode when the node records are packed for
+/// it (float thresholds): {feature | 2^31 when a missing value goes the true
+/// way, the threshold's bits, true child, false child}, one load a step.
+constexpr int32_t uniform_packed = 16;
 
 /// Rows a tree ensemble evaluates together: every tree is walked for a block
 /// of rows before the next, so that its nodes stay in cache.
@@ -146,8 +150,8 @@ constexpr int64_t tree_block = 64;
 /// leaf_begin[l] .. leaf_begin[l + 1]. Tree t starts at node roots[t] and
 /// reaches a leaf in at most tree_depth[t] steps. `uniform_mode` is
 /// mode_leq or mode_lt when every node has that mode (the fast walk), plus
-/// uniform_no_missing when no node sends a missing value the true way; else
-/// -1.
+/// uniform_no_missing when no node sends a missing value the true way, plus
+/// uniform_packed when `nodes` holds the packed records; else -1.
 template <typename S> struct tree_ensemble {
   const int32_t *nodes;
   const S *node_split;
@@ -194,10 +198,18 @@ bool branch_true(const tree_ensemble<S> &e, const int32_t *n, int64_t i, S v) {
 
 /// The leaf row `x` reaches from `child` (a root); Mode is the ensemble's
 /// uniform mode (without uniform_no_missing), or -1 for any.
-template <int Mode, typename S, typename X>
+template <int Mode, bool Packed, typename S, typename X>
 int64_t find_leaf(const tree_ensemble<S> &e, const X *x, int64_t child) {
   while (child < e.num_nodes) {
     const int32_t *n = e.nodes + 4 * child;
+    if (Packed) {
+      float split;
+      std::memcpy(&split, n + 1, sizeof(split));
+      S v = static_cast<S>(x[n[0] & 0x7fffffff]);
+      bool go_true = (Mode == mode_leq ? v <= split : v < split) | ((v != v) & (n[0] < 0));
+      child = go_true ? n[2] : n[3];
+      continue;
+    }
     S v = static_cast<S>(x[n[0]]);
     bool go_true;
     if (Mode == mode_leq || Mode == mode_lt) {
@@ -231,7 +243,7 @@ void add_leaf(const tree_ensemble<S> &e, int64_t leaf, int32_t aggregate, S *sco
 /// node loads overlap.
 constexpr int64_t tree_lanes = 8;
 
-template <int Mode, bool Missing, typename S, typename X>
+template <int Mode, bool Missing, bool Packed, typename S, typename X>
 void aggregate_block_mode(const tree_ensemble<S> &e, const X *x, int64_t rows, int32_t aggregate,
                           S *scores, int8_t *has) {
   int64_t n = e.num_targets, f = e.num_features;
@@ -249,6 +261,16 @@ void aggregate_block_mode(const tree_ensemble<S> &e, const X *x, int64_t rows, i
         for (int64_t d = 0; d < depth; ++d)
           for (int64_t k = 0; k < tree_lanes; ++k) {
             const int32_t *node = e.nodes + 4 * static_cast<int64_t>(child[k]);
+            if (Packed) {
+              float split;
+              std::memcpy(&split, node + 1, sizeof(split));
+              S v = static_cast<S>(x[(r + k) * f + (node[0] & 0x7fffffff)]);
+              bool go_true = Mode == mode_leq ? v <= split : v < split;
+              if (Missing)
+                go_true |= (v != v) & (node[0] < 0);
+              child[k] = node[3 - static_cast<int>(go_true)];
+              continue;
+            }
             S v = static_cast<S>(x[(r + k) * f + node[0]]);
             S split = e.node_split[child[k]];
             bool go_true = Mode == mode_leq ? v <= split : v < split;
@@ -272,7 +294,8 @@ void aggregate_block_mode(const tree_ensemble<S> &e, const X *x, int64_t rows, i
       }
     }
     for (; r < rows; ++r)
-      add_leaf(e, find_leaf<Mode>(e, x + r * f, root), aggregate, scores + r * n, has + r * n);
+      add_leaf(e, find_leaf<Mode, Packed>(e, x + r * f, root), aggregate, scores + r * n,
+               has + r * n);
   }
 }
 
@@ -285,6 +308,9 @@ void aggregate_block(const tree_ensemble<S> &e, const X *x, int64_t rows, int32_
   std::fill(scores, scores + rows * e.num_targets, S(0));
   std::fill(has, has + rows * e.num_targets, int8_t(0));
   int32_t mode = e.uniform_mode;
+  bool packed = mode >= uniform_packed;
+  if (packed)
+    mode -= uniform_packed;
   // A block without a missing value takes the walk that does not test for
   // one.
   if (mode == mode_leq || mode == mode_lt) {
@@ -294,17 +320,29 @@ void aggregate_block(const tree_ensemble<S> &e, const X *x, int64_t rows, int32_
     if (!any_nan)
       mode += uniform_no_missing;
   }
+  if (packed) {
+    switch (mode) {
+    case mode_leq:
+      return aggregate_block_mode<mode_leq, true, true>(e, x, rows, aggregate, scores, has);
+    case mode_lt:
+      return aggregate_block_mode<mode_lt, true, true>(e, x, rows, aggregate, scores, has);
+    case mode_leq + uniform_no_missing:
+      return aggregate_block_mode<mode_leq, false, true>(e, x, rows, aggregate, scores, has);
+    default:
+      return aggregate_block_mode<mode_lt, false, true>(e, x, rows, aggregate, scores, has);
+    }
+  }
   switch (mode) {
   case mode_leq:
-    return aggregate_block_mode<mode_leq, true>(e, x, rows, aggregate, scores, has);
+    return aggregate_block_mode<mode_leq, true, false>(e, x, rows, aggregate, scores, has);
   case mode_lt:
-    return aggregate_block_mode<mode_lt, true>(e, x, rows, aggregate, scores, has);
+    return aggregate_block_mode<mode_lt, true, false>(e, x, rows, aggregate, scores, has);
   case mode_leq + uniform_no_missing:
-    return aggregate_block_mode<mode_leq, false>(e, x, rows, aggregate, scores, has);
+    return aggregate_block_mode<mode_leq, false, false>(e, x, rows, aggregate, scores, has);
   case mode_lt + uniform_no_missing:
-    return aggregate_block_mode<mode_lt, false>(e, x, rows, aggregate, scores, has);
+    return aggregate_block_mode<mode_lt, false, false>(e, x, rows, aggregate, scores, has);
   default:
-    return aggregate_block_mode<-1, true>(e, x, rows, aggregate, scores, has);
+    return aggregate_block_mode<-1, true, false>(e, x, rows, aggregate, scores, has);
   }
 }
 

@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/bit.h"
 
 #include <cmath>
 #include <cstdint>
@@ -339,25 +340,45 @@ struct FlatEnsemble {
     int64_t nodes = feature.size(), leaves = leafBegin.size() - 1;
     auto node = [&](int64_t child) { return child >= 0 ? child : nodes + (-1 - child); };
     call.index(numFeatures);
-    SmallVector<int32_t> packed;
-    for (int64_t i = 0; i < nodes; ++i)
-      for (int64_t v : {feature[i], node(onTrue[i]), node(onFalse[i]), mode[i]})
-        packed.push_back(static_cast<int32_t>(v));
-    SmallVector<double> splits(split);
     int32_t uniform = mode.empty() ? 0 : static_cast<int32_t>(mode[0] & 15);
     if (uniform > 1 || llvm::any_of(mode, [&](int64_t m) { return (m & 15) != uniform; }))
       uniform = -1;
     bool missingTrue = llvm::any_of(mode, [](int64_t m) { return (m & 16) != 0; });
-    for (int64_t l = 0; l < leaves; ++l) {
-      for (int64_t v : {int64_t(0), nodes + l, nodes + l, int64_t(0)})
+    // A fast walk over float thresholds reads packed records (onnxcc_ml.h
+    // uniform_packed): {feature | 2^31 when a missing value goes the true
+    // way, the threshold's bits, true child, false child}.
+    bool packedRecords = uniform >= 0 && numFeatures > 0 && s.isF32();
+    SmallVector<int32_t> packed;
+    for (int64_t i = 0; i < nodes; ++i) {
+      if (packedRecords) {
+        uint32_t bits = llvm::bit_cast<uint32_t>(static_cast<float>(split[i]));
+        uint32_t f = static_cast<uint32_t>(feature[i]) | ((mode[i] & 16) ? 0x80000000u : 0u);
+        for (uint32_t v : {f, bits, static_cast<uint32_t>(node(onTrue[i])),
+                           static_cast<uint32_t>(node(onFalse[i]))})
+          packed.push_back(static_cast<int32_t>(v));
+        continue;
+      }
+      for (int64_t v : {feature[i], node(onTrue[i]), node(onFalse[i]), mode[i]})
         packed.push_back(static_cast<int32_t>(v));
+    }
+    SmallVector<double> splits(split);
+    for (int64_t l = 0; l < leaves; ++l) {
+      if (packedRecords) {
+        for (int64_t v : {int64_t(0), int64_t(0), nodes + l, nodes + l})
+          packed.push_back(static_cast<int32_t>(v));
+      } else {
+        for (int64_t v : {int64_t(0), nodes + l, nodes + l, int64_t(0)})
+          packed.push_back(static_cast<int32_t>(v));
+      }
       splits.push_back(0);
     }
     call.constant(ArrayRef<int32_t>(packed), call.b.getI32Type());
     call.reals(splits, s);
     call.index(nodes);
     // A leaf-only tree walks no node: the fast walk reads no feature then.
-    call.i32(numFeatures <= 0 || uniform < 0 ? -1 : uniform + (missingTrue ? 0 : 8));
+    call.i32(numFeatures <= 0 || uniform < 0
+                 ? -1
+                 : uniform + (missingTrue ? 0 : 8) + (packedRecords ? 16 : 0));
     call.i64s(memberBegin);
     call.reals(members, s);
     call.i64s(leafBegin);
