@@ -614,7 +614,12 @@ int array_feature_extractor(const T *x, int64_t rows, int64_t cols, const int64_
 /// The scores x . coefficients^T + intercepts of `classes` linear models.
 template <typename T>
 void linear_scores(const T *xr, int64_t cols, const float *coef, const float *intercepts,
-                   int64_t num_intercepts, int64_t classes, float *out) {
+                   int64_t num_intercepts, int64_t classes, float *out, bool given) {
+  if (given) { // a GEMM computed them: x is [rows, classes]
+    for (int64_t k = 0; k < classes; ++k)
+      out[k] = static_cast<float>(xr[k]);
+    return;
+  }
   for (int64_t k = 0; k < classes; ++k) {
     float s = 0;
     for (int64_t c = 0; c < cols; ++c)
@@ -623,13 +628,16 @@ void linear_scores(const T *xr, int64_t cols, const float *coef, const float *in
   }
 }
 
-/// LinearRegressor: [rows, targets].
+/// LinearRegressor: [rows, targets]. With `given`, x holds the scores
+/// ([rows, targets], a GEMM's: cols is targets) and only the post
+/// transform is left.
 template <typename T>
 int linear_regressor(const T *x, int64_t rows, int64_t cols, const float *coef,
                      const float *intercepts, int64_t num_intercepts, int64_t targets, int32_t post,
-                     float *y) {
+                     float *y, bool given = false) {
   for (int64_t r = 0; r < rows; ++r) {
-    linear_scores(x + r * cols, cols, coef, intercepts, num_intercepts, targets, y + r * targets);
+    linear_scores(x + r * cols, cols, coef, intercepts, num_intercepts, targets, y + r * targets,
+                  given);
     if (targets == 1 && post == post_probit)
       y[r] = probit(y[r]);
     else if (targets > 1 || post != post_softmax)
@@ -640,16 +648,18 @@ int linear_regressor(const T *x, int64_t rows, int64_t cols, const float *coef,
 
 /// LinearClassifier as ONNX Runtime computes it: `classes` score columns
 /// (one with two labels: the second class is added), labels by the best
-/// score (> 0 for one column).
+/// score (> 0 for one column). With `given`, x holds the scores ([rows,
+/// classes], a GEMM's: cols is classes).
 template <typename T>
 int linear_classifier(const T *x, int64_t rows, int64_t cols, const float *coef,
                       const float *intercepts, int64_t num_intercepts, int64_t classes,
                       int32_t post, const int64_t *class_labels, const int8_t *label_chars,
-                      bool strings, int64_t num_labels, void *y, float *z, int64_t z_width) {
+                      bool strings, int64_t num_labels, void *y, float *z, int64_t z_width,
+                      bool given = false) {
   const char *chars = reinterpret_cast<const char *>(label_chars);
   for (int64_t r = 0; r < rows; ++r) {
     float *zr = z + r * z_width;
-    linear_scores(x + r * cols, cols, coef, intercepts, num_intercepts, classes, zr);
+    linear_scores(x + r * cols, cols, coef, intercepts, num_intercepts, classes, zr, given);
     if (classes == 1) {
       float s = zr[0];
       int64_t label = s > 0 ? 1 : 0;

@@ -1283,15 +1283,25 @@ struct LinearRegressorLowering : OpConversionPattern<onnx::MLLinearRegressorOp> 
     int64_t targets = op.getTargets();
     if (!rowsTimes(y.type, dims->first, targets))
       return fail(op, "the result is not [N, targets]");
+    // X may be the scores already (linearModelsAsGemm).
+    bool given = op->hasAttr("onnxcc.scores");
+    if (given && dims->second != targets)
+      return fail(op, "its scores are not [N, targets]");
     RuntimeCall call(rewriter, op);
     call.input(adaptor.getX());
     call.index(dims->first);
     call.index(dims->second);
-    if (failed(addLinearModel(call, op, dims->second, targets)))
+    if (given) {
+      call.reals({}, rewriter.getF32Type());
+      call.reals({}, rewriter.getF32Type());
+      call.index(int64_t(0));
+    } else if (failed(addLinearModel(call, op, dims->second, targets))) {
       return failure();
+    }
     call.index(targets);
     call.i32(*post);
     call.output(y);
+    call.flag(given);
     call.emit("onnxcc_rt::ml::linear_regressor");
     rewriter.replaceOp(op, call.result(0));
     return success();
@@ -1312,8 +1322,14 @@ struct LinearClassifierLowering : OpConversionPattern<onnx::MLLinearClassifierOp
     if (!post)
       return fail(op, "post_transform '" + op.getPostTransform() + "' is unknown");
     int64_t classes = op.getIntercepts() ? op.getIntercepts()->size() : 0;
-    if (!classes && dims->second)
+    // X may be the scores already (linearModelsAsGemm).
+    auto scores = op->getAttrOfType<IntegerAttr>("onnxcc.scores");
+    if (scores)
+      classes = scores.getInt();
+    else if (!classes && dims->second)
       classes = op.getCoefficients().size() / dims->second;
+    if (scores && dims->second != classes)
+      return fail(op, "its scores are not [N, classes]");
     int64_t width = z.type.getRank() == 2 ? z.type.getDimSize(1) : 0;
     if (width != (classes == 1 && labels->first.size() == 2 ? 2 : classes) ||
         (classes > 1 && static_cast<int64_t>(labels->first.size()) != classes) ||
@@ -1323,8 +1339,13 @@ struct LinearClassifierLowering : OpConversionPattern<onnx::MLLinearClassifierOp
     call.input(adaptor.getX());
     call.index(dims->first);
     call.index(dims->second);
-    if (failed(addLinearModel(call, op, dims->second, classes)))
+    if (scores) {
+      call.reals({}, rewriter.getF32Type());
+      call.reals({}, rewriter.getF32Type());
+      call.index(int64_t(0));
+    } else if (failed(addLinearModel(call, op, dims->second, classes))) {
       return failure();
+    }
     call.index(classes);
     call.i32(*post);
     call.labels(*labels, op.getClasslabelsStrings().has_value());
@@ -1332,6 +1353,7 @@ struct LinearClassifierLowering : OpConversionPattern<onnx::MLLinearClassifierOp
     call.output(y);
     call.output(z);
     call.index(width);
+    call.flag(static_cast<bool>(scores));
     call.emit("onnxcc_rt::ml::linear_classifier");
     rewriter.replaceOp(op, {call.result(0), call.result(1)});
     return success();
@@ -1751,6 +1773,60 @@ template <typename Op> struct UnsupportedMLLowering : OpConversionPattern<Op> {
 };
 
 } // namespace
+
+void linearModelsAsGemm(func::FuncOp func) {
+  SmallVector<Operation *> ops;
+  func.walk([&](Operation *op) {
+    if (isa<onnx::MLLinearClassifierOp, onnx::MLLinearRegressorOp>(op))
+      ops.push_back(op);
+  });
+  for (Operation *op : ops) {
+    Value x = op->getOperand(0);
+    auto t = dyn_cast<RankedTensorType>(x.getType());
+    if (!t || t.getRank() != 2 || t.isDynamicDim(1) || !t.getElementType().isF32() ||
+        t.getDimSize(1) == 0)
+      continue;
+    int64_t cols = t.getDimSize(1);
+    ArrayRef<float> coef;
+    std::optional<ArrayRef<float>> intercepts;
+    int64_t classes;
+    if (auto c = dyn_cast<onnx::MLLinearClassifierOp>(op)) {
+      coef = c.getCoefficients();
+      intercepts = c.getIntercepts();
+      classes = intercepts ? static_cast<int64_t>(intercepts->size())
+                           : static_cast<int64_t>(coef.size()) / cols;
+    } else {
+      auto r = cast<onnx::MLLinearRegressorOp>(op);
+      coef = r.getCoefficients().value_or(ArrayRef<float>());
+      intercepts = r.getIntercepts();
+      classes = r.getTargets();
+    }
+    // What does not fit is left to the lowering's own error.
+    if (classes <= 0 || static_cast<int64_t>(coef.size()) != classes * cols ||
+        (intercepts && !intercepts->empty() && static_cast<int64_t>(intercepts->size()) != classes))
+      continue;
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Type f32 = b.getF32Type();
+    auto constant = [&](ArrayRef<int64_t> shape, ArrayRef<float> values) {
+      auto type = RankedTensorType::get(shape, f32);
+      return onnx::ConstantOp::create(b, loc, TypeRange{type}, ValueRange{},
+                                      {b.getNamedAttr("value", DenseElementsAttr::get(type, values))})
+          .getResult();
+    };
+    Value w = constant({classes, cols}, coef);
+    Value bias = intercepts && !intercepts->empty()
+                     ? Value(constant({classes}, *intercepts))
+                     : Value(onnx::NoValueOp::create(b, loc, b.getNoneType()).getResult());
+    auto scoresType = RankedTensorType::get({t.getDimSize(0), classes}, f32);
+    Value scores = onnx::GemmOp::create(b, loc, scoresType, x, w, bias, b.getF32FloatAttr(1.0f),
+                                        b.getF32FloatAttr(1.0f), b.getI64IntegerAttr(0),
+                                        b.getI64IntegerAttr(1))
+                       .getResult();
+    op->setOperand(0, scores);
+    op->setAttr("onnxcc.scores", b.getI64IntegerAttr(classes));
+  }
+}
 
 void populateClassicalMLPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<

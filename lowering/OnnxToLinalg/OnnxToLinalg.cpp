@@ -1060,6 +1060,7 @@ struct ConvertOnnxToLinalgPass
     for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
       if (func.isExternal())
         continue;
+      linearModelsAsGemm(func);
       bindSymbols(func);
       {
         // Shapes the lowering can use; an op whose shape function objects is

@@ -314,6 +314,13 @@ mlir::FailureOr<mlir::Value> buildFusedConvAnchor(mlir::ConversionPatternRewrite
 mlir::Value buildRangeElement(mlir::OpBuilder &b, mlir::Location loc, mlir::Value i,
                               mlir::Value start, mlir::Value delta, mlir::Type elem);
 
+/// LinearClassifier and LinearRegressor over float32 X [N, C] (static C)
+/// take their scores from an onnx.Gemm of X and the coefficients (plus the
+/// intercepts), which the kernels compute with packed weights over
+/// --threads; the op, marked onnxcc.scores (the number of score columns),
+/// then only labels and transforms them. Runs before shape inference.
+void linearModelsAsGemm(mlir::func::FuncOp func);
+
 void populateElementwisePatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateLinearPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns);
 void populateDataMovementPatterns(OnnxTypeConverter &converter,
