@@ -60,14 +60,17 @@ ZOO = {
     "text_encoder": ["test/models/make_dynamic_model.py", "text-encoder"],
     "tiny": None,
     # Classical ML (test/ml): a 500-tree depth-8 random forest, a 300-round
-    # XGBoost model and an RBF SVC (4 classes) on 32 features, batch 1 and
-    # 1000; sklearn's/XGBoost's own predictions are the reference.
+    # XGBoost model and an RBF SVC (4 classes) on 32 features, and a
+    # 10-class logistic regression on 256, batch 1 and 1000; sklearn's/
+    # XGBoost's own predictions are the reference.
     "rf500_b1": ["test/ml/make_bench_model.py", "rf500", "1"],
     "rf500_b1000": ["test/ml/make_bench_model.py", "rf500", "1000"],
     "xgb300_b1": ["test/ml/make_bench_model.py", "xgb300", "1"],
     "xgb300_b1000": ["test/ml/make_bench_model.py", "xgb300", "1000"],
     "svc_b1": ["test/ml/make_bench_model.py", "svc", "1"],
     "svc_b1000": ["test/ml/make_bench_model.py", "svc", "1000"],
+    "logreg_b1": ["test/ml/make_bench_model.py", "logreg", "1"],
+    "logreg_b1000": ["test/ml/make_bench_model.py", "logreg", "1000"],
 }
 DEFAULT_MODELS = "resnet18,mobilenet_v2,squeezenet1_1,efficientnet_b0,text_encoder"
 ORT_VERSION = "1.30.0"  # scripts/setup.sh installs this one

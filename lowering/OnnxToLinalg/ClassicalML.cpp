@@ -58,27 +58,10 @@ OpFoldResult dimOf(OpBuilder &b, Location loc, Value t, int64_t d) {
   return tensor::DimOp::create(b, loc, t, d).getResult();
 }
 
-/// The product of the first `count` dims of tensor `t` (all of them when -1):
-/// a constant when they are static.
+/// The product of the first `count` dims of tensor `t` (all of them when -1).
 OpFoldResult leadingElements(OpBuilder &b, Location loc, Value t, int64_t count = -1) {
-  auto type = cast<RankedTensorType>(t.getType());
-  if (count < 0)
-    count = type.getRank();
-  int64_t fixed = 1;
-  Value dynamic;
-  for (int64_t d = 0; d < count; ++d) {
-    if (!type.isDynamicDim(d)) {
-      fixed *= type.getDimSize(d);
-      continue;
-    }
-    Value size = tensor::DimOp::create(b, loc, t, d);
-    dynamic = dynamic ? arith::MulIOp::create(b, loc, dynamic, size).getResult() : size;
-  }
-  if (!dynamic)
-    return b.getIndexAttr(fixed);
-  if (fixed != 1)
-    dynamic = arith::MulIOp::create(b, loc, dynamic, indexConst(b, loc, fixed));
-  return dynamic;
+  int64_t rank = cast<RankedTensorType>(t.getType()).getRank();
+  return dimProduct(b, loc, t, 0, count < 0 ? rank : count);
 }
 
 /// Whether `t` holds `rows` x `perRow` elements: static and that many, or,
@@ -204,20 +187,7 @@ public:
     const Output &out = outputs[i];
     if (out.type.hasStaticShape())
       return tensorFromFlatBuffer(b, loc, out.buffer, out.type);
-    auto flatType = RankedTensorType::get({ShapedType::kDynamic}, out.type.getElementType());
-    Value flat = bufferization::ToTensorOp::create(b, loc, flatType, out.buffer,
-                                                   /*restrict=*/true, /*writable=*/true);
-    if (out.type.getRank() == 1)
-      return flat;
-    SmallVector<OpFoldResult> shape;
-    unsigned k = 0;
-    for (int64_t d = 0; d < out.type.getRank(); ++d)
-      shape.push_back(out.type.isDynamicDim(d) ? OpFoldResult(out.sizes[k++])
-                                                : OpFoldResult(b.getIndexAttr(out.type.getDimSize(d))));
-    SmallVector<ReassociationIndices> all(1);
-    for (int64_t d = 0; d < out.type.getRank(); ++d)
-      all[0].push_back(d);
-    return tensor::ExpandShapeOp::create(b, loc, out.type, flat, all, shape);
+    return resultTensor(b, loc, out.buffer, out.type, out.sizes);
   }
 
   ConversionPatternRewriter &b;

@@ -215,52 +215,6 @@ Value scratchBuffer(OpBuilder &b, Location loc, int64_t floats) {
   return flatBuffer(b, loc, emptyTensor(b, loc, type), /*readOnly=*/false);
 }
 
-/// The tensor a kernel wrote into flat buffer `out`, reshaped to `type`
-/// (whose dynamic dims are `sizes`).
-Value resultTensor(OpBuilder &b, Location loc, Value out, RankedTensorType type,
-                   ValueRange sizes) {
-  auto flat = RankedTensorType::get({ShapedType::kDynamic}, type.getElementType());
-  Value t = bufferization::ToTensorOp::create(b, loc, flat, out, /*restrict=*/true,
-                                              /*writable=*/true);
-  if (type.hasStaticShape())
-    t = tensor::CastOp::create(b, loc,
-                               RankedTensorType::get({type.getNumElements()},
-                                                     type.getElementType()),
-                               t);
-  if (type.getRank() == 1)
-    return tensor::CastOp::create(b, loc, type, t);
-  SmallVector<ReassociationIndices> all(1);
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    all[0].push_back(d);
-  SmallVector<OpFoldResult> shape;
-  unsigned next = 0;
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    shape.push_back(type.isDynamicDim(d) ? OpFoldResult(sizes[next++])
-                                         : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
-  return tensor::ExpandShapeOp::create(b, loc, type, t, all, shape);
-}
-
-/// The product of dims [from, to) of `v` (a ranked tensor) as an index
-/// value, static parts folded into one constant.
-Value dimProduct(OpBuilder &b, Location loc, Value v, int64_t from, int64_t to) {
-  auto type = cast<RankedTensorType>(v.getType());
-  int64_t known = 1;
-  Value product;
-  for (int64_t d = from; d < to; ++d) {
-    if (!type.isDynamicDim(d)) {
-      known *= type.getDimSize(d);
-      continue;
-    }
-    Value dim = tensor::DimOp::create(b, loc, v, d);
-    product = product ? arith::MulIOp::create(b, loc, product, dim).getResult() : dim;
-  }
-  if (!product)
-    return indexConst(b, loc, known);
-  if (known != 1)
-    product = arith::MulIOp::create(b, loc, product, indexConst(b, loc, known));
-  return product;
-}
-
 /// A pattern of this file: the kernel ISA and the parts of each call, with a
 /// benefit above the linalg lowering of the same op.
 template <typename OpTy> struct KernelPattern : OpConversionPattern<OpTy> {
@@ -1024,6 +978,52 @@ void populateKernelPatterns(OnnxTypeConverter &converter, RewritePatternSet &pat
                SoftmaxKernelLowering,
                MaxPoolKernelLowering, GlobalAveragePoolKernelLowering, ReduceMeanKernelLowering>(
       converter, ctx, isa, threads);
+}
+
+/// The tensor a kernel wrote into flat buffer `out`, reshaped to `type`
+/// (whose dynamic dims are `sizes`).
+Value resultTensor(OpBuilder &b, Location loc, Value out, RankedTensorType type,
+                   ValueRange sizes) {
+  auto flat = RankedTensorType::get({ShapedType::kDynamic}, type.getElementType());
+  Value t = bufferization::ToTensorOp::create(b, loc, flat, out, /*restrict=*/true,
+                                              /*writable=*/true);
+  if (type.hasStaticShape())
+    t = tensor::CastOp::create(b, loc,
+                               RankedTensorType::get({type.getNumElements()},
+                                                     type.getElementType()),
+                               t);
+  if (type.getRank() == 1)
+    return tensor::CastOp::create(b, loc, type, t);
+  SmallVector<ReassociationIndices> all(1);
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    all[0].push_back(d);
+  SmallVector<OpFoldResult> shape;
+  unsigned next = 0;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    shape.push_back(type.isDynamicDim(d) ? OpFoldResult(sizes[next++])
+                                         : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+  return tensor::ExpandShapeOp::create(b, loc, type, t, all, shape);
+}
+
+/// The product of dims [from, to) of `v` (a ranked tensor) as an index
+/// value, static parts folded into one constant.
+Value dimProduct(OpBuilder &b, Location loc, Value v, int64_t from, int64_t to) {
+  auto type = cast<RankedTensorType>(v.getType());
+  int64_t known = 1;
+  Value product;
+  for (int64_t d = from; d < to; ++d) {
+    if (!type.isDynamicDim(d)) {
+      known *= type.getDimSize(d);
+      continue;
+    }
+    Value dim = tensor::DimOp::create(b, loc, v, d);
+    product = product ? arith::MulIOp::create(b, loc, product, dim).getResult() : dim;
+  }
+  if (!product)
+    return indexConst(b, loc, known);
+  if (known != 1)
+    product = arith::MulIOp::create(b, loc, product, indexConst(b, loc, known));
+  return product;
 }
 
 } // namespace onnxcc::lowering

@@ -157,6 +157,16 @@ mlir::Value flatBuffer(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tenso
 mlir::Value tensorFromFlatBuffer(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer,
                                  mlir::RankedTensorType type);
 
+/// The tensor of `type` (whose dynamic dims are `sizes`) a kernel or
+/// runtime-support call wrote into flat buffer `out`.
+mlir::Value resultTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value out,
+                         mlir::RankedTensorType type, mlir::ValueRange sizes);
+
+/// The product of dims [from, to) of `v` (a ranked tensor) as an index
+/// value, static parts folded into one constant.
+mlir::Value dimProduct(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, int64_t from,
+                       int64_t to);
+
 /// The window of convolution `op` (Conv, FusedConv, ConvInteger,
 /// QLinearConv) over X `xType`, W `wType` and result `yType` (static spatial
 /// dims), after checking that the channels agree with W and group and that

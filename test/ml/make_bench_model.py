@@ -2,12 +2,13 @@
 generator interface): MODEL.onnx and test_data_set_0/{input_0,output_0}.pb,
 the outputs from the estimator's own predict.
 
-  python3 test/ml/make_bench_model.py rf500|xgb300|svc BATCH FOLDER
+  python3 test/ml/make_bench_model.py rf500|xgb300|svc|logreg BATCH FOLDER
 
 rf500: a RandomForestRegressor of 500 trees of depth 8; xgb300: an
 XGBRegressor of 300 rounds of depth 6; both on make_regression (5000 rows,
 32 features, fixed seeds); svc: an RBF SVC on make_classification (2000 rows,
-32 features, 4 classes); converted by sklearn_to_onnx.py.
+32 features, 4 classes); logreg: a LogisticRegression on make_classification
+(2000 rows, 256 features, 10 classes); converted by sklearn_to_onnx.py.
 """
 import os
 import sys
@@ -38,8 +39,15 @@ def main():
                                    n_classes=4, random_state=0)
         x = x.astype(np.float32)
         model = SVC(kernel="rbf", gamma="scale", decision_function_shape="ovo")
+    elif kind == "logreg":
+        from sklearn.datasets import make_classification
+        from sklearn.linear_model import LogisticRegression
+        x, y = make_classification(n_samples=2000, n_features=256, n_informative=40,
+                                   n_classes=10, random_state=0)
+        x = x.astype(np.float32)
+        model = LogisticRegression(max_iter=300)
     else:
-        raise SystemExit("unknown model kind '%s' (rf500, xgb300 or svc)" % kind)
+        raise SystemExit("unknown model kind '%s' (rf500, xgb300, svc or logreg)" % kind)
     model.fit(x, y)
     rows = x[:batch]
     os.makedirs(os.path.join(folder, "test_data_set_0"), exist_ok=True)
@@ -48,6 +56,9 @@ def main():
         # Labels and the one-vs-one decision values.
         outputs = [("output_0", model.predict(rows).astype(np.int64)),
                    ("output_1", model.decision_function(rows).astype(np.float32))]
+    elif kind == "logreg":
+        outputs = [("output_0", model.predict(rows).astype(np.int64)),
+                   ("output_1", model.predict_proba(rows).astype(np.float32))]
     else:
         outputs = [("output_0", model.predict(rows).astype(np.float32).reshape(-1, 1))]
     for name, array in [("input_0", rows)] + outputs:
