@@ -82,6 +82,9 @@ Error setShapes(func::FuncOp func, const std::vector<std::pair<std::string, std:
       if (!n || n.getValue() != name)
         continue;
       found = true;
+      if (func.getArgAttr(i, "onnxcc.map_part"))
+        return makeError("--shape names '" + name +
+                         "', a map input: its length is given to run() at run time");
       // An optional tensor: the shape of its value.
       if (auto opt = dyn_cast<onnx::OptType>(argTypes[i]); opt && isa<TensorType>(opt.getElementType())) {
         func.setArgAttr(i, "onnxcc.content_shape", DenseI64ArrayAttr::get(func.getContext(), dims));

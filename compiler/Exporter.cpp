@@ -896,16 +896,11 @@ Error ModelExporter::exportMain(func::FuncOp func, ::onnx::GraphProto &graph) {
     if (mapPart(arg) == "keys") {
       auto &map = *in.mutable_type()->mutable_map_type();
       Type key = cast<TensorType>(arg.getType()).getElementType();
-      Type value = cast<TensorType>(entry.getArgument(arg.getArgNumber() + 1).getType())
-                       .getElementType();
-      auto onnxType = [](Type t) {
-        return isa<onnx::StringType>(t) ? ::onnx::TensorProto::STRING
-               : t.isF32()              ? ::onnx::TensorProto::FLOAT
-               : t.isF64()              ? ::onnx::TensorProto::DOUBLE
-                                        : ::onnx::TensorProto::INT64;
-      };
-      map.set_key_type(onnxType(key));
-      map.mutable_value_type()->mutable_tensor_type()->set_elem_type(onnxType(value));
+      Type value = entry.getArgument(arg.getArgNumber() + 1).getType();
+      map.set_key_type(dataTypeOf(key));
+      if (Error e = writeType(UnrankedTensorType::get(cast<TensorType>(value).getElementType()),
+                              *map.mutable_value_type(), {}, "map input '" + in.name() + "'"))
+        return e;
       continue;
     }
     auto params = func.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), "onnx.dim_params");

@@ -307,7 +307,7 @@ public:
   /// The values argument of a map graph input whose keys argument is `v`,
   /// or null.
   Value mapValuesOf(Value v) const { return mapInputs.lookup(v); }
-  Error importMapNode(const ::onnx::NodeProto &node, int index, int64_t opset);
+  Error importMapNode(const ::onnx::NodeProto &node, int index);
   Error nodeError(const ::onnx::NodeProto &node, int index, int64_t opset,
                   const Twine &message);
 
@@ -1450,7 +1450,7 @@ Error GraphImporter::importNode(const ::onnx::NodeProto &node, int index) {
     return fail(makeError("node has no op_type"));
 
   if (isML && (node.op_type() == "DictVectorizer" || node.op_type() == "CastMap"))
-    return fail(importMapNode(node, index, opset));
+    return fail(importMapNode(node, index));
   if (isML)
     return fail(importMLNode(*this, node, index, opset));
 
@@ -1646,14 +1646,15 @@ Expected<OwningOpRef<ModuleOp>> GraphImporter::importModel() {
       continue;
     if (in.type().has_map_type()) {
       const auto &map = in.type().map_type();
-      Type key = map.key_type() == ::onnx::TensorProto::INT64    ? Type(b.getI64Type())
-                 : map.key_type() == ::onnx::TensorProto::STRING ? Type(onnx::StringType::get(ctx))
-                                                                  : Type();
+      Type key = elementTypeFor(ctx, map.key_type());
+      if (key && !key.isSignlessInteger(64) && !isa<onnx::StringType>(key))
+        key = Type();
       Type value;
       if (map.value_type().has_tensor_type())
         value = elementTypeFor(ctx, map.value_type().tensor_type().elem_type());
       if (!key || !value ||
-          !(value.isF32() || value.isF64() || value.isInteger(64) || isa<onnx::StringType>(value)))
+          !(value.isF32() || value.isF64() || value.isSignlessInteger(64) ||
+            isa<onnx::StringType>(value)))
         return makeError(model.path + ": graph input '" + in.name() +
                          "' is a map onnxcc does not support (keys int64 or string, values "
                          "float, double, int64 or string)");
@@ -1780,7 +1781,7 @@ Expected<OwningOpRef<ModuleOp>> GraphImporter::importModel() {
 
 /// DictVectorizer and CastMap (ai.onnx.ml opset 1) of a map graph input:
 /// onnx.MapDictVectorizer / onnx.MapCast over its keys and values.
-Error GraphImporter::importMapNode(const ::onnx::NodeProto &node, int index, int64_t opset) {
+Error GraphImporter::importMapNode(const ::onnx::NodeProto &node, int index) {
   StringRef op = node.op_type();
   if (node.input_size() != 1 || node.output_size() != 1)
     return makeError(op + " takes one input and gives one output");
@@ -1842,7 +1843,6 @@ Error GraphImporter::importMapNode(const ::onnx::NodeProto &node, int index, int
                                       to);
     result = onnx::MapCastOp::create(builder, loc, type, keys, values, castTo, mapForm, maxMap);
   }
-  (void)opset;
   return bindOutput(node.output(0), result);
 }
 

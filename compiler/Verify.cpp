@@ -407,13 +407,13 @@ struct MapSequence {
 struct ParsedMap {
   SmallVector<int64_t> ints;
   SmallVector<std::string> texts;
-  Tensor values;
-  size_t values_count = 0;
+  Tensor values; ///< bytes as the harness takes them (strings NUL-ended)
 };
 
 Expected<ParsedMap> parseMapProto(StringRef bytes, StringRef path) {
   auto bad = [&](const Twine &why) { return makeError(VerifyStage::Dataset, path + ": " + why); };
   ParsedMap map;
+  uint64_t valueCount = 0;
   google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t *>(bytes.data()),
                                             static_cast<int>(bytes.size()));
   while (uint32_t tag = in.ReadTag()) {
@@ -458,12 +458,10 @@ Expected<ParsedMap> parseMapProto(StringRef bytes, StringRef path) {
           return bad("a map's values differ in type");
         map.values.dtype = tensor->dtype;
         map.values.bytes += tensor->bytes;
-        for (auto &text : tensor->strings)
-          map.values.strings.push_back(std::move(text));
         uint64_t count = 1;
         for (int64_t d : tensor->shape)
           count *= d;
-        map.values_count += count;
+        valueCount += count;
       }
     }
   }
@@ -472,8 +470,8 @@ Expected<ParsedMap> parseMapProto(StringRef bytes, StringRef path) {
   if (!map.ints.empty() && !map.texts.empty())
     return bad("a map has both int64 and string keys");
   size_t keys = map.ints.size() + map.texts.size();
-  if (map.values_count != keys)
-    return bad("a map has " + Twine(keys) + " keys and " + Twine(map.values_count) + " values");
+  if (valueCount != keys)
+    return bad("a map has " + Twine(keys) + " keys and " + Twine(valueCount) + " values");
   map.values.shape.assign({static_cast<int64_t>(keys)});
   return map;
 }
@@ -1895,6 +1893,9 @@ Expected<bool> verifyDataset(const Dataset &dataset, const TensorTable &table,
       auto map = parseMapProto((*buffer)->getBuffer(), path);
       if (!map)
         return map.takeError();
+      if (i + 1 >= table.inputs.size() || table.mapPart(i + 1) != 2)
+        return makeError(VerifyStage::Run,
+                         "input '" + info.name + "': the harness gives a map's keys, no values");
       bool stringKeys = info.dtypeName == "string";
       int64_t n = map->ints.size() + map->texts.size();
       const TensorInfo &valuesInfo = table.inputs[i + 1];

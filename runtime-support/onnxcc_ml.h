@@ -1037,42 +1037,6 @@ int one_hot_encoder(const void *x, int64_t n, const K *keys, const int8_t *key_b
 // A map is `n` keys and `n` values (the graph input's two arrays, ABI.md);
 // a key is expected at most once (a later one wins).
 
-/// The first of the `m` sorted vocabulary entries not below key `i` of
-/// `keys` (strings when `key_strings`: offsets into `chars`), and whether
-/// it equals the key; -2 for a null key string.
-template <typename K>
-int64_t vocabulary_lower_bound(const void *keys, int64_t i, const K *vocab, const char *chars,
-                               bool key_strings, int64_t m, bool &found) {
-  int64_t lo = 0, hi = m;
-  found = false;
-  if (key_strings) {
-    const char *s = string_at(keys, i);
-    if (!s)
-      return -2;
-    const int64_t *offsets = reinterpret_cast<const int64_t *>(vocab);
-    while (lo < hi) {
-      int64_t mid = lo + (hi - lo) / 2;
-      if (std::strcmp(chars + offsets[mid], s) < 0)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    found = lo < m && std::strcmp(chars + offsets[lo], s) == 0;
-    return lo;
-  }
-  K key;
-  std::memcpy(&key, static_cast<const char *>(keys) + i * sizeof(K), sizeof(K));
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (vocab[mid] < key)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  found = lo < m && vocab[lo] == key;
-  return lo;
-}
-
 /// DictVectorizer: y[positions[j]] is the value of the map's key equal to
 /// vocabulary entry j (the `m` entries sorted, duplicates kept), or 0 (an
 /// empty string when `value_strings`) where the map has no such key; keys
@@ -1091,11 +1055,12 @@ int dict_vectorizer(const void *keys, const V *values, int64_t n, const K *vocab
     std::fill(y, y + m, V());
   }
   for (int64_t i = 0; i < n; ++i) {
-    bool found;
-    int64_t j = vocabulary_lower_bound(keys, i, vocab, chars, key_strings, m, found);
+    // The first vocabulary entry equal to the key (lookup's binary search
+    // finds the lowest), -1 for none, -2 for a null string.
+    int64_t j = lookup(keys, i, vocab, chars, key_strings, m);
     if (j == -2)
       return 1;
-    if (!found)
+    if (j < 0)
       continue;
     // Every vocabulary entry equal to the key (a vocabulary may repeat one).
     for (int64_t k = j; k < m; ++k) {
@@ -1164,7 +1129,7 @@ int cast_map(const int64_t *keys, const V *values, int64_t n, bool value_strings
       if (length < 0 || length >= static_cast<int>(sizeof(text)))
         return status_bad_value;
       if (!pool || length + 1 > pool->size - pool->used)
-        return 5; // the string pool is full
+        return status_string_pool_full;
       char *copy = pool->data + pool->used;
       std::memcpy(copy, text, static_cast<size_t>(length) + 1);
       pool->used += length + 1;

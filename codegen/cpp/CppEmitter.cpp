@@ -1694,14 +1694,10 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       inputMapParts.push_back({0, -1});
       continue;
     }
-    // The dim is the expression [[1, "count(NAME)"]]: one term, the symbol.
-    StringRef sym;
-    if (auto terms = dyn_cast<ArrayAttr>(p.dims[0]); terms && terms.size() == 1)
-      if (auto term = dyn_cast<ArrayAttr>(terms[0]); term && term.size() == 2)
-        if (auto coef = dyn_cast<IntegerAttr>(term[0]); coef && coef.getInt() == 1)
-          if (auto name = dyn_cast<StringAttr>(term[1]))
-            sym = name.getValue();
-    auto it = llvm::find_if(symbols, [&](const auto &s) { return s.second == sym; });
+    // Its one dim is the map's own dim_param, count(NAME) (the importer's).
+    auto params = func.getArgAttrOfType<ArrayAttr>(p.arg, "onnx.dim_params");
+    auto sym = params && params.size() == 1 ? dyn_cast<StringAttr>(params[0]) : StringAttr();
+    auto it = llvm::find_if(symbols, [&](const auto &s) { return sym && s.second == sym.getValue(); });
     if (it == symbols.end())
       return errorAt(func, "input '" + p.name + "': its map's length is not a symbol");
     inputMapParts.push_back({p.mapPart == "keys" ? 1 : 2, int(it - symbols.begin())});

@@ -50,14 +50,6 @@ struct StringTable {
   }
 };
 
-/// Dim `d` of tensor `t`: a constant when static, else tensor.dim.
-OpFoldResult dimOf(OpBuilder &b, Location loc, Value t, int64_t d) {
-  auto type = cast<RankedTensorType>(t.getType());
-  if (!type.isDynamicDim(d))
-    return b.getIndexAttr(type.getDimSize(d));
-  return tensor::DimOp::create(b, loc, t, d).getResult();
-}
-
 /// The product of the first `count` dims of tensor `t` (all of them when -1).
 OpFoldResult leadingElements(OpBuilder &b, Location loc, Value t, int64_t count = -1) {
   int64_t rank = cast<RankedTensorType>(t.getType()).getRank();
@@ -568,7 +560,7 @@ FailureOr<std::pair<OpFoldResult, int64_t>> rowsAndFeatures(OpBuilder &b, Operat
     return fail(op, "X must be a [N, C] or [C] tensor with static C (pass --shape to fix it)");
   if (t.getRank() == 1)
     return std::make_pair(OpFoldResult(b.getIndexAttr(1)), t.getDimSize(0));
-  return std::make_pair(dimOf(b, op->getLoc(), x, 0), t.getDimSize(1));
+  return std::make_pair(tensor::getMixedSize(b, op->getLoc(), x, 0), t.getDimSize(1));
 }
 
 /// The number of parts a row loop of `rows` runs in for `threads` (all of
@@ -856,9 +848,10 @@ void addColumn(RuntimeCall &call, const Column &c, ArrayRef<size_t> order,
   call.flag(false);
 }
 
-/// The order that sorts the keys (NaN last, strings by bytes), with later
-/// duplicates dropped (the first of equal keys wins, as in ONNX Runtime).
-SmallVector<size_t> sortedKeys(const Column &keys) {
+/// The order that sorts the keys (NaN last, strings by bytes), stable; with
+/// `unique`, later duplicates dropped (the first of equal keys wins, as in
+/// ONNX Runtime).
+SmallVector<size_t> sortedKeys(const Column &keys, bool unique = true) {
   SmallVector<size_t> order(keys.size());
   std::iota(order.begin(), order.end(), 0);
   auto str = [&](size_t i) {
@@ -874,11 +867,13 @@ SmallVector<size_t> sortedKeys(const Column &keys) {
     return keys.ints[a] < keys.ints[b];
   };
   llvm::stable_sort(order, less);
-  SmallVector<size_t> unique;
+  if (!unique)
+    return order;
+  SmallVector<size_t> first;
   for (size_t i : order)
-    if (unique.empty() || less(unique.back(), i))
-      unique.push_back(i);
-  return unique;
+    if (first.empty() || less(first.back(), i))
+      first.push_back(i);
+  return first;
 }
 
 /// A lookup of every element of `x` in `keys`, giving `values` (or the last
@@ -1342,8 +1337,9 @@ struct TfIdfVectorizerLowering : OpConversionPattern<onnx::TfIdfVectorizerOp> {
         xType.isDynamicDim(xType.getRank() - 1) || y.type.isDynamicDim(y.type.getRank() - 1))
       return fail(op, "X must be a [C] or [N, C] tensor with static C");
     int64_t cols = xType.getShape().back();
-    OpFoldResult rows = xType.getRank() == 2 ? dimOf(rewriter, op.getLoc(), adaptor.getX(), 0)
-                                             : OpFoldResult(rewriter.getIndexAttr(1));
+    OpFoldResult rows = xType.getRank() == 2
+                            ? tensor::getMixedSize(rewriter, op.getLoc(), adaptor.getX(), 0)
+                            : OpFoldResult(rewriter.getIndexAttr(1));
     int64_t width = y.type.getShape().back();
     auto pool = columnOf(op, rewriter, op.getPoolStrings(), op.getPoolInt64s(), std::nullopt,
                          std::nullopt, "the pool");
@@ -1651,21 +1647,12 @@ struct MapDictVectorizerLowering : OpConversionPattern<onnx::MapDictVectorizerOp
       return failure();
     if (y.type.getShape() != ArrayRef<int64_t>{1, static_cast<int64_t>(vocab->size())})
       return fail(op, "the result is not [1, size of the vocabulary]");
-    SmallVector<size_t> order(vocab->size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      if (!vocab->isString)
-        return vocab->ints[a] < vocab->ints[b];
-      auto str = [&](size_t i) {
-        return StringRef(vocab->strings.bytes.data() + vocab->strings.offsets[i]);
-      };
-      return str(a) < str(b);
-    });
+    SmallVector<size_t> order = sortedKeys(*vocab, /*unique=*/false);
     SmallVector<int64_t> positions(order.begin(), order.end());
     RuntimeCall call(rewriter, op);
     call.input(adaptor.getKeys());
     call.input(adaptor.getValues());
-    call.index(dimOf(rewriter, op.getLoc(), adaptor.getKeys(), 0));
+    call.index(tensor::getMixedSize(rewriter, op.getLoc(), adaptor.getKeys(), 0));
     addColumn(call, *vocab, order);
     call.i64s(positions);
     call.index(static_cast<int64_t>(order.size()));
@@ -1696,7 +1683,7 @@ struct MapCastLowering : OpConversionPattern<onnx::MapCastOp> {
     if (!to)
       return fail(op, "cast_to '" + op.getCastTo() + "' is not TO_FLOAT, TO_INT64 or TO_STRING");
     bool sparse = op.getMapForm() == "SPARSE";
-    OpFoldResult n = dimOf(rewriter, op.getLoc(), adaptor.getKeys(), 0);
+    OpFoldResult n = tensor::getMixedSize(rewriter, op.getLoc(), adaptor.getKeys(), 0);
     RuntimeCall call(rewriter, op);
     call.input(adaptor.getKeys());
     call.input(adaptor.getValues());
