@@ -214,6 +214,81 @@ template <typename T> inline T abs_int(T x) {
   return x < 0 ? static_cast<T>(U(0) - static_cast<U>(x)) : x;
 }
 
+// Integer and float-to-integer arithmetic without undefined behaviour. ONNX
+// leaves these results undefined (an overflowing integer sum, a division by
+// zero, a float outside the integer type); C++ would make the whole program
+// undefined. The generated code gives the values of ABI.md ("Arithmetic
+// that ONNX leaves undefined"): sums and products wrap, x / 0 and x % 0 are
+// 0, and a float conversion is what x86-64's truncating conversion gives.
+
+template <typename T> inline T wrap_add(T a, T b) {
+  using U = typename std::make_unsigned<T>::type;
+  return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+}
+template <typename T> inline T wrap_sub(T a, T b) {
+  using U = typename std::make_unsigned<T>::type;
+  return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+}
+template <typename T> inline T wrap_mul(T a, T b) {
+  using U = typename std::make_unsigned<T>::type;
+  return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+}
+/// Signed division: 0 for a zero divisor, the minimum for minimum / -1.
+template <typename T> inline T div_s(T a, T b) {
+  if (b == 0)
+    return 0;
+  if (b == -1)
+    return wrap_sub<T>(0, a);
+  return a / b;
+}
+template <typename T> inline T rem_s(T a, T b) { return b == 0 || b == -1 ? T(0) : T(a % b); }
+template <typename T> inline T div_u(T a, T b) { return b == 0 ? T(0) : T(a / b); }
+template <typename T> inline T rem_u(T a, T b) { return b == 0 ? T(0) : T(a % b); }
+/// Shifts by the width or more: 0 (left, logical right) or the sign (arithmetic right).
+template <typename T> inline T shl(T a, uint64_t s) {
+  using U = typename std::make_unsigned<T>::type;
+  return s >= sizeof(T) * 8 ? T(0) : static_cast<T>(static_cast<U>(static_cast<U>(a) << s));
+}
+template <typename T> inline T shr_u(T a, uint64_t s) {
+  using U = typename std::make_unsigned<T>::type;
+  return s >= sizeof(T) * 8 ? T(0) : static_cast<T>(static_cast<U>(a) >> s);
+}
+template <typename T> inline T shr_s(T a, uint64_t s) {
+  return s >= sizeof(T) * 8 ? T(a < 0 ? -1 : 0) : static_cast<T>(a >> s);
+}
+
+/// Float to a signed integer type: truncation toward zero; NaN and values
+/// outside int32 (int64 for 64-bit types) give that type's minimum, and
+/// 8/16-bit types take the low bits of the int32 result.
+template <typename To, typename From> inline To fp_to_si(From x) {
+  static_assert(std::is_signed<To>::value, "fp_to_si gives a signed type");
+  if (sizeof(To) == 8) {
+    if (x >= From(-9223372036854775808.0) && x < From(9223372036854775808.0))
+      return static_cast<To>(static_cast<int64_t>(x));
+    return static_cast<To>(std::numeric_limits<int64_t>::min());
+  }
+  int32_t r = std::numeric_limits<int32_t>::min();
+  if (x >= From(-2147483648.0) && x < From(2147483648.0))
+    r = static_cast<int32_t>(x);
+  return static_cast<To>(r);
+}
+/// Float to an unsigned integer type: 64-bit values from 2^63 up convert
+/// x - 2^63 and set the top bit (so +inf and values from 2^64 give 0);
+/// 32-bit ones are the low bits of the int64 conversion, narrower ones of
+/// the int32 one.
+template <typename To, typename From> inline To fp_to_ui(From x) {
+  static_assert(std::is_unsigned<To>::value, "fp_to_ui gives an unsigned type");
+  if (sizeof(To) == 8) {
+    if (x >= From(9223372036854775808.0))
+      return static_cast<To>(static_cast<uint64_t>(fp_to_si<int64_t>(x - From(9223372036854775808.0))) ^
+                             (uint64_t(1) << 63));
+    return static_cast<To>(static_cast<uint64_t>(fp_to_si<int64_t>(x)));
+  }
+  if (sizeof(To) == 4)
+    return static_cast<To>(static_cast<uint64_t>(fp_to_si<int64_t>(x)));
+  return static_cast<To>(static_cast<uint32_t>(fp_to_si<int32_t>(x)));
+}
+
 template <typename To, typename From> inline To bit_cast(From v) {
   static_assert(sizeof(To) == sizeof(From), "bit_cast needs equal sizes");
   To r;

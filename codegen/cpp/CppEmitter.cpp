@@ -456,23 +456,62 @@ Error Emitter::emitArith(Operation &op) {
                                        u + ")" + operand(1) + ")");
   };
   auto cast = [&]() { return define(op.getResult(0), "static_cast<" + rt + ">(" + operand(0) + ")"); };
+  // Integer arithmetic on tensor data (not on `index`, which the lowering
+  // keeps in range) goes through onnxcc_rt's helpers where C++ would leave
+  // the result undefined: int32/int64 sums and products wrap, division and
+  // remainder by 0 or -1 and over-wide shifts have defined values.
+  bool dataInt = resultType && resultType.isSignlessInteger() && !resultType.isInteger(1);
+  auto helper = [&](StringRef fn, StringRef type) {
+    return define(op.getResult(0), ("onnxcc_rt::" + fn + "<").str() + type.str() + ">(" +
+                                       operand(0) + ", " + operand(1) + ")");
+  };
+  auto wrapping = [&](StringRef fn, StringRef sym) {
+    unsigned width = resultType.isIntOrIndex() && !resultType.isIndex()
+                         ? resultType.getIntOrFloatBitWidth() : 0;
+    if (dataInt && width >= 32)
+      return helper(fn, rt);
+    return binary(sym);
+  };
+  auto division = [&](StringRef fn, StringRef sym, bool isUnsigned) {
+    if (!dataInt)
+      return isUnsigned ? unsignedBinary(sym) : binary(sym);
+    if (!isUnsigned)
+      return helper(fn, rt);
+    std::string u = unsignedType(resultType);
+    return define(op.getResult(0), "(" + rt + ")onnxcc_rt::" + fn.str() + "<" + u + ">((" + u +
+                                       ")" + operand(0) + ", (" + u + ")" + operand(1) + ")");
+  };
+  auto shift = [&](StringRef fn, StringRef sym, bool isUnsigned) {
+    if (!dataInt)
+      return isUnsigned ? unsignedBinary(sym) : binary(sym);
+    std::string u = unsignedType(resultType);
+    std::string amount = "(uint64_t)(" + u + ")" + operand(1);
+    std::string type = isUnsigned ? u : rt;
+    std::string a = isUnsigned ? "(" + u + ")" + operand(0) : operand(0);
+    return define(op.getResult(0), "(" + rt + ")onnxcc_rt::" + fn.str() + "<" + type + ">(" + a +
+                                       ", " + amount + ")");
+  };
   return llvm::TypeSwitch<Operation *, Error>(&op)
-      .Case<arith::AddFOp, arith::AddIOp>([&](auto) { return binary("+"); })
-      .Case<arith::SubFOp, arith::SubIOp>([&](auto) { return binary("-"); })
-      .Case<arith::MulFOp, arith::MulIOp>([&](auto) { return binary("*"); })
-      .Case<arith::DivFOp, arith::DivSIOp>([&](auto) { return binary("/"); })
-      .Case<arith::RemSIOp>([&](auto) { return binary("%"); })
-      .Case<arith::DivUIOp>([&](auto) { return unsignedBinary("/"); })
-      .Case<arith::RemUIOp>([&](auto) { return unsignedBinary("%"); })
+      .Case<arith::AddFOp>([&](auto) { return binary("+"); })
+      .Case<arith::SubFOp>([&](auto) { return binary("-"); })
+      .Case<arith::MulFOp>([&](auto) { return binary("*"); })
+      .Case<arith::DivFOp>([&](auto) { return binary("/"); })
+      .Case<arith::AddIOp>([&](auto) { return wrapping("wrap_add", "+"); })
+      .Case<arith::SubIOp>([&](auto) { return wrapping("wrap_sub", "-"); })
+      .Case<arith::MulIOp>([&](auto) { return wrapping("wrap_mul", "*"); })
+      .Case<arith::DivSIOp>([&](auto) { return division("div_s", "/", false); })
+      .Case<arith::RemSIOp>([&](auto) { return division("rem_s", "%", false); })
+      .Case<arith::DivUIOp>([&](auto) { return division("div_u", "/", true); })
+      .Case<arith::RemUIOp>([&](auto) { return division("rem_u", "%", true); })
       .Case<arith::RemFOp>([&](auto) {
         return define(op.getResult(0), "std::fmod(" + operand(0) + ", " + operand(1) + ")");
       })
       .Case<arith::AndIOp>([&](auto) { return binary("&"); })
       .Case<arith::OrIOp>([&](auto) { return binary("|"); })
       .Case<arith::XOrIOp>([&](auto) { return binary("^"); })
-      .Case<arith::ShLIOp>([&](auto) { return unsignedBinary("<<"); })
-      .Case<arith::ShRUIOp>([&](auto) { return unsignedBinary(">>"); })
-      .Case<arith::ShRSIOp>([&](auto) { return binary(">>"); })
+      .Case<arith::ShLIOp>([&](auto) { return shift("shl", "<<", true); })
+      .Case<arith::ShRUIOp>([&](auto) { return shift("shr_u", ">>", true); })
+      .Case<arith::ShRSIOp>([&](auto) { return shift("shr_s", ">>", false); })
       .Case<arith::NegFOp>([&](auto) { return define(op.getResult(0), "(-" + operand(0) + ")"); })
       // Explicit template arguments: a literal operand may have another type.
       .Case<arith::MaxSIOp>([&](auto) {
@@ -553,13 +592,23 @@ Error Emitter::emitArith(Operation &op) {
         return define(c.getResult(), "(" + a + " " + sym + " " + b + ")");
       })
       .Case<arith::ExtFOp, arith::TruncFOp, arith::ExtSIOp, arith::TruncIOp, arith::SIToFPOp,
-            arith::FPToSIOp, arith::IndexCastOp>([&](auto) { return cast(); })
+            arith::IndexCastOp>([&](auto) { return cast(); })
+      .Case<arith::FPToSIOp>([&](auto) {
+        if (resultType.isInteger(1))
+          return cast();
+        std::string s = unsignedType(resultType);
+        s.erase(0, 1); // uintN_t -> intN_t
+        return define(op.getResult(0), "static_cast<" + rt + ">(onnxcc_rt::fp_to_si<" + s + ">(" +
+                                           operand(0) + "))");
+      })
       .Case<arith::ExtUIOp, arith::UIToFPOp, arith::IndexCastUIOp>([&](auto) {
         std::string u = unsignedType(op.getOperand(0).getType());
         return define(op.getResult(0), "static_cast<" + rt + ">((" + u + ")" + operand(0) + ")");
       })
       .Case<arith::FPToUIOp>([&](auto) {
-        return define(op.getResult(0), "static_cast<" + rt + ">(static_cast<" +
+        if (resultType.isInteger(1))
+          return cast();
+        return define(op.getResult(0), "static_cast<" + rt + ">(onnxcc_rt::fp_to_ui<" +
                                            unsignedType(resultType) + ">(" + operand(0) + "))");
       })
       .Case<arith::BitcastOp>([&](auto) {

@@ -27,7 +27,7 @@
 // CHECK: const float [[S:v[0-9]+]] = ([[A]] + [[B]]);
 // CHECK: [[T]][[[I]] * 3 + [[J]]] = [[S]];
 // CHECK: // Cast 'to_u8'
-// CHECK: static_cast<int8_t>(static_cast<uint8_t>(
+// CHECK: static_cast<int8_t>(onnxcc_rt::fp_to_ui<uint8_t>(
 // CHECK: return 0;
 // CHECK: // ==== tiny.cpp.weights: 12 bytes
 module {
