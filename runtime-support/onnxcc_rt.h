@@ -741,6 +741,14 @@ inline bool is_stopword(const char *s, const char *words, int64_t bytes, bool fo
 
 } // namespace strings
 
+/// A string constant of the model: element `i` of `out` points to the
+/// NUL-terminated string at `bytes + offsets[i]`.
+inline int string_constant(const void *bytes, const int64_t *offsets, int64_t n, void *out) {
+  for (int64_t i = 0; i < n; ++i)
+    strings::set(out, i, static_cast<const char *>(bytes) + offsets[i]);
+  return 0;
+}
+
 /// ONNX StringConcat of the `n` pairs of strings at `a` and `b` (the caller
 /// broadcast them): result `i` is `a[i]` then `b[i]`, written into the pool.
 /// Returns 0, status_null_string or status_string_pool_full.

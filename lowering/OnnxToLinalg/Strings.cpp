@@ -1048,11 +1048,65 @@ struct RegexFullMatchLowering : OpConversionPattern<onnx::RegexFullMatchOp> {
   }
 };
 
+/// A string constant (a Constant node or an initializer of strings): its
+/// bytes, NUL-terminated one after another, and their offsets are constant
+/// arrays; onnxcc_rt::string_constant writes the pointers into the result.
+struct StringConstantLowering : OpConversionPattern<onnx::ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::ConstantOp op, OpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto strings = dyn_cast_or_null<DenseStringElementsAttr>(op.getValueAttr());
+    if (!strings)
+      return rewriter.notifyMatchFailure(op, "not a string constant");
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    if (!type)
+      return failure();
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    SmallVector<int8_t> bytes;
+    SmallVector<int64_t> offsets;
+    int64_t n = type.getNumElements();
+    ArrayRef<StringRef> data = strings.getRawStringData();
+    for (int64_t i = 0; i < n; ++i) {
+      StringRef text = data[strings.isSplat() ? 0 : i];
+      if (text.contains('\0'))
+        return op.emitError("cannot lower a string constant whose element ")
+               << i << " holds a NUL character (strings are NUL-terminated in the generated code)";
+      offsets.push_back(bytes.size());
+      bytes.append(text.begin(), text.end());
+      bytes.push_back(0);
+    }
+    if (offsets.empty())
+      offsets.push_back(0);
+    bytes.push_back(0);
+    auto bytesType = RankedTensorType::get({static_cast<int64_t>(bytes.size())}, rewriter.getI8Type());
+    auto offsetsType =
+        RankedTensorType::get({static_cast<int64_t>(offsets.size())}, rewriter.getI64Type());
+    Value bytesTensor = arith::ConstantOp::create(
+        rewriter, loc, DenseElementsAttr::get(bytesType, ArrayRef<int8_t>(bytes)));
+    Value offsetsTensor = arith::ConstantOp::create(
+        rewriter, loc, DenseElementsAttr::get(offsetsType, ArrayRef<int64_t>(offsets)));
+    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, type), /*readOnly=*/false);
+    Value operands[] = {flatBuffer(rewriter, loc, bytesTensor, /*readOnly=*/true),
+                        flatBuffer(rewriter, loc, offsetsTensor, /*readOnly=*/true),
+                        indexConst(rewriter, loc, n), out};
+    SmallVector<Type> types;
+    for (Value v : operands)
+      types.push_back(v.getType());
+    func::FuncOp callee = declareRuntimeFunction(
+        rewriter, op, "onnxcc_rt_string_constant", "onnxcc_rt::string_constant",
+        FunctionType::get(ctx, types, {IntegerType::get(ctx, 32)}), /*usesStringPool=*/false);
+    func::CallOp::create(rewriter, loc, callee, operands);
+    rewriter.replaceOp(op, tensorFromFlatBuffer(rewriter, loc, out, type));
+    return success();
+  }
+};
+
 } // namespace
 
 void populateStringPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<StringNormalizerLowering, StringConcatLowering, StringEqualLowering,
-               StringSplitLowering, RegexFullMatchLowering>(converter, patterns.getContext());
+               StringSplitLowering, RegexFullMatchLowering, StringConstantLowering>(converter, patterns.getContext());
 }
 
 } // namespace onnxcc::lowering
