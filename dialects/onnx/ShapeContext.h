@@ -277,6 +277,16 @@ public:
     if (!d.isStatic())
       constraints.push_back({DimConstraint::AtLeast, d, Dim::known(least)});
   }
+  /// The same with a bound that may be symbolic too (a symbolic dim of
+  /// GatherElements' indices against data's): `d >= least` at run time.
+  void requireAtLeast(const Dim &d, const Dim &least) {
+    if (least.isStatic()) {
+      requireAtLeast(d, least.size);
+      return;
+    }
+    if (d != least)
+      constraints.push_back({DimConstraint::AtLeast, d, least});
+  }
   llvm::ArrayRef<DimConstraint> getConstraints() const { return constraints; }
 
   /// Emits an error at the op; returns failure for convenient chaining.

@@ -630,8 +630,8 @@ LogicalResult checkIndexValues(ShapeContext &ctx, unsigned indicesIdx, const Sha
 LogicalResult checkElementsShape(ShapeContext &ctx, const Shape &data, const Shape &indices,
                                  int64_t axis) {
   for (size_t d = 0; d < data.size() && d < indices.size(); ++d) {
-    if (static_cast<int64_t>(d) != axis && !data[d].isStatic() && indices[d].isStatic())
-      ctx.requireAtLeast(data[d], indices[d].size); // checked at run time
+    if (static_cast<int64_t>(d) != axis && (!data[d].isStatic() || !indices[d].isStatic()))
+      ctx.requireAtLeast(data[d], indices[d]); // checked at run time
     if (static_cast<int64_t>(d) == axis || !data[d].isStatic() || !indices[d].isStatic() ||
         indices[d].size <= data[d].size)
       continue;

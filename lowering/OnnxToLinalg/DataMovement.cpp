@@ -966,13 +966,16 @@ struct TileLowering : OpConversionPattern<onnx::TileOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::TileOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType type = typeAndSizes->first;
     Value input = adaptor.getInput();
     auto inType = cast<RankedTensorType>(input.getType());
     if (inType.getRank() != type.getRank())
       return rewriter.notifyMatchFailure(op, "input and result ranks differ");
+    if (!type.hasStaticShape() || !inType.hasStaticShape())
+      return lowerSymbolic(op, adaptor, rewriter, type, typeAndSizes->second);
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (inType.getDimSize(d) == 0 ? type.getDimSize(d) != 0
                                     : type.getDimSize(d) % inType.getDimSize(d) != 0)
@@ -1005,6 +1008,42 @@ struct TileLowering : OpConversionPattern<onnx::TileOp> {
           }
           return tensor::ExtractOp::create(b, l, input, at);
         });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  /// Symbolic dims (a result dim r*S of a symbolic S): the repeats must be
+  /// constants; a repeated dim reads the input at iv mod its run-time size
+  /// (never 0 there: the result dim is then 0 and the loop does not run).
+  LogicalResult lowerSymbolic(onnx::TileOp op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter, RankedTensorType type,
+                              ValueRange sizes) const {
+    Value input = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(input.getType());
+    auto repeats = constantInts(op.getRepeats(), adaptor.getRepeats());
+    if (!repeats)
+      return op.emitError("cannot lower 'onnx.Tile' with symbolic dims and repeats given at run "
+                          "time (pass --shape to fix them)");
+    if (static_cast<int64_t>(repeats->size()) != type.getRank())
+      return rewriter.notifyMatchFailure(op, "one repeat per dim");
+    Location loc = op.getLoc();
+    Value result = buildIndexedGeneric(
+        rewriter, loc, type,
+        [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) {
+          SmallVector<Value> at;
+          for (auto [d, iv] : llvm::enumerate(ivs)) {
+            if ((*repeats)[d] == 1) {
+              at.push_back(iv);
+              continue;
+            }
+            Value dim = inType.isDynamicDim(d)
+                            ? Value(tensor::DimOp::create(b, l, input, d))
+                            : indexConst(b, l, inType.getDimSize(d));
+            at.push_back(arith::RemUIOp::create(b, l, iv, dim));
+          }
+          return tensor::ExtractOp::create(b, l, input, at);
+        },
+        sizes);
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -119,6 +119,34 @@ bool nonEmpty(RankedTensorType t) { return !t.hasStaticShape() || t.getNumElemen
 //===----------------------------------------------------------------------===//
 
 /// Gather: out[a.., i.., b..] = data[a.., wrap(indices[i..]), b..].
+/// The run-time size of a gather's symbolic `axis` of `data` (null when it
+/// is static). Constant indices need it long enough (checkIndexValues, a
+/// run-time check); indices read at run time need it not empty when there
+/// are any: run() returns 9 (onnxcc_rt::check_at_least) for an empty axis
+/// and indices to read it with, where every index would be out of range and
+/// even the clamp has no element to read.
+Value symbolicAxisSize(OpBuilder &b, Location loc, Operation *op, Value data, int64_t axis,
+                       Value indices) {
+  if (!rankedOf(data).isDynamicDim(axis))
+    return {};
+  Value size = tensor::DimOp::create(b, loc, data, axis);
+  // The original op's indices operand (operand 1 of Gather and GatherElements).
+  if (op->getOperand(1).getDefiningOp<onnx::ConstantOp>())
+    return size;
+  Type i64 = b.getI64Type();
+  Value count = dimProduct(b, loc, indices, 0, rankedOf(indices).getRank());
+  if (auto c = getConstantIntValue(count); c && *c == 0)
+    return size;
+  Value least = arith::MinUIOp::create(b, loc, count, indexConst(b, loc, 1));
+  func::FuncOp check = declareRuntimeFunction(
+      b, op, "onnxcc_check_at_least", "onnxcc_rt::check_at_least",
+      b.getFunctionType({i64, i64}, {b.getI32Type()}), /*usesStringPool=*/false);
+  func::CallOp::create(b, loc, check,
+                       ValueRange{arith::IndexCastOp::create(b, loc, i64, size),
+                                  arith::IndexCastOp::create(b, loc, i64, least)});
+  return size;
+}
+
 struct GatherLowering : OpConversionPattern<onnx::GatherOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::GatherOp op, OpAdaptor adaptor,
@@ -144,8 +172,6 @@ struct GatherLowering : OpConversionPattern<onnx::GatherOp> {
     }
     if (dataType.getDimSize(*axis) == 0)
       return rewriter.notifyMatchFailure(op, "gathers from an empty axis");
-    if (dataType.isDynamicDim(*axis))
-      return rewriter.notifyMatchFailure(op, "gathers along a symbolic dim");
     MLIRContext *ctx = getContext();
     unsigned loops = type.getRank();
     SmallVector<AffineExpr> indExprs;
@@ -153,11 +179,13 @@ struct GatherLowering : OpConversionPattern<onnx::GatherOp> {
       indExprs.push_back(getAffineDimExpr(*axis + i, ctx));
     Type indElem = onnxElementType(op.getIndices());
     int64_t axisDim = dataType.getDimSize(*axis);
+    Value axisSize = symbolicAxisSize(rewriter, loc, op, data, *axis, indices);
     Value result = buildGeneric(
         rewriter, loc, type, loops, indices, dimsMap(ctx, loops, indExprs),
         [&](OpBuilder &b, Location l, ArrayRef<Value> ivs, ValueRange args) -> Value {
           SmallVector<Value> at(ivs.take_front(*axis));
-          at.push_back(wrapIndex(b, l, toIndex(b, l, args[0], indElem), axisDim));
+          Value idx = toIndex(b, l, args[0], indElem);
+          at.push_back(axisSize ? wrapIndex(b, l, idx, axisSize) : wrapIndex(b, l, idx, axisDim));
           llvm::append_range(at, ivs.drop_front(*axis + q));
           return tensor::ExtractOp::create(b, l, data, at);
         },
@@ -172,9 +200,10 @@ struct GatherElementsLowering : OpConversionPattern<onnx::GatherElementsOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::GatherElementsOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType type = typeAndSizes->first;
     Value data = adaptor.getData(), indices = adaptor.getIndices();
     auto dataType = rankedOf(data);
     auto indType = rankedOf(indices);
@@ -201,14 +230,7 @@ struct GatherElementsLowering : OpConversionPattern<onnx::GatherElementsOp> {
     MLIRContext *ctx = getContext();
     Type indElem = onnxElementType(op.getIndices());
     int64_t axisDim = dataType.getDimSize(*axis);
-    // A symbolic axis is at least as long as the constant indices need
-    // (checkIndexValues), and never empty when they are read at run time.
-    Value axisSize;
-    if (dataType.isDynamicDim(*axis)) {
-      if (!op.getIndices().getDefiningOp<onnx::ConstantOp>())
-        return rewriter.notifyMatchFailure(op, "gathers along a symbolic dim at run-time indices");
-      axisSize = tensor::DimOp::create(rewriter, loc, data, *axis);
-    }
+    Value axisSize = symbolicAxisSize(rewriter, loc, op, data, *axis, indices);
     Value result = buildGeneric(
         rewriter, loc, type, r, indices, AffineMap::getMultiDimIdentityMap(r, ctx),
         [&](OpBuilder &b, Location l, ArrayRef<Value> ivs, ValueRange args) -> Value {
@@ -216,7 +238,8 @@ struct GatherElementsLowering : OpConversionPattern<onnx::GatherElementsOp> {
           Value idx = toIndex(b, l, args[0], indElem);
           at[*axis] = axisSize ? wrapIndex(b, l, idx, axisSize) : wrapIndex(b, l, idx, axisDim);
           return tensor::ExtractOp::create(b, l, data, at);
-        });
+        },
+        typeAndSizes->second);
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -41,7 +41,8 @@ struct Labelled {
 Value buildLabelledGeneric(OpBuilder &b, Location loc, RankedTensorType resultType,
                            ArrayRef<Labelled> operands, ArrayRef<int64_t> outLabels,
                            const llvm::DenseMap<int64_t, int64_t> &sizes,
-                           function_ref<Value(OpBuilder &, Location, ValueRange)> term) {
+                           function_ref<Value(OpBuilder &, Location, ValueRange)> term,
+                           ValueRange dynamicSizes = {}) {
   MLIRContext *ctx = b.getContext();
   SmallVector<int64_t> loops(outLabels.begin(), outLabels.end());
   for (const Labelled &operand : operands)
@@ -73,8 +74,8 @@ Value buildLabelledGeneric(OpBuilder &b, Location loc, RankedTensorType resultTy
     iterators[d] = utils::IteratorType::parallel;
   bool reduces = numLoops > static_cast<int64_t>(outLabels.size());
   Type elem = resultType.getElementType();
-  Value init = reduces ? buildFilled(b, loc, resultType, b.getZeroAttr(elem))
-                       : tensor::EmptyOp::create(b, loc, resultType.getShape(), elem).getResult();
+  Value init = reduces ? buildFilled(b, loc, resultType, b.getZeroAttr(elem), dynamicSizes)
+                       : emptyTensor(b, loc, resultType, dynamicSizes);
   return linalg::GenericOp::create(
              b, loc, resultType, inputs, init, maps, iterators,
              [&](OpBuilder &nb, Location nloc, ValueRange args) {
@@ -882,13 +883,19 @@ SmallVector<int64_t> einsumLabels(const EinsumTerm &term, int64_t ellipsisRank,
 /// loop, letters absent from the output summed, a letter repeated in one
 /// operand read on the diagonal, ellipsis dims broadcast like numpy. Without
 /// "->" the output is the ellipsis then the letters used once, sorted.
+///
+/// Symbolic dims: a letter's size is a static one where any operand has it
+/// static (the shape function made run() check that the others agree), else
+/// the operands' dim, read at run time; an ellipsis dim that is symbolic in
+/// two operands is refused (which broadcasts is not known).
 struct EinsumLowering : OpConversionPattern<onnx::EinsumOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::EinsumOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType type = typeAndSizes->first;
     StringRef equation = op.getEquation();
     auto [lhs, rhs] = equation.split("->");
     bool explicitOutput = equation.contains("->");
@@ -922,10 +929,21 @@ struct EinsumLowering : OpConversionPattern<onnx::EinsumOp> {
       for (auto [d, label] : llvm::enumerate(labels)) {
         int64_t size = t.getDimSize(d);
         auto [it, inserted] = sizes.try_emplace(label, size);
-        if (inserted || it->second == size)
+        if (inserted)
           continue;
-        if (label < kEllipsisLabel)
+        if (it->second == size) {
+          if (ShapedType::isDynamic(size) && label >= kEllipsisLabel)
+            return rewriter.notifyMatchFailure(op, "an ellipsis dim is symbolic in two operands");
+          continue;
+        }
+        if (label < kEllipsisLabel) {
+          // A symbolic size beside a static one: the static one.
+          if (ShapedType::isDynamic(it->second) || ShapedType::isDynamic(size)) {
+            it->second = std::min(it->second, size);
+            continue;
+          }
           return rewriter.notifyMatchFailure(op, "a subscript has two different sizes");
+        }
         if (it->second == 1)
           it->second = size;
         else if (size != 1)
@@ -956,10 +974,15 @@ struct EinsumLowering : OpConversionPattern<onnx::EinsumOp> {
     if (static_cast<int64_t>(outLabels.size()) != type.getRank())
       return rewriter.notifyMatchFailure(op, "the output's subscripts disagree with its rank");
     for (auto [d, label] : llvm::enumerate(outLabels)) {
-      if (!sizes.count(label) || sizes[label] != type.getDimSize(d) ||
-          llvm::count(outLabels, label) != 1)
+      if (!sizes.count(label) || llvm::count(outLabels, label) != 1 ||
+          (sizes[label] != type.getDimSize(d) && !type.isDynamicDim(d)))
         return rewriter.notifyMatchFailure(op, "the output's subscripts disagree with its shape");
     }
+    // A symbolic result dim whose letter is static in some operand has that
+    // size (the result type keeps what shape inference gave).
+    for (auto [d, label] : llvm::enumerate(outLabels))
+      if (type.isDynamicDim(d) && !ShapedType::isDynamic(sizes[label]))
+        return rewriter.notifyMatchFailure(op, "a symbolic result dim has a static letter");
     Type elem = type.getElementType();
     for (Value input : inputs)
       if (cast<RankedTensorType>(input.getType()).getElementType() != elem)
@@ -973,7 +996,8 @@ struct EinsumLowering : OpConversionPattern<onnx::EinsumOp> {
                                            isFloat ? Value(arith::MulFOp::create(b, l, product, v))
                                                    : Value(arith::MulIOp::create(b, l, product, v));
                                      return product;
-                                   });
+                                   },
+                                   typeAndSizes->second);
     rewriter.replaceOp(op, y);
     return success();
   }

@@ -957,7 +957,7 @@ bool lowersSymbolicDims(Operation *op) {
     return true;
   return isSymbolicElementwise(op) || hasSymbolicWindow(op) ||
          isa<onnx::MatMulOp, onnx::GemmOp, onnx::ReshapeOp, onnx::FlattenOp, onnx::SqueezeOp,
-             onnx::UnsqueezeOp, onnx::TransposeOp, onnx::GatherOp, onnx::SliceOp, onnx::SoftmaxOp,
+             onnx::UnsqueezeOp, onnx::TransposeOp, onnx::GatherOp, onnx::GatherElementsOp, onnx::SliceOp, onnx::SoftmaxOp,
              onnx::LogSoftmaxOp, onnx::ReduceSumOp, onnx::ReduceMeanOp, onnx::ReduceMaxOp,
              onnx::ReduceMinOp, onnx::ReduceProdOp, onnx::ReduceL1Op, onnx::ReduceL2Op,
              onnx::ReduceLogSumOp, onnx::ReduceLogSumExpOp, onnx::ReduceSumSquareOp,
@@ -967,7 +967,7 @@ bool lowersSymbolicDims(Operation *op) {
              onnx::InstanceNormalizationOp, onnx::NonZeroOp, onnx::NonMaxSuppressionOp, onnx::CompressOp,
              onnx::UniqueOp, onnx::HannWindowOp, onnx::HammingWindowOp,
              onnx::BlackmanWindowOp, onnx::MelWeightMatrixOp, onnx::STFTOp, onnx::IfOp, onnx::LoopOp,
-             onnx::ScanOp, onnx::StringSplitOp>(op) ||
+             onnx::ScanOp, onnx::StringSplitOp, onnx::CumSumOp, onnx::CumProdOp, onnx::EinsumOp, onnx::TileOp>(op) ||
          // The ai.onnx.ml ops (ClassicalML.cpp): symbolic rows, static features.
          isa<onnx::MLTreeEnsembleOp, onnx::MLTreeEnsembleRegressorOp,
              onnx::MLTreeEnsembleClassifierOp, onnx::MLLabelEncoderOp, onnx::MLCategoryMapperOp,

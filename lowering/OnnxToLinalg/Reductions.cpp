@@ -1439,16 +1439,27 @@ struct CumulativeLowering : OpConversionPattern<OpTy> {
 
   LogicalResult matchAndRewrite(OpTy op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, this->getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, this->getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType type = typeAndSizes->first;
     Value x = adaptor.getX();
-    auto inType = sameShapeInput(rewriter, op, x, type);
+    // Symbolic dims (position ids are a CumSum over [batch, seq]) are the
+    // input's: the generic's loops, j included, take their sizes from x.
+    auto inType = type.hasStaticShape()
+                      ? sameShapeInput(rewriter, op, x, type)
+                      : symbolicSameShapeInput(rewriter, this->getTypeConverter(), op,
+                                               op.getX(), x, type);
     if (!inType || inType.getRank() == 0)
       return rewriter.notifyMatchFailure(op, "input must have rank 1 or more");
     FailureOr<SmallVector<int64_t>> axisValues = constantInts(op.getAxis(), adaptor.getAxis());
-    if (failed(axisValues))
+    if (failed(axisValues)) {
+      if (!type.hasStaticShape())
+        return op.emitError("cannot lower '")
+               << op->getName() << "' with an axis given at run time and symbolic dims (pass "
+                                   "--shape to fix them)";
       return lowerRuntimeAxis(op, adaptor.getAxis(), rewriter, type, x, inType);
+    }
     if (axisValues->size() != 1)
       return rewriter.notifyMatchFailure(op, "axis must be a scalar");
     int64_t rank = inType.getRank();
@@ -1472,7 +1483,8 @@ struct CumulativeLowering : OpConversionPattern<OpTy> {
     Location loc = op.getLoc();
     Type elem = type.getElementType();
     Value init = buildFilled(rewriter, loc, type,
-                             isProduct ? oneAttr(rewriter, elem) : rewriter.getZeroAttr(elem));
+                             isProduct ? oneAttr(rewriter, elem) : rewriter.getZeroAttr(elem),
+                             typeAndSizes->second);
     Value y =
         linalg::GenericOp::create(
             rewriter, loc, TypeRange{type}, ValueRange{x}, ValueRange{init}, maps, iterators,

@@ -207,6 +207,69 @@ save("topk", [helper.make_node("TopK", ["x", "k"], ["values", "indices"], axis=3
      [([x], list(topk(x))) for x in (uniform(1, 3, 2, 8), uniform(3, 3, 1, 8))])
 
 
+# Gather along a symbolic axis: the last token of [B, S, 4] (a constant -1:
+# S at least 1, checked at run time) and run-time indices into S (negative
+# ones count from the end); GatherElements along S with run-time indices.
+# An index out of range is clamped (codegen/cpp/ABI.md, "Indices"); an
+# empty S with indices to read is status 9 (gather_axis_empty below).
+def gather_sym(x, idx, eidx):
+    s = x.shape[1]
+    last = x[:, -1, :]
+    wrapped = np.clip(np.where(idx < 0, idx + s, idx), 0, s - 1)
+    ew = np.clip(np.where(eidx < 0, eidx + s, eidx), 0, s - 1)
+    return [last, np.take(x, wrapped, axis=1), np.take_along_axis(x, ew, axis=1)]
+gather_data = []
+for b, s in ((2, 5), (1, 1), (3, 2)):
+    x = uniform(b, s, 4)
+    idx = np.array([0, -1, s - 1], np.int64)
+    eidx = rng.integers(-s, s, (b, 2, 4)).astype(np.int64)
+    gather_data.append(([x, idx, eidx], gather_sym(x, idx, eidx)))
+save("gather_symbolic_axis", [
+    helper.make_node("Gather", ["x", "minus_one"], ["last"], axis=1),
+    helper.make_node("Gather", ["x", "idx"], ["picked"], axis=1),
+    helper.make_node("GatherElements", ["x", "eidx"], ["elements"], axis=1)],
+    [helper.make_tensor_value_info("x", F, ["B", "S", 4]),
+     helper.make_tensor_value_info("idx", TensorProto.INT64, [3]),
+     helper.make_tensor_value_info("eidx", TensorProto.INT64, ["B", 2, 4])],
+    [helper.make_tensor_value_info(n, F, None) for n in ("last", "picked", "elements")],
+    [const("minus_one", -1)], gather_data)
+
+# CumSum over [B, S] along S (position ids from an attention mask; forward
+# and reversed exclusive) and along B; Einsum "bsh,hk->bsk" with symbolic b
+# and s and "bij,bjk->bik" with a symbolic batch and contraction; Tile of
+# [B, S, 3] by constant repeats (2, 1, 2): [2*B, S, 6].
+def cumsum_etc(m, x, a, c):
+    rev_excl = np.flip(np.cumsum(np.flip(m, 1), 1), 1) - m
+    return [np.cumsum(m, 1), rev_excl, np.cumsum(m, 0),
+            np.einsum("bsh,hk->bsk", x, w_einsum),
+            np.einsum("bij,bjk->bik", a, c),
+            np.tile(x[:, :, :3], (2, 1, 2))]
+w_einsum = uniform(4, 5)
+cumsum_data = []
+for b, s, j in ((2, 5, 3), (1, 1, 1), (3, 0, 2), (0, 2, 0)):
+    m = rng.integers(0, 3, (b, s)).astype(np.int64)
+    x, a, c = uniform(b, s, 4), uniform(b, 3, j), uniform(b, j, 2)
+    cumsum_data.append(([m, x, a, c], cumsum_etc(m, x, a, c)))
+save("cumsum_einsum_tile", [
+    helper.make_node("CumSum", ["m", "one"], ["pos"]),
+    helper.make_node("CumSum", ["m", "one"], ["rev"], exclusive=1, reverse=1),
+    helper.make_node("CumSum", ["m", "zero"], ["down"]),
+    helper.make_node("Einsum", ["x", "w"], ["proj"], equation="bsh,hk->bsk"),
+    helper.make_node("Einsum", ["a", "c"], ["bmm"], equation="bij,bjk->bik"),
+    helper.make_node("Slice", ["x", "zero1", "three", "two"], ["x3"]),
+    helper.make_node("Tile", ["x3", "reps"], ["tiled"])],
+    [helper.make_tensor_value_info("m", TensorProto.INT64, ["B", "S"]),
+     helper.make_tensor_value_info("x", F, ["B", "S", 4]),
+     helper.make_tensor_value_info("a", F, ["B", 3, "J"]),
+     helper.make_tensor_value_info("c", F, ["B", "J", 2])],
+    [helper.make_tensor_value_info("pos", TensorProto.INT64, None),
+     helper.make_tensor_value_info("rev", TensorProto.INT64, None),
+     helper.make_tensor_value_info("down", TensorProto.INT64, None)] +
+    [helper.make_tensor_value_info(n, F, None) for n in ("proj", "bmm", "tiled")],
+    [const("one", 1), const("zero", 0), const("zero1", [0]), const("three", [3]),
+     const("two", [2]), const("reps", [2, 1, 2]),
+     numpy_helper.from_array(w_einsum, "w")], cumsum_data)
+
 # Models that fit their symbolic dims only for some values of the symbols:
 # refused where no one value fixes it (refuse_*; they compile with
 # --shape), compiled for the one value with a warning where it does
