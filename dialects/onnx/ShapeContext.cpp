@@ -774,21 +774,60 @@ Dim ShapeContext::dataDim(unsigned k, const Dim &bound) {
   return Dim::named(name);
 }
 
+Dim ShapeContext::broadcastDerivedDim(const Dim &a, const Dim &b) {
+  if (!a.isSymbolic() || !b.isSymbolic() || a == b)
+    return Dim::unknown();
+  for (const Dim *d : {&a, &b})
+    for (mlir::StringAttr s : d->expr.symbols())
+      if (map.isDataSymbol(s) && !map.derivedOf(s))
+        return Dim::unknown();
+  // broadcast(broadcast(A, B), B) is broadcast(A, B): where it is valid,
+  // B is 1 or the result.
+  auto covers = [&](const Dim &x, const Dim &y) {
+    SmallVector<StringAttr> syms = x.expr.symbols();
+    if (syms.size() != 1 || x.expr != SymExpr::symbol(syms[0]))
+      return false;
+    const DerivedDim *def = map.derivedOf(syms[0]);
+    return def && def->broadcast && (def->in == y.expr || def->span == y.expr);
+  };
+  if (covers(a, b))
+    return a;
+  if (covers(b, a))
+    return b;
+  // One name for either order.
+  bool swap = b.expr.str() < a.expr.str();
+  DerivedDim def;
+  def.broadcast = true;
+  def.in = swap ? b.expr : a.expr;
+  def.span = swap ? a.expr : b.expr;
+  return derivedDim(def);
+}
+
 Dim ShapeContext::derivedDim(const DerivedDim &def) {
-  std::optional<SymExpr> plusOne = SymExpr::add(def.span, SymExpr::constant(1));
-  if (!plusOne || def.stride < 1)
-    return Dim::unknown();
-  if (def.stride == 1 && !def.ceil)
-    return Dim::of(plusOne);
-  std::optional<SymExpr> bound = map.upperBound(*plusOne);
-  if (!bound)
-    return Dim::unknown();
-  // The name says what it is: "(H - 1)/2 + 1", "ceil((H - 2)/2) + 1 [pad 0]".
-  std::string text = def.ceil ? "ceil((" + def.span.str() + ")/" + std::to_string(def.stride) +
-                                    ") + 1"
-                              : "(" + def.span.str() + ")/" + std::to_string(def.stride) + " + 1";
-  if (def.dropLast)
-    text += " [" + def.in.str() + " + " + std::to_string(def.padBegin) + "]";
+  std::optional<SymExpr> bound;
+  std::string text;
+  if (def.broadcast) {
+    // At most the larger, so at most the sum.
+    std::optional<SymExpr> sum = SymExpr::add(def.in, def.span);
+    bound = sum ? map.upperBound(*sum) : std::nullopt;
+    if (!bound)
+      return Dim::unknown();
+    text = "broadcast(" + def.in.str() + ", " + def.span.str() + ")";
+  } else {
+    std::optional<SymExpr> plusOne = SymExpr::add(def.span, SymExpr::constant(1));
+    if (!plusOne || def.stride < 1)
+      return Dim::unknown();
+    if (def.stride == 1 && !def.ceil)
+      return Dim::of(plusOne);
+    bound = map.upperBound(*plusOne);
+    if (!bound)
+      return Dim::unknown();
+    // The name says what it is: "(H - 1)/2 + 1", "ceil((H - 2)/2) + 1 [pad 0]".
+    text = def.ceil ? "ceil((" + def.span.str() + ")/" + std::to_string(def.stride) + ") + 1"
+                    : "(" + def.span.str() + ")/" + std::to_string(def.stride) + " + 1";
+    if (def.dropLast)
+      text += " [" + def.in.str() + " + " + std::to_string(def.padBegin) + "]";
+  }
   MLIRContext *ctx = op->getContext();
   llvm::StringSet<> taken;
   if (auto func = op->getParentOfType<func::FuncOp>())

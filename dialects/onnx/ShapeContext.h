@@ -108,6 +108,10 @@ using Shape = llvm::SmallVector<Dim, 4>;
 /// pads never starts a window in the end padding). `span` is the padded input minus the window extent. The result
 /// is not a polynomial of the symbols, so it becomes a symbol of its own
 /// (ShapeContext::derivedDim) that run() computes from the inputs' symbols.
+///
+/// With `broadcast`, the dim is instead the multidirectional broadcast of two
+/// different symbolic dims `in` and `span` (`[A] + [B]`): `span` when `in`
+/// is 1, else `in`, and run() returns 9 unless `span` is 1 or that.
 struct DerivedDim {
   SymExpr span;
   int64_t stride = 1;
@@ -115,10 +119,10 @@ struct DerivedDim {
   bool dropLast = false;
   SymExpr in;
   int64_t padBegin = 0;
+  bool broadcast = false;
   bool operator==(const DerivedDim &o) const {
     return span == o.span && stride == o.stride && ceil == o.ceil && dropLast == o.dropLast &&
-           in == o.in &&
-           padBegin == o.padBegin;
+           in == o.in && padBegin == o.padBegin && broadcast == o.broadcast;
   }
 };
 
@@ -262,6 +266,11 @@ public:
   /// strided 3x3 and its 1x1 downsample give the same dim). Unknown when the
   /// bound overflows.
   Dim derivedDim(const DerivedDim &def);
+  /// The broadcast of two different symbolic dims, a derived dim
+  /// (DerivedDim::broadcast) of the inputs' symbols; unknown when either
+  /// involves a dim only the data decides (it is not known when run()
+  /// starts).
+  Dim broadcastDerivedDim(const Dim &a, const Dim &b);
   const ShapeMap &getMap() const { return map; }
 
   /// Two dims that the op needs equal: the more precise one, or failure when

@@ -673,6 +673,9 @@ LogicalResult broadcastOperands(ShapeContext &ctx) {
         return ctx.fail("operand #" + Twine(i) + " dim " + Twine(j) + " of size " +
                         dimText((*s)[j]) + " does not broadcast with size " +
                         dimText(out[offset + j]));
+      // Two different symbols ([A] + [B]): a dim run() derives from both.
+      if (!d->isStatic() && !d->isSymbolic())
+        d = ctx.broadcastDerivedDim(out[offset + j], (*s)[j]);
       out[offset + j] = *d;
     }
   }

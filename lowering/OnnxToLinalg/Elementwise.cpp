@@ -642,7 +642,7 @@ struct ElementwiseLowering : ConversionPattern {
       return failure();
     RankedTensorType resultType = typeAndSizes->first;
     SmallVector<Value> inputs;
-    for (Value v : operands.take_front(std::min<size_t>(numData, operands.size()))) {
+    for (auto [i, v] : llvm::enumerate(operands.take_front(std::min<size_t>(numData, operands.size())))) {
       if (isa<NoneType>(v.getType()))
         continue;
       auto t = dyn_cast<RankedTensorType>(v.getType());
@@ -650,7 +650,10 @@ struct ElementwiseLowering : ConversionPattern {
         return rewriter.notifyMatchFailure(op, "operand is not a ranked tensor");
       if (t.getRank() > resultType.getRank())
         return rewriter.notifyMatchFailure(op, "operand has a higher rank than the result");
-      inputs.push_back(broadcastSymbolicDims(rewriter, op, op->getLoc(), v, resultType));
+      // A symbolic dim under another symbol of the result (`[A] + [B]`
+      // gives broadcast(A, B)) is read at 0 when it is 1.
+      inputs.push_back(broadcastOperand(rewriter, op, op->getLoc(), getTypeConverter(), i, v,
+                                        resultType, typeAndSizes->second));
     }
     if (inputs.empty())
       return rewriter.notifyMatchFailure(op, "no operands");

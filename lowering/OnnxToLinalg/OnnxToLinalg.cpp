@@ -431,6 +431,26 @@ void defineDerivedSymbols(func::FuncOp func, OnnxTypeConverter &converter) {
     Value limit = converter.materialize(b, loc, func, *bound);
     if (!span || !limit)
       continue; // not a symbol of this function
+    if (def->broadcast) {
+      // `span` when `in` is 1, else `in`; run() returns 9 unless `span` is
+      // 1 or that (onnxcc_rt::check_broadcast).
+      Value in = converter.materialize(b, loc, func, def->in);
+      if (!in)
+        continue;
+      Value inIsOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, in,
+                                            indexConst(b, loc, 1));
+      Value size = arith::SelectOp::create(b, loc, inIsOne, span, in);
+      Type i64 = b.getI64Type();
+      func::FuncOp check = declareRuntimeFunction(
+          b, &func.getBody().front().front(), "onnxcc_check_broadcast",
+          "onnxcc_rt::check_broadcast", b.getFunctionType({i64, i64}, {b.getI32Type()}),
+          /*usesStringPool=*/false);
+      func::CallOp::create(b, loc, check,
+                           ValueRange{arith::IndexCastOp::create(b, loc, i64, span),
+                                      arith::IndexCastOp::create(b, loc, i64, size)});
+      values.push_back({name, arith::MinUIOp::create(b, loc, size, limit)});
+      continue;
+    }
     Value zero = indexConst(b, loc, 0), one = indexConst(b, loc, 1);
     Value stride = indexConst(b, loc, def->stride);
     Value rounded = def->ceil ? Value(arith::AddIOp::create(b, loc, span,

@@ -270,6 +270,32 @@ save("cumsum_einsum_tile", [
      const("two", [2]), const("reps", [2, 1, 2]),
      numpy_helper.from_array(w_einsum, "w")], cumsum_data)
 
+# Broadcasting between two different symbols: [N] + [M] is N when M is 1,
+# M when N is 1 (a dim run() derives from both, "broadcast(M, N)"), and
+# Where over [P, 1], [1, Q] and [R] chains three. Both operands are read at
+# 0 where they are 1; unequal sizes other than 1 are status 9.
+def bcast_two(a, b, c, x, y, z):
+    return [a + b, np.where(c, x, y) * z]
+bcast_data = []
+for n, m, p, q, r in ((4, 1, 3, 1, 2), (1, 3, 1, 4, 4), (3, 3, 2, 2, 1), (0, 1, 0, 3, 1),
+                      (0, 0, 1, 0, 0)):
+    a, b = uniform(n), uniform(m)
+    c = rng.integers(0, 2, (p, 1)).astype(bool)
+    x, y, z = uniform(1, q), uniform(r), uniform(r)
+    bcast_data.append(([a, b, c, x, y, z], bcast_two(a, b, c, x, y, z)))
+save("broadcast_two_symbols", [
+    helper.make_node("Add", ["a", "b"], ["sum"]),
+    helper.make_node("Where", ["c", "x", "y"], ["w"]),
+    helper.make_node("Mul", ["w", "z"], ["wz"])],
+    [helper.make_tensor_value_info("a", F, ["N"]),
+     helper.make_tensor_value_info("b", F, ["M"]),
+     helper.make_tensor_value_info("c", TensorProto.BOOL, ["P", 1]),
+     helper.make_tensor_value_info("x", F, [1, "Q"]),
+     helper.make_tensor_value_info("y", F, ["R"]),
+     helper.make_tensor_value_info("z", F, ["R"])],
+    [helper.make_tensor_value_info(n, F, None) for n in ("sum", "wz")],
+    [], bcast_data)
+
 # Models that fit their symbolic dims only for some values of the symbols:
 # refused where no one value fixes it (refuse_*; they compile with
 # --shape), compiled for the one value with a warning where it does
