@@ -806,7 +806,15 @@ Dim ShapeContext::broadcastDerivedDim(const Dim &a, const Dim &b) {
 Dim ShapeContext::derivedDim(const DerivedDim &def) {
   std::optional<SymExpr> bound;
   std::string text;
-  if (def.broadcast) {
+  if (def.slice) {
+    if (def.sliceStep == 0)
+      return Dim::unknown();
+    bound = map.upperBound(def.in); // never more than the dim
+    if (!bound)
+      return Dim::unknown();
+    text = "slice(" + def.in.str() + ", " + std::to_string(def.sliceStart) + ":" +
+           std::to_string(def.sliceEnd) + ":" + std::to_string(def.sliceStep) + ")";
+  } else if (def.broadcast) {
     // At most the larger, so at most the sum.
     std::optional<SymExpr> sum = SymExpr::add(def.in, def.span);
     bound = sum ? map.upperBound(*sum) : std::nullopt;

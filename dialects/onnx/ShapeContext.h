@@ -109,6 +109,11 @@ using Shape = llvm::SmallVector<Dim, 4>;
 /// is not a polynomial of the symbols, so it becomes a symbol of its own
 /// (ShapeContext::derivedDim) that run() computes from the inputs' symbols.
 ///
+/// With `slice`, it is the length of a Slice of `in` from `sliceStart` to
+/// `sliceEnd` by `sliceStep` (constants, clamped into the dim as ONNX says)
+/// where that is no polynomial of the symbols: `x[:, :512]` has min(S, 512)
+/// elements, `x[::2]` ceil(S/2).
+///
 /// With `broadcast`, the dim is instead the multidirectional broadcast of two
 /// different symbolic dims `in` and `span` (`[A] + [B]`): `span` when `in`
 /// is 1, else `in`, and run() returns 9 unless `span` is 1 or that.
@@ -120,9 +125,13 @@ struct DerivedDim {
   SymExpr in;
   int64_t padBegin = 0;
   bool broadcast = false;
+  bool slice = false;
+  int64_t sliceStart = 0, sliceEnd = 0, sliceStep = 1;
   bool operator==(const DerivedDim &o) const {
     return span == o.span && stride == o.stride && ceil == o.ceil && dropLast == o.dropLast &&
-           in == o.in && padBegin == o.padBegin && broadcast == o.broadcast;
+           in == o.in && padBegin == o.padBegin && broadcast == o.broadcast &&
+           slice == o.slice && sliceStart == o.sliceStart && sliceEnd == o.sliceEnd &&
+           sliceStep == o.sliceStep;
   }
 };
 

@@ -2172,9 +2172,12 @@ LogicalResult ResizeOp::inferShapes(ShapeContext &ctx) {
         return ctx.fail("the scale of dim " + Twine(i) + " (size " + Twine(d.size) +
                         ") makes it larger than 2^59");
       out.push_back(Dim::known(static_cast<int64_t>(size)));
-    }
-    else
+    } else if (s == std::floor(s) && s <= 0x1p20) {
+      // An integer scale of a symbolic dim: k*H exactly.
+      out.push_back(mulDims(d, Dim::known(static_cast<int64_t>(s))));
+    } else {
       out.push_back(Dim::unknown());
+    }
   }
   ctx.setShape(0, out);
   return success();
@@ -2285,8 +2288,11 @@ LogicalResult SizeOp::inferShapes(ShapeContext &ctx) {
 /// k < 0); the length is their distance, divided by the step when it is a
 /// constant. x[1:] has d - 1 elements for d >= 1, x[-3:] and x[2:5] 3 for
 /// d >= 3 and d >= 5, x[1:-1] d - 2, x[::-1] d, x[-1:-4:-1] 3, x[1:7:2] 3
-/// for d >= 7. Unknown where the length depends on d in another way (a
-/// start from the end with an end from the start, x[::2]).
+/// for d >= 7. Where the polynomial would need d of 2 or more (x[2:5],
+/// x[:512], which a shorter input makes shorter) or the length depends on d
+/// in another way (a start from the end with an end from the start, x[::2]),
+/// the length is a derived dim (DerivedDim::slice) that run() computes from
+/// d with ONNX's clamping, right for every d.
 Dim symbolicSliceDim(ShapeContext &ctx, const Dim &d, int64_t start, int64_t end,
                      int64_t step) {
   // Bounds this far out clamp to the ends of any dim.
@@ -2294,6 +2300,15 @@ Dim symbolicSliceDim(ShapeContext &ctx, const Dim &d, int64_t start, int64_t end
   if (step == 0 || !d.isSymbolic())
     return Dim::unknown();
   step = std::clamp<int64_t>(step, -far, far);
+  auto derived = [&] {
+    DerivedDim def;
+    def.slice = true;
+    def.in = d.expr;
+    def.sliceStart = std::clamp<int64_t>(start, -far, far);
+    def.sliceEnd = std::clamp<int64_t>(end, -far, far);
+    def.sliceStep = step;
+    return ctx.derivedDim(def);
+  };
   // A position: `fromEnd` counts from d. `least` is the smallest d for
   // which it does not clamp.
   struct Pos {
@@ -2322,13 +2337,19 @@ Dim symbolicSliceDim(ShapeContext &ctx, const Dim &d, int64_t start, int64_t end
   int64_t stride = step > 0 ? step : -step;
   if (from.fromEnd == to.fromEnd) {
     int64_t span = to.k - from.k;
+    if (span <= 0)
+      return Dim::known(0); // x[5:2], x[-2:-5]: empty for every d
+    if (least > 1)
+      return derived();
     ctx.requireAtLeast(d, least);
-    return Dim::known(span > 0 ? (span + stride - 1) / stride : 0);
+    return Dim::known((span + stride - 1) / stride);
   }
   if (from.fromEnd || stride != 1)
-    return Dim::unknown(); // x[-3:5]: 5 - (d - 3) depends on d both ways
+    return derived(); // x[-3:5]: 5 - (d - 3) depends on d both ways
   // From k to d + k': d + k' - k elements once d >= k - k'.
   least = std::max(least, from.k - to.k);
+  if (least > 1)
+    return derived();
   ctx.requireAtLeast(d, least);
   return subDims(d, Dim::known(from.k - to.k));
 }

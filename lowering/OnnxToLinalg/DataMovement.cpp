@@ -663,28 +663,17 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
             return rewriter.notifyMatchFailure(op, "slice length is not computable");
           sizes[*axis] = n;
         }
-        // The start as a position from the beginning (k) or the end (d + k),
-        // where the clamping of far bounds puts it.
-        bool fromEnd;
-        if (step > 0) {
-          fromEnd = start >= far || (start < 0 && start > -far);
-          start = start <= -far ? 0 : start >= far ? 0 : start;
-        } else {
-          fromEnd = start >= far || (start < 0 && start > -far);
-          start = start >= far ? -1 : start <= -far ? 0 : start;
-        }
+        // The first element read: the start clamped into the dim as ONNX
+        // says (at run time: the dim may be shorter than the bounds).
         strides[*axis] = step;
         backwards |= step < 0;
         if (length.isStatic() && length.size == 0) {
           offsets[*axis] = rewriter.getIndexAttr(0);
           strides[*axis] = 1;
-        } else if (!fromEnd) {
-          offsets[*axis] = rewriter.getIndexAttr(start);
         } else {
           Value dim = tensor::DimOp::create(rewriter, loc, input, *axis);
-          offsets[*axis] =
-              arith::AddIOp::create(rewriter, loc, dim, indexConst(rewriter, loc, start))
-                  .getResult();
+          offsets[*axis] = slicePosition(rewriter, loc, dim, std::clamp<int64_t>(start, -far, far),
+                                         step < 0);
         }
         continue;
       }

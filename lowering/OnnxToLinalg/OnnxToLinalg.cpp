@@ -249,6 +249,29 @@ Value buildIndexedGeneric(OpBuilder &b, Location loc, RankedTensorType type,
   return generic.getResult(0);
 }
 
+Value slicePosition(OpBuilder &b, Location loc, Value dim, int64_t k, bool backwards) {
+  if (k < 0)
+    return arith::MaxSIOp::create(b, loc, arith::AddIOp::create(b, loc, dim, indexConst(b, loc, k)),
+                                  indexConst(b, loc, backwards ? -1 : 0));
+  Value last = backwards ? Value(arith::SubIOp::create(b, loc, dim, indexConst(b, loc, 1))) : dim;
+  return arith::MinSIOp::create(b, loc, indexConst(b, loc, k), last);
+}
+
+Value sliceLength(OpBuilder &b, Location loc, Value dim, int64_t start, int64_t end,
+                  int64_t step) {
+  bool backwards = step < 0;
+  Value s = slicePosition(b, loc, dim, start, backwards);
+  Value e = slicePosition(b, loc, dim, end, backwards);
+  Value span = backwards ? arith::SubIOp::create(b, loc, s, e) : arith::SubIOp::create(b, loc, e, s);
+  span = arith::MaxSIOp::create(b, loc, span, indexConst(b, loc, 0));
+  int64_t stride = backwards ? -step : step;
+  if (stride == 1)
+    return span;
+  return arith::DivUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, span, indexConst(b, loc, stride - 1)),
+      indexConst(b, loc, stride));
+}
+
 namespace {
 /// onnx.Constant becomes arith.constant of the signless tensor type.
 struct ConstantLowering : OpConversionPattern<onnx::ConstantOp> {
@@ -431,6 +454,14 @@ void defineDerivedSymbols(func::FuncOp func, OnnxTypeConverter &converter) {
     Value limit = converter.materialize(b, loc, func, *bound);
     if (!span || !limit)
       continue; // not a symbol of this function
+    if (def->slice) {
+      Value in = converter.materialize(b, loc, func, def->in);
+      if (!in)
+        continue;
+      Value length = sliceLength(b, loc, in, def->sliceStart, def->sliceEnd, def->sliceStep);
+      values.push_back({name, arith::MinUIOp::create(b, loc, length, limit)});
+      continue;
+    }
     if (def->broadcast) {
       // `span` when `in` is 1, else `in`; run() returns 9 unless `span` is
       // 1 or that (onnxcc_rt::check_broadcast).
@@ -987,7 +1018,7 @@ bool lowersSymbolicDims(Operation *op) {
              onnx::InstanceNormalizationOp, onnx::NonZeroOp, onnx::NonMaxSuppressionOp, onnx::CompressOp,
              onnx::UniqueOp, onnx::HannWindowOp, onnx::HammingWindowOp,
              onnx::BlackmanWindowOp, onnx::MelWeightMatrixOp, onnx::STFTOp, onnx::IfOp, onnx::LoopOp,
-             onnx::ScanOp, onnx::StringSplitOp, onnx::CumSumOp, onnx::CumProdOp, onnx::EinsumOp, onnx::TileOp>(op) ||
+             onnx::ScanOp, onnx::StringSplitOp, onnx::CumSumOp, onnx::CumProdOp, onnx::EinsumOp, onnx::TileOp, onnx::ResizeOp>(op) ||
          // The ai.onnx.ml ops (ClassicalML.cpp): symbolic rows, static features.
          isa<onnx::MLTreeEnsembleOp, onnx::MLTreeEnsembleRegressorOp,
              onnx::MLTreeEnsembleClassifierOp, onnx::MLLabelEncoderOp, onnx::MLCategoryMapperOp,
@@ -1111,8 +1142,11 @@ struct ConvertOnnxToLinalgPass
     // Ops whose symbolic dims they treat independently run on static slices.
     SmallVector<Operation *> candidates;
     module.walk([&](Operation *op) {
+      // Resize lowers symbolic dims it scales by a constant; dims it keeps
+      // (a batch) still split off first, so that scales given at run time
+      // work there.
       if (op->getDialect() && op->getDialect()->getNamespace() == "onnx" &&
-          !lowersSymbolicDims(op) && op->getNumResults() > 0)
+          (!lowersSymbolicDims(op) || isa<onnx::ResizeOp>(op)) && op->getNumResults() > 0)
         if (auto t = dyn_cast<RankedTensorType>(op->getResult(0).getType());
             t && !t.hasStaticShape())
           candidates.push_back(op);

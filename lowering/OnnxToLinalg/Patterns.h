@@ -162,6 +162,17 @@ mlir::Value tensorFromFlatBuffer(mlir::OpBuilder &b, mlir::Location loc, mlir::V
 mlir::Value resultTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value out,
                          mlir::RankedTensorType type, mlir::ValueRange sizes);
 
+/// Where a Slice bound `k` (a constant, within int32) falls in a dim of
+/// run-time size `dim`, clamped as ONNX says: into [0, dim] for a forward
+/// step, [-1, dim - 1] for a backward one; negative k counts from the end.
+mlir::Value slicePosition(mlir::OpBuilder &b, mlir::Location loc, mlir::Value dim, int64_t k,
+                          bool backwards);
+
+/// The length of a Slice of a dim of run-time size `dim` from `start` to
+/// `end` by `step` (constants), as ONNX clamps them.
+mlir::Value sliceLength(mlir::OpBuilder &b, mlir::Location loc, mlir::Value dim, int64_t start,
+                        int64_t end, int64_t step);
+
 /// The product of dims [from, to) of `v` (a ranked tensor) as an index
 /// value, static parts folded into one constant.
 mlir::Value dimProduct(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, int64_t from,

@@ -70,6 +70,10 @@ struct AxisPlan {
   int64_t taps = 1;
   /// Whether the kernel is stretched (antialiasing).
   bool antialias = false;
+  /// A symbolic input dim (inSize and outSize are then kDynamic): its size
+  /// at run time, and the result's (scale * size, the scale a constant).
+  Value inSizeValue;
+  Value outSizeValue;
 };
 
 /// The elements of a constant operand as doubles: an onnx.Constant defining
@@ -157,10 +161,27 @@ struct Scalars {
     return arith::IndexCastOp::create(b, loc, b.getIndexType(), i64);
   }
   /// Clamps an index to [lo, hi] with compare and select.
-  Value clamp(Value i, int64_t lo, int64_t hi) {
-    Value loV = index(lo), hiV = index(hi);
+  Value clamp(Value i, int64_t lo, int64_t hi) { return clamp(i, index(lo), index(hi)); }
+  Value clamp(Value i, Value loV, Value hiV) {
     i = select(cmpI(arith::CmpIPredicate::slt, i, loV), loV, i);
     return select(cmpI(arith::CmpIPredicate::sgt, i, hiV), hiV, i);
+  }
+  /// An axis's input size plus `k`, as an index and as f64 (a constant for
+  /// a static dim, from its run-time size for a symbolic one).
+  Value inSizePlus(const AxisPlan &plan, int64_t k) {
+    if (!plan.inSizeValue)
+      return index(plan.inSize + k);
+    return k ? addI(plan.inSizeValue, index(k)) : plan.inSizeValue;
+  }
+  Value inSizeF64(const AxisPlan &plan, double k = 0.0) {
+    if (!plan.inSizeValue)
+      return f64(static_cast<double>(plan.inSize) + k);
+    Value v = indexToF64(plan.inSizeValue);
+    return k != 0.0 ? add(v, f64(k)) : v;
+  }
+  Value outSizeF64(const AxisPlan &plan) {
+    return plan.outSizeValue ? indexToF64(plan.outSizeValue)
+                             : f64(static_cast<double>(plan.outSize));
   }
 };
 
@@ -187,16 +208,28 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
 
   LogicalResult matchAndRewrite(onnx::ResizeOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType type = typeAndSizes->first;
     Value x = adaptor.getX();
     auto xType = dyn_cast<RankedTensorType>(x.getType());
-    if (!xType || !xType.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "X needs a static shape");
+    if (!xType)
+      return rewriter.notifyMatchFailure(op, "X needs a ranked type");
     int64_t rank = xType.getRank();
     if (type.getRank() != rank)
       return rewriter.notifyMatchFailure(op, "result rank differs from X's");
+    // Symbolic dims (an upsampling of [N, C, H, W] by 2 with the image size
+    // given at run time): each is kept (scale 1) or scaled by a constant
+    // (the shape function made the result k*H, an integer k).
+    bool symbolic = !xType.hasStaticShape() || !type.hasStaticShape();
+    if (symbolic &&
+        (length1D(op.getSizes()).value_or(0) != 0 ||
+         op.getCoordinateTransformationMode() == "tf_crop_and_resize" ||
+         !constantDoubles(op.getScales(), adaptor.getScales())))
+      return op.emitError("cannot lower 'onnx.Resize' with symbolic dims unless its scales are "
+                          "constants (not sizes, not tf_crop_and_resize; pass --shape to fix "
+                          "them)");
 
     Mode mode = llvm::StringSwitch<Mode>(op.getMode())
                     .Case("linear", Mode::Linear)
@@ -227,6 +260,13 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
       axes[d].dim = d;
       axes[d].inSize = xType.getDimSize(d);
       axes[d].outSize = type.getDimSize(d);
+      if (xType.isDynamicDim(d) || type.isDynamicDim(d)) {
+        if (!xType.isDynamicDim(d) || !type.isDynamicDim(d))
+          return rewriter.notifyMatchFailure(op, "a symbolic dim must stay symbolic");
+        axes[d].inSize = axes[d].outSize = ShapedType::kDynamic;
+        axes[d].inSizeValue = tensor::DimOp::create(rewriter, op.getLoc(), x, d);
+        axes[d].outSizeValue = typeAndSizes->second[type.getDynamicDimIndex(d)];
+      }
     }
     bool bySizes = false;
     if (auto n = length1D(op.getSizes()); n && *n != 0) {
@@ -252,8 +292,12 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
           double s = (*given)[d];
           if (!(s > 0) || !std::isfinite(s))
             return rewriter.notifyMatchFailure(op, "scales must be positive and finite");
-          if (static_cast<int64_t>(std::floor(static_cast<double>(axes[d].inSize) * s)) !=
-              axes[d].outSize)
+          if (axes[d].inSizeValue) {
+            if (s != std::floor(s))
+              return rewriter.notifyMatchFailure(op, "a symbolic dim scaled by a fraction");
+          } else if (static_cast<int64_t>(
+                         std::floor(static_cast<double>(axes[d].inSize) * s)) !=
+                     axes[d].outSize)
             return rewriter.notifyMatchFailure(op, "result shape disagrees with scales");
           axes[d].scale = s;
         }
@@ -275,7 +319,7 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
     }
 
     Location loc = op.getLoc();
-    if (type.getNumElements() == 0) {
+    if (type.hasStaticShape() && type.getNumElements() == 0) {
       rewriter.replaceOp(
           op, tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType()));
       return success();
@@ -287,6 +331,12 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
     // known at compile time (and, cropping, the full roi).
     SmallVector<AxisPlan> plans;
     for (AxisPlan &axis : axes) {
+      if (axis.inSizeValue) {
+        // An empty symbolic dim gives an empty result: nothing is read.
+        if (axis.scale != 1.0)
+          plans.push_back(axis);
+        continue;
+      }
       bool sameSize = axis.inSize == axis.outSize;
       bool fullRoi = transform != Transform::TfCropAndResize ||
                      (axis.roiStart == 0.0 && axis.roiEnd == 1.0);
@@ -352,7 +402,7 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
         outside = s.orI(outside, sample.outside);
       return s.select(outside, scalarConstant(b, l, elem, extrapolation), result);
     };
-    rewriter.replaceOp(op, buildIndexedGeneric(rewriter, loc, type, body));
+    rewriter.replaceOp(op, buildIndexedGeneric(rewriter, loc, type, body, typeAndSizes->second));
     return success();
   }
 
@@ -415,33 +465,32 @@ private:
   /// (scale * size_in) can be 1 only when the result dim is 1.
   static Value inputCoordinate(Scalars &s, const AxisPlan &plan, const AxisParams &params,
                                Value xOut, Transform transform) {
-    double inSize = static_cast<double>(plan.inSize);
     Value one = s.f64(1.0);
-    auto outWidth = [&] { return s.mul(params.scale, s.f64(inSize)); };
+    auto outWidth = [&] { return s.mul(params.scale, s.inSizeF64(plan)); };
     auto unlessWidthOne = [&](Value whenOne, Value otherwise) {
-      if (plan.outSize != 1)
+      if (plan.outSize != 1 && !plan.outSizeValue)
         return otherwise;
       return s.select(s.cmpF(arith::CmpFPredicate::OEQ, outWidth(), one), whenOne, otherwise);
     };
     switch (transform) {
     case Transform::AlignCorners:
       return unlessWidthOne(
-          s.f64(0.0), s.div(s.mul(xOut, s.f64(inSize - 1)), s.sub(outWidth(), one)));
+          s.f64(0.0), s.div(s.mul(xOut, s.inSizeF64(plan, -1)), s.sub(outWidth(), one)));
     case Transform::Asymmetric:
       return s.div(xOut, params.scale);
     case Transform::TfCropAndResize: {
-      Value whenOne = s.div(s.mul(params.extent, s.f64(inSize - 1)), s.f64(2.0));
-      Value otherwise = s.div(s.mul(s.mul(xOut, params.extent), s.f64(inSize - 1)),
+      Value whenOne = s.div(s.mul(params.extent, s.inSizeF64(plan, -1)), s.f64(2.0));
+      Value otherwise = s.div(s.mul(s.mul(xOut, params.extent), s.inSizeF64(plan, -1)),
                               s.sub(outWidth(), one));
       return s.add(unlessWidthOne(whenOne, otherwise),
-                   s.mul(params.roiStart, s.f64(inSize - 1)));
+                   s.mul(params.roiStart, s.inSizeF64(plan, -1)));
     }
     case Transform::HalfPixelSymmetric: {
       // half_pixel shifted so that the output stays centred when its width
       // (scale * size_in) is cut to a whole size_out: by center * (1 -
       // size_out / width), center = size_in / 2.
-      Value adjustment = s.div(s.f64(static_cast<double>(plan.outSize)), outWidth());
-      Value offset = s.mul(s.f64(inSize / 2), s.sub(one, adjustment));
+      Value adjustment = s.div(s.outSizeF64(plan), outWidth());
+      Value offset = s.mul(s.div(s.inSizeF64(plan), s.f64(2.0)), s.sub(one, adjustment));
       return s.add(offset,
                    s.sub(s.div(s.add(xOut, s.f64(0.5)), params.scale), s.f64(0.5)));
     }
@@ -468,7 +517,7 @@ private:
     if (transform == Transform::TfCropAndResize)
       sample.outside =
           s.orI(s.cmpF(arith::CmpFPredicate::OLT, ori, s.f64(0.0)),
-                s.cmpF(arith::CmpFPredicate::OGT, ori, s.f64(plan.inSize - 1)));
+                s.cmpF(arith::CmpFPredicate::OGT, ori, s.inSizeF64(plan, -1)));
 
     // ratio in (0, 1]: the left neighbour `base` is x_ori - 1 for an integer
     // x_ori, as the reference prefers the pixel left of x_ori.
@@ -479,7 +528,8 @@ private:
     // Bounded (NaN included, from bad run-time scales) before the conversion
     // to an integer; the window below is clamped to a tighter range anyway.
     Value baseF = s.select(isInteger, s.sub(floorOri, one), floorOri);
-    double bound = static_cast<double>(plan.inSize + 4);
+    // (A symbolic dim is at most 2^31, NAME_MAX_DIM.)
+    double bound = plan.inSizeValue ? 0x1p31 + 4 : static_cast<double>(plan.inSize + 4);
     baseF = arith::MaxNumFOp::create(s.b, s.loc, baseF, s.f64(-bound));
     baseF = arith::MinNumFOp::create(s.b, s.loc, baseF, s.f64(bound));
     Value base = s.f64ToIndex(baseF);
@@ -488,9 +538,10 @@ private:
     // window starting at base - (n / 2 - 1), kept inside the padded range.
     int64_t n = mode == Mode::Nearest ? 2 : plan.taps;
     int64_t pad = n / 2;
-    Value start = s.clamp(s.addI(base, s.index(-(n / 2 - 1))), -pad, plan.inSize + pad - n);
+    Value start = s.clamp(s.addI(base, s.index(-(n / 2 - 1))), s.index(-pad),
+                          s.inSizePlus(plan, pad - n));
     auto tap = [&](int64_t k) { return s.addI(start, s.index(k)); };
-    auto read = [&](Value pos) { return s.clamp(pos, 0, plan.inSize - 1); };
+    auto read = [&](Value pos) { return s.clamp(pos, s.index(0), s.inSizePlus(plan, -1)); };
 
     if (mode == Mode::Nearest) {
       Value half = s.f64(0.5);
@@ -570,7 +621,7 @@ private:
     for (int64_t k = 0; k < n; ++k) {
       Value pos = tap(k);
       Value outside = s.orI(s.cmpI(arith::CmpIPredicate::slt, pos, s.index(0)),
-                            s.cmpI(arith::CmpIPredicate::sge, pos, s.index(plan.inSize)));
+                            s.cmpI(arith::CmpIPredicate::sge, pos, s.inSizePlus(plan, 0)));
       sample.weights[k] = s.select(outside, zero, sample.weights[k]);
       total = total ? s.add(total, sample.weights[k]) : sample.weights[k];
     }

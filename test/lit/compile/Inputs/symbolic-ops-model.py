@@ -296,6 +296,54 @@ save("broadcast_two_symbols", [
     [helper.make_tensor_value_info(n, F, None) for n in ("sum", "wz")],
     [], bcast_data)
 
+# Slices of a symbolic dim whose length is no polynomial of it: x[:, :3]
+# (min(S, 3)), x[:, 2:5], x[:, -3:], x[:, ::2] (ceil(S/2)), x[:, -1:-4:-1]
+# and x[:, ::-2]: run() computes each length from S with ONNX's clamping,
+# so short inputs give short results (S = 0 included).
+slices = [(0, 3, 1), (2, 5, 1), (-3, 2**62, 1), (0, 2**62, 2), (-1, -4, -1), (-1, -2**62, -2)]
+def slice_sym(x):
+    return [x[:, s:(None if abs(e) > 2**40 else e):t] for s, e, t in slices]
+slice_data = [([x], slice_sym(x)) for x in (uniform(2, 7), uniform(3, 2), uniform(1, 1),
+                                              uniform(2, 0), uniform(1, 4))]
+save("slice_derived", [
+    helper.make_node("Slice", ["x", "s%d" % k, "e%d" % k, "one", "t%d" % k], ["y%d" % k])
+    for k in range(len(slices))],
+    [helper.make_tensor_value_info("x", F, ["B", "S"])],
+    [helper.make_tensor_value_info("y%d" % k, F, None) for k in range(len(slices))],
+    [const("one", [1])] + [c for k, (st, en, t) in enumerate(slices)
+                           for c in (const("s%d" % k, [st]), const("e%d" % k, [en]),
+                                     const("t%d" % k, [t]))],
+    slice_data)
+
+# Resize of symbolic spatial dims by constant integer scales (a detector's
+# upsampling with the image size given at run time): [N, 2, H, W] by 2 in
+# H and W, nearest (asymmetric, floor) as exporters write it, linear
+# (half_pixel) and cubic (align_corners) by 3 along W only. The result is
+# [N, 2, 2*H, 2*W] and [N, 2, H, 3*W]; references from ONNX's own resize
+# reference (onnx.backend.test.case.node.resize).
+from onnx.backend.test.case.node.resize import (cubic_coeffs, interpolate_nd,  # noqa: E402
+                                                 linear_coeffs, nearest_coeffs)
+def resize_sym(x):
+    up = interpolate_nd(x, lambda r: nearest_coeffs(r, mode="floor"),
+                        scale_factors=[1, 1, 2, 2], coordinate_transformation_mode="asymmetric")
+    lin = interpolate_nd(x, linear_coeffs, scale_factors=[1, 1, 1, 3],
+                         coordinate_transformation_mode="half_pixel")
+    cub = interpolate_nd(x, lambda r: cubic_coeffs(r, A=-0.75), scale_factors=[1, 1, 1, 3],
+                         coordinate_transformation_mode="align_corners")
+    return [up.astype(np.float32), lin.astype(np.float32), cub.astype(np.float32)]
+resize_data = [([x], resize_sym(x)) for x in (uniform(1, 2, 3, 4), uniform(2, 2, 1, 5),
+                                              uniform(1, 2, 2, 1))]
+save("resize_symbolic", [
+    helper.make_node("Resize", ["x", "", "s2"], ["up"], mode="nearest",
+                     coordinate_transformation_mode="asymmetric", nearest_mode="floor"),
+    helper.make_node("Resize", ["x", "", "s3"], ["lin"], mode="linear"),
+    helper.make_node("Resize", ["x", "", "s3"], ["cub"], mode="cubic",
+                     coordinate_transformation_mode="align_corners")],
+    [helper.make_tensor_value_info("x", F, ["N", 2, "H", "W"])],
+    [helper.make_tensor_value_info(n, F, None) for n in ("up", "lin", "cub")],
+    [const("s2", [1, 1, 2, 2], np.float32), const("s3", [1, 1, 1, 3], np.float32)],
+    resize_data)
+
 # Models that fit their symbolic dims only for some values of the symbols:
 # refused where no one value fixes it (refuse_*; they compile with
 # --shape), compiled for the one value with a warning where it does
