@@ -359,6 +359,28 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
     DenseMap<Value, unsigned> outputArgs;
     // Outputs with data-dependent dims (which of their dims are).
     DenseMap<unsigned, SmallVector<bool>> dataOutputs;
+    // Every output's dims first: one output may be a view of another's
+    // buffer (a Flatten of an output), which the loop below replaces with an
+    // argument whose dims it cannot read yet.
+    SmallVector<std::optional<std::pair<SmallVector<Attribute>, SmallVector<bool>>>> allDims;
+    for (Value v : ret.getOperands()) {
+      auto type = dyn_cast<MemRefType>(v.getType());
+      std::pair<SmallVector<Attribute>, SmallVector<bool>> one;
+      bool ok = true;
+      if (type && !type.hasStaticShape()) {
+        for (int64_t d = 0; d < type.getRank() && ok; ++d) {
+          bool bounded = false;
+          auto poly = dimPoly(v, d, 0, false, &bounded);
+          if (!poly) {
+            ok = false;
+            break;
+          }
+          one.first.push_back(onnx::dimToAttr(func.getContext(), onnx::Dim::of(*poly)));
+          one.second.push_back(bounded);
+        }
+      }
+      allDims.push_back(ok ? std::optional(one) : std::nullopt);
+    }
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
       auto type = dyn_cast<MemRefType>(v.getType());
       if (!type)
@@ -371,19 +393,11 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
         memref::CopyOp::create(b, ret.getLoc(), v, arg);
         continue;
       }
-      SmallVector<Attribute> dims;
-      SmallVector<bool> dataDims;
-      if (!type.hasStaticShape()) {
-        for (int64_t d = 0; d < type.getRank(); ++d) {
-          bool bounded = false;
-          auto poly = dimPoly(v, d, 0, false, &bounded);
-          if (!poly)
-            return ret.emitError() << "output buffer " << type << " has dim " << d
-                                   << " that is not a function of the symbolic dims";
-          dims.push_back(onnx::dimToAttr(func.getContext(), onnx::Dim::of(*poly)));
-          dataDims.push_back(bounded);
-        }
-      }
+      if (!allDims[i])
+        return ret.emitError() << "output buffer " << type
+                               << " has a dim that is not a function of the symbolic dims";
+      SmallVector<Attribute> dims = allDims[i]->first;
+      SmallVector<bool> dataDims = allDims[i]->second;
       outputDims.push_back(dims.empty() ? ArrayAttr() : ArrayAttr::get(func.getContext(), dims));
       auto argType = MemRefType::get(type.getShape(), type.getElementType());
       BlockArgument arg = entry.addArgument(argType, ret.getLoc());
