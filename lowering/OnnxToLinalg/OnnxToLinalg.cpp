@@ -721,6 +721,37 @@ SmallVector<int64_t> independentDims(Operation *op) {
 /// lowers statically. A fused Conv's residual Z, which has the result's
 /// shape, is sliced as the result. Every present result is sliced alike
 /// (TopK's values and indices). Returns true when `op` was replaced.
+/// MaxPool's Indices count positions in the whole of X (the batch and
+/// channel included): a slice's indices at split coordinates `ivs` (of X's
+/// dims `dims`) move by the elements of X before that slice.
+Value offsetPoolIndices(OpBuilder &b, Location loc, Value indices, ValueRange ivs,
+                        ArrayRef<int64_t> dims, Value x) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  Value offset = indexConst(b, loc, 0);
+  for (auto [iv, d] : llvm::zip_equal(ivs, dims)) {
+    Value stride = iv;
+    for (int64_t e = d + 1; e < xType.getRank(); ++e)
+      stride = arith::MulIOp::create(
+          b, loc, stride,
+          xType.isDynamicDim(e) ? Value(tensor::DimOp::create(b, loc, x, e))
+                                : indexConst(b, loc, xType.getDimSize(e)));
+    offset = arith::AddIOp::create(b, loc, offset, stride);
+  }
+  offset = arith::IndexCastOp::create(b, loc, b.getI64Type(), offset);
+  auto type = cast<RankedTensorType>(indices.getType());
+  int64_t rank = type.getRank();
+  SmallVector<AffineMap> maps(2, AffineMap::getMultiDimIdentityMap(rank, b.getContext()));
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  Value init = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  return linalg::GenericOp::create(
+             b, loc, type, ValueRange{indices}, ValueRange{init}, maps, iterators,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, nloc, Value(arith::AddIOp::create(nb, nloc, args[0], offset)));
+             })
+      .getResult(0);
+}
+
 bool splitIndependentDims(Operation *op, OnnxTypeConverter &converter) {
   if (op->getNumOperands() == 0 || op->getNumResults() == 0)
     return false;
@@ -859,8 +890,11 @@ bool splitIndependentDims(Operation *op, OnnxTypeConverter &converter) {
         for (auto [k, i] : llvm::enumerate(results)) {
           auto full = cast<RankedTensorType>(op->getResult(i).getType());
           inner->getResult(i).setType(RankedTensorType::get(yInner, full.getElementType()));
-          updated.push_back(tensor::InsertSliceOp::create(nb, nloc, inner->getResult(i), acc[k],
-                                                          yOffsets, ySizes, yStrides));
+          Value part = inner->getResult(i);
+          if (isa<onnx::MaxPoolOp>(op) && i == 1)
+            part = offsetPoolIndices(nb, nloc, part, ivs, dims, input);
+          updated.push_back(tensor::InsertSliceOp::create(nb, nloc, part, acc[k], yOffsets,
+                                                          ySizes, yStrides));
         }
         return updated;
       });
