@@ -731,8 +731,17 @@ def op_pool(b):
         exact = x.exact
         if any(pads):
             pass  # padding is -inf for MaxPool: windows always hold a real element here
-    (v,) = b.emit(name, [x], [(F32, x.shape[:2] + tuple(out), lo, hi, exact)], **attrs)
-    v.terminal = terminal
+    shape = x.shape[:2] + tuple(out)
+    outs = [(F32, shape, lo, hi, exact)]
+    # MaxPool's Indices (positions in the whole of X, batch and channel
+    # included), when X's values have no ties whose pick the spec leaves open.
+    if name == "MaxPool" and b.opset >= 8 and not x.exact and b.rng.random() < 0.25:
+        outs.append((I64, shape, 0, max(numel(x.shape) - 1, 0), True))
+        if b.opset >= 10 and b.rng.random() < 0.3:
+            attrs["storage_order"] = 1
+    values = b.emit(name, [x], outs, **attrs)
+    for v in values:
+        v.terminal = terminal
 
 
 def op_global_pool(b):
