@@ -633,9 +633,13 @@ int64_t independentLeadingDims(Operation *op) {
   // The result of a global pool at [n, c] reads only X[n, c, ...].
   if (isa<onnx::GlobalAveragePoolOp, onnx::GlobalMaxPoolOp, onnx::GlobalLpPoolOp>(op))
     return std::min<int64_t>(2, rank);
-  if (isa<onnx::ConvOp, onnx::FusedConvOp, onnx::ConvTransposeOp, onnx::AveragePoolOp,
-          onnx::LpPoolOp, onnx::BatchNormalizationOp, onnx::InstanceNormalizationOp, onnx::LRNOp,
-          onnx::DepthToSpaceOp, onnx::SpaceToDepthOp, onnx::MaxPoolOp>(op))
+  // A pool's result at [n, c] reads only X[n, c, ...] too (MaxPool's
+  // Indices get the slice's offset, offsetPoolIndices).
+  if (isa<onnx::AveragePoolOp, onnx::LpPoolOp, onnx::MaxPoolOp>(op))
+    return std::min<int64_t>(2, rank);
+  if (isa<onnx::ConvOp, onnx::FusedConvOp, onnx::ConvTransposeOp, onnx::BatchNormalizationOp,
+          onnx::InstanceNormalizationOp, onnx::LRNOp, onnx::DepthToSpaceOp,
+          onnx::SpaceToDepthOp>(op))
     return 1;
   if (isa<onnx::SoftmaxOp, onnx::LogSoftmaxOp, onnx::HardmaxOp, onnx::LayerNormalizationOp>(op))
     return std::clamp<int64_t>(axisAttr(-1), 0, rank);
