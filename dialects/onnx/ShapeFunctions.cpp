@@ -318,6 +318,10 @@ LogicalResult convShape(ShapeContext &ctx, unsigned xIdx, unsigned wIdx,
       return ctx.fail("input channels " + Twine(c.size) +
                       " do not match weight channels " + Twine(wc.size) +
                       " times group " + Twine(group));
+    // A symbolic channel dim must be W's channels times group: an equality
+    // run() checks, or one that binds its symbol (bindSymbols).
+    if (group > 0 && (!c.isStatic() || !wc.isStatic()))
+      (void)ctx.unify(c, mulDims(wc, Dim::known(group)));
     if (!w.kernel) {
       for (size_t i = 2; i < wt->size(); ++i) {
         if (!(*wt)[i].isStatic())

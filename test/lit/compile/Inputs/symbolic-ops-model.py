@@ -372,5 +372,9 @@ refuse("bind_batchnorm",
        [helper.make_node("BatchNormalization", ["a", "s", "s", "s", "s"], ["y"])],
        [helper.make_tensor_value_info("a", F, [2, "C", 3])],
        [numpy_helper.from_array(np.ones(4, np.float32), "s")], 3)
+refuse("bind_conv",
+       [helper.make_node("Conv", ["a", "w"], ["y"], group=2, kernel_shape=[3, 1])],
+       [helper.make_tensor_value_info("a", F, [1, "C", 3, 1])],
+       [numpy_helper.from_array(np.ones((4, 1, 3, 1), np.float32), "w")], 4)
 refuse("check_topk", [helper.make_node("TopK", ["a", "k"], ["y", "i"], axis=0)],
        [helper.make_tensor_value_info("a", F, ["S"])], [const("k", [3])], 1)
