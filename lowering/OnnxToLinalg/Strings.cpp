@@ -92,6 +92,20 @@ Value tensorFromFlatBuffer(OpBuilder &b, Location loc, Value buffer, RankedTenso
   return tensor::ExpandShapeOp::create(b, loc, type, result, all);
 }
 
+/// Calls runtime-support function `cName` (declared once as `symbol`) on
+/// `operands`; its i32 status is run()'s when not 0.
+static void emitRuntimeCall(OpBuilder &b, Location loc, Operation *at, StringRef symbol,
+                            StringRef cName, ValueRange operands, bool usesStringPool) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<Type> types;
+  for (Value v : operands)
+    types.push_back(v.getType());
+  func::FuncOp callee = declareRuntimeFunction(
+      b, at, symbol, cName, FunctionType::get(ctx, types, {IntegerType::get(ctx, 32)}),
+      usesStringPool);
+  func::CallOp::create(b, loc, callee, operands);
+}
+
 namespace {
 
 /// Locales whose case mapping is the one runtime-support implements (the
@@ -213,7 +227,6 @@ LogicalResult lowerStringPairs(ConversionPatternRewriter &rewriter, Operation *o
                                RankedTensorType type, Value x, Value y, StringRef symbol,
                                StringRef name, bool usesStringPool) {
   Location loc = op->getLoc();
-  MLIRContext *ctx = op->getContext();
   for (Value v : {x, y}) {
     auto t = dyn_cast<RankedTensorType>(v.getType());
     if (!t || !t.hasStaticShape() || t.getRank() > type.getRank())
@@ -227,13 +240,7 @@ LogicalResult lowerStringPairs(ConversionPatternRewriter &rewriter, Operation *o
   Value operands[] = {flatBuffer(rewriter, loc, a, /*readOnly=*/true),
                       flatBuffer(rewriter, loc, b, /*readOnly=*/true),
                       indexConst(rewriter, loc, type.getNumElements()), out};
-  SmallVector<Type> types;
-  for (Value v : operands)
-    types.push_back(v.getType());
-  func::FuncOp callee = declareRuntimeFunction(
-      rewriter, op, symbol, name, FunctionType::get(ctx, types, {IntegerType::get(ctx, 32)}),
-      usesStringPool);
-  func::CallOp::create(rewriter, loc, callee, operands);
+  emitRuntimeCall(rewriter, loc, op, symbol, name, operands, usesStringPool);
   rewriter.replaceOp(op, tensorFromFlatBuffer(rewriter, loc, out, type));
   return success();
 }
@@ -1008,7 +1015,6 @@ struct RegexFullMatchLowering : OpConversionPattern<onnx::RegexFullMatchOp> {
   LogicalResult matchAndRewrite(onnx::RegexFullMatchOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MLIRContext *ctx = op.getContext();
     auto type = staticResultType(rewriter, getTypeConverter(), op);
     if (!type)
       return failure();
@@ -1036,13 +1042,8 @@ struct RegexFullMatchLowering : OpConversionPattern<onnx::RegexFullMatchOp> {
         flatBuffer(rewriter, loc, progTensor, /*readOnly=*/true),
         arith::ConstantOp::create(rewriter, loc, rewriter.getI32IntegerAttr(count)),
         flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, scratchType), /*readOnly=*/false)};
-    SmallVector<Type> types;
-    for (Value v : operands)
-      types.push_back(v.getType());
-    func::FuncOp callee = declareRuntimeFunction(
-        rewriter, op, "onnxcc_rt_regex_full_match", "onnxcc_rt::regex_full_match",
-        FunctionType::get(ctx, types, {IntegerType::get(ctx, 32)}), /*usesStringPool=*/false);
-    func::CallOp::create(rewriter, loc, callee, operands);
+    emitRuntimeCall(rewriter, loc, op, "onnxcc_rt_regex_full_match",
+                    "onnxcc_rt::regex_full_match", operands, /*usesStringPool=*/false);
     rewriter.replaceOp(op, tensorFromFlatBuffer(rewriter, loc, out, type));
     return success();
   }
@@ -1062,7 +1063,6 @@ struct StringConstantLowering : OpConversionPattern<onnx::ConstantOp> {
     if (!type)
       return failure();
     Location loc = op.getLoc();
-    MLIRContext *ctx = op.getContext();
     SmallVector<int8_t> bytes;
     SmallVector<int64_t> offsets;
     int64_t n = type.getNumElements();
@@ -1090,13 +1090,8 @@ struct StringConstantLowering : OpConversionPattern<onnx::ConstantOp> {
     Value operands[] = {flatBuffer(rewriter, loc, bytesTensor, /*readOnly=*/true),
                         flatBuffer(rewriter, loc, offsetsTensor, /*readOnly=*/true),
                         indexConst(rewriter, loc, n), out};
-    SmallVector<Type> types;
-    for (Value v : operands)
-      types.push_back(v.getType());
-    func::FuncOp callee = declareRuntimeFunction(
-        rewriter, op, "onnxcc_rt_string_constant", "onnxcc_rt::string_constant",
-        FunctionType::get(ctx, types, {IntegerType::get(ctx, 32)}), /*usesStringPool=*/false);
-    func::CallOp::create(rewriter, loc, callee, operands);
+    emitRuntimeCall(rewriter, loc, op, "onnxcc_rt_string_constant", "onnxcc_rt::string_constant",
+                    operands, /*usesStringPool=*/false);
     rewriter.replaceOp(op, tensorFromFlatBuffer(rewriter, loc, out, type));
     return success();
   }
