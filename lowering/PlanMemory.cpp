@@ -362,24 +362,27 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
     // Every output's dims first: one output may be a view of another's
     // buffer (a Flatten of an output), which the loop below replaces with an
     // argument whose dims it cannot read yet.
-    SmallVector<std::optional<std::pair<SmallVector<Attribute>, SmallVector<bool>>>> allDims;
+    struct OutputDims {
+      SmallVector<Attribute> dims;
+      SmallVector<bool> dataDims;
+      int64_t unknownDim = -1; // the first dim no polynomial gives
+    };
+    SmallVector<OutputDims> allDims;
     for (Value v : ret.getOperands()) {
       auto type = dyn_cast<MemRefType>(v.getType());
-      std::pair<SmallVector<Attribute>, SmallVector<bool>> one;
-      bool ok = true;
-      if (type && !type.hasStaticShape()) {
-        for (int64_t d = 0; d < type.getRank() && ok; ++d) {
-          bool bounded = false;
-          auto poly = dimPoly(v, d, 0, false, &bounded);
-          if (!poly) {
-            ok = false;
-            break;
-          }
-          one.first.push_back(onnx::dimToAttr(func.getContext(), onnx::Dim::of(*poly)));
-          one.second.push_back(bounded);
+      OutputDims &one = allDims.emplace_back();
+      if (!type || type.hasStaticShape())
+        continue;
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        bool bounded = false;
+        auto poly = dimPoly(v, d, 0, false, &bounded);
+        if (!poly) {
+          one.unknownDim = d;
+          break;
         }
+        one.dims.push_back(onnx::dimToAttr(func.getContext(), onnx::Dim::of(*poly)));
+        one.dataDims.push_back(bounded);
       }
-      allDims.push_back(ok ? std::optional(one) : std::nullopt);
     }
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
       auto type = dyn_cast<MemRefType>(v.getType());
@@ -393,11 +396,11 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
         memref::CopyOp::create(b, ret.getLoc(), v, arg);
         continue;
       }
-      if (!allDims[i])
-        return ret.emitError() << "output buffer " << type
-                               << " has a dim that is not a function of the symbolic dims";
-      SmallVector<Attribute> dims = allDims[i]->first;
-      SmallVector<bool> dataDims = allDims[i]->second;
+      if (allDims[i].unknownDim >= 0)
+        return ret.emitError() << "output buffer " << type << " has dim " << allDims[i].unknownDim
+                               << " that is not a function of the symbolic dims";
+      SmallVector<Attribute> dims = allDims[i].dims;
+      SmallVector<bool> dataDims = allDims[i].dataDims;
       outputDims.push_back(dims.empty() ? ArrayAttr() : ArrayAttr::get(func.getContext(), dims));
       auto argType = MemRefType::get(type.getShape(), type.getElementType());
       BlockArgument arg = entry.addArgument(argType, ret.getLoc());
