@@ -322,6 +322,11 @@ LogicalResult convShape(ShapeContext &ctx, unsigned xIdx, unsigned wIdx,
     // run() checks, or one that binds its symbol (bindSymbols).
     if (group > 0 && (!c.isStatic() || !wc.isStatic()))
       (void)ctx.unify(c, mulDims(wc, Dim::known(group)));
+    // So must W's symbolic spatial dims be kernel_shape's.
+    if (w.kernel && w.kernel->size() == wt->size() - 2)
+      for (size_t i = 2; i < wt->size(); ++i)
+        if (!(*wt)[i].isStatic())
+          (void)ctx.unify((*wt)[i], Dim::known((*w.kernel)[i - 2]));
     if (!w.kernel) {
       for (size_t i = 2; i < wt->size(); ++i) {
         if (!(*wt)[i].isStatic())
@@ -813,6 +818,11 @@ static Window convWindow(ConvLikeOp op) {
 
 LogicalResult ConvOp::inferShapes(ShapeContext &ctx) {
   Window w = convWindow(*this);
+  // A symbolic output-channel dim of W must be B's length.
+  if (ctx.hasOperand(2))
+    if (auto wt = ctx.operandShape(1), b = ctx.operandShape(2);
+        wt && b && !wt->empty() && b->size() == 1 && !(*wt)[0].isStatic())
+      (void)ctx.unify((*wt)[0], (*b)[0]);
   return convShape(ctx, 0, 1, w, static_cast<int64_t>(getGroup()));
 }
 

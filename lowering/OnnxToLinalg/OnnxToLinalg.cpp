@@ -1197,6 +1197,21 @@ struct ConvertOnnxToLinalgPass
     module.walk([&](Operation *op) {
       if (failedOp || !op->getDialect() || op->getDialect()->getNamespace() != "onnx")
         return;
+      // Convolutions read W through static loops: weights given at run time
+      // with symbolic dims (other than ones bound above) are refused here.
+      if (isa<onnx::ConvOp, onnx::FusedConvOp, onnx::ConvTransposeOp, onnx::ConvIntegerOp>(op))
+        if (auto w = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+            w && !w.hasStaticShape()) {
+          failedOp = op;
+          std::string dims;
+          if (auto shape = converter.shapeOf(op->getOperand(1)))
+            for (const onnx::Dim &d : *shape)
+              dims += (dims.empty() ? "" : ", ") + d.str();
+          op->emitError() << "cannot lower '" << op->getName()
+                          << "' whose weights W have symbolic dims [" << dims
+                          << "] (pass --shape to fix them)";
+          return;
+        }
       if (op->getNumOperands() > 0 && op->getNumResults() > 0)
         if (std::string why = symbolicMismatch(op, converter); !why.empty()) {
           failedOp = op;

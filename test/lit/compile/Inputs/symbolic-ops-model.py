@@ -376,5 +376,12 @@ refuse("bind_conv",
        [helper.make_node("Conv", ["a", "w"], ["y"], group=2, kernel_shape=[3, 1])],
        [helper.make_tensor_value_info("a", F, [1, "C", 3, 1])],
        [numpy_helper.from_array(np.ones((4, 1, 3, 1), np.float32), "w")], 4)
+refuse("bind_conv_bias", [helper.make_node("Conv", ["a", "w", "b"], ["y"])],
+       [helper.make_tensor_value_info("a", F, [1, 1, 5]),
+        helper.make_tensor_value_info("w", F, ["M", 1, "K"])],
+       [numpy_helper.from_array(np.ones(3, np.float32), "b")], 3)
+refuse("refuse_conv_weights", [helper.make_node("Conv", ["a", "w"], ["y"])],
+       [helper.make_tensor_value_info("a", F, [1, 1, 5]),
+        helper.make_tensor_value_info("w", F, ["M", 1, 2])], [], 3)
 refuse("check_topk", [helper.make_node("TopK", ["a", "k"], ["y", "i"], axis=0)],
        [helper.make_tensor_value_info("a", F, ["S"])], [const("k", [3])], 1)
