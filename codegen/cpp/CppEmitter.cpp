@@ -466,9 +466,7 @@ Error Emitter::emitArith(Operation &op) {
                                        operand(0) + ", " + operand(1) + ")");
   };
   auto wrapping = [&](StringRef fn, StringRef sym) {
-    unsigned width = resultType.isIntOrIndex() && !resultType.isIndex()
-                         ? resultType.getIntOrFloatBitWidth() : 0;
-    if (dataInt && width >= 32)
+    if (dataInt && resultType.getIntOrFloatBitWidth() >= 32)
       return helper(fn, rt);
     return binary(sym);
   };

@@ -118,7 +118,6 @@ bool nonEmpty(RankedTensorType t) { return !t.hasStaticShape() || t.getNumElemen
 // Gather family
 //===----------------------------------------------------------------------===//
 
-/// Gather: out[a.., i.., b..] = data[a.., wrap(indices[i..]), b..].
 /// The run-time size of a gather's symbolic `axis` of `data` (null when it
 /// is static). Constant indices need it long enough (checkIndexValues, a
 /// run-time check); indices read at run time need it not empty when there
@@ -133,20 +132,15 @@ Value symbolicAxisSize(OpBuilder &b, Location loc, Operation *op, Value data, in
   // The original op's indices operand (operand 1 of Gather and GatherElements).
   if (op->getOperand(1).getDefiningOp<onnx::ConstantOp>())
     return size;
-  Type i64 = b.getI64Type();
   Value count = dimProduct(b, loc, indices, 0, rankedOf(indices).getRank());
   if (auto c = getConstantIntValue(count); c && *c == 0)
     return size;
-  Value least = arith::MinUIOp::create(b, loc, count, indexConst(b, loc, 1));
-  func::FuncOp check = declareRuntimeFunction(
-      b, op, "onnxcc_check_at_least", "onnxcc_rt::check_at_least",
-      b.getFunctionType({i64, i64}, {b.getI32Type()}), /*usesStringPool=*/false);
-  func::CallOp::create(b, loc, check,
-                       ValueRange{arith::IndexCastOp::create(b, loc, i64, size),
-                                  arith::IndexCastOp::create(b, loc, i64, least)});
+  checkDims(b, loc, op, "at_least", size,
+            arith::MinUIOp::create(b, loc, count, indexConst(b, loc, 1)));
   return size;
 }
 
+/// Gather: out[a.., i.., b..] = data[a.., wrap(indices[i..]), b..].
 struct GatherLowering : OpConversionPattern<onnx::GatherOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::GatherOp op, OpAdaptor adaptor,

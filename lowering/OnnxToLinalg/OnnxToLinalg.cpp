@@ -97,16 +97,9 @@ Value OnnxTypeConverter::defineDataDim(OpBuilder &b, Location loc, Operation *op
   Value limit = bound ? materialize(b, loc, op, *bound) : Value();
   if (!limit)
     return {};
-  if (shapes.isUserBound(name)) {
-    // A bound the user gave may be wrong: run() returns 10 then.
-    Type i64 = b.getI64Type();
-    func::FuncOp check = declareRuntimeFunction(
-        b, op, "onnxcc_check_bound", "onnxcc_rt::check_bound",
-        b.getFunctionType({i64, i64}, {b.getI32Type()}), /*usesStringPool=*/false);
-    func::CallOp::create(b, loc, check,
-                         ValueRange{arith::IndexCastOp::create(b, loc, i64, count),
-                                    arith::IndexCastOp::create(b, loc, i64, limit)});
-  }
+  // A bound the user gave may be wrong: run() returns 10 then.
+  if (shapes.isUserBound(name))
+    checkDims(b, loc, op, "bound", count, limit);
   Value v = arith::MinUIOp::create(b, loc, count, limit);
   if (Value placeholder = dataPlaceholders.lookup(name))
     dataValues[placeholder] = v;
@@ -217,18 +210,25 @@ Value scalarOf(OpBuilder &b, Location loc, Value t) {
   return tensor::ExtractOp::create(b, loc, t, zeros);
 }
 
+void checkDims(OpBuilder &b, Location loc, Operation *at, StringRef kind, Value lhs, Value rhs) {
+  Type i64 = b.getI64Type();
+  auto widen = [&](Value v) -> Value {
+    if (v.getType() == i64)
+      return v;
+    if (v.getType().isIndex())
+      return arith::IndexCastOp::create(b, loc, i64, v);
+    return arith::ExtSIOp::create(b, loc, i64, v);
+  };
+  func::FuncOp check = declareRuntimeFunction(
+      b, at, ("onnxcc_check_" + kind).str(), ("onnxcc_rt::check_" + kind).str(),
+      b.getFunctionType({i64, i64}, {b.getI32Type()}), /*usesStringPool=*/false);
+  func::CallOp::create(b, loc, check, ValueRange{widen(lhs), widen(rhs)});
+}
+
 void checkDeclaredDim(OpBuilder &b, Location loc, Operation *at, Value actual,
                       int64_t declared) {
-  Type i64 = b.getI64Type();
-  if (actual.getType() != i64)
-    actual = actual.getType().isIndex()
-                 ? arith::IndexCastOp::create(b, loc, i64, actual).getResult()
-                 : arith::ExtSIOp::create(b, loc, i64, actual).getResult();
-  func::FuncOp check = declareRuntimeFunction(
-      b, at, "onnxcc_check_equal", "onnxcc_rt::check_equal",
-      b.getFunctionType({i64, i64}, {b.getI32Type()}), /*usesStringPool=*/false);
-  func::CallOp::create(b, loc, check,
-                       ValueRange{actual, arith::ConstantIntOp::create(b, loc, i64, declared)});
+  checkDims(b, loc, at, "equal", actual,
+            arith::ConstantIntOp::create(b, loc, b.getI64Type(), declared));
 }
 
 Value buildIndexedGeneric(OpBuilder &b, Location loc, RankedTensorType type,
@@ -471,14 +471,7 @@ void defineDerivedSymbols(func::FuncOp func, OnnxTypeConverter &converter) {
       Value inIsOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, in,
                                             indexConst(b, loc, 1));
       Value size = arith::SelectOp::create(b, loc, inIsOne, span, in);
-      Type i64 = b.getI64Type();
-      func::FuncOp check = declareRuntimeFunction(
-          b, &func.getBody().front().front(), "onnxcc_check_broadcast",
-          "onnxcc_rt::check_broadcast", b.getFunctionType({i64, i64}, {b.getI32Type()}),
-          /*usesStringPool=*/false);
-      func::CallOp::create(b, loc, check,
-                           ValueRange{arith::IndexCastOp::create(b, loc, i64, span),
-                                      arith::IndexCastOp::create(b, loc, i64, size)});
+      checkDims(b, loc, func, "broadcast", span, size);
       values.push_back({name, arith::MinUIOp::create(b, loc, size, limit)});
       continue;
     }
@@ -596,15 +589,7 @@ void checkDimConstraints(func::FuncOp func, OnnxTypeConverter &converter) {
       Value lhs = value(c.lhs), rhs = value(c.rhs);
       if (!lhs || !rhs)
         continue;
-      bool equal = c.kind == onnx::DimConstraint::Equal;
-      Type i64 = b.getI64Type();
-      func::FuncOp check = declareRuntimeFunction(
-          b, op, equal ? "onnxcc_check_equal" : "onnxcc_check_at_least",
-          equal ? "onnxcc_rt::check_equal" : "onnxcc_rt::check_at_least",
-          b.getFunctionType({i64, i64}, {b.getI32Type()}), /*usesStringPool=*/false);
-      func::CallOp::create(b, loc, check,
-                           ValueRange{arith::IndexCastOp::create(b, loc, i64, lhs),
-                                      arith::IndexCastOp::create(b, loc, i64, rhs)});
+      checkDims(b, loc, op, c.kind == onnx::DimConstraint::Equal ? "equal" : "at_least", lhs, rhs);
     }
   }
 }
@@ -719,12 +704,6 @@ SmallVector<int64_t> independentDims(Operation *op) {
   return map;
 }
 
-/// Ops whose symbolic dims are all dims they treat independently (a
-/// dynamic batch for Conv, rows for Softmax, the dims besides TopK's axis)
-/// run in a loop nest over those dims on static slices: the op itself
-/// lowers statically. A fused Conv's residual Z, which has the result's
-/// shape, is sliced as the result. Every present result is sliced alike
-/// (TopK's values and indices). Returns true when `op` was replaced.
 /// MaxPool's Indices count positions in the whole of X (the batch and
 /// channel included): a slice's indices at split coordinates `ivs` (of X's
 /// dims `dims`) move by the elements of X before that slice.
@@ -742,20 +721,18 @@ Value offsetPoolIndices(OpBuilder &b, Location loc, Value indices, ValueRange iv
     offset = arith::AddIOp::create(b, loc, offset, stride);
   }
   offset = arith::IndexCastOp::create(b, loc, b.getI64Type(), offset);
-  auto type = cast<RankedTensorType>(indices.getType());
-  int64_t rank = type.getRank();
-  SmallVector<AffineMap> maps(2, AffineMap::getMultiDimIdentityMap(rank, b.getContext()));
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  Value init = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
-  return linalg::GenericOp::create(
-             b, loc, type, ValueRange{indices}, ValueRange{init}, maps, iterators,
-             [&](OpBuilder &nb, Location nloc, ValueRange args) {
-               linalg::YieldOp::create(
-                   nb, nloc, Value(arith::AddIOp::create(nb, nloc, args[0], offset)));
-             })
-      .getResult(0);
+  return buildBroadcastGeneric(b, loc, cast<RankedTensorType>(indices.getType()), indices,
+                               [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+                                 return arith::AddIOp::create(nb, nloc, args[0], offset);
+                               });
 }
 
+/// Ops whose symbolic dims are all dims they treat independently (a
+/// dynamic batch for Conv, rows for Softmax, the dims besides TopK's axis)
+/// run in a loop nest over those dims on static slices: the op itself
+/// lowers statically. A fused Conv's residual Z, which has the result's
+/// shape, is sliced as the result. Every present result is sliced alike
+/// (TopK's values and indices). Returns true when `op` was replaced.
 bool splitIndependentDims(Operation *op, OnnxTypeConverter &converter) {
   if (op->getNumOperands() == 0 || op->getNumResults() == 0)
     return false;

@@ -264,6 +264,12 @@ mlir::Value clampIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value idx, 
 /// The element of a tensor of one element (rank 0, or every dim 1).
 mlir::Value scalarOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value t);
 
+/// A run-time check of two dims (index or integer values, widened to i64):
+/// a call of onnxcc_rt::check_<kind>(lhs, rhs) (`kind` one of equal,
+/// at_least, broadcast, bound), whose non-zero status run() returns.
+void checkDims(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *at,
+               llvm::StringRef kind, mlir::Value lhs, mlir::Value rhs);
+
 /// A result dim that values read at run time decide (Reshape's shape,
 /// Slice's starts, TopK's K, ...) but that the model declares static: the
 /// lowering builds the declared size, and run() returns 9 (status_shape,
