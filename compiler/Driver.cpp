@@ -69,6 +69,8 @@ std::string dtypeName(Type t) {
 #include "onnxcc_threads.inc"
 // kMLHeader: runtime-support/onnxcc_ml.h (ai.onnx.ml kernels), likewise.
 #include "onnxcc_ml.inc"
+// kCudaHeader: runtime-support/onnxcc_cuda.h (the CUDA target's launcher).
+#include "onnxcc_cuda.inc"
 
 namespace {
 
@@ -374,6 +376,21 @@ llvm::Expected<std::string> kernelIsaForTarget(StringRef targetCpu) {
   return std::string("generic");
 }
 
+std::string findCudaToolkit() {
+  // Where libdevice (nvvm/libdevice/libdevice.10.bc) is: $CUDA_PATH, then
+  // the usual install folder. The PTX itself needs no toolkit: LLVM's NVPTX
+  // backend writes it; libdevice gives the kernels' math functions.
+  SmallVector<std::string> candidates;
+  if (const char *env = std::getenv("CUDA_PATH"))
+    candidates.push_back(env);
+  candidates.push_back("/usr/local/cuda");
+  candidates.push_back("/usr/lib/cuda");
+  for (const std::string &c : candidates)
+    if (llvm::sys::fs::exists(c + "/nvvm/libdevice/libdevice.10.bc"))
+      return c;
+  return "";
+}
+
 Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw_ostream &irOut) {
   auto kernelIsa = kernelIsaForTarget(options.targetCpu);
   if (!kernelIsa)
@@ -436,6 +453,12 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
     buildGraphPipeline(pm);
   } else if (options.target == "halide") {
     buildHalideLoweringPipeline(pm);
+  } else if (options.target == "cuda") {
+    CudaLoweringOptions cuda;
+    cuda.chip = options.cudaArch;
+    cuda.toolkitPath = findCudaToolkit();
+    buildCudaLoweringPipeline(pm, cuda);
+    (**module)->setAttr("onnxcc.cuda_arch", StringAttr::get(&context, options.cudaArch));
   } else {
     buildCpuLoweringPipeline(pm, *kernelIsa, options.threads);
   }
@@ -473,6 +496,7 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
   emitOptions.name = options.name;
   emitOptions.modelPath = llvm::sys::path::filename(modelPath).str();
   emitOptions.embedWeights = options.embedWeights;
+  emitOptions.cuda = options.target == "cuda";
   auto cpp = codegen::emitCpp(**module, emitOptions);
   if (!cpp)
     return makeError(modelPath + ": " + toString(cpp.takeError()));
@@ -502,6 +526,13 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
     if (Error e = writeFile(options.outDir, "onnxcc_threads.h",
                             StringRef(kThreadsHeader, sizeof(kThreadsHeader) - 1)))
       return e;
+  if (options.target == "cuda") {
+    if (Error e = writeFile(options.outDir, "onnxcc_cuda.h",
+                            StringRef(kCudaHeader, sizeof(kCudaHeader) - 1)))
+      return e;
+    if (Error e = writeFile(options.outDir, options.name + ".ptx", cpp->ptx))
+      return e;
+  }
   if (Error e = writeFile(options.outDir, "onnxcc_rt.h",
                           StringRef(kRuntimeSupportHeader, sizeof(kRuntimeSupportHeader) - 1)))
     return e;

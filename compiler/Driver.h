@@ -65,8 +65,11 @@ struct CompileOptions {
   /// Range over values computed at run time): node name -> the most each
   /// of its data-dependent dims can be; "*" for every such node (--bound).
   std::vector<std::pair<std::string, int64_t>> bounds;
-  /// The code generator (--target): cpp or halide (codegen/halide).
+  /// The code generator (--target): cpp, halide (codegen/halide) or cuda
+  /// (PTX kernels launched by host C++, see codegen/cpp/ABI.md).
   std::string target = "cpp";
+  /// The GPU architecture of the CUDA target's PTX (--cuda-arch).
+  std::string cudaArch = "sm_80";
   /// The Halide autoscheduler the generated CMakeLists.txt asks for
   /// (--halide-autoscheduler: Mullapudi2016, Li2018, Adams2019; empty: the
   /// emitter's schedule).
@@ -75,6 +78,10 @@ struct CompileOptions {
   /// stderr as it starts, and the total time at the end.
   bool progress = false;
 };
+
+/// The CUDA toolkit whose libdevice the CUDA target links ($CUDA_PATH,
+/// /usr/local/cuda, /usr/lib/cuda), or "" when none is found.
+std::string findCudaToolkit();
 
 /// The runtime-support kernel ISA (none, generic, avx2, avx512) for
 /// --target-cpu `targetCpu`; an error for an unknown name.

@@ -1096,6 +1096,29 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+#if defined(@NAME@_CUDA)
+  // The CUDA target: the model on device 0, host copies in and out. No
+  // driver or no GPU is exit status 4, which verify reports as such.
+  @NAME@_cuda *cudaModel = NULL;
+  int status = @NAME@_cuda_create(&cudaModel, 0);
+  if (status == 20 || status == 21) {
+    fprintf(stderr, "no CUDA GPU: %s\n", @NAME@_cuda_status_message(NULL, status));
+    return 4;
+  }
+  if (status == 0) {
+#ifdef @NAME@_NUM_SYMBOLS
+    status = @NAME@_cuda_run_host_generic(cudaModel, symbolDims, inputs, outputs);
+#else
+    status = @NAME@_cuda_run_host_generic(cudaModel, inputs, outputs);
+#endif
+  }
+  if (status != 0) {
+    fprintf(stderr, "@NAME@_cuda returned status %d: %s\n", status,
+            @NAME@_cuda_status_message(cudaModel, status));
+    return 3;
+  }
+  @NAME@_cuda_destroy(cudaModel);
+#else
 #ifdef @NAME@_NUM_SYMBOLS
   const size_t arenaSize = @NAME@_arena_size_generic(symbolDims);
 #else
@@ -1119,6 +1142,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "@NAME@_run_generic returned status %d\n", status);
     return 3;
   }
+#endif
   for (int i = 0; i < numOutputs; ++i) {
     const char *path = argv[numInputs + 2 + i];
 #ifdef @NAME@_HAS_SEQUENCES
@@ -1193,8 +1217,10 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+#ifndef @NAME@_CUDA
   // Only now: the strings of string outputs may live in the arena.
   free(arena);
+#endif
   return 0;
 }
 )";
@@ -1618,7 +1644,7 @@ Error buildHarness(StringRef workDir, StringRef name, StringRef harnessSource, S
     command.push_back(flag.str());
   command.push_back(inDir(name + ".cpp"));
   command.push_back(inDir("main.cpp"));
-  command.append({"-o", runPath, "-lm", "-lpthread"});
+  command.append({"-o", runPath, "-lm", "-lpthread", "-ldl"});
 
   // The stamp hashes the command and every input of the build.
   std::string stampText;

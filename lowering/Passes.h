@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -43,6 +44,24 @@ void buildCpuLoweringPipeline(mlir::OpPassManager &pm, llvm::StringRef kernels =
 /// named linalg ops generalized: linalg on tensors, what the Halide emitter
 /// (codegen/halide) reads. Registered as onnxcc-lower-halide.
 void buildHalideLoweringPipeline(mlir::OpPassManager &pm);
+
+/// Options of the CUDA target's lowering.
+struct CudaLoweringOptions {
+  /// The architecture the PTX is written for (--cuda-arch).
+  std::string chip = "sm_80";
+  /// The CUDA toolkit whose libdevice the kernels' math functions link
+  /// (empty: MLIR's default search).
+  std::string toolkitPath;
+  /// Threads per block of the kernels of parallel loops.
+  int64_t blockSize = 256;
+};
+
+/// The CUDA target (registered as onnxcc-lower-cuda): the CPU lowering with
+/// no kernels down to parallel loops over one arena, then every loop nest in
+/// a gpu.launch (onnxcc-map-to-gpu), outlined into one gpu.module, lowered to
+/// NVVM and compiled to PTX by LLVM's NVPTX backend (gpu.binary). The host
+/// function is what the C++ emitter prints, with its launches.
+void buildCudaLoweringPipeline(mlir::OpPassManager &pm, const CudaLoweringOptions &options);
 
 /// Registers the pipeline as `onnxcc-lower-cpu` for onnxcc-opt.
 void registerLoweringPipelines();

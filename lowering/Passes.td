@@ -116,4 +116,41 @@ def OnnxFoldConstantsPass : Pass<"onnx-fold-constants", "::mlir::func::FuncOp"> 
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
 }
 
+def OnnxccMapToGpuPass : Pass<"onnxcc-map-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Put the loop nests of the lowered function into gpu.launch ops";
+  let description = [{
+    For the CUDA target, after memory planning and the lowering to loops: the
+    function that remains on the host computes sizes, views into the arena and
+    run-time checks, and every loop nest that reads or writes tensor data
+    becomes a `gpu.launch`. A top-level scf.parallel runs one thread per
+    iteration (its iteration space linearized over blocks of `block-size`
+    threads); any other op that touches memory (a sequential loop nest, a
+    store) runs in a kernel of one thread. memref.copy becomes a parallel
+    loop first, and constants (memref.get_global) are read where the host
+    can pass them. Host loops that only split work (an scf.for whose body
+    holds parallel loops, as the per-batch splitting of symbolic dims makes)
+    stay on the host and launch their kernels once per iteration. What the
+    host would have to read from device memory (a tensor value that decides
+    a size or a branch) and calls of runtime-support functions on tensors
+    are errors.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", "256",
+           "Threads per block of the kernels of parallel loops">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
+}
+
+def OnnxccMergeGpuModulesPass : Pass<"onnxcc-merge-gpu-modules", "::mlir::ModuleOp"> {
+  let summary = "Move every outlined kernel into one gpu.module";
+  let description = [{
+    After gpu-kernel-outlining, which makes one gpu.module per kernel: one
+    module `onnxcc_kernels` with the kernels named k0, k1, ... in the order
+    the host launches them first, so that the generated code loads a single
+    PTX module.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // ONNXCC_LOWERING_PASSES_TD

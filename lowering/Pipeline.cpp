@@ -6,6 +6,8 @@
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -78,6 +80,56 @@ void buildCpuLoweringPipeline(OpPassManager &pm, StringRef kernels, int64_t thre
   pm.addPass(createCSEPass());
 }
 
+void buildCudaLoweringPipeline(OpPassManager &pm, const CudaLoweringOptions &options) {
+  buildGraphPipeline(pm);
+  ConvertOnnxToLinalgPassOptions lowering;
+  lowering.kernels = "none";
+  pm.addPass(createConvertOnnxToLinalgPass(lowering));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(memref::createResolveRankedShapeTypeResultDimsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createOnnxccFuseElementwisePass());
+  pm.addNestedPass<func::FuncOp>(createOnnxccProtectInputsPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createOnnxccBranchResultsToBuffersPass());
+  pm.addPass(createOnnxccPlanMemoryPass());
+  // The parallel dims of every linalg op become the threads of its kernel.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  OnnxccMapToGpuPassOptions mapping;
+  mapping.blockSize = options.blockSize;
+  pm.addPass(createOnnxccMapToGpuPass(mapping));
+  // Trip counts of static loops become constants, and constants and index
+  // arithmetic move into the kernels (no parameter for them).
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createOnnxccMergeGpuModulesPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  binary.toolkitPath = options.toolkitPath;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
 void buildHalideLoweringPipeline(OpPassManager &pm) {
   buildGraphPipeline(pm);
   ConvertOnnxToLinalgPassOptions lowering;
@@ -106,6 +158,15 @@ struct CpuLoweringOptions : public PassPipelineOptions<CpuLoweringOptions> {
                                             "(false: lower it as it is)"),
                              llvm::cl::init(true)};
 };
+struct CudaPipelineOptions : public PassPipelineOptions<CudaPipelineOptions> {
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("The GPU architecture (sm_80, ...)"),
+                           llvm::cl::init("sm_80")};
+  Option<std::string> toolkit{*this, "toolkit",
+                              llvm::cl::desc("The CUDA toolkit holding libdevice"),
+                              llvm::cl::init("")};
+  Option<int64_t> blockSize{*this, "block-size", llvm::cl::desc("Threads per block"),
+                            llvm::cl::init(256)};
+};
 } // namespace
 
 void registerLoweringPipelines() {
@@ -117,6 +178,16 @@ void registerLoweringPipelines() {
       "onnxcc-lower-cpu", "Lower the onnx dialect to loops over buffers in one arena",
       [](OpPassManager &pm, const CpuLoweringOptions &options) {
         buildCpuLoweringPipeline(pm, options.kernels, options.threads, options.foldBatchNorm);
+      });
+  PassPipelineRegistration<CudaPipelineOptions>(
+      "onnxcc-lower-cuda",
+      "Lower the onnx dialect to host code launching PTX kernels (the CUDA target)",
+      [](OpPassManager &pm, const CudaPipelineOptions &o) {
+        CudaLoweringOptions options;
+        options.chip = o.chip;
+        options.toolkitPath = o.toolkit;
+        options.blockSize = o.blockSize;
+        buildCudaLoweringPipeline(pm, options);
       });
   PassPipelineRegistration<>("onnxcc-lower-halide",
                              "Lower the onnx dialect to linalg on tensors for the Halide target",

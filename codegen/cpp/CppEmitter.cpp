@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -24,6 +25,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -187,6 +189,7 @@ private:
   void assignCarried(scf::YieldOp yield, ArrayRef<std::string> carried);
   Error emitWhile(scf::WhileOp op);
   Error emitCall(func::CallOp op);
+  Error emitLaunch(gpu::LaunchFuncOp op);
   void emitNodeComment(Operation &op);
 
   std::string value(Value v) { return names.lookup(v); }
@@ -195,6 +198,8 @@ private:
   int64_t moduleThreads = 1; // the module's onnxcc.threads
   /// The expression for the first byte of the weights.
   std::string weightsBase() const {
+    if (options.cuda)
+      return "cuda_weights_";
     return options.embedWeights ? options.name + "_weights" : std::string("weights_");
   }
   std::string newName(StringRef prefix = "v") { return (prefix + Twine(nextId++)).str(); }
@@ -252,6 +257,9 @@ private:
   std::string pendingNode;
   /// Bytes the string pool takes at the end of the arena (0: no pool).
   int64_t stringPoolBytes = 0;
+  /// The CUDA target: the kernels the host launches, by symbol, in the order
+  /// of NAME_kernel_names_.
+  llvm::MapVector<SymbolRefAttr, int> kernels;
 };
 
 std::string Emitter::localName(Operation *op, StringRef prefix) {
@@ -420,6 +428,8 @@ Error Emitter::emitOp(Operation &op) {
     return emitWhile(w);
   if (auto call = dyn_cast<func::CallOp>(op))
     return emitCall(call);
+  if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op))
+    return emitLaunch(launch);
   if (auto ret = dyn_cast<func::ReturnOp>(op)) {
     if (ret.getNumOperands() == 1)
       line() << "return static_cast<size_t>(" << value(ret.getOperand(0)) << ")"
@@ -663,6 +673,9 @@ Error Emitter::emitMath(Operation &op) {
 }
 
 Error Emitter::emitMemRef(Operation &op) {
+  if (options.cuda && isa<memref::LoadOp, memref::StoreOp, memref::CopyOp>(op))
+    return errorAt(&op, "the host code of the CUDA target cannot read or write device memory "
+                        "(onnxcc-map-to-gpu leaves no such op)");
   return llvm::TypeSwitch<Operation *, Error>(&op)
       .Case<memref::LoadOp>([&](memref::LoadOp load) {
         Type t = load.getType();
@@ -1078,6 +1091,76 @@ Error Emitter::emitCall(func::CallOp op) {
   return define(op.getResult(0), call);
 }
 
+Error Emitter::emitLaunch(gpu::LaunchFuncOp op) {
+  if (!options.cuda)
+    return errorAt(op, "a kernel launch needs the CUDA target");
+  if (op.getAsyncToken() || !op.getAsyncDependencies().empty() || op.getClusterSizeX() ||
+      op.getDynamicSharedMemorySize())
+    return errorAt(op, "asynchronous launches, clusters and dynamic shared memory are not "
+                       "supported");
+  int index = kernels.insert({op.getKernel(), int(kernels.size())}).first->second;
+  // The kernel's parameters as the NVVM lowering expands them: a memref is
+  // its descriptor (allocated and aligned pointer, offset, sizes, strides),
+  // an index a 64-bit integer.
+  SmallVector<std::string> params;
+  line() << "{\n";
+  ++indent;
+  for (Value v : op.getKernelOperands()) {
+    Type t = v.getType();
+    if (auto m = dyn_cast<MemRefType>(t)) {
+      const MemRefView &view = views[v];
+      if (view.base.empty())
+        return errorAt(op, "a kernel argument with no known buffer");
+      std::string p = newName("p");
+      line() << "const void *" << p << "_ptr = " << view.base << ";\n";
+      params.push_back(p + "_ptr");
+      params.push_back(p + "_ptr");
+      line() << "int64_t " << p << "_offset = " << view.offset << ";\n";
+      params.push_back(p + "_offset");
+      for (int64_t d = 0; d < m.getRank(); ++d) {
+        line() << "int64_t " << p << "_size" << d << " = " << view.sizes[d] << ";\n";
+        params.push_back(p + "_size" + std::to_string(d));
+      }
+      for (int64_t d = 0; d < m.getRank(); ++d) {
+        line() << "int64_t " << p << "_stride" << d << " = " << view.strides[d] << ";\n";
+        params.push_back(p + "_stride" + std::to_string(d));
+      }
+      continue;
+    }
+    std::string type;
+    if (t.isIndex() || t.isInteger(64))
+      type = "int64_t";
+    else if (t.isInteger(32))
+      type = "int32_t";
+    else if (t.isInteger(16))
+      type = "int16_t";
+    else if (t.isInteger(8) || t.isInteger(1))
+      type = "uint8_t";
+    else if (t.isF32())
+      type = "float";
+    else if (t.isF64())
+      type = "double";
+    else
+      return errorAt(op, "a kernel argument of an unsupported scalar type");
+    std::string p = newName("p");
+    line() << type << " " << p << " = static_cast<" << type << ">(" << value(v) << ");\n";
+    params.push_back(p);
+  }
+  std::string list;
+  for (const std::string &p : params)
+    list += (list.empty() ? "" : ", ") + std::string("(void *)&") + p;
+  line() << "void *params_[] = {" << (list.empty() ? "nullptr" : list) << "};\n";
+  auto dim = [&](Value v) { return "static_cast<int64_t>(" + value(v) + ")"; };
+  gpu::KernelDim3 grid = op.getGridSizeOperandValues(), block = op.getBlockSizeOperandValues();
+  line() << "if (const int s_ = onnxcc_cuda::launch(cuda_, " << index << ", " << dim(grid.x)
+         << ", " << dim(grid.y) << ", " << dim(grid.z) << ", " << dim(block.x) << ", "
+         << dim(block.y) << ", " << dim(block.z) << ", params_))\n";
+  line() << "  return s_;\n";
+  --indent;
+  line() << "}\n";
+  return Error::success();
+}
+
 /// dtype names as `onnxcc inspect` prints them.
 std::string dtypeOf(func::FuncOp func, unsigned arg) {
   if (auto d = func.getArgAttrOfType<StringAttr>(arg, "onnx.dtype"))
@@ -1251,6 +1334,28 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     arenaSize += stringPoolBytes;
   }
 
+  if (options.cuda) {
+    auto refuse = [&](const Twine &what) {
+      return errorAt(func, what + " are not supported by --target cuda yet");
+    };
+    if (hasStrings)
+      return refuse("string tensors");
+    if (usesKernels || usesML || usesStringPool)
+      return refuse("runtime-support kernels on tensors");
+    if (!options.embedWeights)
+      return refuse("weights in a separate file (--weights file)");
+    if (func->hasAttr("onnxcc.io_inputs") &&
+        llvm::any_of(func->getAttrOfType<ArrayAttr>("onnxcc.io_inputs"), [](Attribute a) {
+          auto k = cast<DictionaryAttr>(a).getAs<StringAttr>("kind");
+          return k && k.getValue() != "tensor";
+        }))
+      return refuse("sequence and optional inputs");
+    if (llvm::any_of(outputs, [](const Port &p) { return p.dimsArg >= 0; }))
+      return refuse("outputs whose dims depend on the data");
+    if (llvm::any_of(outputs, [](const Port &p) { return bool(p.mapKeys); }) ||
+        llvm::any_of(inputs, [](const Port &p) { return !p.mapPart.empty(); }))
+      return refuse("map inputs and outputs");
+  }
   // C identifiers for the ports: the ONNX name, made unique. Besides what
   // IdentifierTable excludes, not one of the emitter's own names (the
   // numbered locals v12, i3, acc4, next5, sel6, the size function's s0, and
@@ -1261,6 +1366,14 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
   for (const char *numbered : {"v", "i", "acc", "next", "sel", "s", "t_"})
     idents.reserveNumbered(numbered);
   idents.reservePrefix(options.name + "_");
+  if (options.cuda) {
+    // The CUDA target's own names in run() and NAME_cuda_run().
+    for (const char *own : {"cuda_", "cuda_weights_", "params_", "s_", "model", "stream", "m",
+                            "bytes", "status", "scope", "host_in", "host_out", "device_in",
+                            "device_out"})
+      idents.reserve(own);
+    idents.reserveNumbered("p");
+  }
   SmallVector<std::string> symbolNames;
   for (auto &[arg, name] : symbols) {
     std::string id = idents.unique(name);
@@ -1755,7 +1868,160 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     return errorAt(func, "a model with map inputs and sequence or optional inputs or outputs "
                          "is not supported yet");
 
+  // The CUDA target's interface (ABI.md, "The CUDA target").
+  auto cudaPorts = [&](bool comments) {
+    std::string out;
+    for (Port &p : inputs)
+      out += ",\n    " + p.paramType(true) + names[func.getArgument(p.arg)] +
+             (comments ? " /* " + commentText(p.name) + ": " + p.dtype + "[" + dimsOf(p) +
+                             "], device memory */"
+                       : "");
+    for (Port &p : outputs)
+      out += ",\n    " + p.paramType(false) + names[func.getArgument(p.arg)] +
+             (comments ? " /* " + commentText(p.name) + ": " + p.dtype + "[" + dimsOf(p) +
+                             "], device memory */"
+                       : "");
+    return out;
+  };
   CppModel model;
+  // The CUDA target's API in NAME.cpp: the PTX, the kernels' names, create,
+  // run, the host-pointer convenience, destroy and messages.
+  auto emitCudaApi = [&](llvm::raw_ostream &s) -> Error {
+    std::string ptx;
+    for (auto binary : module.getOps<gpu::BinaryOp>()) {
+      if (binary.getObjects().size() != 1)
+        return errorAt(binary, "expected one PTX object per kernel module");
+      auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
+      if (object.getFormat() != gpu::CompilationTarget::Assembly)
+        return errorAt(binary, "expected PTX (gpu-module-to-binary format=isa)");
+      if (!ptx.empty())
+        return errorAt(binary, "expected one kernel module");
+      ptx = object.getObject().str();
+    }
+    if (ptx.empty() && !kernels.empty())
+      return errorAt(module, "the kernels were not compiled to PTX");
+    if (ptx.find('\0') != std::string::npos)
+      return errorAt(module, "PTX with a NUL byte");
+    model.ptx = ptx;
+    std::string symbolDecls; // "  const int64_t N = dims[0];\n"
+    for (auto [k, id] : llvm::enumerate(symbolNames))
+      symbolDecls += "  const int64_t " + id + " = dims[" + std::to_string(k) + "];\n";
+    s << "// The kernels, PTX for " << (module->getAttrOfType<StringAttr>("onnxcc.cuda_arch")
+                                            ? module->getAttrOfType<StringAttr>("onnxcc.cuda_arch")
+                                                  .getValue()
+                                            : StringRef("the --cuda-arch given"))
+      << " (" << ptx.size() << " bytes; the driver compiles it for the GPU at hand).\n";
+    s << "static const char " << n << "_ptx_[] =\n    " << cStringLiteral(ptx, 100, "\n    ")
+      << ";\n";
+    s << "static const char *const " << n << "_kernel_names_[" << std::max<size_t>(kernels.size(), 1)
+      << "] = {";
+    for (auto [k, entry] : llvm::enumerate(kernels))
+      s << (k ? ", " : "") << cStringLiteral(entry.first.getLeafReference().getValue());
+    if (kernels.empty())
+      s << "nullptr";
+    s << "};\n\n";
+    s << "struct " << n << "_cuda {\n  onnxcc_cuda::Model model;\n};\n\n";
+    s << "extern \"C\" int " << n << "_cuda_create(" << n << "_cuda **model, int device) {\n";
+    s << "  if (!model)\n    return 1;\n  *model = nullptr;\n";
+    s << "  " << n << "_cuda *m = new (std::nothrow) " << n << "_cuda();\n";
+    s << "  if (!m)\n    return onnxcc_cuda::kOutOfMemory;\n";
+    s << "  const int status = onnxcc_cuda::create(&m->model, device, " << n << "_ptx_, " << n
+      << "_kernel_names_, " << kernels.size() << ", "
+      << (weights.empty() ? std::string("nullptr") : n + "_weights") << ", " << weights.size()
+      << "u);\n";
+    s << "  if (status != 0) {\n    onnxcc_cuda::destroy(&m->model);\n    delete m;\n"
+      << "    return status;\n  }\n  *model = m;\n  return 0;\n}\n\n";
+    s << "extern \"C\" int " << n << "_cuda_run(" << n << "_cuda *model, void *stream"
+      << symbolParams << cudaPorts(false) << ") {\n";
+    s << "  if (!model)\n    return 1;\n";
+    if (symbolic) {
+      s << "  if (";
+      for (auto [k, id] : llvm::enumerate(symbolNames))
+        s << (k ? " || " : "") << id << " < 0 || " << id << " > " << maxDim;
+      s << ")\n    return 3;\n";
+      s << "  const size_t bytes = " << n << "_arena_size(" << StringRef(symbolArgs).drop_front(2)
+        << ");\n";
+    } else {
+      s << "  const size_t bytes = " << n << "_ARENA_SIZE;\n";
+    }
+    s << "  onnxcc_cuda::Model *m = &model->model;\n";
+    s << "  m->stream = static_cast<onnxcc_cuda::CUstream>(stream);\n";
+    s << "  onnxcc_cuda::ContextScope scope(onnxcc_cuda::driver(), m);\n";
+    s << "  if (const int status = onnxcc_cuda::reserveArena(m, bytes))\n    return status;\n";
+    s << "  " << n << "_cuda_current_ = m;\n";
+    s << "  const int status = " << n << "_run_device_(reinterpret_cast<void *>(uintptr_t(m->arena))"
+      << (symbolic ? ", m->arenaSize" : "") << symbolArgs;
+    for (Port &p : inputs)
+      s << ", " << names[func.getArgument(p.arg)];
+    for (Port &p : outputs)
+      s << ", " << names[func.getArgument(p.arg)];
+    s << ");\n  " << n << "_cuda_current_ = nullptr;\n  return status;\n}\n\n";
+    // run_generic
+    s << "extern \"C\" int " << n << "_cuda_run_generic(" << n << "_cuda *model, void *stream"
+      << (symbolic ? ", const int64_t *dims" : "")
+      << ", const void *const *inputs, void *const *outputs) {\n";
+    s << "  if (!inputs || !outputs" << (symbolic ? " || !dims" : "") << ")\n    return 1;\n";
+    s << "  return " << n << "_cuda_run(model, stream";
+    for (size_t k = 0; k < symbols.size(); ++k)
+      s << ", dims[" << k << "]";
+    for (auto [i, p] : llvm::enumerate(inputs))
+      s << ",\n      static_cast<" << p.paramType(true) << ">(inputs[" << i << "])";
+    for (auto [i, p] : llvm::enumerate(outputs))
+      s << ",\n      static_cast<" << p.paramType(false) << ">(outputs[" << i << "])";
+    s << ");\n}\n\n";
+    // The bytes of each port for the dims.
+    auto bytesOf = [&](const Port &p) {
+      std::string product = std::to_string(dtypeBytes(p.type));
+      for (int64_t d = 0; d < p.type.getRank(); ++d)
+        product += " * size_t(" +
+                   (p.symbolicDim(d) ? dimExpr(p.dims[d]) : std::to_string(p.type.getDimSize(d))) +
+                   ")";
+      return product;
+    };
+    size_t numPorts = inputs.size() + outputs.size();
+    s << "extern \"C\" int " << n << "_cuda_run_host_generic(" << n << "_cuda *model"
+      << (symbolic ? ", const int64_t *dims" : "")
+      << ", const void *const *inputs, void *const *outputs) {\n";
+    s << "  if (!model || !inputs || !outputs" << (symbolic ? " || !dims" : "")
+      << ")\n    return 1;\n";
+    s << symbolDecls;
+    if (symbolic) {
+      s << "  if (";
+      for (auto [k, id] : llvm::enumerate(symbolNames))
+        s << (k ? " || " : "") << id << " < 0 || " << id << " > " << maxDim;
+      s << ")\n    return 3;\n";
+    }
+    s << "  const size_t bytes[" << std::max<size_t>(numPorts, 1) << "] = {";
+    size_t k = 0;
+    for (const Port &p : inputs)
+      s << (k++ ? ", " : "") << bytesOf(p);
+    for (const Port &p : outputs)
+      s << (k++ ? ", " : "") << bytesOf(p);
+    if (numPorts == 0)
+      s << "0";
+    s << "};\n";
+    s << "  const void *host_in[" << std::max<size_t>(inputs.size(), 1) << "] = {};\n";
+    s << "  void *host_out[" << std::max<size_t>(outputs.size(), 1) << "] = {};\n";
+    s << "  for (int i = 0; i < " << inputs.size() << "; ++i)\n    host_in[i] = inputs[i];\n";
+    s << "  for (int i = 0; i < " << outputs.size() << "; ++i)\n    host_out[i] = outputs[i];\n";
+    s << "  return onnxcc_cuda::runOnHost(&model->model, " << inputs.size() << ", "
+      << outputs.size() << ", bytes, host_in, host_out, [&](void *const *device_in, "
+         "void *const *device_out) {\n";
+    s << "    return " << n << "_cuda_run_generic(model, nullptr"
+      << (symbolic ? ", dims" : "") << ", device_in, device_out);\n  });\n}\n\n";
+    s << "extern \"C\" void " << n << "_cuda_destroy(" << n << "_cuda *model) {\n";
+    s << "  if (!model)\n    return;\n  onnxcc_cuda::destroy(&model->model);\n  delete model;\n}\n\n";
+    s << "extern \"C\" const char *" << n << "_cuda_status_message(const " << n
+      << "_cuda *model, int status) {\n";
+    s << "  switch (status) {\n  case 1:\n    return \"a null pointer\";\n";
+    if (symbolic)
+      s << "  case 3:\n    return \"a symbolic dim outside [0, " << n << "_MAX_DIM]\";\n";
+    s << "  case 9:\n    return \"dims that break a shape rule of the model\";\n";
+    s << "  default:\n    return onnxcc_cuda::message(model ? &model->model : nullptr, status);\n"
+      << "  }\n}\n";
+    return Error::success();
+  };
+
   model.usesKernels = usesKernels;
   model.usesThreads = threads > 1;
   model.usesML = usesML;
@@ -1822,6 +2088,7 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       h << "size_t " << n << "_arena_size(" << StringRef(symbolParams).drop_front(2) << ");\n";
       h << "/* The same with the dims in an array, in " << n << "_symbols order. */\n";
       h << "size_t " << n << "_arena_size_generic(const int64_t *dims);\n\n";
+      if (!options.cuda)
       h << "/* Runs the model for the given symbolic dims. `arena` is at least\n   " << n
         << "_arena_size(...) bytes (`arena_size` says how many), aligned to " << n
         << "_ARENA_ALIGN,\n   owned by the caller; one per concurrent call. Returns 0 on "
@@ -1830,7 +2097,7 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
         << n << "_arena_size(...), 9 for dims that break a shape rule of the model\n"
            "   (two dims it needs equal differ, a dim broadcast against a fixed size N is\n"
            "   neither 1 nor N, or a dim is too short for a slice of it). */\n";
-    } else {
+    } else if (!options.cuda) {
       h << "/* Runs the model. `arena` is " << n << "_ARENA_SIZE bytes aligned to "
         << n << "_ARENA_ALIGN, owned by the caller; one per concurrent call.\n"
         << "   Returns 0 on success, 1 for a null pointer, 2 for a misaligned arena. */\n";
@@ -1852,7 +2119,40 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
         << "   strings point to input strings or to constants: they live as long as those.\n"
         << "   run() also returns 1 for a null string and 6 when the number of strings of\n"
         << "   a data-dependent output differs from its declared dims. */\n";
-    if (grouped) {
+    if (options.cuda) {
+      h << "/* The CUDA target (see ABI.md, \"The CUDA target\"). A model is created once\n"
+        << "   per device: it loads the kernels (PTX, compiled by the driver for the GPU at\n"
+        << "   hand) and copies the weights to the device. run() queues the model on\n"
+        << "   `stream` (a CUstream; null for the default stream) and returns without\n"
+        << "   waiting: the outputs are ready when the stream is. Inputs and outputs are\n"
+        << "   device pointers. The arena (device memory, " << n
+        << "_arena_size(...) bytes) belongs to\n"
+        << "   the model and grows when dims need more: one model per concurrent stream.\n"
+        << "   Statuses: those of the CPU target (0 success, 1 a null pointer"
+        << (symbolic ? ", 3 a symbolic\n   dim outside [0, " + n + "_MAX_DIM], 9 dims that break a shape rule of the model" : "")
+        << "),\n   20 no CUDA driver (libcuda.so.1), 21 no such device, 22 out of device memory,\n"
+        << "   23 the driver could not load the PTX, 24 a launch, copy or synchronization\n"
+        << "   failed; " << n << "_cuda_status_message() says more. */\n";
+      h << "#define " << n << "_CUDA 1\n";
+      h << "typedef struct " << n << "_cuda " << n << "_cuda;\n";
+      h << "int " << n << "_cuda_create(" << n << "_cuda **model, int device);\n";
+      h << "int " << n << "_cuda_run(" << n << "_cuda *model, void *stream" << symbolParams
+        << cudaPorts(true) << ");\n";
+      h << "/* The same with arrays of pointers, in model order"
+        << (symbolic ? ", and the symbolic dims in `dims`" : "") << ". */\n";
+      h << "int " << n << "_cuda_run_generic(" << n << "_cuda *model, void *stream"
+        << (symbolic ? ", const int64_t *dims" : "")
+        << ", const void *const *inputs, void *const *outputs);\n";
+      h << "/* For tests and tools: host pointers; copies the inputs to the device, runs on\n"
+        << "   the default stream, waits, and copies the outputs back. */\n";
+      h << "int " << n << "_cuda_run_host_generic(" << n << "_cuda *model"
+        << (symbolic ? ", const int64_t *dims" : "")
+        << ", const void *const *inputs, void *const *outputs);\n";
+      h << "void " << n << "_cuda_destroy(" << n << "_cuda *model);\n";
+      h << "/* A one-line description of a status (model may be null). */\n";
+      h << "const char *" << n << "_cuda_status_message(const " << n
+        << "_cuda *model, int status);\n\n";
+    } else if (grouped) {
       h << "/* Sequences and optionals (see ABI.md, \"Sequences and optionals\"): a sequence\n"
         << "   is its elements densely one after another, row-major each, its element count\n"
         << "   and count x rank dims; an optional is its value's parameters and a present\n"
@@ -1929,6 +2229,9 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     // the generated sources and harnesses, which include <cstring> and
     // <cmath>, leave it out.
     h << "#ifdef __cplusplus\n} /* extern \"C\" */\n\n";
+    if (options.cuda) {
+      h << "#endif\n\n#endif // " << guard << "\n";
+    } else {
     h << "#ifndef " << n << "_NO_CXX_WRAPPER\n";
     h << "namespace " << n << " {\n";
     // The wrapper's tensor parameters, and the arguments it passes on (the
@@ -1978,6 +2281,7 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     }
     h << "} // namespace " << n << "\n#endif // " << n << "_NO_CXX_WRAPPER\n#endif\n\n#endif // "
       << guard << "\n";
+    }
   }
   {
     llvm::raw_string_ostream s(model.source);
@@ -1992,6 +2296,8 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       s << "#include \"onnxcc_threads.h\"\n";
     if (usesML)
       s << "#include \"onnxcc_ml.h\"\n";
+    if (options.cuda)
+      s << "#include \"onnxcc_cuda.h\"\n";
     s << "\n";
     s << "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n#include <limits>\n\n";
     if (threads > 1) {
@@ -2107,6 +2413,10 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     if (grouped)
       s << "// The model over its tensor ports; " << n << "_run() below takes the sequences\n"
         << "// and optionals.\nstatic int " << n << "_run_ports_(" << arenaParam << weightsParam;
+    else if (options.cuda)
+      s << "// The model on the device: launches onto " << n << "_cuda_current_.\n"
+        << "static thread_local onnxcc_cuda::Model *" << n << "_cuda_current_ = nullptr;\n\n"
+        << "static int " << n << "_run_device_(" << arenaParam << weightsParam << symbolParams;
     else
       s << "extern \"C\" int " << n << "_run(" << arenaParam << weightsParam << symbolParams;
     for (Port &p : inputs)
@@ -2139,6 +2449,12 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
         << "))\n    return 4;\n";
     }
     s << "  unsigned char *arena_ = static_cast<unsigned char *>(arena);\n  (void)arena_;\n";
+    if (options.cuda)
+      s << "  // Device addresses: the host computes with them, never reads through them.\n"
+        << "  onnxcc_cuda::Model *const cuda_ = " << n << "_cuda_current_;\n"
+        << "  const unsigned char *const cuda_weights_ =\n"
+        << "      reinterpret_cast<const unsigned char *>(uintptr_t(cuda_->weights));\n"
+        << "  (void)cuda_weights_;\n";
     if (!options.embedWeights)
       s << "  const unsigned char *weights_ = static_cast<const unsigned char *>(weights);\n"
         << "  (void)weights_;\n";
@@ -2174,6 +2490,13 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     }
     if (grouped) {
       groupRun(s);
+      s.flush();
+      model.weights = std::move(weights);
+      return model;
+    }
+    if (options.cuda) {
+      if (Error e = emitCudaApi(s))
+        return std::move(e);
       s.flush();
       model.weights = std::move(weights);
       return model;

@@ -17,6 +17,10 @@ struct CppEmitOptions {
   /// Embed the weights in the object (assembler .incbin of NAME.cpp.weights);
   /// when false, run() takes a pointer to them (the NAME.weights file).
   bool embedWeights = true;
+  /// The CUDA target: the module holds the host function with gpu.launch_func
+  /// ops and the kernels' PTX (gpu.binary); NAME.cpp launches them through
+  /// runtime-support/onnxcc_cuda.h (see ABI.md, "The CUDA target").
+  bool cuda = false;
 };
 
 /// The generated files (see codegen/cpp/ABI.md).
@@ -30,6 +34,9 @@ struct CppModel {
   bool usesThreads = false;
   /// NAME.cpp includes onnxcc_ml.h (the ai.onnx.ml kernels).
   bool usesML = false;
+  /// The CUDA target: the kernels' PTX (also embedded in NAME.cpp), written
+  /// to NAME.ptx for inspection and ptxas.
+  std::string ptx;
 };
 
 /// Prints the lowered `module` (one function over memrefs, from the CPU

@@ -33,6 +33,14 @@ if cxx:
     config.available_features.add("onnxcc-compile")
     config.substitutions.append(("%cxx", cxx))
 
+# The CUDA toolkit's PTX assembler, for the tests of --target cuda's PTX
+# (/usr/local/cuda on the project's machines; CI without it skips them).
+ptxas = shutil.which("ptxas") or next(
+    (p for p in ["/usr/local/cuda/bin/ptxas"] if os.access(p, os.X_OK)), None)
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+
 # An AArch64 cross compiler and user-mode QEMU (scripts/setup.sh installs
 # both), for the tests of the NEON kernels.
 if shutil.which("aarch64-linux-gnu-g++") and shutil.which("qemu-aarch64"):

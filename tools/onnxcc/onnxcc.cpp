@@ -24,6 +24,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "google/protobuf/text_format.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -59,9 +60,14 @@ cl::list<std::string> compileBounds(
     cl::sub(compileCmd));
 cl::opt<std::string> compileTarget(
     "target",
-    cl::desc("Code generator: cpp, or halide (a Halide generator, its C ABI wrapper and a "
-             "CMakeLists.txt)"),
+    cl::desc("Code generator: cpp, halide (a Halide generator, its C ABI wrapper and a "
+             "CMakeLists.txt) or cuda (PTX kernels launched by C++ through the CUDA driver)"),
     cl::init("cpp"), cl::sub(compileCmd));
+cl::opt<std::string> compileCudaArch(
+    "cuda-arch",
+    cl::desc("With --target cuda: the GPU architecture of the PTX (default sm_80, which also "
+             "runs on newer GPUs)"),
+    cl::init("sm_80"), cl::sub(compileCmd));
 cl::opt<std::string> compileHalideAutoscheduler(
     "halide-autoscheduler",
     cl::desc("With --target halide: schedule with Halide's Mullapudi2016, Li2018 or Adams2019 "
@@ -203,7 +209,8 @@ cl::opt<std::string> verifyTargetCpu(
     cl::desc("As for compile: native (default), generic, x86-64-v3, x86-64-v4, armv8-a, none"),
     cl::init("native"), cl::sub(verifyCmd));
 cl::opt<std::string> verifyTarget("target",
-                                  cl::desc("As for compile: cpp (default) or halide"),
+                                  cl::desc("As for compile: cpp (default), halide or cuda (exit "
+                                           "status 4 where no GPU or CUDA driver is)"),
                                   cl::init("cpp"), cl::sub(verifyCmd));
 cl::opt<std::string> verifyHalideAutoscheduler(
     "halide-autoscheduler", cl::desc("As for compile, with --target halide"),
@@ -425,8 +432,8 @@ int runVerify() {
   options.runWith = verifyRunWith;
   options.targetCpu = verifyTargetCpu;
   options.threads = verifyThreads;
-  if (verifyTarget != "cpp" && verifyTarget != "halide")
-    return reportError("--target must be cpp or halide, not '" + verifyTarget + "'");
+  if (verifyTarget != "cpp" && verifyTarget != "halide" && verifyTarget != "cuda")
+    return reportError("--target must be cpp, halide or cuda, not '" + verifyTarget + "'");
   options.target = verifyTarget;
   options.halideAutoscheduler = verifyHalideAutoscheduler;
   options.generatedDir = verifyGenerated;
@@ -436,8 +443,16 @@ int runVerify() {
   options.bounds = std::move(*bounds);
   auto passed = onnxcc::verifyModel(verifyModelPath, verifyDataset, options, outs());
   outs().flush();
-  if (!passed)
-    return reportError(toString(passed.takeError()));
+  if (!passed) {
+    std::string message = toString(passed.takeError());
+    // --target cuda where no GPU (or no driver) is: a distinct status, so
+    // that scripts can tell "cannot check here" from a failure.
+    if (verifyTarget == "cuda" && StringRef(message).contains("no CUDA GPU")) {
+      reportError(message);
+      return 4;
+    }
+    return reportError(message);
+  }
   return *passed ? 0 : 1;
 }
 } // namespace
@@ -514,8 +529,16 @@ int runGraph() {
 }
 
 int runCompile() {
-  if (compileTarget != "cpp" && compileTarget != "halide")
-    return reportError("--target " + compileTarget + " is not available yet (cpp or halide)");
+  if (compileTarget != "cpp" && compileTarget != "halide" && compileTarget != "cuda")
+    return reportError("--target must be cpp, halide or cuda, not '" + compileTarget + "'");
+  if (!StringRef(compileCudaArch).starts_with("sm_") ||
+      !llvm::all_of(StringRef(compileCudaArch).drop_front(3),
+                    [](char c) { return llvm::isDigit(c) || c == 'a'; }) ||
+      compileCudaArch.size() < 5)
+    return reportError("--cuda-arch must be sm_NN (e.g. sm_80, sm_90a), not '" +
+                       compileCudaArch + "'");
+  if (compileCudaArch.getNumOccurrences() && compileTarget != "cuda")
+    return reportError("--cuda-arch needs --target cuda");
   if (!compileHalideAutoscheduler.empty() && compileTarget != "halide")
     return reportError("--halide-autoscheduler needs --target halide");
   onnxcc::CompileOptions options;
@@ -526,6 +549,7 @@ int runCompile() {
   options.targetCpu = compileTargetCpu;
   options.threads = compileThreads;
   options.target = compileTarget;
+  options.cudaArch = compileCudaArch;
   options.halideAutoscheduler = compileHalideAutoscheduler;
   options.progress = !compileQuiet && sys::Process::StandardErrIsDisplayed();
   if (compileWeights != "embed" && compileWeights != "file")

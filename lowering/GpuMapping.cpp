@@ -1,0 +1,304 @@
+//===- GpuMapping.cpp - Loop nests to gpu.launch for the CUDA target -----===//
+//
+// The CPU lowering leaves one function: scalar code (sizes, offsets into the
+// arena, run-time checks) around loop nests over buffers. For CUDA the scalar
+// code stays on the host and each loop nest becomes a kernel:
+//
+//   - a top-level scf.parallel: one thread per iteration, the iteration
+//     space linearized and cut into blocks (what linalg's parallel dims
+//     give: elementwise ops, the output points of convolutions, matrix
+//     products and reductions, each with its sequential inner loops);
+//   - anything else that touches memory (a sequential loop nest, a lone
+//     store): a kernel of one thread, in program order;
+//   - a host loop or branch whose body holds parallel loops (the per-batch
+//     splitting of symbolic dims) stays on the host, its body handled the
+//     same way.
+//
+// Kernels run in order on one stream, so program order is kept. What the
+// host would have to read from device memory is refused with the op's
+// location.
+//
+//===----------------------------------------------------------------------===//
+#include "lowering/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace onnxcc {
+#define GEN_PASS_DEF_ONNXCCMAPTOGPUPASS
+#define GEN_PASS_DEF_ONNXCCMERGEGPUMODULESPASS
+#include "lowering/Passes.h.inc"
+} // namespace onnxcc
+
+using namespace mlir;
+
+namespace onnxcc {
+namespace {
+
+/// The ONNX node an op came from, for messages: "node 'x' (Relu): " or "".
+std::string nodeOf(Operation *op) {
+  std::string opType, name;
+  std::function<void(Location)> visit = [&](Location loc) {
+    if (auto fused = dyn_cast<FusedLoc>(loc)) {
+      if (auto meta = dyn_cast_or_null<StringAttr>(fused.getMetadata()); meta && opType.empty())
+        opType = meta.str();
+      for (Location l : fused.getLocations())
+        visit(l);
+    } else if (auto n = dyn_cast<NameLoc>(loc)) {
+      if (name.empty())
+        name = n.getName().str();
+    }
+  };
+  visit(op->getLoc());
+  if (name.empty() && opType.empty())
+    return "";
+  return (name.empty() ? std::string("an '") + opType + "' node"
+                       : "node '" + name + "'" + (opType.empty() ? "" : " (" + opType + ")")) +
+         ": ";
+}
+
+/// Whether `op` reads or writes buffer contents (not only their metadata).
+bool touchesMemory(Operation *op) {
+  bool touches = false;
+  op->walk([&](Operation *inner) {
+    if (isa<memref::LoadOp, memref::StoreOp, memref::CopyOp, memref::AtomicRMWOp,
+            memref::GenericAtomicRMWOp>(inner))
+      touches = true;
+    if (auto call = dyn_cast<func::CallOp>(inner))
+      touches |= llvm::any_of(call.getOperandTypes(), llvm::IsaPred<MemRefType>);
+  });
+  return touches;
+}
+
+/// Whether `op` holds work that must be launched from the host: a parallel
+/// loop, or a call (runtime checks run on the host).
+bool holdsHostWork(Operation *op) {
+  bool holds = false;
+  op->walk([&](Operation *inner) {
+    if (inner != op && isa<scf::ParallelOp, func::CallOp>(inner))
+      holds = true;
+  });
+  return holds;
+}
+
+/// memref.copy as a parallel loop of loads and stores over the source's dims.
+void expandCopy(memref::CopyOp copy) {
+  OpBuilder b(copy);
+  Location loc = copy.getLoc();
+  auto type = cast<MemRefType>(copy.getSource().getType());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  if (type.getRank() == 0) {
+    Value v = memref::LoadOp::create(b, loc, copy.getSource(), ValueRange{});
+    memref::StoreOp::create(b, loc, v, copy.getTarget(), ValueRange{});
+    copy.erase();
+    return;
+  }
+  SmallVector<Value> lbs, ubs, steps;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    lbs.push_back(zero);
+    steps.push_back(one);
+    ubs.push_back(memref::DimOp::create(b, loc, copy.getSource(), d));
+  }
+  scf::ParallelOp::create(b, loc, lbs, ubs, steps,
+                          [&](OpBuilder &nb, Location l, ValueRange ivs) {
+                            Value v = memref::LoadOp::create(nb, l, copy.getSource(), ivs);
+                            memref::StoreOp::create(nb, l, v, copy.getTarget(), ivs);
+                          });
+  copy.erase();
+}
+
+struct MapToGpu : impl::OnnxccMapToGpuPassBase<MapToGpu> {
+  using Base::Base;
+
+  LogicalResult mapBlock(Block &block);
+  void launchParallel(scf::ParallelOp loop);
+  void launchSequential(ArrayRef<Operation *> ops);
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal() || func->hasAttr("onnxcc.arena_size_of"))
+        continue;
+      // Constants are read through pointers the host passes.
+      Block &entry = func.getBody().front();
+      SmallVector<memref::GetGlobalOp> globals;
+      func.walk([&](memref::GetGlobalOp g) { globals.push_back(g); });
+      for (memref::GetGlobalOp g : globals)
+        g->moveBefore(&entry, entry.begin());
+      SmallVector<memref::CopyOp> copies;
+      func.walk([&](memref::CopyOp c) { copies.push_back(c); });
+      for (memref::CopyOp c : copies)
+        expandCopy(c);
+      if (failed(mapBlock(entry)))
+        return signalPassFailure();
+    }
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(&getContext()));
+  }
+};
+
+LogicalResult MapToGpu::mapBlock(Block &block) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : block)
+    ops.push_back(&op);
+  SmallVector<Operation *> sequential;
+  auto flush = [&] {
+    if (!sequential.empty())
+      launchSequential(sequential);
+    sequential.clear();
+  };
+  for (Operation *op : ops) {
+    if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
+      flush();
+      if (loop.getNumResults() != 0)
+        return op->emitError(nodeOf(op) + "a parallel loop with reductions cannot run on the "
+                                          "GPU yet");
+      launchParallel(loop);
+      continue;
+    }
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      flush();
+      if (llvm::any_of(call.getOperandTypes(), llvm::IsaPred<MemRefType>))
+        return op->emitError(nodeOf(op) + "the runtime-support function '" + call.getCallee() +
+                             "' has no CUDA version yet");
+      continue;
+    }
+    if (!touchesMemory(op) && !isa<memref::AllocaOp, memref::AllocOp>(op)) {
+      // Host scalar code, views, the return. Only adjacent ops share a
+      // kernel: a later one may use what this op defines.
+      flush();
+      continue;
+    }
+    if (op->getNumRegions() && holdsHostWork(op)) {
+      flush();
+      if (llvm::any_of(op->getResultTypes(), llvm::IsaPred<MemRefType>))
+        return op->emitError(nodeOf(op) + "a host loop or branch yielding buffers cannot run on "
+                                          "the GPU yet");
+      for (Region &r : op->getRegions())
+        for (Block &b : r)
+          if (failed(mapBlock(b)))
+            return failure();
+      continue;
+    }
+    if (isa<memref::AllocaOp, memref::AllocOp>(op))
+      return op->emitError(nodeOf(op) + "a buffer outside the arena cannot be used on the GPU");
+    // A value computed from tensor data that the host needs.
+    for (Value r : op->getResults())
+      for (Operation *user : r.getUsers())
+        if (user->getBlock() == &block || !op->isAncestor(user))
+          return op->emitError(nodeOf(op) +
+                               "a size, a branch or a loop bound that depends on tensor "
+                               "values cannot be computed on the GPU target yet");
+    sequential.push_back(op);
+  }
+  flush();
+  return success();
+}
+
+/// ceil(a / b) for a >= 0 and b > 0, in ops the host emitter prints.
+Value ceilDiv(OpBuilder &b, Location loc, Value a, Value d) {
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value sum = arith::AddIOp::create(b, loc, a, arith::SubIOp::create(b, loc, d, one));
+  return arith::DivUIOp::create(b, loc, sum, d);
+}
+
+/// One thread per iteration of `loop`, its iteration space linearized.
+void MapToGpu::launchParallel(scf::ParallelOp loop) {
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  SmallVector<Value> trips;
+  Value total = one;
+  for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    // ceil((ub - lb) / step), 0 when ub <= lb (steps are positive).
+    Value span = arith::SubIOp::create(b, loc, ub, lb);
+    span = arith::MaxSIOp::create(b, loc, span, zero);
+    Value trip = ceilDiv(b, loc, span, step);
+    trips.push_back(trip);
+    total = arith::MulIOp::create(b, loc, total, trip);
+  }
+  Value block = arith::ConstantIndexOp::create(b, loc, blockSize);
+  Value blocks = ceilDiv(b, loc, total, block);
+  auto launch = gpu::LaunchOp::create(b, loc, blocks, one, one, block, one, one);
+  OpBuilder kb = OpBuilder::atBlockBegin(&launch.getBody().front());
+  Value bid = launch.getBlockIds().x, tid = launch.getThreadIds().x;
+  Value kblock = arith::ConstantIndexOp::create(kb, loc, blockSize);
+  Value gid = arith::AddIOp::create(kb, loc, arith::MulIOp::create(kb, loc, bid, kblock), tid);
+  Value inRange = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, gid, total);
+  auto guard = scf::IfOp::create(kb, loc, inRange, /*withElseRegion=*/false);
+  gpu::TerminatorOp::create(kb, loc);
+  OpBuilder ib = guard.getThenBodyBuilder();
+  IRMapping map;
+  Value rest = gid;
+  SmallVector<Value> ivs(trips.size());
+  for (int64_t d = int64_t(trips.size()) - 1; d >= 0; --d) {
+    Value pos = d == 0 ? rest : arith::RemUIOp::create(ib, loc, rest, trips[d]).getResult();
+    if (d > 0)
+      rest = arith::DivUIOp::create(ib, loc, rest, trips[d]);
+    Value scaled = arith::MulIOp::create(ib, loc, pos, loop.getStep()[d]);
+    ivs[d] = arith::AddIOp::create(ib, loc, loop.getLowerBound()[d], scaled);
+  }
+  for (auto [iv, v] : llvm::zip(loop.getInductionVars(), ivs))
+    map.map(iv, v);
+  for (Operation &op : loop.getBody()->without_terminator())
+    ib.clone(op, map);
+  loop.erase();
+}
+
+/// `ops`, consecutive in one block, in a kernel of one thread.
+void MapToGpu::launchSequential(ArrayRef<Operation *> ops) {
+  OpBuilder b(ops.front());
+  Location loc = ops.front()->getLoc();
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto launch = gpu::LaunchOp::create(b, loc, one, one, one, one, one, one);
+  Block &body = launch.getBody().front();
+  OpBuilder kb = OpBuilder::atBlockBegin(&body);
+  auto term = gpu::TerminatorOp::create(kb, loc);
+  for (Operation *op : ops)
+    op->moveBefore(term);
+}
+
+struct MergeGpuModules : impl::OnnxccMergeGpuModulesPassBase<MergeGpuModules> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<gpu::GPUModuleOp> modules(module.getOps<gpu::GPUModuleOp>());
+    if (modules.empty())
+      return;
+    OpBuilder b(modules.front());
+    auto merged = gpu::GPUModuleOp::create(b, module.getLoc(), "onnxcc_kernels");
+    // The kernels in launch order.
+    DenseMap<SymbolRefAttr, SymbolRefAttr> renamed;
+    int next = 0;
+    Operation *last = nullptr;
+    module.walk([&](gpu::LaunchFuncOp launch) {
+      SymbolRefAttr old = launch.getKernel();
+      auto it = renamed.find(old);
+      if (it == renamed.end()) {
+        auto fn = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(launch, old);
+        std::string name = "k" + std::to_string(next++);
+        fn->remove();
+        fn.setName(name);
+        if (last)
+          merged.getBody()->getOperations().insertAfter(last->getIterator(), fn);
+        else
+          merged.getBody()->push_front(fn);
+        last = fn;
+        it = renamed
+                 .insert({old, SymbolRefAttr::get(merged.getNameAttr(),
+                                                  {FlatSymbolRefAttr::get(fn.getNameAttr())})})
+                 .first;
+      }
+      launch.setKernelAttr(it->second);
+    });
+    for (gpu::GPUModuleOp m : modules)
+      m.erase();
+  }
+};
+
+} // namespace
+} // namespace onnxcc
