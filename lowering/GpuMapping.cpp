@@ -112,6 +112,91 @@ void expandCopy(memref::CopyOp copy) {
   copy.erase();
 }
 
+/// Integer arithmetic and casts that LLVM leaves undefined get the values
+/// the cpp target documents (ABI.md, "Arithmetic that ONNX leaves
+/// undefined"): x / 0 and x % 0 are 0, MIN / -1 is MIN, a shift by the width
+/// or more is 0 (an arithmetic right shift gives the sign), and a float to
+/// integer cast saturates, NaN giving 0 (the GPU's own conversion).
+void defineUndefinedArithmetic(Operation *root) {
+  SmallVector<Operation *> ops;
+  root->walk([&](Operation *op) {
+    if (isa<arith::DivSIOp, arith::RemSIOp, arith::DivUIOp, arith::RemUIOp, arith::ShLIOp,
+            arith::ShRSIOp, arith::ShRUIOp, arith::FPToSIOp, arith::FPToUIOp>(op) &&
+        isa<IntegerType>(op->getResult(0).getType()))
+      ops.push_back(op);
+  });
+  for (Operation *op : ops) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    auto type = cast<IntegerType>(op->getResult(0).getType());
+    unsigned width = type.getWidth();
+    auto constant = [&](const APInt &v) {
+      return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, v)).getResult();
+    };
+    Value result;
+    if (isa<arith::FPToSIOp, arith::FPToUIOp>(op)) {
+      bool isSigned = isa<arith::FPToSIOp>(op);
+      Value x = op->getOperand(0);
+      auto ft = cast<FloatType>(x.getType());
+      APInt lowInt = isSigned ? APInt::getSignedMinValue(width) : APInt::getZero(width);
+      APInt highInt = isSigned ? APInt::getSignedMaxValue(width) : APInt::getMaxValue(width);
+      // In range: [low, limit), low = -2^(width-1) or 0 and limit = 2^(width-1)
+      // or 2^width, both exact in binary floating point (limit may round to
+      // infinity in a narrow float type, which keeps the test right).
+      APFloat low(ft.getFloatSemantics());
+      low.convertFromAPInt(lowInt, isSigned, APFloat::rmNearestTiesToEven);
+      APFloat two(ft.getFloatSemantics(), 2);
+      APFloat limit(ft.getFloatSemantics(), 1);
+      for (unsigned k = 0; k < (isSigned ? width - 1 : width); ++k)
+        limit.multiply(two, APFloat::rmNearestTiesToEven);
+      Value lowF = arith::ConstantFloatOp::create(b, loc, ft, low);
+      Value limitF = arith::ConstantFloatOp::create(b, loc, ft, limit);
+      Value geLow = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x, lowF);
+      Value ltHigh = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, limitF);
+      Value inRange = arith::AndIOp::create(b, loc, geLow, ltHigh);
+      Value zeroF = arith::ConstantFloatOp::create(b, loc, ft, APFloat::getZero(ft.getFloatSemantics()));
+      Value safe = arith::SelectOp::create(b, loc, inRange, x, zeroF);
+      Value cast = isSigned ? arith::FPToSIOp::create(b, loc, type, safe).getResult()
+                            : arith::FPToUIOp::create(b, loc, type, safe).getResult();
+      Value aboveHigh = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x, limitF);
+      Value belowLow = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, lowF);
+      result = arith::SelectOp::create(b, loc, aboveHigh, constant(highInt), cast);
+      result = arith::SelectOp::create(b, loc, belowLow, constant(lowInt), result);
+    } else if (isa<arith::ShLIOp, arith::ShRSIOp, arith::ShRUIOp>(op)) {
+      Value x = op->getOperand(0), n = op->getOperand(1);
+      Value w = constant(APInt(width, width));
+      Value tooFar = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, n, w);
+      Value safeN = arith::SelectOp::create(b, loc, tooFar, constant(APInt(width, 0)), n);
+      Operation *shift = b.clone(*op);
+      shift->setOperand(1, safeN);
+      Value past = constant(APInt(width, 0));
+      if (isa<arith::ShRSIOp>(op))
+        past = arith::ShRSIOp::create(b, loc, x, constant(APInt(width, width - 1)));
+      result = arith::SelectOp::create(b, loc, tooFar, past, shift->getResult(0));
+    } else {
+      Value x = op->getOperand(0), d = op->getOperand(1);
+      Value zero = constant(APInt(width, 0)), one = constant(APInt(width, 1));
+      Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, d, zero);
+      Value avoid = isZero;
+      if (isa<arith::DivSIOp, arith::RemSIOp>(op)) {
+        Value isMin = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x,
+                                            constant(APInt::getSignedMinValue(width)));
+        Value isMinusOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, d,
+                                                 constant(APInt::getAllOnes(width)));
+        avoid = arith::OrIOp::create(b, loc, isZero,
+                                     arith::AndIOp::create(b, loc, isMin, isMinusOne));
+      }
+      Value safeD = arith::SelectOp::create(b, loc, avoid, one, d);
+      Operation *div = b.clone(*op);
+      div->setOperand(1, safeD);
+      // x / 0 and x % 0 are 0; MIN / -1 is MIN (x / 1), MIN % -1 is 0 (x % 1).
+      result = arith::SelectOp::create(b, loc, isZero, zero, div->getResult(0));
+    }
+    op->getResult(0).replaceAllUsesWith(result);
+    op->erase();
+  }
+}
+
 struct MapToGpu : impl::OnnxccMapToGpuPassBase<MapToGpu> {
   using Base::Base;
 
@@ -136,6 +221,7 @@ struct MapToGpu : impl::OnnxccMapToGpuPassBase<MapToGpu> {
         expandCopy(c);
       if (failed(mapBlock(entry)))
         return signalPassFailure();
+      func.walk([&](gpu::LaunchOp launch) { defineUndefinedArithmetic(launch); });
     }
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(&getContext()));
   }

@@ -37,10 +37,16 @@ struct CUctx_st;
 struct CUmod_st;
 struct CUfunc_st;
 struct CUstream_st;
+struct CUgraph_st;
+struct CUgraphExec_st;
 using CUcontext = CUctx_st *;
 using CUmodule = CUmod_st *;
 using CUfunction = CUfunc_st *;
 using CUstream = CUstream_st *;
+using CUgraph = CUgraph_st *;
+using CUgraphExec = CUgraphExec_st *;
+constexpr int CU_STREAM_NON_BLOCKING = 1;
+constexpr int CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
 constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
 constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
 
@@ -66,6 +72,16 @@ struct Driver {
   CUresult (*cuMemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
   CUresult (*cuStreamSynchronize)(CUstream);
   CUresult (*cuGetErrorString)(CUresult, const char **);
+  // CUDA graphs (optional: without them every run launches its kernels).
+  CUresult (*cuStreamCreate)(CUstream *, unsigned);
+  CUresult (*cuStreamDestroy)(CUstream);
+  CUresult (*cuStreamBeginCapture)(CUstream, int);
+  CUresult (*cuStreamEndCapture)(CUstream, CUgraph *);
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *, CUgraph, unsigned long long);
+  CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
+  CUresult (*cuGraphExecDestroy)(CUgraphExec);
+  CUresult (*cuGraphDestroy)(CUgraph);
+  bool graphs = false;
 };
 
 /// The driver, loaded once per process; null when it is missing. The
@@ -104,6 +120,16 @@ inline const Driver *driver() {
     get(d.cuStreamSynchronize, "cuStreamSynchronize");
     get(d.cuGetErrorString, "cuGetErrorString");
     d.loaded = ok;
+    get(d.cuStreamCreate, "cuStreamCreate");
+    get(d.cuStreamDestroy, "cuStreamDestroy_v2");
+    get(d.cuStreamBeginCapture, "cuStreamBeginCapture_v2");
+    get(d.cuStreamEndCapture, "cuStreamEndCapture");
+    get(d.cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags");
+    get(d.cuGraphLaunch, "cuGraphLaunch");
+    get(d.cuGraphExecDestroy, "cuGraphExecDestroy");
+    get(d.cuGraphDestroy, "cuGraphDestroy");
+    const char *graphs = std::getenv("ONNXCC_CUDA_GRAPHS");
+    d.graphs = ok && !(graphs && graphs[0] == '0');
   });
   return d.loaded ? &d : nullptr;
 }
@@ -122,6 +148,15 @@ struct Model {
   CUstream stream = nullptr; // the stream of the call in progress
   CUresult lastError = 0;
   char log[1024] = {};
+  // The last run as a CUDA graph, replayed while a run has the same key
+  // (its dims, input, output and arena addresses: what the launches' bytes
+  // depend on).
+  CUstream captureStream = nullptr;
+  CUgraphExec graph = nullptr;
+  static constexpr int kMaxKey = 64;
+  int64_t key[kMaxKey] = {};
+  int keySize = -1;
+  bool graphsFailed = false;
 };
 
 /// A driver error as a status, keeping the driver's code for message().
@@ -199,6 +234,63 @@ inline int reserveArena(Model *m, size_t bytes) {
   return 0;
 }
 
+/// Runs `run()` (which queues the model's launches on m->stream) on
+/// `stream`: the first time for a key, captured into a CUDA graph and
+/// launched; later with the same key, the graph replayed (one launch instead
+/// of one per kernel). Without graph support, or when a capture fails, the
+/// kernels are launched directly.
+template <class Run>
+int runCaptured(Model *m, CUstream stream, const int64_t *key, int keySize, Run run) {
+  const Driver *d = driver();
+  bool sameKey = keySize == m->keySize && keySize <= Model::kMaxKey &&
+                 std::memcmp(key, m->key, sizeof(int64_t) * size_t(keySize)) == 0;
+  if (m->graph && sameKey) {
+    CUresult r = d->cuGraphLaunch(m->graph, stream);
+    return r ? fail(m, r, kLaunchFailed) : 0;
+  }
+  if (!d->graphs || m->graphsFailed || keySize > Model::kMaxKey) {
+    m->stream = stream;
+    return run();
+  }
+  if (m->graph) {
+    d->cuGraphExecDestroy(m->graph);
+    m->graph = nullptr;
+  }
+  if (!m->captureStream && d->cuStreamCreate(&m->captureStream, CU_STREAM_NON_BLOCKING) != 0) {
+    m->graphsFailed = true;
+    m->stream = stream;
+    return run();
+  }
+  if (d->cuStreamBeginCapture(m->captureStream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) != 0) {
+    m->graphsFailed = true;
+    m->stream = stream;
+    return run();
+  }
+  m->stream = m->captureStream;
+  int status = run();
+  CUgraph graph = nullptr;
+  CUresult ended = d->cuStreamEndCapture(m->captureStream, &graph);
+  m->stream = stream;
+  if (status != 0) { // a shape check failed before or between launches
+    if (graph)
+      d->cuGraphDestroy(graph);
+    return status;
+  }
+  CUgraphExec exec = nullptr;
+  if (ended != 0 || !graph || d->cuGraphInstantiateWithFlags(&exec, graph, 0) != 0) {
+    if (graph)
+      d->cuGraphDestroy(graph);
+    m->graphsFailed = true;
+    return run();
+  }
+  d->cuGraphDestroy(graph);
+  m->graph = exec;
+  std::memcpy(m->key, key, sizeof(int64_t) * size_t(keySize));
+  m->keySize = keySize;
+  CUresult r = d->cuGraphLaunch(m->graph, stream);
+  return r ? fail(m, r, kLaunchFailed) : 0;
+}
+
 /// Queues kernel `k` on the model's current stream.
 inline int launch(Model *m, int k, int64_t gx, int64_t gy, int64_t gz, int64_t bx, int64_t by,
                   int64_t bz, void **params) {
@@ -266,6 +358,10 @@ inline void destroy(Model *m) {
       d->cuMemFree(m->arena);
     if (m->weights)
       d->cuMemFree(m->weights);
+    if (m->graph)
+      d->cuGraphExecDestroy(m->graph);
+    if (m->captureStream)
+      d->cuStreamDestroy(m->captureStream);
     if (m->module)
       d->cuModuleUnload(m->module);
   }

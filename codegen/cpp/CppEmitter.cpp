@@ -1370,7 +1370,7 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     // The CUDA target's own names in run() and NAME_cuda_run().
     for (const char *own : {"cuda_", "cuda_weights_", "params_", "s_", "model", "stream", "m",
                             "bytes", "status", "scope", "host_in", "host_out", "device_in",
-                            "device_out"})
+                            "device_out", "key"})
       idents.reserve(own);
     idents.reserveNumbered("p");
   }
@@ -1948,14 +1948,26 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     s << "  m->stream = static_cast<onnxcc_cuda::CUstream>(stream);\n";
     s << "  onnxcc_cuda::ContextScope scope(onnxcc_cuda::driver(), m);\n";
     s << "  if (const int status = onnxcc_cuda::reserveArena(m, bytes))\n    return status;\n";
+    // What the launches depend on: a run with the same replays the graph.
+    std::string key = "int64_t(uintptr_t(m->arena))";
+    for (const std::string &id : symbolNames)
+      key += ", " + id;
+    for (Port &p : inputs)
+      key += ", int64_t(uintptr_t(" + names[func.getArgument(p.arg)] + "))";
+    for (Port &p : outputs)
+      key += ", int64_t(uintptr_t(" + names[func.getArgument(p.arg)] + "))";
+    size_t keySize = 1 + symbolNames.size() + inputs.size() + outputs.size();
+    s << "  const int64_t key[" << keySize << "] = {" << key << "};\n";
     s << "  " << n << "_cuda_current_ = m;\n";
-    s << "  const int status = " << n << "_run_device_(reinterpret_cast<void *>(uintptr_t(m->arena))"
+    s << "  const int status = onnxcc_cuda::runCaptured(m, m->stream, key, " << keySize
+      << ", [&] {\n    return " << n
+      << "_run_device_(reinterpret_cast<void *>(uintptr_t(m->arena))"
       << (symbolic ? ", m->arenaSize" : "") << symbolArgs;
     for (Port &p : inputs)
       s << ", " << names[func.getArgument(p.arg)];
     for (Port &p : outputs)
       s << ", " << names[func.getArgument(p.arg)];
-    s << ");\n  " << n << "_cuda_current_ = nullptr;\n  return status;\n}\n\n";
+    s << ");\n  });\n  " << n << "_cuda_current_ = nullptr;\n  return status;\n}\n\n";
     // run_generic
     s << "extern \"C\" int " << n << "_cuda_run_generic(" << n << "_cuda *model, void *stream"
       << (symbolic ? ", const int64_t *dims" : "")

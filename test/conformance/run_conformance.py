@@ -44,7 +44,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_DATA_1_23 = os.path.normpath(os.path.join(HERE, "..", "..", "..", "shared", "onnx",
                                                   "node-1.23"))
 DEFAULT_EXPECTED = os.path.join(HERE, "expected")
-STATUSES = ("pass", "fail", "unsupported", "error")
+STATUSES = ("pass", "fail", "unsupported", "error", "built")
 EXPECTABLE = ("pass", "fail", "unsupported")
 ERROR_PREFIX = "onnxcc: error: "
 CRASH_MARKERS = ("Assertion", "Stack dump", "PLEASE submit")
@@ -167,6 +167,9 @@ def classify(returncode, stdout, stderr):
         return "error", "onnxcc killed by %s%s" % (name, (": " + first) if first else "")
     if returncode == 0:
         return "pass", ""
+    # --target cuda where no GPU is: compiled and built, not run.
+    if returncode == 4 and "no CUDA GPU" in stderr:
+        return "built", "compiled and built; no CUDA GPU to run it"
     if returncode == 1 and not lines:
         return "fail", summarize_failure(stdout)
     if returncode != 1 or len(lines) != 1 or not first.startswith(ERROR_PREFIX):
@@ -242,7 +245,7 @@ def main():
                         help="optimization flag of the harness builds (default -O1)")
     parser.add_argument("--expected", default=DEFAULT_EXPECTED,
                         help="folder of <suite>.txt expectations and out-of-scope.txt")
-    parser.add_argument("--target", default="cpp", choices=("cpp", "halide"),
+    parser.add_argument("--target", default="cpp", choices=("cpp", "halide", "cuda"),
                         help="code generator verify builds with (default cpp); the "
                         "expectations of another are <suite>.<target>.txt")
     parser.add_argument("--update-expected", action="store_true",
