@@ -22,6 +22,7 @@
 #include "lowering/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
@@ -38,28 +39,6 @@ using namespace mlir;
 
 namespace onnxcc {
 namespace {
-
-/// The ONNX node an op came from, for messages: "node 'x' (Relu): " or "".
-std::string nodeOf(Operation *op) {
-  std::string opType, name;
-  std::function<void(Location)> visit = [&](Location loc) {
-    if (auto fused = dyn_cast<FusedLoc>(loc)) {
-      if (auto meta = dyn_cast_or_null<StringAttr>(fused.getMetadata()); meta && opType.empty())
-        opType = meta.str();
-      for (Location l : fused.getLocations())
-        visit(l);
-    } else if (auto n = dyn_cast<NameLoc>(loc)) {
-      if (name.empty())
-        name = n.getName().str();
-    }
-  };
-  visit(op->getLoc());
-  if (name.empty() && opType.empty())
-    return "";
-  return (name.empty() ? std::string("an '") + opType + "' node"
-                       : "node '" + name + "'" + (opType.empty() ? "" : " (" + opType + ")")) +
-         ": ";
-}
 
 /// Whether `op` reads or writes buffer contents (not only their metadata).
 bool touchesMemory(Operation *op) {
@@ -221,7 +200,35 @@ struct MapToGpu : impl::OnnxccMapToGpuPassBase<MapToGpu> {
         expandCopy(c);
       if (failed(mapBlock(entry)))
         return signalPassFailure();
-      func.walk([&](gpu::LaunchOp launch) { defineUndefinedArithmetic(launch); });
+      bool smallFloats = false;
+      func.walk([&](gpu::LaunchOp launch) {
+        defineUndefinedArithmetic(launch);
+        launch.walk([&](Operation *op) {
+          // math.trunc has no NVVM lowering: copysign(floor(|x|), x).
+          if (auto trunc = dyn_cast<math::TruncOp>(op)) {
+            OpBuilder b(trunc);
+            Value x = trunc.getOperand();
+            Value floor = math::FloorOp::create(b, trunc.getLoc(),
+                                                math::AbsFOp::create(b, trunc.getLoc(), x));
+            trunc.replaceAllUsesWith(math::CopySignOp::create(b, trunc.getLoc(), floor, x)
+                                         .getResult());
+            trunc.erase();
+            return;
+          }
+          for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
+            Type e = getElementTypeOrSelf(t);
+            if (auto m = dyn_cast<MemRefType>(t))
+              e = m.getElementType();
+            if (isa<FloatType>(e) && cast<FloatType>(e).getWidth() < 16 && !smallFloats) {
+              smallFloats = true;
+              op->emitError("float8 and float4 element types are not supported by --target "
+                            "cuda yet");
+            }
+          }
+        });
+      });
+      if (smallFloats)
+        return signalPassFailure();
     }
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(&getContext()));
   }
@@ -241,16 +248,22 @@ LogicalResult MapToGpu::mapBlock(Block &block) {
     if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
       flush();
       if (loop.getNumResults() != 0)
-        return op->emitError(nodeOf(op) + "a parallel loop with reductions cannot run on the "
+        return op->emitError("a parallel loop with reductions cannot run on the "
                                           "GPU yet");
       launchParallel(loop);
       continue;
     }
     if (auto call = dyn_cast<func::CallOp>(op)) {
       flush();
-      if (llvm::any_of(call.getOperandTypes(), llvm::IsaPred<MemRefType>))
-        return op->emitError(nodeOf(op) + "the runtime-support function '" + call.getCallee() +
+      if (llvm::any_of(call.getOperandTypes(), llvm::IsaPred<MemRefType>)) {
+        std::string callee = call.getCallee().str();
+        if (auto fn = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+                call, call.getCalleeAttr()))
+          if (auto rt = fn->getAttrOfType<StringAttr>("onnxcc.runtime"))
+            callee = rt.str();
+        return op->emitError("the runtime-support function '" + callee +
                              "' has no CUDA version yet");
+      }
       continue;
     }
     if (!touchesMemory(op) && !isa<memref::AllocaOp, memref::AllocOp>(op)) {
@@ -262,7 +275,7 @@ LogicalResult MapToGpu::mapBlock(Block &block) {
     if (op->getNumRegions() && holdsHostWork(op)) {
       flush();
       if (llvm::any_of(op->getResultTypes(), llvm::IsaPred<MemRefType>))
-        return op->emitError(nodeOf(op) + "a host loop or branch yielding buffers cannot run on "
+        return op->emitError("a host loop or branch yielding buffers cannot run on "
                                           "the GPU yet");
       for (Region &r : op->getRegions())
         for (Block &b : r)
@@ -271,13 +284,18 @@ LogicalResult MapToGpu::mapBlock(Block &block) {
       continue;
     }
     if (isa<memref::AllocaOp, memref::AllocOp>(op))
-      return op->emitError(nodeOf(op) + "a buffer outside the arena cannot be used on the GPU");
+      return op->emitError("a buffer outside the arena cannot be used on the GPU");
+    // A scalar the host reads (a run-time shape operand): the emitter reads
+    // it from device memory once the kernels before it have finished.
+    if (isa<memref::LoadOp>(op)) {
+      flush();
+      continue;
+    }
     // A value computed from tensor data that the host needs.
     for (Value r : op->getResults())
       for (Operation *user : r.getUsers())
         if (user->getBlock() == &block || !op->isAncestor(user))
-          return op->emitError(nodeOf(op) +
-                               "a size, a branch or a loop bound that depends on tensor "
+          return op->emitError("a size, a branch or a loop bound that depends on tensor "
                                "values cannot be computed on the GPU target yet");
     sequential.push_back(op);
   }

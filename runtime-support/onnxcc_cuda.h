@@ -28,6 +28,7 @@ constexpr int kNoDevice = 21;      // no such CUDA device (or cuInit failed)
 constexpr int kOutOfMemory = 22;   // device memory ran out
 constexpr int kModuleLoad = 23;    // the driver could not load the PTX
 constexpr int kLaunchFailed = 24;  // a launch, copy or synchronization failed
+constexpr int kCaptureRead = -1;   // internal: the host read a value while capturing
 
 // The driver API's types, as cuda.h declares them (ABI-stable).
 using CUresult = int;
@@ -157,6 +158,7 @@ struct Model {
   int64_t key[kMaxKey] = {};
   int keySize = -1;
   bool graphsFailed = false;
+  bool capturing = false;
 };
 
 /// A driver error as a status, keeping the driver's code for message().
@@ -267,10 +269,18 @@ int runCaptured(Model *m, CUstream stream, const int64_t *key, int keySize, Run 
     return run();
   }
   m->stream = m->captureStream;
+  m->capturing = true;
   int status = run();
+  m->capturing = false;
   CUgraph graph = nullptr;
   CUresult ended = d->cuStreamEndCapture(m->captureStream, &graph);
   m->stream = stream;
+  if (status == kCaptureRead) { // the host reads device values: no graph
+    if (graph)
+      d->cuGraphDestroy(graph);
+    m->graphsFailed = true;
+    return run();
+  }
   if (status != 0) { // a shape check failed before or between launches
     if (graph)
       d->cuGraphDestroy(graph);
@@ -289,6 +299,21 @@ int runCaptured(Model *m, CUstream stream, const int64_t *key, int keySize, Run 
   m->keySize = keySize;
   CUresult r = d->cuGraphLaunch(m->graph, stream);
   return r ? fail(m, r, kLaunchFailed) : 0;
+}
+
+/// Reads `bytes` bytes at device address `src` into `dst` once the work
+/// queued on the model's stream has finished (a scalar the host needs). While
+/// a graph is being captured nothing has run yet: kCaptureRead tells
+/// runCaptured to run without a graph.
+inline int readDevice(Model *m, void *dst, const void *src, size_t bytes) {
+  const Driver *d = driver();
+  if (m->capturing)
+    return kCaptureRead;
+  if (CUresult r = d->cuStreamSynchronize(m->stream))
+    return fail(m, r, kLaunchFailed);
+  if (CUresult r = d->cuMemcpyDtoH(dst, CUdeviceptr(uintptr_t(src)), bytes))
+    return fail(m, r, kLaunchFailed);
+  return 0;
 }
 
 /// Queues kernel `k` on the model's current stream.

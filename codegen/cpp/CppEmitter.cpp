@@ -673,9 +673,26 @@ Error Emitter::emitMath(Operation &op) {
 }
 
 Error Emitter::emitMemRef(Operation &op) {
-  if (options.cuda && isa<memref::LoadOp, memref::StoreOp, memref::CopyOp>(op))
-    return errorAt(&op, "the host code of the CUDA target cannot read or write device memory "
+  if (options.cuda && isa<memref::StoreOp, memref::CopyOp>(op))
+    return errorAt(&op, "the host code of the CUDA target cannot write device memory "
                         "(onnxcc-map-to-gpu leaves no such op)");
+  if (options.cuda) {
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      // A scalar the host needs (a run-time shape operand): read from the
+      // device after the kernels queued so far (ABI.md, "The CUDA target").
+      Type t = load.getType();
+      std::string st = storageType(t), ct = cType(t);
+      if (st.empty() || st != ct)
+        return errorAt(&op, "the host reads a device value of an unsupported type");
+      std::string n = newName();
+      line() << ct << " " << n << " = 0;\n";
+      line() << "if (const int s_ = onnxcc_cuda::readDevice(cuda_, &" << n << ", &"
+             << element(load.getMemRef(), load.getIndices()) << ", sizeof " << n << "))\n";
+      line() << "  return s_;\n";
+      names[load.getResult()] = n;
+      return Error::success();
+    }
+  }
   return llvm::TypeSwitch<Operation *, Error>(&op)
       .Case<memref::LoadOp>([&](memref::LoadOp load) {
         Type t = load.getType();

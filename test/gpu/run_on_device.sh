@@ -15,6 +15,7 @@
 # against PyTorch's, and batch-1 latency of the zoo against PyTorch eager (and
 # CUDA graphs) on the same GPU. Results go to $OUT (the tool brings them back).
 set -u
+PY=${PYTHON:-python3}
 OUT=${OUT:-/tmp/onnxcc-gpu-out}
 mkdir -p "$OUT"
 W=/tmp/onnxcc-gpu
@@ -25,13 +26,13 @@ wc -l < "$W/manifest.txt"
 
 start=$(date +%s)
 echo "== node tests"
-timeout 300 python3 test/gpu/check_outputs.py "$W/cases" --jobs 12 --timeout 60 \
+timeout 300 $PY test/gpu/check_outputs.py "$W/cases" --jobs 12 --timeout 60 \
   --json "$OUT/node.json" > "$OUT/node.txt" 2>&1
 grep -v '^PASS' "$OUT/node.txt" | head -60
 echo "node tests took $(( $(date +%s) - start )) s"
 
 echo "== zoo parity"
-timeout 120 python3 test/gpu/check_outputs.py "$W/zoo" --jobs 3 --timeout 100 \
+timeout 120 $PY test/gpu/check_outputs.py "$W/zoo" --jobs 3 --timeout 100 \
   --json "$OUT/zoo.json" 2>&1 | tee "$OUT/zoo.txt"
 
 echo "== latency, batch 1 (onnxcc --target cuda)"
@@ -46,6 +47,6 @@ for m in "$W"/zoo/*/; do
 done 2>&1 | tee "$OUT/latency_onnxcc.txt"
 
 echo "== latency, batch 1 (PyTorch)"
-timeout 200 python3 test/gpu/torch_latency.py --json "$OUT/latency_torch.json" 2>&1 \
+timeout 200 $PY test/gpu/torch_latency.py --json "$OUT/latency_torch.json" 2>&1 \
   | tee "$OUT/latency_torch.txt"
 echo "device check took $(( $(date +%s) - start )) s"
