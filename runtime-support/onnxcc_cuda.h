@@ -199,8 +199,10 @@ inline int create(Model *m, int device, const char *ptx, const char *const *kern
   ContextScope scope(d, m);
   int options[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void *values[2] = {m->log, reinterpret_cast<void *>(uintptr_t(sizeof m->log))};
-  if (CUresult r = d->cuModuleLoadDataEx(&m->module, ptx, 2, options, values))
-    return fail(m, r, kModuleLoad);
+  // A model whose every op folded or is a view has no kernels (nor PTX).
+  if (numKernels > 0)
+    if (CUresult r = d->cuModuleLoadDataEx(&m->module, ptx, 2, options, values))
+      return fail(m, r, kModuleLoad);
   m->kernels = static_cast<CUfunction *>(std::calloc(numKernels ? numKernels : 1,
                                                      sizeof(CUfunction)));
   if (!m->kernels)

@@ -1361,12 +1361,13 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       return refuse("runtime-support kernels on tensors");
     if (!options.embedWeights)
       return refuse("weights in a separate file (--weights file)");
-    if (func->hasAttr("onnxcc.io_inputs") &&
-        llvm::any_of(func->getAttrOfType<ArrayAttr>("onnxcc.io_inputs"), [](Attribute a) {
-          auto k = cast<DictionaryAttr>(a).getAs<StringAttr>("kind");
-          return k && k.getValue() != "tensor";
-        }))
-      return refuse("sequence and optional inputs");
+    for (StringRef key : {"onnxcc.io_inputs", "onnxcc.io_outputs"})
+      if (auto io = func->getAttrOfType<ArrayAttr>(key);
+          io && llvm::any_of(io, [](Attribute a) {
+            auto k = cast<DictionaryAttr>(a).getAs<StringAttr>("kind");
+            return k && k.getValue() != "tensor";
+          }))
+        return refuse("sequence and optional inputs and outputs");
     if (llvm::any_of(outputs, [](const Port &p) { return p.dimsArg >= 0; }))
       return refuse("outputs whose dims depend on the data");
     if (llvm::any_of(outputs, [](const Port &p) { return bool(p.mapKeys); }) ||
@@ -1584,6 +1585,10 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
   MemRefView arenaView;
   arenaView.base = "arena_";
   arenaView.offset = "0";
+  // As a kernel argument (a view made inside a kernel): its bytes.
+  arenaView.sizes.push_back(symbolic ? "static_cast<int64_t>(arena_size)"
+                                     : std::to_string(arenaSize));
+  arenaView.strides.push_back("1");
   views[func.getArgument(arenaArg)] = arenaView;
 
   if (Error e = emitBlock(func.getBody().front()))
