@@ -4,9 +4,10 @@
 #   onnxcc_add_model(TARGET classifier MODEL model.onnx
 #                    [NAME n]                  # symbol prefix and file names (default: the
 #                                              # model's file name without extension)
-#                    [TARGET_KIND cpp|halide]  # code generator (default cpp)
+#                    [TARGET_KIND cpp|halide|cuda]  # code generator (default cpp)
 #                    [HALIDE_AUTOSCHEDULER a]  # halide: Mullapudi2016, Li2018 or Adams2019
 #                                              # instead of onnxcc's schedule
+#                    [CUDA_ARCH sm_NN]         # cuda: onnxcc compile --cuda-arch
 #                    [SHAPES in=1x3x224x224 ...]  # static dims (onnxcc compile --shape)
 #                    [THREADS n]               # onnxcc compile --threads (links Threads::Threads)
 #                    [TARGET_CPU cpu])         # onnxcc compile --target-cpu
@@ -22,11 +23,15 @@
 # add_halide_library, which runs the generator for the build's target into
 # the pipeline NAME_pipeline); NAME.cpp wraps that pipeline in the same C
 # ABI as the cpp target.
+#
+# TARGET_KIND cuda compiles to PTX kernels embedded in NAME.cpp (codegen/cpp/
+# ABI.md, "The CUDA target"); the library needs no CUDA toolkit or library to
+# build: it loads the driver at run time and links only the dl library.
 include_guard(GLOBAL)
 
 function(onnxcc_add_model)
   cmake_parse_arguments(PARSE_ARGV 0 ARG ""
-                        "TARGET;MODEL;NAME;TARGET_KIND;THREADS;TARGET_CPU;HALIDE_AUTOSCHEDULER"
+                        "TARGET;MODEL;NAME;TARGET_KIND;THREADS;TARGET_CPU;HALIDE_AUTOSCHEDULER;CUDA_ARCH"
                         "SHAPES")
   set(where "onnxcc_add_model(${ARG_TARGET})")
   if(ARG_UNPARSED_ARGUMENTS)
@@ -58,11 +63,15 @@ function(onnxcc_add_model)
   if(NOT ARG_TARGET_KIND)
     set(ARG_TARGET_KIND cpp)
   endif()
-  if(ARG_TARGET_KIND STREQUAL "cuda")
-    message(FATAL_ERROR "${where}: TARGET_KIND cuda is not available yet (cpp or halide)")
-  elseif(NOT ARG_TARGET_KIND STREQUAL "cpp" AND NOT ARG_TARGET_KIND STREQUAL "halide")
-    message(FATAL_ERROR "${where}: unknown TARGET_KIND '${ARG_TARGET_KIND}' (cpp or halide; "
-                        "cuda is planned)")
+  if(NOT ARG_TARGET_KIND MATCHES "^(cpp|halide|cuda)$")
+    message(FATAL_ERROR "${where}: unknown TARGET_KIND '${ARG_TARGET_KIND}' (cpp, halide or "
+                        "cuda)")
+  endif()
+  if(ARG_CUDA_ARCH AND NOT ARG_TARGET_KIND STREQUAL "cuda")
+    message(FATAL_ERROR "${where}: CUDA_ARCH needs TARGET_KIND cuda")
+  endif()
+  if(ARG_CUDA_ARCH AND NOT ARG_CUDA_ARCH MATCHES "^sm_[0-9]+a?$")
+    message(FATAL_ERROR "${where}: CUDA_ARCH '${ARG_CUDA_ARCH}' is not sm_NN (e.g. sm_80)")
   endif()
   if(ARG_HALIDE_AUTOSCHEDULER AND NOT ARG_TARGET_KIND STREQUAL "halide")
     message(FATAL_ERROR "${where}: HALIDE_AUTOSCHEDULER needs TARGET_KIND halide")
@@ -88,6 +97,9 @@ function(onnxcc_add_model)
   set(options --target ${ARG_TARGET_KIND} --name "${ARG_NAME}")
   if(ARG_HALIDE_AUTOSCHEDULER)
     list(APPEND options "--halide-autoscheduler=${ARG_HALIDE_AUTOSCHEDULER}")
+  endif()
+  if(ARG_CUDA_ARCH)
+    list(APPEND options "--cuda-arch=${ARG_CUDA_ARCH}")
   endif()
   foreach(shape IN LISTS ARG_SHAPES)
     if(NOT shape MATCHES "^[^=]+=[0-9]+(x[0-9]+)*$")
@@ -134,6 +146,11 @@ function(onnxcc_add_model)
   if(threads GREATER 1)
     find_package(Threads REQUIRED)
     target_link_libraries(${ARG_TARGET} PUBLIC Threads::Threads)
+  endif()
+  if(ARG_TARGET_KIND STREQUAL "cuda")
+    # onnxcc_cuda.h dlopens libcuda.so.1 (and uses std::call_once).
+    find_package(Threads REQUIRED)
+    target_link_libraries(${ARG_TARGET} PUBLIC ${CMAKE_DL_LIBS} Threads::Threads)
   endif()
   set_target_properties(${ARG_TARGET} PROPERTIES
     ONNXCC_MODEL "${model}" ONNXCC_NAME "${ARG_NAME}" ONNXCC_OUTPUT_DIR "${dir}")
