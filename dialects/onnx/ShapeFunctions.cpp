@@ -889,6 +889,35 @@ LogicalResult ConvTransposeOp::inferShapes(ShapeContext &ctx) {
   StringRef autoPad = getAutoPad();
   for (size_t i = 0; i < n; ++i) {
     Dim in = (*x)[i + 2];
+    if (strides && in.isSymbolic()) {
+      // A symbolic input size: the result is stride * in plus a constant
+      // (SAME: stride * in), a polynomial of the symbols, with in >= 1 and
+      // the result at least 0 checked at run time.
+      int64_t s = (*strides)[i];
+      Dim scaled = mulDims(in, Dim::known(s));
+      if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+        out.push_back(scaled);
+        continue;
+      }
+      if (kernel.size() != n || !dilations || !pads || !outputPadding) {
+        out.push_back(Dim::unknown());
+        continue;
+      }
+      int64_t extent = (kernel[i] - 1) * (*dilations)[i] + 1;
+      int64_t constant = (*outputPadding)[i] + extent - s -
+                         (autoPad == "VALID" ? 0 : (*pads)[i] + (*pads)[i + n]);
+      Dim size = addDims(scaled, Dim::known(constant));
+      if (!size.isSymbolic()) {
+        out.push_back(Dim::unknown());
+        continue;
+      }
+      // s * in + constant >= 0 for in >= ceil(-constant / s), and in >= 1
+      // (an empty input has no transposed size ONNX defines).
+      int64_t least = constant >= 0 ? 1 : std::max<int64_t>(1, (-constant + s - 1) / s);
+      ctx.requireAtLeast(in, least);
+      out.push_back(size);
+      continue;
+    }
     if (!strides || !in.isStatic()) {
       out.push_back(Dim::unknown());
       continue;

@@ -259,7 +259,8 @@ SmallVector<OpFoldResult> mixedSizes(OpBuilder &b, Location loc, Value v) {
 } // namespace
 
 bool hasSymbolicWindow(Operation *op) {
-  if (!isa<onnx::ConvOp, onnx::MaxPoolOp, onnx::AveragePoolOp, onnx::LpPoolOp>(op) ||
+  if (!isa<onnx::ConvOp, onnx::ConvTransposeOp, onnx::MaxPoolOp, onnx::AveragePoolOp,
+           onnx::LpPoolOp>(op) ||
       op->getNumOperands() == 0)
     return false;
   auto x = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
@@ -403,6 +404,28 @@ SmallVector<Value> dynamicOf(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> 
   return out;
 }
 
+/// The [N, G, M/G, out...] accumulator of a convolution with symbolic dims
+/// (`dynamic` their sizes): zeros, or the bias broadcast.
+Value buildSymbolicConvInit(OpBuilder &b, Location loc, RankedTensorType groupedType,
+                            ValueRange dynamic, Value bias, int64_t group) {
+  Type elem = groupedType.getElementType();
+  if (!bias || isa<NoneType>(bias.getType()))
+    return buildFilled(b, loc, groupedType, b.getZeroAttr(elem), dynamic);
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = groupedType.getRank();
+  Value grouped = splitDim(b, loc, bias, 0, group);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(rank, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx)}, ctx),
+      AffineMap::getMultiDimIdentityMap(rank, ctx)};
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  Value empty = emptyTensor(b, loc, groupedType, dynamic);
+  return linalg::GenericOp::create(b, loc, groupedType, grouped, empty, maps, iterators,
+                                   [](OpBuilder &nb, Location nloc, ValueRange args) {
+                                     linalg::YieldOp::create(nb, nloc, args[0]);
+                                   })
+      .getResult(0);
+}
+
 /// Conv over symbolic spatial dims: the reference generic of buildConv
 /// over a padded input whose sizes are computed at run time.
 FailureOr<Value> buildSymbolicConv(ConversionPatternRewriter &rewriter, Operation *op,
@@ -457,24 +480,8 @@ FailureOr<Value> buildSymbolicConv(ConversionPatternRewriter &rewriter, Operatio
                                             rewriter.getIndexAttr(outChannels / group)};
   llvm::append_range(groupedSizes, ArrayRef(ySizes).drop_front(2));
   auto groupedType = RankedTensorType::get(groupedShape, elem);
-  SmallVector<Value> groupedDynamic = dynamicOf(rewriter, loc, groupedSizes);
-  Value init;
-  if (!bias || isa<NoneType>(bias.getType())) {
-    init = buildFilled(rewriter, loc, groupedType, rewriter.getZeroAttr(elem), groupedDynamic);
-  } else {
-    int64_t rank = groupedType.getRank();
-    Value grouped = splitDim(rewriter, loc, bias, 0, group);
-    SmallVector<AffineMap> maps = {
-        AffineMap::get(rank, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx)}, ctx),
-        AffineMap::getMultiDimIdentityMap(rank, ctx)};
-    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-    Value empty = emptyTensor(rewriter, loc, groupedType, groupedDynamic);
-    init = linalg::GenericOp::create(rewriter, loc, groupedType, grouped, empty, maps, iterators,
-                                     [](OpBuilder &nb, Location nloc, ValueRange args) {
-                                       linalg::YieldOp::create(nb, nloc, args[0]);
-                                     })
-               .getResult(0);
-  }
+  Value init = buildSymbolicConvInit(rewriter, loc, groupedType,
+                                     dynamicOf(rewriter, loc, groupedSizes), bias, group);
   SmallVector<AffineExpr> xExprs;
   for (int64_t i = 0; i < s; ++i)
     xExprs.push_back(getAffineDimExpr(3 + i, ctx) * w->strides[i] +
@@ -727,10 +734,143 @@ struct QLinearConvLowering : OpConversionPattern<onnx::QLinearConvOp> {
 /// between) and placed at offset (k - 1) * d - pad_begin of a zero tensor Z,
 /// then Y[n, m, o...] = B[m] + sum Z[n, c, o + k * d] * W[c, m, K - 1 - k]
 /// (the kernel flipped). Entries of X that land outside Z never reach Y.
+///
+/// With symbolic spatial dims (an image of any size) the same with run-time
+/// sizes: the result's dims are s * in + c (shape inference), Z is the
+/// result plus the kernel's reach, and the part of X that lands inside Z
+/// starts at a constant and has a run-time length.
+FailureOr<Value> buildSymbolicConvTranspose(ConversionPatternRewriter &rewriter,
+                                            onnx::ConvTransposeOp op,
+                                            const TypeConverter *converter, Value xIn, Value wIn,
+                                            Value bias) {
+  auto result = symbolicResultType(rewriter, converter, op, 0);
+  if (failed(result))
+    return failure();
+  auto [yType, yDynamic] = *result;
+  auto xType = dyn_cast<RankedTensorType>(xIn.getType());
+  auto wType = dyn_cast<RankedTensorType>(wIn.getType());
+  if (!xType || !wType || !wType.hasStaticShape() || xType.getRank() < 3 ||
+      wType.getRank() != xType.getRank() || yType.getRank() != xType.getRank())
+    return rewriter.notifyMatchFailure(op, "X, W and Y need the same rank >= 3, W static");
+  if (op.getOutputShape())
+    return rewriter.notifyMatchFailure(op, "output_shape with symbolic input dims");
+  int64_t group = static_cast<int64_t>(op.getGroup());
+  int64_t channels = xType.getDimSize(1);
+  int64_t outChannels = wType.getDimSize(1) * group;
+  if (ShapedType::isDynamic(channels) || group < 1 || channels % group ||
+      channels != wType.getDimSize(0) || yType.getDimSize(1) != outChannels)
+    return rewriter.notifyMatchFailure(op, "channels do not match W and group");
+  ArrayRef<int64_t> kernel = wType.getShape().drop_front(2);
+  if (auto k = op.getKernelShape(); k && *k != kernel)
+    return rewriter.notifyMatchFailure(op, "kernel_shape does not match W");
+  size_t n = kernel.size();
+  auto strides = intsOr(rewriter, op, op.getStrides(), n, 1, "strides", 1);
+  auto dilations = intsOr(rewriter, op, op.getDilations(), n, 1, "dilations", 1);
+  auto pads = intsOr(rewriter, op, op.getPads(), 2 * n, 0, "pads", 0);
+  auto outputPadding = intsOr(rewriter, op, op.getOutputPadding(), n, 0, "output_padding", 0);
+  if (failed(strides) || failed(dilations) || failed(pads) || failed(outputPadding))
+    return failure();
+  StringRef autoPad = op.getAutoPad();
+  bool same = autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
+  if (!same && autoPad != "NOTSET" && autoPad != "VALID")
+    return rewriter.notifyMatchFailure(op, "unknown auto_pad value");
+
+  Location loc = op.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  Type elem = yType.getElementType();
+  SmallVector<OpFoldResult> xSizes = mixedSizes(rewriter, loc, xIn), ySizes;
+  for (int64_t d = 0, k = 0; d < yType.getRank(); ++d)
+    ySizes.push_back(yType.isDynamicDim(d)
+                         ? OpFoldResult(yDynamic[k++])
+                         : OpFoldResult(rewriter.getIndexAttr(yType.getDimSize(d))));
+  auto cst = [&](int64_t c) { return Value(arith::ConstantIndexOp::create(rewriter, loc, c)); };
+  SmallVector<int64_t> zShape = {xType.getDimSize(0), channels};
+  SmallVector<Value> zDynamic;
+  if (xType.isDynamicDim(0))
+    zDynamic.push_back(indexValue(rewriter, loc, xSizes[0]));
+  SmallVector<OpFoldResult> sliceOffsets = {rewriter.getIndexAttr(0), rewriter.getIndexAttr(0)},
+                            sliceSizes = {xSizes[0], xSizes[1]},
+                            sliceStrides(n + 2, rewriter.getIndexAttr(1)),
+                            zOffsets = {rewriter.getIndexAttr(0), rewriter.getIndexAttr(0)},
+                            zStrides = {rewriter.getIndexAttr(1), rewriter.getIndexAttr(1)};
+  for (size_t i = 0; i < n; ++i) {
+    int64_t s = (*strides)[i], reach = (kernel[i] - 1) * (*dilations)[i];
+    // The begin pad: explicit, none (VALID), or SAME's half of a total that
+    // is a constant since out = in * s.
+    int64_t padBegin = (*pads)[i];
+    if (autoPad == "VALID") {
+      padBegin = 0;
+    } else if (same) {
+      int64_t total = (*outputPadding)[i] + reach + 1 - s;
+      int64_t half = floorDivPositive(total, 2);
+      padBegin = autoPad == "SAME_UPPER" ? half : total - half;
+    }
+    int64_t offset = reach - padBegin;
+    Value in = indexValue(rewriter, loc, xSizes[i + 2]);
+    Value out = indexValue(rewriter, loc, ySizes[i + 2]);
+    // Z: the result plus the kernel's reach (a polynomial of the symbols).
+    Value zSize = arith::AddIOp::create(rewriter, loc, out, cst(reach));
+    zShape.push_back(xType.isDynamicDim(i + 2) || yType.isDynamicDim(i + 2)
+                         ? ShapedType::kDynamic
+                         : yType.getDimSize(i + 2) + reach);
+    if (ShapedType::isDynamic(zShape.back()))
+      zDynamic.push_back(zSize);
+    // X[j] lands on Z[j * s + offset]: the j in [first, last] land inside,
+    // first = max(0, ceil(-offset / s)) and last = min(in - 1,
+    // floor((zSize - 1 - offset) / s)), where zSize - 1 - offset =
+    // out - 1 + padBegin >= -1 (so the division is of a value >= s - 1).
+    int64_t first = std::max<int64_t>(0, ceilDivPositive(-offset, s));
+    Value numer = arith::AddIOp::create(rewriter, loc, out, cst(padBegin - 1 + s));
+    Value lastPlusOne = arith::DivSIOp::create(rewriter, loc, numer, cst(s));
+    Value count = arith::MinSIOp::create(
+        rewriter, loc, arith::SubIOp::create(rewriter, loc, in, cst(first)),
+        arith::SubIOp::create(rewriter, loc, lastPlusOne, cst(first)));
+    count = arith::MaxSIOp::create(rewriter, loc, count, cst(0));
+    sliceOffsets.push_back(rewriter.getIndexAttr(first));
+    sliceSizes.push_back(count);
+    zOffsets.push_back(rewriter.getIndexAttr(first * s + offset));
+    zStrides.push_back(rewriter.getIndexAttr(s));
+  }
+  auto zType = RankedTensorType::get(zShape, elem);
+  Value z = buildFilled(rewriter, loc, zType, rewriter.getZeroAttr(elem), zDynamic);
+  Value x = tensor::ExtractSliceOp::create(rewriter, loc, xIn, sliceOffsets, sliceSizes,
+                                           sliceStrides);
+  z = tensor::InsertSliceOp::create(rewriter, loc, x, z, zOffsets, sliceSizes, zStrides);
+  z = splitDimMixed(rewriter, loc, z, 1, group);
+  Value weight = splitDim(rewriter, loc, wIn, 0, group);
+  int64_t sp = static_cast<int64_t>(n);
+  SmallVector<AffineExpr> wExprs = {getAffineDimExpr(1, ctx), getAffineDimExpr(3 + sp, ctx),
+                                    getAffineDimExpr(2, ctx)};
+  SmallVector<AffineExpr> zExprs;
+  for (int64_t i = 0; i < sp; ++i) {
+    AffineExpr k = getAffineDimExpr(4 + sp + i, ctx);
+    wExprs.push_back(k);
+    zExprs.push_back(getAffineDimExpr(3 + i, ctx) +
+                     (getAffineConstantExpr(kernel[i] - 1, ctx) - k) * (*dilations)[i]);
+  }
+  SmallVector<int64_t> groupedShape = {yType.getDimSize(0), group, outChannels / group};
+  llvm::append_range(groupedShape, yType.getShape().drop_front(2));
+  SmallVector<OpFoldResult> groupedSizes = {ySizes[0], rewriter.getIndexAttr(group),
+                                            rewriter.getIndexAttr(outChannels / group)};
+  llvm::append_range(groupedSizes, ArrayRef(ySizes).drop_front(2));
+  Value init = buildSymbolicConvInit(rewriter, loc, RankedTensorType::get(groupedShape, elem),
+                                     dynamicOf(rewriter, loc, groupedSizes), bias, group);
+  Value y = buildGroupedConv(rewriter, loc, z, weight, zExprs, wExprs, init);
+  return mergeDims(rewriter, loc, y, 1);
+}
+
 struct ConvTransposeLowering : OpConversionPattern<onnx::ConvTransposeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::ConvTransposeOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    if (hasSymbolicWindow(op)) {
+      auto y = buildSymbolicConvTranspose(rewriter, op, getTypeConverter(), adaptor.getX(),
+                                          adaptor.getW(), adaptor.getB());
+      if (failed(y))
+        return failure();
+      rewriter.replaceOp(op, *y);
+      return success();
+    }
     auto shapes = convShapes(rewriter, op, getTypeConverter(), adaptor.getX(), adaptor.getW(),
                              adaptor.getB());
     if (failed(shapes))

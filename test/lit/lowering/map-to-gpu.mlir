@@ -71,13 +71,37 @@ func.func @undefined(%x: memref<8xi32>, %y: memref<8xf32>, %o: memref<8xi32>) {
 
 // -----
 
-// A size the host would have to read from device memory is refused.
+// A scalar the host reads (a run-time shape operand) stays on the host: the
+// emitter reads it from device memory after the kernels before it.
+// CHECK-LABEL: func.func @host_read
+// CHECK: %[[N:.*]] = memref.load %arg0[%c0] : memref<4xindex>
+// CHECK: gpu.launch
 func.func @host_read(%x: memref<4xindex>, %o: memref<?xf32>) {
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{a size, a branch or a loop bound that depends on tensor values cannot be computed on the GPU target yet}}
   %n = memref.load %x[%c0] : memref<4xindex>
   %f = arith.constant 0.0 : f32
   %c1 = arith.constant 1 : index
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    memref.store %f, %o[%i] : memref<?xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A size computed by a loop over tensor values is refused.
+func.func @host_loop(%x: memref<4xindex>, %o: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  // expected-error @+1 {{a size, a branch or a loop bound that depends on tensor values cannot be computed on the GPU target yet}}
+  %n = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %c0) -> index {
+    %v = memref.load %x[%i] : memref<4xindex>
+    %s = arith.addi %acc, %v : index
+    scf.yield %s : index
+  }
+  %f = arith.constant 0.0 : f32
   scf.parallel (%i) = (%c0) to (%n) step (%c1) {
     memref.store %f, %o[%i] : memref<?xf32>
     scf.reduce

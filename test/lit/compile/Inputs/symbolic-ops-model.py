@@ -344,6 +344,52 @@ save("resize_symbolic", [
     [const("s2", [1, 1, 2, 2], np.float32), const("s3", [1, 1, 1, 3], np.float32)],
     resize_data)
 
+# ConvTranspose over symbolic spatial dims (a decoder of any image size):
+# strides, dilations, group, output_padding, explicit pads and a bias; and
+# SAME_UPPER, whose output is in * stride. The reference scatters every
+# input point through the kernel, then crops the pads.
+def conv_transpose(x, w, b, strides, dilations, pads, output_padding, group, same=False):
+    n, c, *ins = x.shape
+    m = w.shape[1] * group
+    kernel = w.shape[2:]
+    full = [(i - 1) * s + (k - 1) * d + 1 + o
+            for i, s, k, d, o in zip(ins, strides, kernel, dilations, output_padding)]
+    if same:
+        outs = [i * s for i, s in zip(ins, strides)]
+        totals = [f - o for f, o in zip(full, outs)]
+        pads = [t // 2 for t in totals] + [t - t // 2 for t in totals]
+    y = np.zeros([n, m] + full, np.float64)
+    cg, mg = c // group, m // group
+    for g in range(group):
+        xs = x[:, g * cg:(g + 1) * cg].astype(np.float64)
+        for kh in range(kernel[0]):
+            for kw in range(kernel[1]):
+                contrib = np.einsum("nchw,cm->nmhw", xs, w[g * cg:(g + 1) * cg, :, kh, kw])
+                h0, w0 = kh * dilations[0], kw * dilations[1]
+                y[:, g * mg:(g + 1) * mg, h0:h0 + (ins[0] - 1) * strides[0] + 1:strides[0],
+                  w0:w0 + (ins[1] - 1) * strides[1] + 1:strides[1]] += contrib
+    y = y[:, :, pads[0]:full[0] - pads[2], pads[1]:full[1] - pads[3]]
+    if b is not None:
+        y += b.reshape(1, -1, 1, 1)
+    return y.astype(np.float32)
+ct_w = uniform(4, 3, 3, 2)
+ct_b = uniform(6)
+ct_w2 = uniform(4, 2, 3, 3)
+def ct_outputs(x):
+    return [conv_transpose(x, ct_w, ct_b, [2, 3], [1, 2], [1, 0, 0, 2], [1, 2], 2),
+            conv_transpose(x, ct_w2, None, [2, 2], [1, 1], None, [0, 0], 1, same=True)]
+save("conv_transpose_symbolic", [
+    helper.make_node("ConvTranspose", ["x", "ct_w", "ct_b"], ["y"], strides=[2, 3],
+                     dilations=[1, 2], pads=[1, 0, 0, 2], output_padding=[1, 2], group=2),
+    helper.make_node("ConvTranspose", ["x", "ct_w2"], ["same"], strides=[2, 2],
+                     auto_pad="SAME_UPPER")],
+    [helper.make_tensor_value_info("x", F, ["N", 4, "H", "W"])],
+    [helper.make_tensor_value_info(n, F, None) for n in ("y", "same")],
+    [numpy_helper.from_array(ct_w, "ct_w"), numpy_helper.from_array(ct_b, "ct_b"),
+     numpy_helper.from_array(ct_w2, "ct_w2")],
+    [([x], ct_outputs(x)) for x in (uniform(1, 4, 3, 5), uniform(2, 4, 1, 2),
+                                    uniform(1, 4, 6, 1))])
+
 # Models that fit their symbolic dims only for some values of the symbols:
 # refused where no one value fixes it (refuse_*; they compile with
 # --shape), compiled for the one value with a warning where it does
