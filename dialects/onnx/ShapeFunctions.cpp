@@ -2022,12 +2022,15 @@ LogicalResult PadOp::inferShapes(ShapeContext &ctx) {
       out.push_back(d);
       continue;
     }
-    // A symbolic dim grows by the pads when neither is negative: `S + 3`
-    // holds for every S. Cropping a symbolic dim leaves a size that is
-    // negative for small S, which no polynomial describes.
+    // A symbolic dim grows by the pads: `S + 3` holds for every S. A
+    // negative pad crops it: `S - 2` with S >= 2 (the elements cropped)
+    // checked at run time, as for a Slice [2:].
     if (!d.isStatic()) {
-      bool grows = (*pads)[i] >= 0 && (*pads)[i + rank] >= 0;
-      out.push_back(grows ? addDims(d, Dim::known(extra)) : Dim::unknown());
+      int64_t cropped = std::max<int64_t>(-(*pads)[i], 0) + std::max<int64_t>(-(*pads)[i + rank], 0);
+      Dim size = addDims(d, Dim::known(extra));
+      if (cropped > 0 && size.isSymbolic())
+        ctx.requireAtLeast(d, cropped);
+      out.push_back(size);
       continue;
     }
     if (d.size + extra < 0)

@@ -1180,10 +1180,11 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
     return success();
   }
 
-  /// With symbolic dims the pads must be constants, and a symbolic dim may
-  /// only grow (no negative pad on it), so that the input's part of the
-  /// result is at a fixed place for every value of the symbols. Constant
-  /// mode fills the result and inserts the (statically cropped) input;
+  /// With symbolic dims the pads must be constants, so that the input's part
+  /// of the result is at a fixed place for every value of the symbols (a
+  /// negative pad crops a symbolic dim by a constant, shape inference checks
+  /// that it has that many elements). Constant mode fills the result and
+  /// inserts the cropped input;
   /// edge, reflect and wrap read through a generic, which computes the
   /// positions in a symbolic dim from its size at run time.
   /// `pads` are the op's constant pads (matchAndRewrite checked them and the
@@ -1211,8 +1212,6 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
           return rewriter.notifyMatchFailure(op, "pads disagree with the result type");
         continue;
       }
-      if (begin < 0 || end < 0)
-        return rewriter.notifyMatchFailure(op, "negative pad of a symbolic dim");
     }
     Location loc = op.getLoc();
     if (mode == "constant") {
@@ -1233,8 +1232,17 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
         int64_t begin = pads[d], end = pads[rank + d];
         insertOffsets.push_back(rewriter.getIndexAttr(std::max<int64_t>(begin, 0)));
         if (inType.isDynamicDim(d)) {
-          cropOffsets.push_back(rewriter.getIndexAttr(0));
-          cropSizes.push_back(tensor::DimOp::create(rewriter, loc, input, d).getResult());
+          // A negative pad crops the symbolic dim too (shape inference
+          // checks at run time that it has that many elements).
+          int64_t offset = std::max<int64_t>(-begin, 0);
+          int64_t cropped = offset + std::max<int64_t>(-end, 0);
+          Value size = tensor::DimOp::create(rewriter, loc, input, d);
+          if (cropped) {
+            size = arith::SubIOp::create(rewriter, loc, size, indexConst(rewriter, loc, cropped));
+            crop = true;
+          }
+          cropOffsets.push_back(rewriter.getIndexAttr(offset));
+          cropSizes.push_back(size);
           cropShape.push_back(ShapedType::kDynamic);
           continue;
         }
@@ -1389,11 +1397,13 @@ struct DepthToSpaceLowering : OpConversionPattern<onnx::DepthToSpaceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::DepthToSpaceOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
+    int64_t b = op.getBlocksize();
+    if (!inType.hasStaticShape())
+      return lowerSymbolic(op, adaptor, rewriter);
     auto type = staticResultType(rewriter, getTypeConverter(), op);
     if (!type)
       return failure();
-    auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
-    int64_t b = op.getBlocksize();
     if (inType.getRank() != 4 || b <= 0 || inType.getDimSize(1) % (b * b) != 0)
       return rewriter.notifyMatchFailure(op, "needs 4-D input with C divisible by blocksize^2");
     int64_t n = inType.getDimSize(0), c = inType.getDimSize(1) / (b * b),
@@ -1410,6 +1420,49 @@ struct DepthToSpaceLowering : OpConversionPattern<onnx::DepthToSpaceOp> {
     else
       return rewriter.notifyMatchFailure(op, "mode must be DCR or CRD");
     rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  /// With symbolic N, H or W (static channels): each element of Y reads
+  /// X[n, channel, h / b, w / b], the channel picked by the mode from c and
+  /// the position (h % b, w % b) inside the block.
+  LogicalResult lowerSymbolic(onnx::DepthToSpaceOp op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const {
+    auto result = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(result))
+      return failure();
+    auto [type, dynamic] = *result;
+    Value x = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(x.getType());
+    int64_t b = op.getBlocksize();
+    StringRef mode = op.getMode();
+    if (inType.getRank() != 4 || type.getRank() != 4 || b <= 0 || inType.isDynamicDim(1) ||
+        inType.getDimSize(1) % (b * b) != 0 || (mode != "DCR" && mode != "CRD"))
+      return rewriter.notifyMatchFailure(
+          op, "needs 4-D input with static C divisible by blocksize^2, DCR or CRD");
+    int64_t c = inType.getDimSize(1) / (b * b);
+    Value y = buildIndexedGeneric(
+        rewriter, op.getLoc(), type,
+        [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs) -> Value {
+          Value bv = indexConst(nb, l, b);
+          Value hi = arith::DivUIOp::create(nb, l, ivs[2], bv);
+          Value wi = arith::DivUIOp::create(nb, l, ivs[3], bv);
+          Value hb = arith::RemUIOp::create(nb, l, ivs[2], bv);
+          Value wb = arith::RemUIOp::create(nb, l, ivs[3], bv);
+          Value block = arith::AddIOp::create(nb, l, arith::MulIOp::create(nb, l, hb, bv), wb);
+          Value channel =
+              mode == "DCR"
+                  ? arith::AddIOp::create(
+                        nb, l, arith::MulIOp::create(nb, l, block, indexConst(nb, l, c)), ivs[1])
+                        .getResult()
+                  : arith::AddIOp::create(
+                        nb, l, arith::MulIOp::create(nb, l, ivs[1], indexConst(nb, l, b * b)),
+                        block)
+                        .getResult();
+          return tensor::ExtractOp::create(nb, l, x, ValueRange{ivs[0], channel, hi, wi});
+        },
+        dynamic);
+    rewriter.replaceOp(op, y);
     return success();
   }
 };

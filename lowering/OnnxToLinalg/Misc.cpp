@@ -388,13 +388,16 @@ struct LRNLowering : OpConversionPattern<onnx::LRNOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::LRNOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    // Symbolic dims other than the channels' (an image of any size) stay
+    // symbolic: the window runs over C only.
+    auto result = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(result))
       return failure();
+    auto [type, dynamic] = *result;
     Value x = adaptor.getX();
     auto xType = dyn_cast<RankedTensorType>(x.getType());
-    if (!xType || xType != type || xType.getRank() < 2)
-      return rewriter.notifyMatchFailure(op, "X must be (N, C, ...) like Y");
+    if (!xType || xType != type || xType.getRank() < 2 || type.isDynamicDim(1))
+      return rewriter.notifyMatchFailure(op, "X must be (N, C, ...) like Y, C static");
     if (!isa<Float32Type, Float64Type>(type.getElementType()))
       return rewriter.notifyMatchFailure(op, "only f32 and f64 are lowered");
     int64_t size = op.getSize();
@@ -408,11 +411,16 @@ struct LRNLowering : OpConversionPattern<onnx::LRNOp> {
 
     SmallVector<int64_t> paddedShape(type.getShape());
     paddedShape[1] += size - 1;
-    Value padded = buildFilled(rewriter, loc, RankedTensorType::get(paddedShape, elem), zeroAttr);
-    SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
-    offsets[1] = (size - 1) / 2;
-    padded = tensor::InsertSliceOp::create(rewriter, loc, x, padded, ValueRange{}, ValueRange{},
-                                           ValueRange{}, offsets, type.getShape(), strides);
+    Value padded = buildFilled(rewriter, loc, RankedTensorType::get(paddedShape, elem), zeroAttr,
+                               dynamic);
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)),
+        strides(rank, rewriter.getIndexAttr(1)), sizes;
+    offsets[1] = rewriter.getIndexAttr((size - 1) / 2);
+    for (int64_t d = 0; d < rank; ++d)
+      sizes.push_back(type.isDynamicDim(d)
+                          ? OpFoldResult(tensor::DimOp::create(rewriter, loc, x, d).getResult())
+                          : OpFoldResult(rewriter.getIndexAttr(type.getDimSize(d))));
+    padded = tensor::InsertSliceOp::create(rewriter, loc, x, padded, offsets, sizes, strides);
     Value window = buildFilled(rewriter, loc, RankedTensorType::get({size}, elem), zeroAttr);
 
     SmallVector<AffineExpr> xExprs, outExprs;
@@ -428,7 +436,7 @@ struct LRNLowering : OpConversionPattern<onnx::LRNOp> {
     iters.push_back(utils::IteratorType::reduction);
     Value sums =
         linalg::GenericOp::create(rewriter, loc, type, ValueRange{padded, window},
-                                  buildFilled(rewriter, loc, type, zeroAttr), maps, iters,
+                                  buildFilled(rewriter, loc, type, zeroAttr, dynamic), maps, iters,
                                   [&](OpBuilder &b, Location l, ValueRange args) {
                                     Value sq = arith::MulFOp::create(b, l, args[0], args[0]);
                                     linalg::YieldOp::create(

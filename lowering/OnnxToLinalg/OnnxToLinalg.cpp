@@ -973,21 +973,6 @@ std::string symbolicMismatch(Operation *op, const OnnxTypeConverter &converter) 
              " of its input " + shapeText(*in) + " only for some values of the symbols";
     return "";
   }
-  if (isa<onnx::PadOp>(op) && symbolic(*in)) {
-    onnx::ShapeContext ctx(op, converter.shapes);
-    auto pads = ctx.operandInts(1);
-    if (!pads || pads->size() != 2 * in->size())
-      return "";
-    for (size_t d = 0; d < in->size(); ++d) {
-      int64_t begin = (*pads)[d], end = (*pads)[in->size() + d];
-      if (!(*in)[d].isSymbolic() || (!begin && !end))
-        continue;
-      if (begin < 0 || end < 0)
-        return "a negative pad of dim " + std::to_string(d) + " of " + shapeText(*in) +
-               " crops it, which it allows only for some values of the symbols";
-    }
-    return "";
-  }
   // Expand to a result with symbolic dims keeps or broadcasts from 1 each
   // input dim; a symbolic one under another symbolic size fits only some
   // values. (Under a static result dim, a run-time check makes it static.)
@@ -1034,6 +1019,12 @@ bool lowersSymbolicDims(Operation *op) {
              onnx::UniqueOp, onnx::HannWindowOp, onnx::HammingWindowOp,
              onnx::BlackmanWindowOp, onnx::MelWeightMatrixOp, onnx::STFTOp, onnx::IfOp, onnx::LoopOp,
              onnx::ScanOp, onnx::StringSplitOp, onnx::CumSumOp, onnx::CumProdOp, onnx::EinsumOp, onnx::TileOp, onnx::ResizeOp>(op) ||
+         // LRN's window and DepthToSpace's blocks run over static channels;
+         // the other dims may be symbolic.
+         (isa<onnx::LRNOp, onnx::DepthToSpaceOp>(op) &&
+          isa<RankedTensorType>(op->getOperand(0).getType()) &&
+          cast<RankedTensorType>(op->getOperand(0).getType()).getRank() >= 2 &&
+          !cast<RankedTensorType>(op->getOperand(0).getType()).isDynamicDim(1)) ||
          // The ai.onnx.ml ops (ClassicalML.cpp): symbolic rows, static features.
          isa<onnx::MLTreeEnsembleOp, onnx::MLTreeEnsembleRegressorOp,
              onnx::MLTreeEnsembleClassifierOp, onnx::MLLabelEncoderOp, onnx::MLCategoryMapperOp,

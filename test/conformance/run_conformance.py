@@ -216,7 +216,10 @@ def print_table(results, skipped):
         counts[suite][status] += 1
     for suite, _ in skipped:
         counts[suite]["out-of-scope"] += 1
-    columns = STATUSES + ("out-of-scope", "total")
+    # `built` (--target cuda without a GPU) only when some test is.
+    statuses = tuple(s for s in STATUSES
+                     if s != "built" or any(st == "built" for st, _ in results.values()))
+    columns = statuses + ("out-of-scope", "total")
     width = max(len(s) for s in SUITES + ("total",))
     print("%-*s %s" % (width, "suite", " ".join("%12s" % c for c in columns)))
     total = collections.Counter()

@@ -390,6 +390,56 @@ save("conv_transpose_symbolic", [
     [([x], ct_outputs(x)) for x in (uniform(1, 4, 3, 5), uniform(2, 4, 1, 2),
                                     uniform(1, 4, 6, 1))])
 
+# LRN over static channels of an image of any size (N, H, W symbolic; H = 0
+# included): the window sums the squares of (size - 1) / 2 channels before
+# and size / 2 after.
+def lrn(x, size, alpha, beta, bias):
+    c = x.shape[1]
+    sq = x.astype(np.float64) ** 2
+    sums = np.zeros_like(sq)
+    for k in range(c):
+        lo, hi = max(0, k - (size - 1) // 2), min(c - 1, k + size // 2)
+        sums[:, k] = sq[:, lo:hi + 1].sum(axis=1)
+    return (x / (bias + alpha / size * sums) ** beta).astype(np.float32)
+save("lrn_symbolic", [helper.make_node("LRN", ["x"], ["y"], size=3, alpha=0.02, beta=0.75,
+                                       bias=1.5)],
+     [helper.make_tensor_value_info("x", F, ["N", 5, "H", "W"])],
+     [helper.make_tensor_value_info("y", F, None)], [],
+     [([x], [lrn(x, 3, 0.02, 0.75, 1.5)]) for x in (uniform(1, 5, 2, 3), uniform(2, 5, 1, 1),
+                                                    uniform(1, 5, 0, 4))])
+
+# Negative pads crop a symbolic dim: S + 1 rows (2 of fill, then x[:S - 1])
+# with S >= 1 checked at run time, and a reflect pad after cropping the
+# first row (S + 1 rows: x[1:] and two reflected; ONNX Runtime refuses a
+# reflection longer than what the crop leaves, S < 4 here).
+save("pad_crop", [
+    helper.make_node("Pad", ["x", "pc", "v"], ["yc"], mode="constant"),
+    helper.make_node("Pad", ["x", "pr"], ["yr"], mode="reflect")],
+    [helper.make_tensor_value_info("x", F, ["S", 3])],
+    [helper.make_tensor_value_info(n, F, None) for n in ("yc", "yr")],
+    [const("pc", [2, 0, -1, 0]), const("v", [0.5], np.float32), const("pr", [-1, 0, 2, 0])],
+    [([x], [np.pad(x[:-1], ((2, 0), (0, 0)), constant_values=0.5),
+            np.pad(x[1:], ((0, 2), (0, 0)), mode="reflect")])
+     for x in (uniform(4, 3), uniform(5, 3), uniform(7, 3))])
+
+# DepthToSpace (DCR and CRD) over an image of any size (a super-resolution
+# head): [N, 8, H, W] to [N, 2, 2*H, 2*W], H = 0 included.
+def depth_to_space(x, b, mode):
+    n, c, h, w = x.shape
+    if mode == "DCR":
+        t = x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+    else:
+        t = x.reshape(n, c // (b * b), b, b, h, w).transpose(0, 1, 4, 2, 5, 3)
+    return t.reshape(n, c // (b * b), h * b, w * b)
+save("depth_to_space_symbolic", [
+    helper.make_node("DepthToSpace", ["x"], ["dcr"], blocksize=2, mode="DCR"),
+    helper.make_node("DepthToSpace", ["x"], ["crd"], blocksize=2, mode="CRD")],
+    [helper.make_tensor_value_info("x", F, ["N", 8, "H", "W"])],
+    [helper.make_tensor_value_info(n, F, None) for n in ("dcr", "crd")], [],
+    [([x], [depth_to_space(x, 2, "DCR"), depth_to_space(x, 2, "CRD")])
+     for x in (uniform(1, 8, 2, 3), uniform(2, 8, 1, 1), uniform(1, 8, 0, 2))],
+    opset=13)
+
 # Models that fit their symbolic dims only for some values of the symbols:
 # refused where no one value fixes it (refuse_*; they compile with
 # --shape), compiled for the one value with a warning where it does
@@ -410,8 +460,6 @@ refuse("bind_split", [helper.make_node("Split", ["a", "sizes"], ["y", "z"], axis
        [helper.make_tensor_value_info("a", F, [3, "S"])], [const("sizes", [2, 3])], 2)
 refuse("bind_squeeze", [helper.make_node("Squeeze", ["a", "axes"], ["y"])],
        [helper.make_tensor_value_info("a", F, ["S", 3])], [const("axes", [0])], 1)
-refuse("refuse_pad_crop", [helper.make_node("Pad", ["a", "pads"], ["y"])],
-       [helper.make_tensor_value_info("a", F, ["S", 3])], [const("pads", [2, 0, -1, 0])], 2)
 refuse("check_expand", [helper.make_node("Expand", ["a", "shape"], ["y"])],
        [helper.make_tensor_value_info("a", F, ["N", "S"])], [const("shape", [1, 3])], 2)
 refuse("bind_batchnorm",
