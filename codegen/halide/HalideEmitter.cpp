@@ -346,19 +346,57 @@ Error Emitter::emitArith(Operation &op, StringRef indent) {
     return "(" + asUnsigned(a[0], t) + " " + sym.str() + " " + asUnsigned(a[1], t) + ")";
   };
   auto castTo = [&](const std::string &x) { return "cast(" + ht + ", " + x + ")"; };
+  // Signed 32- and 64-bit arithmetic wraps (ABI.md), where Halide assumes it
+  // does not overflow: computed on the unsigned bits. Index arithmetic and
+  // narrower types (which Halide wraps itself) stay as they are.
+  auto wrapping = [&](StringRef sym) {
+    auto it = dyn_cast<IntegerType>(rt);
+    if (!it || (it.getWidth() != 32 && it.getWidth() != 64))
+      return bin(sym);
+    Type t = op.getOperand(0).getType();
+    return fromUnsigned("(" + asUnsigned(a[0], t) + " " + sym.str() + " " + asUnsigned(a[1], t) +
+                        ")");
+  };
+  auto negated = [&](const std::string &x) {
+    Type t = op.getOperand(0).getType();
+    return fromUnsigned("(make_zero(" + unsignedOf(t) + ") - " + asUnsigned(x, t) + ")");
+  };
+  auto safeDivisor = [&] {
+    return "select(" + a[1] + " == 0 || " + a[1] + " == -1, make_one(" + ht + "), " + a[1] + ")";
+  };
+  auto tooFar = [&](Type t) {
+    return "(" + asUnsigned(a[1], t) + " >= make_const(" + unsignedOf(t) + ", " +
+           std::to_string(t.getIntOrFloatBitWidth()) + "))";
+  };
+  auto safeShift = [&](Type t) {
+    return "select(" + tooFar(t) + ", make_zero(" + unsignedOf(t) + "), " + asUnsigned(a[1], t) +
+           ")";
+  };
   bool isBool = rt && rt.isInteger(1);
   std::optional<std::string> expr =
       llvm::TypeSwitch<Operation *, std::optional<std::string>>(&op)
-          .Case<arith::AddFOp, arith::AddIOp>([&](auto) { return bin("+"); })
-          .Case<arith::SubFOp, arith::SubIOp>([&](auto) { return bin("-"); })
-          .Case<arith::MulFOp, arith::MulIOp>([&](auto) { return bin("*"); })
+          .Case<arith::AddFOp>([&](auto) { return bin("+"); })
+          .Case<arith::SubFOp>([&](auto) { return bin("-"); })
+          .Case<arith::MulFOp>([&](auto) { return bin("*"); })
+          .Case<arith::AddIOp>([&](auto) { return wrapping("+"); })
+          .Case<arith::SubIOp>([&](auto) { return wrapping("-"); })
+          .Case<arith::MulIOp>([&](auto) { return wrapping("*"); })
           .Case<arith::DivFOp>([&](auto) { return bin("/"); })
           .Case<arith::NegFOp>([&](auto) { return "(-" + a[0] + ")"; })
           .Case<arith::RemFOp>([&](auto) {
             return "(" + a[0] + " - " + a[1] + " * trunc(" + a[0] + " / " + a[1] + "))";
           })
-          .Case<arith::DivSIOp>([&](auto) { return "div_round_to_zero(" + a[0] + ", " + a[1] + ")"; })
-          .Case<arith::RemSIOp>([&](auto) { return "mod_round_to_zero(" + a[0] + ", " + a[1] + ")"; })
+          .Case<arith::DivSIOp>([&](auto) {
+            // x / 0 is 0 and MIN / -1 is MIN (ABI.md): the division never
+            // sees 0 or -1 (the x86 division traps on MIN / -1).
+            return "select(" + a[1] + " == 0, make_zero(" + ht + "), select(" + a[1] +
+                   " == -1, " + negated(a[0]) + ", div_round_to_zero(" + a[0] + ", " +
+                   safeDivisor() + ")))";
+          })
+          .Case<arith::RemSIOp>([&](auto) {
+            return "select(" + a[1] + " == 0 || " + a[1] + " == -1, make_zero(" + ht +
+                   "), mod_round_to_zero(" + a[0] + ", " + safeDivisor() + "))";
+          })
           .Case<arith::FloorDivSIOp>([&](auto) {
             // Halide's division rounds down for a positive divisor and up
             // for a negative one; floor division is that with the signs of
@@ -370,8 +408,10 @@ Error Emitter::emitArith(Operation &op, StringRef indent) {
             return "(-select(" + a[1] + " < 0, " + a[0] + " / (-" + a[1] + "), (-" + a[0] +
                    ") / " + a[1] + "))";
           })
-          .Case<arith::DivUIOp>([&](auto) { return fromUnsigned(unsignedOp("/")); })
-          .Case<arith::RemUIOp>([&](auto) { return fromUnsigned(unsignedOp("%")); })
+          .Case<arith::DivUIOp, arith::RemUIOp>([&](auto) {
+            // Halide's unsigned x / 0 and x % 0 are 0, as ABI.md asks.
+            return fromUnsigned(unsignedOp(isa<arith::DivUIOp>(op) ? "/" : "%"));
+          })
           .Case<arith::MaxSIOp, arith::MaxNumFOp>([&](auto) { return "max(" + a[0] + ", " + a[1] + ")"; })
           .Case<arith::MinSIOp, arith::MinNumFOp>([&](auto) { return "min(" + a[0] + ", " + a[1] + ")"; })
           .Case<arith::MaxUIOp>([&](auto) { return unsignedBin("max"); })
@@ -385,16 +425,21 @@ Error Emitter::emitArith(Operation &op, StringRef indent) {
           .Case<arith::AndIOp>([&](auto) { return bin(isBool ? "&&" : "&"); })
           .Case<arith::OrIOp>([&](auto) { return bin(isBool ? "||" : "|"); })
           .Case<arith::XOrIOp>([&](auto) { return bin(isBool ? "!=" : "^"); })
-          .Case<arith::ShLIOp>([&](auto) {
+          // A shift by the width or more gives 0 (an arithmetic right
+          // shift: the sign), as ABI.md says; the shift itself never sees
+          // such an amount.
+          .Case<arith::ShLIOp, arith::ShRUIOp>([&](auto) {
             Type t = op.getOperand(0).getType();
-            return fromUnsigned("(" + asUnsigned(a[0], t) + " << " + asUnsigned(a[1], t) + ")");
-          })
-          .Case<arith::ShRUIOp>([&](auto) {
-            Type t = op.getOperand(0).getType();
-            return fromUnsigned("(" + asUnsigned(a[0], t) + " >> " + asUnsigned(a[1], t) + ")");
+            std::string sym = isa<arith::ShLIOp>(op) ? " << " : " >> ";
+            return "select(" + tooFar(t) + ", make_zero(" + ht + "), " +
+                   fromUnsigned("(" + asUnsigned(a[0], t) + sym + safeShift(t) + ")") + ")";
           })
           .Case<arith::ShRSIOp>([&](auto) {
-            return "(" + a[0] + " >> " + asUnsigned(a[1], op.getOperand(0).getType()) + ")";
+            Type t = op.getOperand(0).getType();
+            std::string last = "make_const(" + unsignedOf(t) + ", " +
+                               std::to_string(t.getIntOrFloatBitWidth() - 1) + ")";
+            return "select(" + tooFar(t) + ", (" + a[0] + " >> " + last + "), (" + a[0] + " >> " +
+                   safeShift(t) + "))";
           })
           .Case<arith::SelectOp>([&](auto) {
             return "select(" + a[0] + ", " + a[1] + ", " + a[2] + ")";
@@ -458,7 +503,47 @@ Error Emitter::emitArith(Operation &op, StringRef indent) {
             return "select(nan_bits(" + a[0] + "), reinterpret(" + ht + ", make_const(UInt(16), " +
                    nan + ")), " + castTo(a[0]) + ")";
           })
-          .Case<arith::ExtFOp, arith::SIToFPOp, arith::FPToSIOp,
+          .Case<arith::FPToSIOp, arith::FPToUIOp>([&](auto) -> std::optional<std::string> {
+            // The values of the cpp target (ABI.md, "Arithmetic that ONNX
+            // leaves undefined": x86-64's truncating conversion), where
+            // Halide leaves an out-of-range cast undefined: in range of the
+            // 32- or 64-bit conversion, the cast; else (NaN included) its
+            // minimum; narrower types wrap that; unsigned 64-bit values at
+            // or above 2^63 convert from x - 2^63.
+            Type from = op.getOperand(0).getType();
+            std::string ft = from.isF64() ? "Float(64)" : "Float(32)";
+            std::string x = from.isF64() || from.isF32() ? a[0] : "cast(Float(32), " + a[0] + ")";
+            auto fc = [&](const char *v) { return "make_const(" + ft + ", " + v + ")"; };
+            auto convert = [&](const std::string &v, bool wide) {
+              std::string lo = wide ? "-9223372036854775808.0" : "-2147483648.0";
+              std::string hi = wide ? "9223372036854775808.0" : "2147483648.0";
+              std::string it = wide ? "Int(64)" : "Int(32)";
+              // NaN explicitly: Halide's simplifier treats floats as reals
+              // (x >= c may become !(x < c), true for NaN).
+              std::string in = "(!nan_bits(" + v + ") && " + v + " >= " + fc(lo.c_str()) +
+                               " && " + v + " < " + fc(hi.c_str()) + ")";
+              return "select(" + in + ", cast(" + it + ", select(" + in + ", " + v + ", " +
+                     fc("0.0") + ")), " + it + ".min())";
+            };
+            unsigned width = rt.getIntOrFloatBitWidth();
+            bool isSigned = isa<arith::FPToSIOp>(op);
+            if (isSigned)
+              return castTo(convert(x, width == 64));
+            std::string u;
+            if (width == 64) {
+              std::string big =
+                  "(!nan_bits(" + x + ") && " + x + " >= " + fc("9223372036854775808.0") + ")";
+              std::string high = "(cast(UInt(64), " +
+                                 convert("(" + x + " - " + fc("9223372036854775808.0") + ")",
+                                         true) +
+                                 ") ^ make_const(UInt(64), (uint64_t)1 << 63))";
+              u = "select(" + big + ", " + high + ", cast(UInt(64), " + convert(x, true) + "))";
+            } else {
+              u = "cast(" + unsignedOf(rt) + ", " + convert(x, width == 32) + ")";
+            }
+            return fromUnsigned(u);
+          })
+          .Case<arith::ExtFOp, arith::SIToFPOp,
                 arith::ExtSIOp, arith::TruncIOp, arith::IndexCastOp>(
               [&](auto) -> std::optional<std::string> {
                 if (op.getOperand(0).getType().isInteger(1) && !isBool)
@@ -472,9 +557,6 @@ Error Emitter::emitArith(Operation &op, StringRef indent) {
                   return "select(" + a[0] + ", make_one(" + ht + "), make_zero(" + ht + "))";
                 return castTo(asUnsigned(a[0], t));
               })
-          .Case<arith::FPToUIOp>([&](auto) {
-            return fromUnsigned("cast(" + unsignedOf(rt) + ", " + a[0] + ")");
-          })
           .Case<arith::BitcastOp>([&](auto) { return "reinterpret(" + ht + ", " + a[0] + ")"; })
           .Default([](Operation *) { return std::nullopt; });
   if (!expr)
