@@ -379,11 +379,18 @@ struct MergeGpuModules : impl::OnnxccMergeGpuModulesPassBase<MergeGpuModules> {
     DenseMap<SymbolRefAttr, SymbolRefAttr> renamed;
     int next = 0;
     Operation *last = nullptr;
-    module.walk([&](gpu::LaunchFuncOp launch) {
+    // Collected first: the kernels move between modules below.
+    SmallVector<gpu::LaunchFuncOp> launches;
+    module.walk([&](gpu::LaunchFuncOp launch) { launches.push_back(launch); });
+    for (gpu::LaunchFuncOp launch : launches) {
       SymbolRefAttr old = launch.getKernel();
       auto it = renamed.find(old);
       if (it == renamed.end()) {
         auto fn = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(launch, old);
+        if (!fn) {
+          launch.emitError("launches a kernel that is not there");
+          return signalPassFailure();
+        }
         std::string name = "k" + std::to_string(next++);
         fn->remove();
         fn.setName(name);
@@ -398,7 +405,7 @@ struct MergeGpuModules : impl::OnnxccMergeGpuModulesPassBase<MergeGpuModules> {
                  .first;
       }
       launch.setKernelAttr(it->second);
-    });
+    }
     for (gpu::GPUModuleOp m : modules)
       m.erase();
   }
