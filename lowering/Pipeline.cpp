@@ -43,11 +43,11 @@ void buildLayoutPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxSimplifyPass());
 }
 
-void buildCpuLoweringPipeline(OpPassManager &pm, StringRef kernels, int64_t threads,
-                              bool foldBatchNorm) {
-  buildGraphPipeline(pm, foldBatchNorm);
-  if (kernels != "none")
-    buildLayoutPipeline(pm);
+namespace {
+/// From the onnx dialect (after the graph passes) to linalg on buffers in one
+/// arena: the lowering with `kernels` and `threads`, fusion, bufferization,
+/// memory planning. The CPU and CUDA targets share it.
+void addLoweringToBuffers(OpPassManager &pm, StringRef kernels, int64_t threads) {
   ConvertOnnxToLinalgPassOptions lowering;
   lowering.kernels = kernels.str();
   lowering.threads = threads;
@@ -68,9 +68,13 @@ void buildCpuLoweringPipeline(OpPassManager &pm, StringRef kernels, int64_t thre
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createOnnxccBranchResultsToBuffersPass());
   pm.addPass(createOnnxccPlanMemoryPass());
-  // With threads, loop nests stay scf.parallel where linalg says they are
-  // parallel: the emitter runs the large ones on the thread pool.
-  if (kernels != "none" && threads > 1)
+}
+
+/// linalg on buffers to loops: scf.parallel where linalg says a dim is
+/// parallel when `parallel`, else scf.for; then the strided metadata and
+/// affine maps as arith.
+void addLoops(OpPassManager &pm, bool parallel) {
+  if (parallel)
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   else
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
@@ -79,31 +83,24 @@ void buildCpuLoweringPipeline(OpPassManager &pm, StringRef kernels, int64_t thre
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
+} // namespace
+
+void buildCpuLoweringPipeline(OpPassManager &pm, StringRef kernels, int64_t threads,
+                              bool foldBatchNorm) {
+  buildGraphPipeline(pm, foldBatchNorm);
+  if (kernels != "none")
+    buildLayoutPipeline(pm);
+  addLoweringToBuffers(pm, kernels, threads);
+  // With threads, loop nests stay scf.parallel where linalg says they are
+  // parallel: the emitter runs the large ones on the thread pool.
+  addLoops(pm, kernels != "none" && threads > 1);
+}
 
 void buildCudaLoweringPipeline(OpPassManager &pm, const CudaLoweringOptions &options) {
   buildGraphPipeline(pm);
-  ConvertOnnxToLinalgPassOptions lowering;
-  lowering.kernels = "none";
-  pm.addPass(createConvertOnnxToLinalgPass(lowering));
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(memref::createResolveRankedShapeTypeResultDimsPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addNestedPass<func::FuncOp>(createOnnxccFuseElementwisePass());
-  pm.addNestedPass<func::FuncOp>(createOnnxccProtectInputsPass());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  pm.addPass(createCanonicalizerPass());
-  pm.addNestedPass<func::FuncOp>(createOnnxccBranchResultsToBuffersPass());
-  pm.addPass(createOnnxccPlanMemoryPass());
+  addLoweringToBuffers(pm, "none", 1);
   // The parallel dims of every linalg op become the threads of its kernel.
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  addLoops(pm, /*parallel=*/true);
   OnnxccMapToGpuPassOptions mapping;
   mapping.blockSize = options.blockSize;
   pm.addPass(createOnnxccMapToGpuPass(mapping));

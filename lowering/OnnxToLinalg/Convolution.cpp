@@ -730,6 +730,23 @@ struct QLinearConvLowering : OpConversionPattern<onnx::QLinearConvOp> {
   }
 };
 
+/// The index maps of ConvTranspose's grouped convolution over Z, loops (n,
+/// g, m, o..., c, k...): W [G, C/G, M/G, k...] read at (g, c, m, k) and Z at
+/// o + (K - 1 - k) * d (the kernel flipped).
+void transposedConvMaps(MLIRContext *ctx, ArrayRef<int64_t> kernel, ArrayRef<int64_t> dilations,
+                        SmallVectorImpl<AffineExpr> &zExprs,
+                        SmallVectorImpl<AffineExpr> &wExprs) {
+  int64_t s = static_cast<int64_t>(kernel.size());
+  wExprs.assign({getAffineDimExpr(1, ctx), getAffineDimExpr(3 + s, ctx), getAffineDimExpr(2, ctx)});
+  zExprs.clear();
+  for (int64_t i = 0; i < s; ++i) {
+    AffineExpr k = getAffineDimExpr(4 + s + i, ctx);
+    wExprs.push_back(k);
+    zExprs.push_back(getAffineDimExpr(3 + i, ctx) +
+                     (getAffineConstantExpr(kernel[i] - 1, ctx) - k) * dilations[i]);
+  }
+}
+
 /// ConvTranspose as a convolution: X is spread out by the stride (zeros in
 /// between) and placed at offset (k - 1) * d - pad_begin of a zero tensor Z,
 /// then Y[n, m, o...] = B[m] + sum Z[n, c, o + k * d] * W[c, m, K - 1 - k]
@@ -838,16 +855,8 @@ FailureOr<Value> buildSymbolicConvTranspose(ConversionPatternRewriter &rewriter,
   z = tensor::InsertSliceOp::create(rewriter, loc, x, z, zOffsets, sliceSizes, zStrides);
   z = splitDimMixed(rewriter, loc, z, 1, group);
   Value weight = splitDim(rewriter, loc, wIn, 0, group);
-  int64_t sp = static_cast<int64_t>(n);
-  SmallVector<AffineExpr> wExprs = {getAffineDimExpr(1, ctx), getAffineDimExpr(3 + sp, ctx),
-                                    getAffineDimExpr(2, ctx)};
-  SmallVector<AffineExpr> zExprs;
-  for (int64_t i = 0; i < sp; ++i) {
-    AffineExpr k = getAffineDimExpr(4 + sp + i, ctx);
-    wExprs.push_back(k);
-    zExprs.push_back(getAffineDimExpr(3 + i, ctx) +
-                     (getAffineConstantExpr(kernel[i] - 1, ctx) - k) * (*dilations)[i]);
-  }
+  SmallVector<AffineExpr> zExprs, wExprs;
+  transposedConvMaps(ctx, kernel, *dilations, zExprs, wExprs);
   SmallVector<int64_t> groupedShape = {yType.getDimSize(0), group, outChannels / group};
   llvm::append_range(groupedShape, yType.getShape().drop_front(2));
   SmallVector<OpFoldResult> groupedSizes = {ySizes[0], rewriter.getIndexAttr(group),
@@ -949,17 +958,8 @@ struct ConvTransposeLowering : OpConversionPattern<onnx::ConvTransposeOp> {
     z = splitDim(rewriter, loc, z, 1, group);
     // W is [C, M/G, k...] -> [G, C/G, M/G, k...]; loops (n, g, m, o..., c, k...).
     Value weight = splitDim(rewriter, loc, adaptor.getW(), 0, group);
-    // The kernel loop k reads W[k] and Z at the flipped tap K - 1 - k.
-    int64_t s = static_cast<int64_t>(n);
-    SmallVector<AffineExpr> wExprs = {getAffineDimExpr(1, ctx), getAffineDimExpr(3 + s, ctx),
-                                      getAffineDimExpr(2, ctx)};
-    SmallVector<AffineExpr> zExprs;
-    for (int64_t i = 0; i < s; ++i) {
-      AffineExpr k = getAffineDimExpr(4 + s + i, ctx);
-      wExprs.push_back(k);
-      zExprs.push_back(getAffineDimExpr(3 + i, ctx) +
-                       (getAffineConstantExpr(kernel[i] - 1, ctx) - k) * (*dilations)[i]);
-    }
+    SmallVector<AffineExpr> zExprs, wExprs;
+    transposedConvMaps(ctx, kernel, *dilations, zExprs, wExprs);
     SmallVector<int64_t> groupedShape = {yType.getDimSize(0), group, outChannels / group};
     llvm::append_range(groupedShape, out);
     Value init = buildConvInit(rewriter, loc, RankedTensorType::get(groupedShape, elem),
