@@ -8,7 +8,8 @@
 //
 // RoiAlign: one generic over Y [R, C, oh, ow]; each element averages (or,
 // mode max, takes the largest of) sampling_ratio^2 bilinear samples of its
-// bin, as ONNX's reference and ONNX Runtime do: a sample outside
+// bin (sampling_ratio 0: ceil(bin height) x ceil(bin width) samples, loops
+// whose counts the roi decides), as ONNX's reference and ONNX Runtime do: a sample outside
 // [-1, H] x [-1, W] reads 0, coordinates below 0 read 0, a low index at the
 // last row or column reads that row or column; max mode takes per sample
 // the largest of its four weighted taps.
@@ -21,6 +22,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <limits>
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -146,10 +150,11 @@ struct RoiAlignLowering : OpConversionPattern<onnx::RoiAlignOp> {
         rType.getDimSize(1) != 4 || bType.getRank() != 1 ||
         bType.getDimSize(0) != rType.getDimSize(0))
       return rewriter.notifyMatchFailure(op, "X [N, C, H, W], rois [R, 4], batch_indices [R]");
+    // 0 (the default, torchvision's -1) is adaptive: ceil(size / bins)
+    // samples per bin side, per roi.
     int64_t ratio = static_cast<int64_t>(op.getSamplingRatio());
-    if (ratio <= 0)
-      return rewriter.notifyMatchFailure(
-          op, "sampling_ratio 0 (adaptive: a sample count that depends on the rois)");
+    if (ratio < 0)
+      return rewriter.notifyMatchFailure(op, "negative sampling_ratio");
     if (ratio > 16)
       return rewriter.notifyMatchFailure(op, "sampling_ratio above 16");
     StringRef mode = op.getMode();
@@ -194,54 +199,106 @@ struct RoiAlignLowering : OpConversionPattern<onnx::RoiAlignOp> {
           Value binW = f.div(roiW, f.c(static_cast<double>(ow)));
           Value baseH = f.add(startH, f.mul(f.fromIndex(ivs[2]), binH));
           Value baseW = f.add(startW, f.mul(f.fromIndex(ivs[3]), binW));
-          Value stepH = f.div(binH, f.c(static_cast<double>(ratio)));
-          Value stepW = f.div(binW, f.c(static_cast<double>(ratio)));
+          // Adaptive: the sample counts per side, ceil(bin size), at least
+          // 0 (NaN and negative bins sample nothing, as ONNX Runtime).
+          Value gridH, gridW;
+          if (ratio == 0) {
+            auto count = [&](Value bin) {
+              Value c = math::CeilOp::create(b, l, bin);
+              Value ok = f.cmp(arith::CmpFPredicate::OGE, c, f.c(0.0));
+              // Bounded by what the grid can hold (a roi larger than the
+              // image by far still samples at most that many).
+              Value bounded = f.sel(ok, arith::MinimumFOp::create(b, l, c, f.c(65536.0)),
+                                    f.c(0.0));
+              return arith::IndexCastOp::create(
+                  b, l, b.getIndexType(), arith::FPToSIOp::create(b, l, b.getI64Type(), bounded));
+            };
+            gridH = count(binH);
+            gridW = count(binW);
+          }
+          Value stepH = ratio ? f.div(binH, f.c(static_cast<double>(ratio)))
+                              : f.div(binH, f.fromIndex(gridH));
+          Value stepW = ratio ? f.div(binW, f.c(static_cast<double>(ratio)))
+                              : f.div(binW, f.fromIndex(gridW));
           // Low and high tap along one dim of size `d` and the weight of the
           // high one; `inside` false beyond [-1, d].
           struct Taps {
             Value low, high, frac, inside;
           };
-          auto taps = [&](Value v, int64_t d) -> Taps {
+          // (Each takes the builder of the block it builds in: the
+          // adaptive grid's samples are inside loops.)
+          auto taps = [&](F &g, Value v, int64_t d) -> Taps {
+            OpBuilder &gb = g.b;
+            Location gl = g.loc;
             Value inside = arith::AndIOp::create(
-                b, l, f.cmp(arith::CmpFPredicate::OGE, v, f.c(-1.0)),
-                f.cmp(arith::CmpFPredicate::OLE, v, f.c(static_cast<double>(d))));
-            v = f.max(v, f.c(0.0));
-            Value fl = math::FloorOp::create(b, l, v);
-            Value atEnd = f.cmp(arith::CmpFPredicate::OGE, fl, f.c(static_cast<double>(d - 1)));
-            fl = f.sel(atEnd, f.c(static_cast<double>(d - 1)), fl);
-            Value frac = f.sel(atEnd, f.c(0.0), f.sub(v, fl));
+                gb, gl, g.cmp(arith::CmpFPredicate::OGE, v, g.c(-1.0)),
+                g.cmp(arith::CmpFPredicate::OLE, v, g.c(static_cast<double>(d))));
+            v = g.max(v, g.c(0.0));
+            Value fl = math::FloorOp::create(gb, gl, v);
+            Value atEnd = g.cmp(arith::CmpFPredicate::OGE, fl, g.c(static_cast<double>(d - 1)));
+            fl = g.sel(atEnd, g.c(static_cast<double>(d - 1)), fl);
+            Value frac = g.sel(atEnd, g.c(0.0), g.sub(v, fl));
             Value low = arith::IndexCastOp::create(
-                b, l, b.getIndexType(), arith::FPToSIOp::create(b, l, b.getI64Type(), fl));
-            low = clampIndex(b, l, low, indexConst(b, l, 0), indexConst(b, l, d - 1));
-            Value high = arith::AddIOp::create(b, l, low, indexConst(b, l, 1));
-            high = clampIndex(b, l, high, indexConst(b, l, 0), indexConst(b, l, d - 1));
+                gb, gl, gb.getIndexType(), arith::FPToSIOp::create(gb, gl, gb.getI64Type(), fl));
+            low = clampIndex(gb, gl, low, indexConst(gb, gl, 0), indexConst(gb, gl, d - 1));
+            Value high = arith::AddIOp::create(gb, gl, low, indexConst(gb, gl, 1));
+            high = clampIndex(gb, gl, high, indexConst(gb, gl, 0), indexConst(gb, gl, d - 1));
             return {low, high, frac, inside};
           };
-          auto pixel = [&](Value yi, Value xi) {
-            return f.conv(
-                tensor::ExtractOp::create(b, l, x, ValueRange{bi, ivs[1], yi, xi}));
+          auto pixel = [&](F &g, Value yi, Value xi) {
+            return g.conv(
+                tensor::ExtractOp::create(g.b, g.loc, x, ValueRange{bi, ivs[1], yi, xi}));
           };
-          Value acc;
-          for (int64_t iy = 0; iy < ratio; ++iy) {
-            Value y = f.add(baseH, f.mul(f.c(iy + 0.5), stepH));
-            Taps ty = taps(y, h);
-            for (int64_t ix = 0; ix < ratio; ++ix) {
-              Value xv = f.add(baseW, f.mul(f.c(ix + 0.5), stepW));
-              Taps tx = taps(xv, w);
-              Value inside = arith::AndIOp::create(b, l, ty.inside, tx.inside);
-              Value hy = f.sub(f.c(1.0), ty.frac), hx = f.sub(f.c(1.0), tx.frac);
-              Value t1 = f.mul(f.mul(hy, hx), pixel(ty.low, tx.low));
-              Value t2 = f.mul(f.mul(hy, tx.frac), pixel(ty.low, tx.high));
-              Value t3 = f.mul(f.mul(ty.frac, hx), pixel(ty.high, tx.low));
-              Value t4 = f.mul(f.mul(ty.frac, tx.frac), pixel(ty.high, tx.high));
-              Value v = isMax ? f.max(f.max(t1, t2), f.max(t3, t4))
-                              : f.add(f.add(t1, t2), f.add(t3, t4));
-              v = f.sel(inside, v, f.c(0.0));
-              acc = !acc ? v : isMax ? f.max(acc, v) : f.add(acc, v);
-            }
+          // One sample at offsets (iy + 0.5, ix + 0.5) steps into the bin.
+          auto sample = [&](F &g, Value fy, Value fx) {
+            Taps ty = taps(g, g.add(baseH, g.mul(g.add(fy, g.c(0.5)), stepH)), h);
+            Taps tx = taps(g, g.add(baseW, g.mul(g.add(fx, g.c(0.5)), stepW)), w);
+            Value inside = arith::AndIOp::create(g.b, g.loc, ty.inside, tx.inside);
+            Value hy = g.sub(g.c(1.0), ty.frac), hx = g.sub(g.c(1.0), tx.frac);
+            Value t1 = g.mul(g.mul(hy, hx), pixel(g, ty.low, tx.low));
+            Value t2 = g.mul(g.mul(hy, tx.frac), pixel(g, ty.low, tx.high));
+            Value t3 = g.mul(g.mul(ty.frac, hx), pixel(g, ty.high, tx.low));
+            Value t4 = g.mul(g.mul(ty.frac, tx.frac), pixel(g, ty.high, tx.high));
+            Value v = isMax ? g.max(g.max(t1, t2), g.max(t3, t4))
+                            : g.add(g.add(t1, t2), g.add(t3, t4));
+            return g.sel(inside, v, g.c(0.0));
+          };
+          if (ratio > 0) {
+            Value acc;
+            for (int64_t iy = 0; iy < ratio; ++iy)
+              for (int64_t ix = 0; ix < ratio; ++ix) {
+                Value v = sample(f, f.c(static_cast<double>(iy)), f.c(static_cast<double>(ix)));
+                acc = !acc ? v : isMax ? f.max(acc, v) : f.add(acc, v);
+              }
+            if (!isMax)
+              acc = f.div(acc, f.c(static_cast<double>(ratio * ratio)));
+            return f.to(acc, elem);
           }
+          // Adaptive: loops over the roi's grid; max starts from the first
+          // sample, and a grid of no samples gives 0.
+          Value zero = indexConst(b, l, 0), one = indexConst(b, l, 1);
+          Value init = isMax ? f.c(-std::numeric_limits<double>::infinity()) : f.c(0.0);
+          auto rows = scf::ForOp::create(
+              b, l, zero, gridH, one, ValueRange{init},
+              [&](OpBuilder &rb, Location rl, Value iy, ValueRange rowAcc) {
+                F rf{rb, rl, calc};
+                Value fy = rf.fromIndex(iy);
+                auto cols = scf::ForOp::create(
+                    rb, rl, zero, gridW, one, ValueRange{rowAcc[0]},
+                    [&](OpBuilder &cb, Location cl, Value ix, ValueRange colAcc) {
+                      F cf{cb, cl, calc};
+                      Value v = sample(cf, fy, cf.fromIndex(ix));
+                      Value next = isMax ? cf.max(colAcc[0], v) : cf.add(colAcc[0], v);
+                      scf::YieldOp::create(cb, cl, next);
+                    });
+                scf::YieldOp::create(rb, rl, cols.getResult(0));
+              });
+          Value acc = rows.getResult(0);
+          Value count = arith::MulIOp::create(b, l, gridH, gridW);
+          Value none = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, count, zero);
           if (!isMax)
-            acc = f.div(acc, f.c(static_cast<double>(ratio * ratio)));
+            acc = f.div(acc, f.fromIndex(arith::MaxSIOp::create(b, l, count, one)));
+          acc = f.sel(none, f.c(0.0), acc);
           return f.to(acc, elem);
         });
     rewriter.replaceOp(op, result);
