@@ -1,19 +1,15 @@
 #!/bin/bash
 # The device check of --target cuda, run on a lent GPU machine by the device
 # tool (the note of issue 21 carries its output). Everything is built on the
-# CPU machine first and packed by test/gpu/pack_cases.py into .gpu/cases.tgz
-# (an ignored folder the tool carries):
+# CPU machine first and packed into .gpu/cases.tgz (an ignored folder the
+# tool carries) by test/gpu/prepare.sh.
 #
-#   python3 test/conformance/run_conformance.py build/bin/onnxcc --suites node-1.23 \
-#       --target cuda --cache C --results R       # compiles, builds; "built" where no GPU
-#   python3 test/gpu/make_device_models.py Z0     # zoo with compressible weights
-#   onnxcc verify --target cuda Z0/NAME/model.onnx Z0/NAME --keep Z/NAME  (+ latency binary)
-#   python3 test/gpu/pack_cases.py --results R --cache C --data ../shared/onnx/node-1.23 \
-#       --zoo Z --out .gpu/cases.tgz
-#
-# Then here: the node tests' outputs against ONNX's (check_outputs.py), the zoo
-# against PyTorch's, and batch-1 latency of the zoo against PyTorch eager (and
-# CUDA graphs) on the same GPU. Results go to $OUT (the tool brings them back).
+# On the GPU machine this script checks the node tests' outputs against
+# ONNX's (check_outputs.py) and the zoo's against PyTorch's, and times the zoo
+# at batch 1 against PyTorch eager (and CUDA graphs) on the same GPU. Results
+# go to $OUT (the tool brings them back). The device tool's call:
+#   run(command="export PYTHONUNBUFFERED=1; bash test/gpu/run_on_device.sh 2>&1 | tee $OUT/log.txt",
+#       carry=[".gpu"], timeout_s=540)
 set -u
 PY=${PYTHON:-python3}
 OUT=${OUT:-/tmp/onnxcc-gpu-out}
