@@ -25,10 +25,13 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
 #include <chrono>
+#include <mutex>
 
 using namespace mlir;
 using llvm::Error;
@@ -376,6 +379,29 @@ llvm::Expected<std::string> kernelIsaForTarget(StringRef targetCpu) {
   return std::string("generic");
 }
 
+namespace {
+extern "C" void LLVMInitializeNVPTXTargetInfo();
+extern "C" void LLVMInitializeNVPTXTargetMC();
+
+/// Whether LLVM's NVPTX backend knows `chip` (sm_80, ...): an unknown one
+/// only gets a warning from it and PTX of no use.
+bool knownCudaArch(StringRef chip) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTargetMC();
+  });
+  std::string error;
+  llvm::Triple triple("nvptx64-nvidia-cuda");
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return false;
+  // Asked of the generic subtarget: one made for an unknown chip warns.
+  std::unique_ptr<llvm::MCSubtargetInfo> info(target->createMCSubtargetInfo(triple, "", ""));
+  return info && info->isCPUStringValid(chip);
+}
+} // namespace
+
 std::string findCudaToolkit() {
   // Where libdevice (nvvm/libdevice/libdevice.10.bc) is: $CUDA_PATH, then
   // the usual install folder. The PTX itself needs no toolkit: LLVM's NVPTX
@@ -454,6 +480,9 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
   } else if (options.target == "halide") {
     buildHalideLoweringPipeline(pm);
   } else if (options.target == "cuda") {
+    if (!knownCudaArch(options.cudaArch))
+      return makeError("--cuda-arch: LLVM's NVPTX backend does not know '" + options.cudaArch +
+                       "' (e.g. sm_80, sm_86, sm_89, sm_90, sm_90a)");
     CudaLoweringOptions cuda;
     cuda.chip = options.cudaArch;
     cuda.toolkitPath = findCudaToolkit();

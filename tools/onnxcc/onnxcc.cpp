@@ -531,10 +531,12 @@ int runGraph() {
 int runCompile() {
   if (compileTarget != "cpp" && compileTarget != "halide" && compileTarget != "cuda")
     return reportError("--target must be cpp, halide or cuda, not '" + compileTarget + "'");
-  if (!StringRef(compileCudaArch).starts_with("sm_") ||
-      !llvm::all_of(StringRef(compileCudaArch).drop_front(3),
-                    [](char c) { return llvm::isDigit(c) || c == 'a'; }) ||
-      compileCudaArch.size() < 5)
+  // sm_NN or sm_NNa (the architecture-specific features of sm_90a, sm_100a).
+  StringRef archDigits = StringRef(compileCudaArch).drop_front(3);
+  if (archDigits.ends_with("a"))
+    archDigits = archDigits.drop_back();
+  if (!StringRef(compileCudaArch).starts_with("sm_") || archDigits.size() < 2 ||
+      !llvm::all_of(archDigits, [](char c) { return llvm::isDigit(c); }))
     return reportError("--cuda-arch must be sm_NN (e.g. sm_80, sm_90a), not '" +
                        compileCudaArch + "'");
   if (compileCudaArch.getNumOccurrences() && compileTarget != "cuda")
