@@ -403,12 +403,14 @@ bool knownCudaArch(StringRef chip) {
 } // namespace
 
 std::string findCudaToolkit() {
-  // Where libdevice (nvvm/libdevice/libdevice.10.bc) is: $CUDA_PATH, then
-  // the usual install folder. The PTX itself needs no toolkit: LLVM's NVPTX
-  // backend writes it; libdevice gives the kernels' math functions.
+  // Where libdevice (nvvm/libdevice/libdevice.10.bc) is: $CUDA_PATH,
+  // $CUDA_HOME, $CUDA_ROOT, then the usual install folders. The PTX itself
+  // needs no toolkit (LLVM's NVPTX backend writes it); libdevice gives the
+  // kernels' math functions.
   SmallVector<std::string> candidates;
-  if (const char *env = std::getenv("CUDA_PATH"))
-    candidates.push_back(env);
+  for (const char *var : {"CUDA_PATH", "CUDA_HOME", "CUDA_ROOT"})
+    if (const char *env = std::getenv(var))
+      candidates.push_back(env);
   candidates.push_back("/usr/local/cuda");
   candidates.push_back("/usr/lib/cuda");
   for (const std::string &c : candidates)

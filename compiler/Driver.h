@@ -80,7 +80,8 @@ struct CompileOptions {
 };
 
 /// The CUDA toolkit whose libdevice the CUDA target links ($CUDA_PATH,
-/// /usr/local/cuda, /usr/lib/cuda), or "" when none is found.
+/// $CUDA_HOME, $CUDA_ROOT, /usr/local/cuda, /usr/lib/cuda), or "" when none
+/// is found.
 std::string findCudaToolkit();
 
 /// The runtime-support kernel ISA (none, generic, avx2, avx512) for

@@ -1924,6 +1924,16 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       return errorAt(module, "the kernels were not compiled to PTX");
     if (ptx.find('\0') != std::string::npos)
       return errorAt(module, "PTX with a NUL byte");
+    // A call left unresolved: a libdevice function (math) with no libdevice
+    // to link, which the driver would refuse at load time.
+    if (size_t at = ptx.find(".extern .func"); at != std::string::npos) {
+      size_t end = ptx.find_first_of("\n(;", ptx.find(')', at) + 1);
+      StringRef decl = StringRef(ptx).slice(at, end == std::string::npos ? ptx.size() : end);
+      StringRef fn = decl.rtrim().rsplit(' ').second;
+      return errorAt(module, "the kernels call '" + fn.str() +
+                                 "' (libdevice) but no CUDA toolkit with "
+                                 "nvvm/libdevice/libdevice.10.bc was found (set CUDA_PATH)");
+    }
     model.ptx = ptx;
     std::string symbolDecls; // "  const int64_t N = dims[0];\n"
     for (auto [k, id] : llvm::enumerate(symbolNames))

@@ -40,6 +40,13 @@ ptxas = shutil.which("ptxas") or next(
 if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+# libdevice, which --target cuda links for the kernels' math functions (exp,
+# tanh...): without it such models are refused, so the tests that compile
+# them need it.
+if any(os.path.isfile(os.path.join(d, "nvvm", "libdevice", "libdevice.10.bc"))
+       for d in [os.environ.get(v, "") for v in ("CUDA_PATH", "CUDA_HOME", "CUDA_ROOT")] +
+       ["/usr/local/cuda", "/usr/lib/cuda"] if d):
+    config.available_features.add("libdevice")
 
 # An AArch64 cross compiler and user-mode QEMU (scripts/setup.sh installs
 # both), for the tests of the NEON kernels.
