@@ -2649,6 +2649,27 @@ LogicalResult TileOp::inferShapes(ShapeContext &ctx) {
     return success();
   auto repeats = ctx.operandInts(1);
   if (!repeats) {
+    // Repeats known only at run time: each dim the declared result leaves
+    // open is the data's (in * repeats), bounded by the user's --bound; an
+    // empty input dim stays 0.
+    auto declared = dyn_cast<RankedTensorType>(getOperation()->getResult(0).getType());
+    auto count = ctx.operandShape(1);
+    if (declared && declared.getRank() == static_cast<int64_t>(x->size()) &&
+        !declared.hasStaticShape() && count && count->size() == 1 && (*count)[0].isStatic() &&
+        (*count)[0].size == static_cast<int64_t>(x->size())) {
+      Shape out;
+      unsigned next = 0;
+      for (size_t d = 0; d < x->size(); ++d) {
+        if (!declared.isDynamicDim(d))
+          out.push_back(Dim::known(declared.getDimSize(d)));
+        else if ((*x)[d] == Dim::known(0))
+          out.push_back(Dim::known(0));
+        else
+          out.push_back(ctx.dataDim(next++, Dim::unknown()));
+      }
+      ctx.setShape(0, out);
+      return success();
+    }
     ctx.setRank(0, x->size());
     return success();
   }

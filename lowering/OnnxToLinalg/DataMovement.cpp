@@ -1004,12 +1004,78 @@ struct TileLowering : OpConversionPattern<onnx::TileOp> {
   /// Symbolic dims (a result dim r*S of a symbolic S): the repeats must be
   /// constants; a repeated dim reads the input at iv mod its run-time size
   /// (never 0 there: the result dim is then 0 and the loop does not run).
+  /// Repeats given at run time, result dims the data's (shape inference
+  /// made each open dim a data dim bounded by --bound): dim d is in[d] *
+  /// repeats[d] (a negative repeat makes run() return 9, a dim past its
+  /// bound 10), and the result reads the input at iv mod in[d].
+  LogicalResult lowerRunTimeRepeats(onnx::TileOp op, OpAdaptor adaptor,
+                                    ConversionPatternRewriter &rewriter, RankedTensorType type,
+                                    ValueRange sizes) const {
+    Value input = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(input.getType());
+    Value repeats = adaptor.getRepeats();
+    auto repeatsType = dyn_cast<RankedTensorType>(repeats.getType());
+    if (!repeatsType || repeatsType.getRank() != 1 || repeatsType.getDimSize(0) != type.getRank())
+      return rewriter.notifyMatchFailure(op, "one repeat per dim");
+    Location loc = op.getLoc();
+    const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
+    auto shape = converter.shapeOf(op.getOutput());
+    if (!shape || static_cast<int64_t>(shape->size()) != type.getRank())
+      return rewriter.notifyMatchFailure(op, "the result's shape is not known");
+    SmallVector<Value> dynamic;
+    unsigned next = 0, k = 0;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      Value r = readI64(rewriter, loc, repeats, d);
+      checkDims(rewriter, loc, op, "at_least", r, i64Const(rewriter, loc, 0));
+      Value in = inType.isDynamicDim(d) ? Value(tensor::DimOp::create(rewriter, loc, input, d))
+                                        : indexConst(rewriter, loc, inType.getDimSize(d));
+      Value count = arith::MulIOp::create(
+          rewriter, loc, in,
+          arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(),
+                                     arith::MaxSIOp::create(rewriter, loc, r,
+                                                            i64Const(rewriter, loc, 0))));
+      if (!type.isDynamicDim(d)) {
+        // A dim the model declares: the data must give it.
+        checkDeclaredDim(rewriter, loc, op,
+                         arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), count),
+                         type.getDimSize(d));
+        continue;
+      }
+      Value size = (*shape)[d].isStatic() ? sizes[k]
+                                          : converter.defineDataDim(rewriter, loc, op, next++,
+                                                                    count);
+      if (!size)
+        return rewriter.notifyMatchFailure(op, "a result dim has no bound");
+      dynamic.push_back(size);
+      ++k;
+    }
+    Value result = buildIndexedGeneric(
+        rewriter, loc, type,
+        [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) {
+          SmallVector<Value> at;
+          for (auto [d, iv] : llvm::enumerate(ivs)) {
+            Value dim = inType.isDynamicDim(d)
+                            ? Value(tensor::DimOp::create(b, l, input, d))
+                            : indexConst(b, l, inType.getDimSize(d));
+            // An empty input dim gives an empty result: never read then.
+            Value safe = arith::MaxUIOp::create(b, l, dim, indexConst(b, l, 1));
+            at.push_back(arith::RemUIOp::create(b, l, iv, safe));
+          }
+          return tensor::ExtractOp::create(b, l, input, at);
+        },
+        dynamic);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
   LogicalResult lowerSymbolic(onnx::TileOp op, OpAdaptor adaptor,
                               ConversionPatternRewriter &rewriter, RankedTensorType type,
                               ValueRange sizes) const {
     Value input = adaptor.getInput();
     auto inType = cast<RankedTensorType>(input.getType());
     auto repeats = constantInts(op.getRepeats(), adaptor.getRepeats());
+    if (!repeats && op->hasAttr("onnxcc.data_dims"))
+      return lowerRunTimeRepeats(op, adaptor, rewriter, type, sizes);
     if (!repeats)
       return op.emitError("cannot lower 'onnx.Tile' with symbolic dims and repeats given at run "
                           "time (pass --shape to fix them)");
