@@ -253,6 +253,16 @@ SmallVector<OpFoldResult> mixedSizes(OpBuilder &b, Location loc, Value v) {
   return out;
 }
 
+/// All dims of a result of `type` whose dynamic dims are `dynamic`, static
+/// ones as attributes.
+SmallVector<OpFoldResult> mixedSizes(OpBuilder &b, RankedTensorType type, ValueRange dynamic) {
+  SmallVector<OpFoldResult> out;
+  for (int64_t d = 0, k = 0; d < type.getRank(); ++d)
+    out.push_back(type.isDynamicDim(d) ? OpFoldResult(dynamic[k++])
+                                       : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+  return out;
+}
+
 /// Whether `op`'s input X (operand 0) has a symbolic spatial dim: such a
 /// Conv or pool lowers through the symbolic window path below, not on
 /// static slices.
@@ -426,6 +436,27 @@ Value buildSymbolicConvInit(OpBuilder &b, Location loc, RankedTensorType grouped
       .getResult(0);
 }
 
+/// The shapes of a Conv-like op over symbolic spatial dims: Y's type and
+/// dynamic sizes, X and W of the same rank >= 3, W static.
+struct SymbolicConvShapes {
+  RankedTensorType x, w, y;
+  SmallVector<Value> yDynamic;
+};
+
+FailureOr<SymbolicConvShapes> symbolicConvShapes(ConversionPatternRewriter &rewriter,
+                                                 const TypeConverter *converter, Operation *op,
+                                                 Value x, Value w) {
+  auto result = symbolicResultType(rewriter, converter, op, 0);
+  if (failed(result))
+    return failure();
+  SymbolicConvShapes s{dyn_cast<RankedTensorType>(x.getType()),
+                       dyn_cast<RankedTensorType>(w.getType()), result->first, result->second};
+  if (!s.x || !s.w || !s.w.hasStaticShape() || s.x.getRank() < 3 ||
+      s.w.getRank() != s.x.getRank() || s.y.getRank() != s.x.getRank())
+    return rewriter.notifyMatchFailure(op, "X, W and Y need the same rank >= 3, W static");
+  return s;
+}
+
 /// Conv over symbolic spatial dims: the reference generic of buildConv
 /// over a padded input whose sizes are computed at run time.
 FailureOr<Value> buildSymbolicConv(ConversionPatternRewriter &rewriter, Operation *op,
@@ -436,15 +467,10 @@ FailureOr<Value> buildSymbolicConv(ConversionPatternRewriter &rewriter, Operatio
                                    std::optional<ArrayRef<int64_t>> dilations,
                                    std::optional<ArrayRef<int64_t>> pads, StringRef autoPad,
                                    Type accElem) {
-  auto result = symbolicResultType(rewriter, converter, op, 0);
-  if (failed(result))
+  auto shapes = symbolicConvShapes(rewriter, converter, op, xIn, wIn);
+  if (failed(shapes))
     return failure();
-  auto [yType, yDynamic] = *result;
-  auto xType = dyn_cast<RankedTensorType>(xIn.getType());
-  auto wType = dyn_cast<RankedTensorType>(wIn.getType());
-  if (!xType || !wType || !wType.hasStaticShape() || xType.getRank() < 3 ||
-      wType.getRank() != xType.getRank() || yType.getRank() != xType.getRank())
-    return rewriter.notifyMatchFailure(op, "X, W and Y need the same rank >= 3, W static");
+  auto [xType, wType, yType, yDynamic] = *shapes;
   int64_t channels = xType.getDimSize(1), outChannels = wType.getDimSize(0);
   if (ShapedType::isDynamic(channels) || group < 1 || channels % group || outChannels % group ||
       channels / group != wType.getDimSize(1) || yType.getDimSize(1) != outChannels)
@@ -455,10 +481,7 @@ FailureOr<Value> buildSymbolicConv(ConversionPatternRewriter &rewriter, Operatio
   if (accElem)
     yType = RankedTensorType::get(yType.getShape(), accElem);
   Location loc = op->getLoc();
-  SmallVector<OpFoldResult> ySizes;
-  for (int64_t d = 0, k = 0; d < yType.getRank(); ++d)
-    ySizes.push_back(yType.isDynamicDim(d) ? OpFoldResult(yDynamic[k++])
-                                           : OpFoldResult(rewriter.getIndexAttr(yType.getDimSize(d))));
+  SmallVector<OpFoldResult> ySizes = mixedSizes(rewriter, yType, yDynamic);
   auto w = resolveSymbolicWindow(rewriter, op, xIn, ySizes, kernel, strides, dilations, pads,
                                  autoPad, /*ceilMode=*/false);
   if (failed(w))
@@ -760,15 +783,10 @@ FailureOr<Value> buildSymbolicConvTranspose(ConversionPatternRewriter &rewriter,
                                             onnx::ConvTransposeOp op,
                                             const TypeConverter *converter, Value xIn, Value wIn,
                                             Value bias) {
-  auto result = symbolicResultType(rewriter, converter, op, 0);
-  if (failed(result))
+  auto shapes = symbolicConvShapes(rewriter, converter, op, xIn, wIn);
+  if (failed(shapes))
     return failure();
-  auto [yType, yDynamic] = *result;
-  auto xType = dyn_cast<RankedTensorType>(xIn.getType());
-  auto wType = dyn_cast<RankedTensorType>(wIn.getType());
-  if (!xType || !wType || !wType.hasStaticShape() || xType.getRank() < 3 ||
-      wType.getRank() != xType.getRank() || yType.getRank() != xType.getRank())
-    return rewriter.notifyMatchFailure(op, "X, W and Y need the same rank >= 3, W static");
+  auto [xType, wType, yType, yDynamic] = *shapes;
   if (op.getOutputShape())
     return rewriter.notifyMatchFailure(op, "output_shape with symbolic input dims");
   int64_t group = static_cast<int64_t>(op.getGroup());
@@ -795,11 +813,8 @@ FailureOr<Value> buildSymbolicConvTranspose(ConversionPatternRewriter &rewriter,
   Location loc = op.getLoc();
   MLIRContext *ctx = rewriter.getContext();
   Type elem = yType.getElementType();
-  SmallVector<OpFoldResult> xSizes = mixedSizes(rewriter, loc, xIn), ySizes;
-  for (int64_t d = 0, k = 0; d < yType.getRank(); ++d)
-    ySizes.push_back(yType.isDynamicDim(d)
-                         ? OpFoldResult(yDynamic[k++])
-                         : OpFoldResult(rewriter.getIndexAttr(yType.getDimSize(d))));
+  SmallVector<OpFoldResult> xSizes = mixedSizes(rewriter, loc, xIn);
+  SmallVector<OpFoldResult> ySizes = mixedSizes(rewriter, yType, yDynamic);
   auto cst = [&](int64_t c) { return Value(arith::ConstantIndexOp::create(rewriter, loc, c)); };
   SmallVector<int64_t> zShape = {xType.getDimSize(0), channels};
   SmallVector<Value> zDynamic;
@@ -1210,10 +1225,7 @@ FailureOr<Value> buildSymbolicPool(ConversionPatternRewriter &rewriter, Operatio
     return rewriter.notifyMatchFailure(op, "X and Y must be [N, C, spatial...] with a kernel");
   Location loc = op->getLoc();
   MLIRContext *ctx = rewriter.getContext();
-  SmallVector<OpFoldResult> ySizes;
-  for (int64_t d = 0, k = 0; d < yType.getRank(); ++d)
-    ySizes.push_back(yType.isDynamicDim(d) ? OpFoldResult(yDynamic[k++])
-                                           : OpFoldResult(rewriter.getIndexAttr(yType.getDimSize(d))));
+  SmallVector<OpFoldResult> ySizes = mixedSizes(rewriter, yType, yDynamic);
   auto w = resolveSymbolicWindow(rewriter, op, x, ySizes, *kernel, strides, dilations, pads,
                                  autoPad, ceilMode);
   if (failed(w))

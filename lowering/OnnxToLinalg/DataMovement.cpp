@@ -1027,6 +1027,11 @@ struct TileLowering : OpConversionPattern<onnx::TileOp> {
     for (int64_t d = 0; d < type.getRank(); ++d) {
       Value r = readI64(rewriter, loc, repeats, d);
       checkDims(rewriter, loc, op, "at_least", r, i64Const(rewriter, loc, 0));
+      // At most 2^31 + 1, above any --bound (at most 2^31) times a
+      // non-empty dim, so that a hostile repeat still fails the bound and
+      // the index product cannot overflow.
+      r = arith::MinSIOp::create(rewriter, loc, r,
+                                 i64Const(rewriter, loc, (int64_t(1) << 31) + 1));
       Value in = inType.isDynamicDim(d) ? Value(tensor::DimOp::create(rewriter, loc, input, d))
                                         : indexConst(rewriter, loc, inType.getDimSize(d));
       Value count = arith::MulIOp::create(
