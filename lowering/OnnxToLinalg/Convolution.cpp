@@ -148,12 +148,12 @@ Value addScalars(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::AddIOp::create(b, loc, x, y);
 }
 
-/// The [N, G, M/G, out...] accumulator of a convolution: the bias broadcast,
-/// or zeros when `bias` is null or none.
+/// The [N, G, M/G, out...] accumulator of a convolution (its dynamic dims
+/// `dynamic`): the bias broadcast, or zeros when `bias` is null or none.
 Value buildConvInit(OpBuilder &b, Location loc, RankedTensorType type, Value bias,
-                    int64_t group) {
+                    int64_t group, ValueRange dynamic = {}) {
   if (!bias || isa<NoneType>(bias.getType()))
-    return buildFilled(b, loc, type, b.getZeroAttr(type.getElementType()));
+    return buildFilled(b, loc, type, b.getZeroAttr(type.getElementType()), dynamic);
   MLIRContext *ctx = b.getContext();
   int64_t rank = type.getRank();
   Value grouped = splitDim(b, loc, bias, 0, group);
@@ -161,7 +161,7 @@ Value buildConvInit(OpBuilder &b, Location loc, RankedTensorType type, Value bia
       AffineMap::get(rank, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx)}, ctx),
       AffineMap::getMultiDimIdentityMap(rank, ctx)};
   SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  Value empty = emptyTensor(b, loc, type, dynamic);
   return linalg::GenericOp::create(
              b, loc, type, grouped, empty, maps, iterators,
              [&](OpBuilder &nb, Location nloc, ValueRange args) {
@@ -414,28 +414,6 @@ SmallVector<Value> dynamicOf(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> 
   return out;
 }
 
-/// The [N, G, M/G, out...] accumulator of a convolution with symbolic dims
-/// (`dynamic` their sizes): zeros, or the bias broadcast.
-Value buildSymbolicConvInit(OpBuilder &b, Location loc, RankedTensorType groupedType,
-                            ValueRange dynamic, Value bias, int64_t group) {
-  Type elem = groupedType.getElementType();
-  if (!bias || isa<NoneType>(bias.getType()))
-    return buildFilled(b, loc, groupedType, b.getZeroAttr(elem), dynamic);
-  MLIRContext *ctx = b.getContext();
-  int64_t rank = groupedType.getRank();
-  Value grouped = splitDim(b, loc, bias, 0, group);
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(rank, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx)}, ctx),
-      AffineMap::getMultiDimIdentityMap(rank, ctx)};
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  Value empty = emptyTensor(b, loc, groupedType, dynamic);
-  return linalg::GenericOp::create(b, loc, groupedType, grouped, empty, maps, iterators,
-                                   [](OpBuilder &nb, Location nloc, ValueRange args) {
-                                     linalg::YieldOp::create(nb, nloc, args[0]);
-                                   })
-      .getResult(0);
-}
-
 /// The shapes of a Conv-like op over symbolic spatial dims: Y's type and
 /// dynamic sizes, X and W of the same rank >= 3, W static.
 struct SymbolicConvShapes {
@@ -503,8 +481,8 @@ FailureOr<Value> buildSymbolicConv(ConversionPatternRewriter &rewriter, Operatio
                                             rewriter.getIndexAttr(outChannels / group)};
   llvm::append_range(groupedSizes, ArrayRef(ySizes).drop_front(2));
   auto groupedType = RankedTensorType::get(groupedShape, elem);
-  Value init = buildSymbolicConvInit(rewriter, loc, groupedType,
-                                     dynamicOf(rewriter, loc, groupedSizes), bias, group);
+  Value init = buildConvInit(rewriter, loc, groupedType, bias, group,
+                             dynamicOf(rewriter, loc, groupedSizes));
   SmallVector<AffineExpr> xExprs;
   for (int64_t i = 0; i < s; ++i)
     xExprs.push_back(getAffineDimExpr(3 + i, ctx) * w->strides[i] +
@@ -877,8 +855,8 @@ FailureOr<Value> buildSymbolicConvTranspose(ConversionPatternRewriter &rewriter,
   SmallVector<OpFoldResult> groupedSizes = {ySizes[0], rewriter.getIndexAttr(group),
                                             rewriter.getIndexAttr(outChannels / group)};
   llvm::append_range(groupedSizes, ArrayRef(ySizes).drop_front(2));
-  Value init = buildSymbolicConvInit(rewriter, loc, RankedTensorType::get(groupedShape, elem),
-                                     dynamicOf(rewriter, loc, groupedSizes), bias, group);
+  Value init = buildConvInit(rewriter, loc, RankedTensorType::get(groupedShape, elem), bias,
+                             group, dynamicOf(rewriter, loc, groupedSizes));
   Value y = buildGroupedConv(rewriter, loc, z, weight, zExprs, wExprs, init);
   return mergeDims(rewriter, loc, y, 1);
 }
