@@ -803,10 +803,42 @@ Dim ShapeContext::broadcastDerivedDim(const Dim &a, const Dim &b) {
   return derivedDim(def);
 }
 
+Dim ShapeContext::quotientDim(const Dim &num, const Dim &den, bool ceil) {
+  if (num.isStatic() && den.isStatic()) {
+    if (den.size <= 0 || num.size < 0 || (!ceil && num.size % den.size != 0))
+      return Dim::unknown();
+    return Dim::known(ceil ? (num.size + den.size - 1) / den.size : num.size / den.size);
+  }
+  if (!num.asExpr() || !den.asExpr())
+    return Dim::unknown();
+  if (den.isStatic() && den.size == 1)
+    return num;
+  if (!ceil)
+    if (Dim exact = divDimsExact(num, den); exact.asExpr())
+      return exact;
+  for (const Dim *d : {&num, &den})
+    for (mlir::StringAttr s : d->expr.symbols())
+      if (map.isDataSymbol(s) && !map.derivedOf(s))
+        return Dim::unknown();
+  DerivedDim def;
+  def.quotient = true;
+  def.ceil = ceil;
+  def.in = *num.asExpr();
+  def.span = *den.asExpr();
+  return derivedDim(def);
+}
+
 Dim ShapeContext::derivedDim(const DerivedDim &def) {
   std::optional<SymExpr> bound;
   std::string text;
-  if (def.slice) {
+  if (def.quotient) {
+    // At most the dividend, the divisor being at least 1.
+    bound = map.upperBound(def.in);
+    if (!bound)
+      return Dim::unknown();
+    text = (def.ceil ? "ceil((" : "(") + def.in.str() + ")/(" + def.span.str() +
+           (def.ceil ? "))" : ")");
+  } else if (def.slice) {
     if (def.sliceStep == 0)
       return Dim::unknown();
     bound = map.upperBound(def.in); // never more than the dim

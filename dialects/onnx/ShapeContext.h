@@ -117,6 +117,12 @@ using Shape = llvm::SmallVector<Dim, 4>;
 /// With `broadcast`, the dim is instead the multidirectional broadcast of two
 /// different symbolic dims `in` and `span` (`[A] + [B]`): `span` when `in`
 /// is 1, else `in`, and run() returns 9 unless `span` is 1 or that.
+///
+/// With `quotient`, it is `in / span` for two polynomials that do not divide
+/// term by term (Reshape's -1 of [S0, 3] to [-1, 2], Split of S into equal
+/// parts, DepthToSpace's C / b^2): exact, run() returning 9 when `span` is 0
+/// or does not divide `in`; with `ceil`, rounded up instead (Split's
+/// num_outputs), `span` being at least 1.
 struct DerivedDim {
   SymExpr span;
   int64_t stride = 1;
@@ -127,9 +133,11 @@ struct DerivedDim {
   bool broadcast = false;
   bool slice = false;
   int64_t sliceStart = 0, sliceEnd = 0, sliceStep = 1;
+  bool quotient = false;
   bool operator==(const DerivedDim &o) const {
     return span == o.span && stride == o.stride && ceil == o.ceil && dropLast == o.dropLast &&
            in == o.in && padBegin == o.padBegin && broadcast == o.broadcast &&
+           quotient == o.quotient &&
            slice == o.slice && sliceStart == o.sliceStart && sliceEnd == o.sliceEnd &&
            sliceStep == o.sliceStep;
   }
@@ -280,6 +288,11 @@ public:
   /// involves a dim only the data decides (it is not known when run()
   /// starts).
   Dim broadcastDerivedDim(const Dim &a, const Dim &b);
+  /// `num / den`: static or a polynomial where it divides exactly, else a
+  /// derived dim (DerivedDim::quotient) that run() computes and checks.
+  /// Rounded up with `ceil`. Unknown when either is unknown or involves a
+  /// dim only the data decides.
+  Dim quotientDim(const Dim &num, const Dim &den, bool ceil = false);
   const ShapeMap &getMap() const { return map; }
 
   /// Two dims that the op needs equal: the more precise one, or failure when

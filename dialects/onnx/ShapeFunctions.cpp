@@ -136,15 +136,6 @@ Dim productOf(ArrayRef<Dim> dims) {
   return p;
 }
 
-/// `d` divided exactly by `by`; unknown when not static or not divisible.
-Dim divDim(const Dim &d, int64_t by) {
-  if (by == 1)
-    return d;
-  if (by <= 0)
-    return Dim::unknown();
-  return divDimsExact(d, Dim::known(by));
-}
-
 /// Floor division for possibly negative numerators.
 int64_t floorDiv(int64_t a, int64_t b) {
   int64_t q = a / b;
@@ -1205,7 +1196,7 @@ LogicalResult DepthToSpaceOp::inferShapes(ShapeContext &ctx) {
   if (c.isStatic() && c.size % (b * b) != 0)
     return ctx.fail("channels " + Twine(c.size) + " are not divisible by blocksize^2 = " +
                     Twine(b * b));
-  ctx.setShape(0, Shape{(*x)[0], divDim(c, b * b), mulDim((*x)[2], Dim::known(b)),
+  ctx.setShape(0, Shape{(*x)[0], ctx.quotientDim(c, Dim::known(b * b)), mulDim((*x)[2], Dim::known(b)),
                         mulDim((*x)[3], Dim::known(b))});
   return success();
 }
@@ -1225,7 +1216,8 @@ LogicalResult SpaceToDepthOp::inferShapes(ShapeContext &ctx) {
       return ctx.fail("spatial dim " + Twine((*x)[i].size) +
                       " is not divisible by blocksize " + Twine(b));
   ctx.setShape(0, Shape{(*x)[0], mulDim((*x)[1], Dim::known(b * b)),
-                        divDim((*x)[2], b), divDim((*x)[3], b)});
+                        ctx.quotientDim((*x)[2], Dim::known(b)),
+                        ctx.quotientDim((*x)[3], Dim::known(b))});
   return success();
 }
 
@@ -2155,7 +2147,8 @@ LogicalResult ReshapeOp::inferShapes(ShapeContext &ctx) {
                         " elements do not divide into " + Twine(restCount.size));
       out[*inferred] = Dim::known(inCount.size / restCount.size);
     } else if (!(restCount.isStatic() && restCount.size == 0)) {
-      out[*inferred] = divDimsExact(inCount, restCount);
+      // Exact, or a derived dim that run() checks divides (S0*S1*3 / 2).
+      out[*inferred] = ctx.quotientDim(inCount, restCount);
     }
   } else if (inCount.isStatic() && restCount.isStatic() && inCount.size != restCount.size) {
     return ctx.fail("cannot reshape input " + shapeText(*x) + " (" + Twine(inCount.size) +
@@ -2523,7 +2516,7 @@ LogicalResult SplitOp::inferShapes(ShapeContext &ctx) {
     if (d.isStatic() && d.size % numResults != 0)
       return ctx.fail("dim " + Twine(*axis) + " of size " + Twine(d.size) +
                       " does not split into " + Twine(numResults) + " equal parts");
-    parts.assign(numResults, divDim(d, numResults));
+    parts.assign(numResults, ctx.quotientDim(d, Dim::known(numResults)));
   }
   for (unsigned i = 0; i < numResults; ++i) {
     Shape out = *x;

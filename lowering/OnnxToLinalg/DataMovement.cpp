@@ -157,7 +157,9 @@ struct ReshapeLikeLowering : OpConversionPattern<OpTy> {
 
   /// With symbolic dims, input and result dims are matched in groups of
   /// equal products (exact polynomials of the symbols); each group collapses
-  /// to one dim and expands to the result's.
+  /// to one dim and expands to the result's. Where they do not match up
+  /// ([S0, 8, S1] to [4, 16], whose counts shape inference left for run()
+  /// to check), the input collapses to one dim that expands to the result.
   LogicalResult lowerSymbolic(OpTy op, Value input, RankedTensorType type,
                               ValueRange resultSizes,
                               ConversionPatternRewriter &rewriter) const {
@@ -167,47 +169,8 @@ struct ReshapeLikeLowering : OpConversionPattern<OpTy> {
     if (!inShape || !outShape)
       return rewriter.notifyMatchFailure(op, "symbolic shapes are not known");
     SmallVector<ReassociationIndices> inGroups, outGroups;
-    size_t i = 0, o = 0;
-    while (i < inShape->size() || o < outShape->size()) {
-      ReassociationIndices ig, og;
-      onnx::Dim inProduct = onnx::Dim::known(1), outProduct = onnx::Dim::known(1);
-      auto take = [&](const onnx::Shape &shape, size_t &k, ReassociationIndices &g,
-                      onnx::Dim &product) {
-        product = onnx::mulDims(product, shape[k]);
-        g.push_back(k++);
-      };
-      if (i < inShape->size())
-        take(*inShape, i, ig, inProduct);
-      if (o < outShape->size())
-        take(*outShape, o, og, outProduct);
-      while (inProduct != outProduct) {
-        if (inProduct.isStatic() && inProduct.size == 0)
-          return rewriter.notifyMatchFailure(op, "empty symbolic reshape");
-        // Grow the side whose product divides the other's.
-        bool growIn = onnx::divDimsExact(outProduct, inProduct).asExpr().has_value();
-        if (growIn && i < inShape->size())
-          take(*inShape, i, ig, inProduct);
-        else if (o < outShape->size())
-          take(*outShape, o, og, outProduct);
-        else if (i < inShape->size())
-          take(*inShape, i, ig, inProduct);
-        else
-          return rewriter.notifyMatchFailure(op, "dims do not match up in groups");
-        if (inProduct.asExpr() == std::nullopt || outProduct.asExpr() == std::nullopt)
-          return rewriter.notifyMatchFailure(op, "a dim is not known");
-      }
-      // Trailing 1s join the last group.
-      while (i < inShape->size() && (*inShape)[i] == onnx::Dim::known(1) &&
-             (o == outShape->size() || (*outShape)[o] != onnx::Dim::known(1)))
-        ig.push_back(i++);
-      while (o < outShape->size() && (*outShape)[o] == onnx::Dim::known(1) &&
-             (i == inShape->size() || (*inShape)[i] != onnx::Dim::known(1)))
-        og.push_back(o++);
-      if (ig.empty() || og.empty())
-        return rewriter.notifyMatchFailure(op, "rank-0 side in a symbolic reshape");
-      inGroups.push_back(ig);
-      outGroups.push_back(og);
-    }
+    if (!matchGroups(*inShape, *outShape, inGroups, outGroups))
+      return lowerThroughOneDim(op, input, type, resultSizes, rewriter);
     Location loc = op.getLoc();
     auto inputType = cast<RankedTensorType>(input.getType());
     SmallVector<int64_t> midShape;
@@ -233,6 +196,120 @@ struct ReshapeLikeLowering : OpConversionPattern<OpTy> {
                                 ? OpFoldResult(resultSizes[next++])
                                 : OpFoldResult(rewriter.getIndexAttr(type.getDimSize(d))));
     rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, type, mid, outGroups, outputShape);
+    return success();
+  }
+
+  /// Splits the dims of `in` and `out` into consecutive groups of equal
+  /// products; false when they do not split so.
+  static bool matchGroups(const onnx::Shape &in, const onnx::Shape &out,
+                          SmallVector<ReassociationIndices> &inGroups,
+                          SmallVector<ReassociationIndices> &outGroups) {
+    size_t i = 0, o = 0;
+    while (i < in.size() || o < out.size()) {
+      ReassociationIndices ig, og;
+      onnx::Dim inProduct = onnx::Dim::known(1), outProduct = onnx::Dim::known(1);
+      auto take = [&](const onnx::Shape &shape, size_t &k, ReassociationIndices &g,
+                      onnx::Dim &product) {
+        product = onnx::mulDims(product, shape[k]);
+        g.push_back(k++);
+      };
+      if (i < in.size())
+        take(in, i, ig, inProduct);
+      if (o < out.size())
+        take(out, o, og, outProduct);
+      while (inProduct != outProduct) {
+        if (inProduct.isStatic() && inProduct.size == 0)
+          return false;
+        // Grow the side whose product divides the other's.
+        bool growIn = onnx::divDimsExact(outProduct, inProduct).asExpr().has_value();
+        if (growIn && i < in.size())
+          take(in, i, ig, inProduct);
+        else if (o < out.size())
+          take(out, o, og, outProduct);
+        else if (i < in.size())
+          take(in, i, ig, inProduct);
+        else
+          return false;
+        if (inProduct.asExpr() == std::nullopt || outProduct.asExpr() == std::nullopt)
+          return false;
+      }
+      // Trailing 1s join the last group.
+      while (i < in.size() && in[i] == onnx::Dim::known(1) &&
+             (o == out.size() || out[o] != onnx::Dim::known(1)))
+        ig.push_back(i++);
+      while (o < out.size() && out[o] == onnx::Dim::known(1) &&
+             (i == in.size() || in[i] != onnx::Dim::known(1)))
+        og.push_back(o++);
+      if (ig.empty() || og.empty())
+        return false;
+      inGroups.push_back(ig);
+      outGroups.push_back(og);
+    }
+    return true;
+  }
+
+  /// The input collapsed to one dim, expanded to the result. run() has
+  /// checked that the element counts agree (onnx::dimConstraints), so a
+  /// static result takes the static count.
+  LogicalResult lowerThroughOneDim(OpTy op, Value input, RankedTensorType type,
+                                   ValueRange resultSizes,
+                                   ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    auto inputType = cast<RankedTensorType>(input.getType());
+    Type element = inputType.getElementType();
+    auto flatType = RankedTensorType::get({ShapedType::kDynamic}, element);
+    Value flat = input;
+    if (inputType.getRank() == 0)
+      flat = tensor::ExpandShapeOp::create(rewriter, loc, RankedTensorType::get({1}, element),
+                                           input, SmallVector<ReassociationIndices>{});
+    else if (inputType.getRank() > 1) {
+      ReassociationIndices all;
+      for (int64_t d = 0; d < inputType.getRank(); ++d)
+        all.push_back(d);
+      flat = tensor::CollapseShapeOp::create(
+          rewriter, loc,
+          RankedTensorType::get({inputType.hasStaticShape() ? inputType.getNumElements()
+                                                            : ShapedType::kDynamic},
+                                element),
+          input, SmallVector<ReassociationIndices>{all});
+    }
+    if (flat.getType() != flatType)
+      flat = tensor::CastOp::create(rewriter, loc, flatType, flat);
+    if (type.hasStaticShape()) {
+      flat = tensor::CastOp::create(
+          rewriter, loc, RankedTensorType::get({type.getNumElements()}, element), flat);
+      if (type.getRank() == 1) {
+        rewriter.replaceOp(op, flat);
+        return success();
+      }
+      SmallVector<ReassociationIndices> groups;
+      if (type.getRank() > 0) {
+        groups.emplace_back();
+        for (int64_t d = 0; d < type.getRank(); ++d)
+          groups[0].push_back(d);
+      }
+      if (type.getRank() == 0)
+        rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, type, flat, groups);
+      else
+        rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, type, flat, groups);
+      return success();
+    }
+    ReassociationIndices all;
+    SmallVector<OpFoldResult> outputShape;
+    unsigned next = 0;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      all.push_back(d);
+      outputShape.push_back(type.isDynamicDim(d)
+                                ? OpFoldResult(resultSizes[next++])
+                                : OpFoldResult(rewriter.getIndexAttr(type.getDimSize(d))));
+    }
+    if (type.getRank() == 1) {
+      rewriter.replaceOp(op, flat);
+      return success();
+    }
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, type, flat,
+                                                       SmallVector<ReassociationIndices>{all},
+                                                       outputShape);
     return success();
   }
 };
@@ -362,13 +439,11 @@ struct ConcatLowering : OpConversionPattern<onnx::ConcatOp> {
     return success();
   }
 
-  /// With symbolic dims, every input must have the result's dims (the same
-  /// polynomials) outside the axis, and the inputs' sizes along the axis must
-  /// add up to the result's: then each part is copied within the result
-  /// whatever the symbols' values. Shape inference unifies a symbolic dim
-  /// with a static or another symbolic one (the model is only valid when
-  /// they agree at run time); such inputs are refused here, since a copy of
-  /// an input whose dim differs would run past the result.
+  /// With symbolic dims, the inputs' sizes along the axis must add up to the
+  /// result's. Outside the axis, shape inference unified each input's dims
+  /// with the result's; where they agree only for some values of the
+  /// symbols ([S0, 4] and [S1, 4] along dim 1), run() has checked that they
+  /// do (checkDimConstraints) before any part is copied.
   LogicalResult lowerSymbolic(onnx::ConcatOp op, OpAdaptor adaptor, RankedTensorType type,
                               ValueRange resultSizes,
                               ConversionPatternRewriter &rewriter) const {
@@ -387,9 +462,6 @@ struct ConcatLowering : OpConversionPattern<onnx::ConcatOp> {
       auto t = dyn_cast<RankedTensorType>(input.getType());
       if (!shape || !t || t.getRank() != rank || static_cast<int64_t>(shape->size()) != rank)
         return rewriter.notifyMatchFailure(op, "inputs must have the result's rank");
-      for (int64_t d = 0; d < rank; ++d)
-        if (d != *axis && (*shape)[d] != (*outShape)[d])
-          return rewriter.notifyMatchFailure(op, "an input's dim differs from the result's");
       total = onnx::addDims(total, (*shape)[*axis]);
       if ((*shape)[*axis] != onnx::Dim::known(0))
         parts.push_back(input);
@@ -444,11 +516,12 @@ struct SplitLowering : OpConversionPattern<onnx::SplitOp> {
     return success();
   }
 
-  /// With symbolic dims, each part must have the input's dims (the same
-  /// polynomials) outside the axis, and the parts' sizes along the axis must
-  /// add up to the input's, so that every slice lies inside the input for
-  /// all values of the symbols. A split whose sizes fit the input only for
-  /// one value of a symbol (constant `split` of a symbolic dim) is refused.
+  /// With symbolic dims, each part has the input's dims outside the axis,
+  /// and the parts' sizes along the axis add up to the input's: shape
+  /// inference made them so, and where that holds only for some values of
+  /// the symbols (constant `split` sizes of a symbolic dim, a part whose
+  /// declared dim is static) run() has checked it (checkDimConstraints;
+  /// equal parts of a symbolic dim are a quotient that run() checks).
   LogicalResult lowerSymbolic(onnx::SplitOp op, Value input, int64_t axis,
                               ConversionPatternRewriter &rewriter) const {
     const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
@@ -467,9 +540,6 @@ struct SplitLowering : OpConversionPattern<onnx::SplitOp> {
       auto shape = converter.shapeOf(op->getResult(i));
       if (!shape || static_cast<int64_t>(shape->size()) != rank)
         return rewriter.notifyMatchFailure(op, "a part's symbolic shape is not known");
-      for (int64_t d = 0; d < rank; ++d)
-        if (d != axis && (*shape)[d] != (*inShape)[d])
-          return rewriter.notifyMatchFailure(op, "a part's dim differs from the input's");
       auto offsetExpr = offset.asExpr();
       if (!offsetExpr)
         return rewriter.notifyMatchFailure(op, "a part's offset is not known");
@@ -498,8 +568,6 @@ struct SplitLowering : OpConversionPattern<onnx::SplitOp> {
       results.push_back(tensor::ExtractSliceOp::create(rewriter, loc, type, input, offsets,
                                                        partSizes, strides));
     }
-    if (!offset.asExpr() || offset != (*inShape)[axis])
-      return rewriter.notifyMatchFailure(op, "the parts do not add up to the input");
     rewriter.replaceOp(op, results);
     return success();
   }
@@ -1494,9 +1562,10 @@ struct DepthToSpaceLowering : OpConversionPattern<onnx::DepthToSpaceOp> {
     return success();
   }
 
-  /// With symbolic N, H or W (static channels): each element of Y reads
-  /// X[n, channel, h / b, w / b], the channel picked by the mode from c and
-  /// the position (h % b, w % b) inside the block.
+  /// With symbolic dims: each element of Y reads X[n, channel, h / b,
+  /// w / b], the channel picked by the mode from c and the position
+  /// (h % b, w % b) inside the block. Symbolic channels C give Y C / b^2 of
+  /// them, a quotient that run() checks.
   LogicalResult lowerSymbolic(onnx::DepthToSpaceOp op, OpAdaptor adaptor,
                               ConversionPatternRewriter &rewriter) const {
     auto result = symbolicResultType(rewriter, getTypeConverter(), op);
@@ -1507,11 +1576,11 @@ struct DepthToSpaceLowering : OpConversionPattern<onnx::DepthToSpaceOp> {
     auto inType = cast<RankedTensorType>(x.getType());
     int64_t b = op.getBlocksize();
     StringRef mode = op.getMode();
-    if (inType.getRank() != 4 || type.getRank() != 4 || b <= 0 || inType.isDynamicDim(1) ||
-        inType.getDimSize(1) % (b * b) != 0 || (mode != "DCR" && mode != "CRD"))
+    if (inType.getRank() != 4 || type.getRank() != 4 || b <= 0 ||
+        (!inType.isDynamicDim(1) && inType.getDimSize(1) % (b * b) != 0) ||
+        (mode != "DCR" && mode != "CRD"))
       return rewriter.notifyMatchFailure(
-          op, "needs 4-D input with static C divisible by blocksize^2, DCR or CRD");
-    int64_t c = inType.getDimSize(1) / (b * b);
+          op, "needs 4-D input with C divisible by blocksize^2, DCR or CRD");
     Value y = buildIndexedGeneric(
         rewriter, op.getLoc(), type,
         [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs) -> Value {
@@ -1521,10 +1590,11 @@ struct DepthToSpaceLowering : OpConversionPattern<onnx::DepthToSpaceOp> {
           Value hb = arith::RemUIOp::create(nb, l, ivs[2], bv);
           Value wb = arith::RemUIOp::create(nb, l, ivs[3], bv);
           Value block = arith::AddIOp::create(nb, l, arith::MulIOp::create(nb, l, hb, bv), wb);
+          Value c = type.isDynamicDim(1) ? dynamic[type.isDynamicDim(0) ? 1 : 0]
+                                         : indexConst(nb, l, type.getDimSize(1));
           Value channel =
               mode == "DCR"
-                  ? arith::AddIOp::create(
-                        nb, l, arith::MulIOp::create(nb, l, block, indexConst(nb, l, c)), ivs[1])
+                  ? arith::AddIOp::create(nb, l, arith::MulIOp::create(nb, l, block, c), ivs[1])
                         .getResult()
                   : arith::AddIOp::create(
                         nb, l, arith::MulIOp::create(nb, l, ivs[1], indexConst(nb, l, b * b)),
@@ -1542,10 +1612,12 @@ struct SpaceToDepthLowering : OpConversionPattern<onnx::SpaceToDepthOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::SpaceToDepthOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
+    auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
+    if (!inType.hasStaticShape())
+      return lowerSymbolic(op, adaptor, rewriter);
     auto type = staticResultType(rewriter, getTypeConverter(), op);
     if (!type)
       return failure();
-    auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
     int64_t b = op.getBlocksize();
     if (inType.getRank() != 4 || b <= 0 || inType.getDimSize(2) % b != 0 ||
         inType.getDimSize(3) % b != 0)
@@ -1556,6 +1628,39 @@ struct SpaceToDepthLowering : OpConversionPattern<onnx::SpaceToDepthOp> {
                                      {n, c, h, b, w, b}, {{0}, {1}, {2, 3}, {4, 5}},
                                      {0, 3, 5, 1, 2, 4}, type, {{0}, {1, 2, 3}, {4}, {5}});
     rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  /// With symbolic dims: Y[n, (bh * b + bw) * C + c, h, w] is
+  /// X[n, c, h * b + bh, w * b + bw]. Symbolic H and W give Y H / b and
+  /// W / b, quotients that run() checks.
+  LogicalResult lowerSymbolic(onnx::SpaceToDepthOp op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const {
+    auto result = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(result))
+      return failure();
+    auto [type, dynamic] = *result;
+    Value x = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(x.getType());
+    int64_t b = op.getBlocksize();
+    if (inType.getRank() != 4 || type.getRank() != 4 || b <= 0)
+      return rewriter.notifyMatchFailure(op, "needs 4-D input and a positive blocksize");
+    Location loc = op.getLoc();
+    Value c = tensor::DimOp::create(rewriter, loc, x, 1);
+    Value y = buildIndexedGeneric(
+        rewriter, loc, type,
+        [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs) -> Value {
+          Value bv = indexConst(nb, l, b);
+          Value block = arith::DivUIOp::create(nb, l, ivs[1], c);
+          Value ci = arith::RemUIOp::create(nb, l, ivs[1], c);
+          Value bh = arith::DivUIOp::create(nb, l, block, bv);
+          Value bw = arith::RemUIOp::create(nb, l, block, bv);
+          Value hi = arith::AddIOp::create(nb, l, arith::MulIOp::create(nb, l, ivs[2], bv), bh);
+          Value wi = arith::AddIOp::create(nb, l, arith::MulIOp::create(nb, l, ivs[3], bv), bw);
+          return tensor::ExtractOp::create(nb, l, x, ValueRange{ivs[0], ci, hi, wi});
+        },
+        dynamic);
+    rewriter.replaceOp(op, y);
     return success();
   }
 };

@@ -454,6 +454,24 @@ void defineDerivedSymbols(func::FuncOp func, OnnxTypeConverter &converter) {
     Value limit = converter.materialize(b, loc, func, *bound);
     if (!span || !limit)
       continue; // not a symbol of this function
+    if (def->quotient) {
+      // run() returns 9 unless the divisor is at least 1 (and, exact,
+      // divides); the division itself never sees a 0.
+      Value in = converter.materialize(b, loc, func, def->in);
+      if (!in)
+        continue;
+      Value one = indexConst(b, loc, 1);
+      checkDims(b, loc, func, "at_least", span, one);
+      Value den = arith::MaxUIOp::create(b, loc, span, one);
+      Value num = def->ceil ? Value(arith::AddIOp::create(
+                                  b, loc, in, arith::SubIOp::create(b, loc, den, one)))
+                            : in;
+      Value q = arith::DivUIOp::create(b, loc, num, den);
+      if (!def->ceil)
+        checkDims(b, loc, func, "equal", arith::MulIOp::create(b, loc, q, den), in);
+      values.push_back({name, arith::MinUIOp::create(b, loc, q, limit)});
+      continue;
+    }
     if (def->slice) {
       Value in = converter.materialize(b, loc, func, def->in);
       if (!in)
@@ -902,11 +920,11 @@ std::string shapeText(const onnx::Shape &shape) {
 }
 
 /// Why the symbolic dims of `op`'s operands fit its results only for some
-/// values of the symbols, or "": shape inference unifies a symbolic dim with
-/// a static or another symbolic one (Concat of [S0, 4] and [S1, 4] along
-/// dim 1, Squeeze of [S0, 3] into [3], constant Split sizes of a symbolic
-/// dim), which is right for the one model the graph describes but leaves
-/// nothing for the lowering to rely on at other values.
+/// values of the symbols in a way that run() does not check, or "". (Where
+/// shape inference unifies a symbolic dim with a static or another symbolic
+/// one, as for Concat of [S0, 4] and [S1, 4] along dim 1, Squeeze of [S0, 3]
+/// into [3], a Reshape's element counts or constant Split sizes of a
+/// symbolic dim, run() checks the equality: checkDimConstraints.)
 std::string symbolicMismatch(Operation *op, const OnnxTypeConverter &converter) {
   auto shapeOf = [&](Value v) -> std::optional<onnx::Shape> {
     if (isa<NoneType>(v.getType()))
@@ -916,63 +934,9 @@ std::string symbolicMismatch(Operation *op, const OnnxTypeConverter &converter) 
   auto symbolic = [](const onnx::Shape &s) {
     return llvm::any_of(s, [](const onnx::Dim &d) { return d.isSymbolic(); });
   };
-  auto count = [](const onnx::Shape &s) {
-    onnx::Dim n = onnx::Dim::known(1);
-    for (const onnx::Dim &d : s)
-      n = onnx::mulDims(n, d);
-    return n;
-  };
   auto in = shapeOf(op->getOperand(0));
   if (!in)
     return "";
-  if (isa<onnx::ReshapeOp, onnx::SqueezeOp, onnx::UnsqueezeOp, onnx::FlattenOp>(op)) {
-    auto out = shapeOf(op->getResult(0));
-    if (!out || (!symbolic(*in) && !symbolic(*out)))
-      return "";
-    onnx::Dim a = count(*in), b = count(*out);
-    if (a.asExpr() && b.asExpr() && a != b)
-      return "its input " + shapeText(*in) + " has as many elements as its result " +
-             shapeText(*out) + " only for some values of the symbols";
-    return "";
-  }
-  if (isa<onnx::ConcatOp>(op)) {
-    auto out = shapeOf(op->getResult(0));
-    auto axis = out ? axisOf(op, out->size(), 0) : std::nullopt;
-    if (!axis)
-      return "";
-    for (auto [i, v] : llvm::enumerate(op->getOperands())) {
-      auto s = shapeOf(v);
-      if (!s || s->size() != out->size() || (!symbolic(*s) && !symbolic(*out)))
-        continue;
-      for (size_t d = 0; d < s->size(); ++d)
-        if (static_cast<int64_t>(d) != *axis && (*s)[d].asExpr() && (*out)[d].asExpr() &&
-            (*s)[d] != (*out)[d])
-          return "input #" + std::to_string(i) + " " + shapeText(*s) +
-                 " fits its result " + shapeText(*out) + " only for some values of the symbols";
-    }
-    return "";
-  }
-  if (isa<onnx::SplitOp>(op)) {
-    auto axis = axisOf(op, in->size(), 0);
-    if (!axis || !symbolic(*in))
-      return "";
-    onnx::Dim total = onnx::Dim::known(0);
-    for (Value r : op->getResults()) {
-      auto s = shapeOf(r);
-      if (!s || s->size() != in->size())
-        return "";
-      for (size_t d = 0; d < s->size(); ++d)
-        if (static_cast<int64_t>(d) != *axis && (*s)[d].asExpr() && (*in)[d].asExpr() &&
-            (*s)[d] != (*in)[d])
-          return "its part " + shapeText(*s) + " fits its input " + shapeText(*in) +
-                 " only for some values of the symbols";
-      total = onnx::addDims(total, (*s)[*axis]);
-    }
-    if (total.asExpr() && (*in)[*axis].asExpr() && total != (*in)[*axis])
-      return "its parts add up to " + total.str() + " along dim " + std::to_string(*axis) +
-             " of its input " + shapeText(*in) + " only for some values of the symbols";
-    return "";
-  }
   // Expand to a result with symbolic dims keeps or broadcasts from 1 each
   // input dim; a symbolic one under another symbolic size fits only some
   // values. (Under a static result dim, a run-time check makes it static.)
@@ -1019,9 +983,10 @@ bool lowersSymbolicDims(Operation *op) {
              onnx::UniqueOp, onnx::HannWindowOp, onnx::HammingWindowOp,
              onnx::BlackmanWindowOp, onnx::MelWeightMatrixOp, onnx::STFTOp, onnx::IfOp, onnx::LoopOp,
              onnx::ScanOp, onnx::StringSplitOp, onnx::CumSumOp, onnx::CumProdOp, onnx::EinsumOp, onnx::TileOp, onnx::ResizeOp>(op) ||
-         // LRN's window and DepthToSpace's blocks run over static channels;
-         // the other dims may be symbolic.
-         (isa<onnx::LRNOp, onnx::DepthToSpaceOp>(op) &&
+         isa<onnx::DepthToSpaceOp, onnx::SpaceToDepthOp>(op) ||
+         // LRN's window runs over static channels; the other dims may be
+         // symbolic.
+         (isa<onnx::LRNOp>(op) &&
           isa<RankedTensorType>(op->getOperand(0).getType()) &&
           cast<RankedTensorType>(op->getOperand(0).getType()).getRank() >= 2 &&
           !cast<RankedTensorType>(op->getOperand(0).getType()).isDynamicDim(1)) ||

@@ -440,6 +440,44 @@ save("depth_to_space_symbolic", [
      for x in (uniform(1, 8, 2, 3), uniform(2, 8, 1, 1), uniform(1, 8, 0, 2))],
     opset=13)
 
+# Dims that are quotients or that agree only for some values of two
+# symbols, which run() checks: Reshape of [A, 8, B] to [4, 16] (A*B = 8),
+# Reshape of [S, 3] to [-1, 2] ((3*S)/2 rows), a Split of T into three equal
+# parts, DepthToSpace of C channels (C/4), SpaceToDepth of H and W (H/2,
+# W/2), and a Concat of [P, 4] and [Q, 4] along dim 1 (P = Q).
+def space_to_depth(x, b):
+    n, c, h, w = x.shape
+    t = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+    return t.reshape(n, c * b * b, h // b, w // b)
+save("quotients", [
+    helper.make_node("Reshape", ["a", "s16"], ["r16"]),
+    helper.make_node("Reshape", ["s", "s2"], ["r2"]),
+    helper.make_node("Split", ["t"], ["t0", "t1", "t2"], axis=0),
+    helper.make_node("DepthToSpace", ["c"], ["d2s"], blocksize=2, mode="CRD"),
+    helper.make_node("SpaceToDepth", ["h"], ["s2d"], blocksize=2),
+    helper.make_node("Concat", ["p", "q"], ["pq"], axis=1)],
+    [helper.make_tensor_value_info("a", F, ["A", 8, "B"]),
+     helper.make_tensor_value_info("s", F, ["S", 3]),
+     helper.make_tensor_value_info("t", F, ["T"]),
+     helper.make_tensor_value_info("c", F, [1, "C", 2, 1]),
+     helper.make_tensor_value_info("h", F, [1, 2, "H", "W"]),
+     helper.make_tensor_value_info("p", F, ["P", 4]),
+     helper.make_tensor_value_info("q", F, ["Q", 4])],
+    [helper.make_tensor_value_info(n, F, None)
+     for n in ("r16", "r2", "t0", "t1", "t2", "d2s", "s2d", "pq")],
+    [const("s16", [4, 16]), const("s2", [-1, 2])],
+    [([a, s, t, c, h, p, q],
+      [a.reshape(4, 16), s.reshape(-1, 2), *np.split(t, 3), depth_to_space(c, 2, "CRD"),
+       space_to_depth(h, 2), np.concatenate([p, q], 1)])
+     for a, s, t, c, h, p, q in (
+         (uniform(1, 8, 8), uniform(2, 3), uniform(6), uniform(1, 4, 2, 1), uniform(1, 2, 2, 4),
+          uniform(3, 4), uniform(3, 4)),
+         (uniform(2, 8, 4), uniform(4, 3), uniform(3), uniform(1, 12, 2, 1), uniform(1, 2, 6, 2),
+          uniform(1, 4), uniform(1, 4)),
+         (uniform(8, 8, 1), uniform(0, 3), uniform(0), uniform(1, 0, 2, 1), uniform(1, 2, 0, 2),
+          uniform(0, 4), uniform(0, 4)))],
+    opset=13)
+
 # Models that fit their symbolic dims only for some values of the symbols:
 # refused where no one value fixes it (refuse_*; they compile with
 # --shape), compiled for the one value with a warning where it does
@@ -453,7 +491,7 @@ def refuse(name, nodes, inputs, inits, out_rank):
     onnx.save(model, os.path.join(out, name + ".onnx"))
 
 
-refuse("refuse_concat", [helper.make_node("Concat", ["a", "b"], ["y"], axis=1)],
+refuse("check_concat", [helper.make_node("Concat", ["a", "b"], ["y"], axis=1)],
        [helper.make_tensor_value_info("a", F, ["S", 4]),
         helper.make_tensor_value_info("b", F, ["T", 4])], [], 2)
 refuse("bind_split", [helper.make_node("Split", ["a", "sizes"], ["y", "z"], axis=1)],
