@@ -994,6 +994,26 @@ LogicalResult LayerNormalizationOp::inferShapes(ShapeContext &ctx) {
   if (!axis)
     return ctx.fail("axis " + Twine(static_cast<int64_t>(getAxis())) +
                     " is out of range for input of rank " + Twine(rank));
+  // Scale and B broadcast into X; a dim of theirs that is not a static 1
+  // is X's (checked at run time where that holds only for some values of
+  // the symbols).
+  for (unsigned i = 1; i < 3; ++i) {
+    auto s = ctx.hasOperand(i) ? ctx.operandShape(i) : std::nullopt;
+    if (!s)
+      continue;
+    if (static_cast<int64_t>(s->size()) > rank)
+      return ctx.fail((i == 1 ? "Scale " : "B ") + shapeText(*s) +
+                      " has more dims than X " + shapeText(*x));
+    size_t offset = rank - s->size();
+    for (size_t d = 0; d < s->size(); ++d) {
+      const Dim &sd = (*s)[d];
+      if (sd.isStatic() && sd.size == 1)
+        continue;
+      if (failed(ctx.unify(sd, (*x)[offset + d])))
+        return ctx.fail((i == 1 ? "Scale " : "B ") + shapeText(*s) +
+                        " does not broadcast into X " + shapeText(*x));
+    }
+  }
   Shape stats(x->begin(), x->begin() + *axis);
   stats.append(rank - *axis, Dim::known(1));
   ctx.setShape(1, stats);

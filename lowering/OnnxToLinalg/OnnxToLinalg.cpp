@@ -982,7 +982,8 @@ bool lowersSymbolicDims(Operation *op) {
              onnx::InstanceNormalizationOp, onnx::NonZeroOp, onnx::NonMaxSuppressionOp, onnx::CompressOp,
              onnx::UniqueOp, onnx::HannWindowOp, onnx::HammingWindowOp,
              onnx::BlackmanWindowOp, onnx::MelWeightMatrixOp, onnx::STFTOp, onnx::IfOp, onnx::LoopOp,
-             onnx::ScanOp, onnx::StringSplitOp, onnx::CumSumOp, onnx::CumProdOp, onnx::EinsumOp, onnx::TileOp, onnx::ResizeOp>(op) ||
+             onnx::ScanOp, onnx::StringSplitOp, onnx::CumSumOp, onnx::CumProdOp, onnx::EinsumOp, onnx::TileOp, onnx::ResizeOp,
+             onnx::LayerNormalizationOp, onnx::HardmaxOp>(op) ||
          isa<onnx::DepthToSpaceOp, onnx::SpaceToDepthOp>(op) ||
          // LRN's window runs over static channels; the other dims may be
          // symbolic.

@@ -816,9 +816,13 @@ Value buildArgExtreme(OpBuilder &b, Location loc, Value x, int64_t axis, bool is
   SmallVector<int64_t> kept = keptShape(inType.getShape(), reduced);
   auto valueType = RankedTensorType::get(kept, elem);
   auto indexType = RankedTensorType::get(kept, b.getI64Type());
-  Value values =
-      buildFilled(b, loc, valueType, extremeAttr(elem, isUnsigned, /*largest=*/!isMax, true));
-  Value indices = buildFilled(b, loc, indexType, b.getI64IntegerAttr(0));
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!reduced[d] && inType.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(b, loc, x, d));
+  Value values = buildFilled(b, loc, valueType,
+                             extremeAttr(elem, isUnsigned, /*largest=*/!isMax, true), sizes);
+  Value indices = buildFilled(b, loc, indexType, b.getI64IntegerAttr(0), sizes);
   AffineMap keptMap = keptDimsMap(reduced, ctx);
   SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx), keptMap,
                                  keptMap};
@@ -898,16 +902,20 @@ struct ArgExtremeLowering : OpConversionPattern<OpTy> {
   }
 };
 
+/// Hardmax: 1 at the first largest element along the axis (ArgMax), 0
+/// elsewhere; any dim may be symbolic.
 struct HardmaxLowering : OpConversionPattern<onnx::HardmaxOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult matchAndRewrite(onnx::HardmaxOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType type = typeAndSizes->first;
     Value input = adaptor.getInput();
-    auto inType = sameShapeInput(rewriter, op, input, type);
+    auto inType =
+        symbolicSameShapeInput(rewriter, getTypeConverter(), op, op.getInput(), input, type);
     if (!inType || inType.getRank() == 0)
       return rewriter.notifyMatchFailure(op, "input must have rank 1 or more");
     FailureOr<int64_t> axis = normalizeAxis(op.getAxis(), inType.getRank());
@@ -928,7 +936,8 @@ struct HardmaxLowering : OpConversionPattern<onnx::HardmaxOp> {
           Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, i, v[0]);
           return arith::SelectOp::create(b, l, hit, floatConst(b, l, elem, 1),
                                          floatConst(b, l, elem, 0));
-        });
+        },
+        typeAndSizes->second);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -1046,16 +1055,22 @@ Type floatTypeOfCode(MLIRContext *ctx, int64_t code) {
   }
 }
 
+/// LayerNormalization: moments over the dims from `axis` on, then one
+/// elementwise pass. Any dim may be symbolic: the count divides at run time,
+/// and a Scale or B dim that is not a static 1 is X's (shape inference
+/// unified them; run() checks where they agree only for some values).
 struct LayerNormalizationLowering : OpConversionPattern<onnx::LayerNormalizationOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult matchAndRewrite(onnx::LayerNormalizationOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType type = typeAndSizes->first;
     Value x = adaptor.getX();
-    auto inType = sameShapeInput(rewriter, op, x, type);
+    auto inType =
+        symbolicSameShapeInput(rewriter, getTypeConverter(), op, op.getX(), x, type);
     if (!inType || inType.getRank() == 0)
       return rewriter.notifyMatchFailure(op, "input must have rank 1 or more");
     int64_t rank = inType.getRank();
@@ -1070,26 +1085,39 @@ struct LayerNormalizationLowering : OpConversionPattern<onnx::LayerNormalization
     for (int64_t d = *axis; d < rank; ++d)
       reduced[d] = true;
     SmallVector<int64_t> statShape = keepDimsShape(inType.getShape(), reduced);
-    SmallVector<RankedTensorType> statTypes;
+    SmallVector<std::pair<RankedTensorType, SmallVector<Value>>> stats;
     for (unsigned i = 1; i < 3; ++i) {
       if (isa<NoneType>(op->getResult(i).getType())) {
-        statTypes.push_back({});
+        stats.push_back({});
         continue;
       }
-      auto t = staticResultType(rewriter, getTypeConverter(), op, i);
-      if (!t)
+      auto t = symbolicResultType(rewriter, getTypeConverter(), op, i);
+      if (failed(t))
         return failure();
-      if (t.getShape() != ArrayRef<int64_t>(statShape) || !isa<FloatType>(t.getElementType()))
+      if (t->first.getShape() != ArrayRef<int64_t>(statShape) ||
+          !isa<FloatType>(t->first.getElementType()))
         return rewriter.notifyMatchFailure(op, "Mean and InvStdDev must be X's shape with 1 "
                                                "from axis on");
-      statTypes.push_back(t);
+      stats.push_back({t->first, SmallVector<Value>(t->second)});
     }
     Value scale = adaptor.getScale(), bias = adaptor.getB();
     bool hasBias = !isa<NoneType>(bias.getType());
     auto scaleType = dyn_cast<RankedTensorType>(scale.getType());
     auto biasType = hasBias ? dyn_cast<RankedTensorType>(bias.getType()) : RankedTensorType();
-    if (!scaleType || (hasBias && !biasType) || !broadcastsInto(scaleType, inType.getShape()) ||
-        (hasBias && !broadcastsInto(biasType, inType.getShape())))
+    ArrayRef<int64_t> shape = inType.getShape();
+    // A dim that is not a static 1 is X's: static where both are, else
+    // checked at run time.
+    auto fits = [&](RankedTensorType t) {
+      int64_t offset = rank - t.getRank();
+      if (offset < 0)
+        return false;
+      for (int64_t d = 0; d < t.getRank(); ++d)
+        if (t.getDimSize(d) != 1 && !t.isDynamicDim(d) && !ShapedType::isDynamic(shape[offset + d]) &&
+            t.getDimSize(d) != shape[offset + d])
+          return false;
+      return true;
+    };
+    if (!scaleType || (hasBias && !biasType) || !fits(scaleType) || (hasBias && !fits(biasType)))
       return rewriter.notifyMatchFailure(op, "Scale and B must broadcast into X");
 
     Location loc = op.getLoc();
@@ -1097,7 +1125,6 @@ struct LayerNormalizationLowering : OpConversionPattern<onnx::LayerNormalization
     double epsilon = op.getEpsilon().convertToDouble();
     auto [mean, variance] = buildMoments(rewriter, loc, x, xElem, reduced, computeType);
 
-    ArrayRef<int64_t> shape = inType.getShape();
     AffineMap keptMap = keptDimsMap(reduced, ctx);
     SmallVector<Value> inputs = {x, mean, variance, scale};
     SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx), keptMap,
@@ -1109,29 +1136,33 @@ struct LayerNormalizationLowering : OpConversionPattern<onnx::LayerNormalization
     Type scaleElem = onnxElementType(op.getScale());
     Type biasElem = hasBias ? onnxElementType(op.getB()) : Type();
     Value y = buildParallel(
-        rewriter, loc, type, inputs, maps, [&](OpBuilder &b, Location l, ValueRange v) -> Value {
+        rewriter, loc, type, inputs, maps,
+        [&](OpBuilder &b, Location l, ValueRange v) -> Value {
           Value d = arith::SubFOp::create(b, l, castScalar(b, l, v[0], xElem, computeType), v[1]);
           Value n = arith::MulFOp::create(b, l, d, inverseStdDev(b, l, v[2], epsilon));
           Value r = arith::MulFOp::create(b, l, n, castScalar(b, l, v[3], scaleElem, computeType));
           if (v.size() > 4)
             r = arith::AddFOp::create(b, l, r, castScalar(b, l, v[4], biasElem, computeType));
           return castScalar(b, l, r, computeType, type.getElementType());
-        });
+        },
+        typeAndSizes->second);
 
     SmallVector<Value> results = {y, Value(), Value()};
-    if (statTypes[0])
-      results[1] = buildEpilogue(rewriter, loc, statTypes[0], reduced, mean,
-                                 [&](OpBuilder &b, Location l, ValueRange v) {
-                                   return castScalar(b, l, v[0], computeType,
-                                                     statTypes[0].getElementType());
-                                 });
-    if (statTypes[1])
-      results[2] = buildEpilogue(rewriter, loc, statTypes[1], reduced, variance,
-                                 [&](OpBuilder &b, Location l, ValueRange v) {
-                                   return castScalar(b, l, inverseStdDev(b, l, v[0], epsilon),
-                                                     computeType,
-                                                     statTypes[1].getElementType());
-                                 });
+    if (auto [t, sizes] = stats[0]; t)
+      results[1] = buildEpilogue(
+          rewriter, loc, t, reduced, mean,
+          [&, t = t](OpBuilder &b, Location l, ValueRange v) {
+            return castScalar(b, l, v[0], computeType, t.getElementType());
+          },
+          sizes);
+    if (auto [t, sizes] = stats[1]; t)
+      results[2] = buildEpilogue(
+          rewriter, loc, t, reduced, variance,
+          [&, t = t](OpBuilder &b, Location l, ValueRange v) {
+            return castScalar(b, l, inverseStdDev(b, l, v[0], epsilon), computeType,
+                              t.getElementType());
+          },
+          sizes);
     rewriter.replaceOp(op, results);
     return success();
   }

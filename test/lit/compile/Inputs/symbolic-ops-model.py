@@ -440,6 +440,15 @@ save("depth_to_space_symbolic", [
      for x in (uniform(1, 8, 2, 3), uniform(2, 8, 1, 1), uniform(1, 8, 0, 2))],
     opset=13)
 
+def layer_norm(x, axis, scale, bias, eps=1e-5):
+    axes = tuple(range(axis, x.ndim))
+    mean = x.mean(axis=axes, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=axes, keepdims=True)
+    inv = 1 / np.sqrt(var + eps)
+    return ((x - mean) * inv * scale + bias).astype(np.float32), mean.astype(np.float32), \
+        inv.astype(np.float32)
+
+
 # Dims that are quotients or that agree only for some values of two
 # symbols, which run() checks: Reshape of [A, 8, B] to [4, 16] (A*B = 8),
 # Reshape of [S, 3] to [-1, 2] ((3*S)/2 rows), a Split of T into three equal
@@ -455,28 +464,65 @@ save("quotients", [
     helper.make_node("Split", ["t"], ["t0", "t1", "t2"], axis=0),
     helper.make_node("DepthToSpace", ["c"], ["d2s"], blocksize=2, mode="CRD"),
     helper.make_node("SpaceToDepth", ["h"], ["s2d"], blocksize=2),
-    helper.make_node("Concat", ["p", "q"], ["pq"], axis=1)],
+    helper.make_node("Concat", ["p", "q"], ["pq"], axis=1),
+    helper.make_node("LayerNormalization", ["l", "ls"], ["ln"], axis=-1)],
     [helper.make_tensor_value_info("a", F, ["A", 8, "B"]),
      helper.make_tensor_value_info("s", F, ["S", 3]),
      helper.make_tensor_value_info("t", F, ["T"]),
      helper.make_tensor_value_info("c", F, [1, "C", 2, 1]),
      helper.make_tensor_value_info("h", F, [1, 2, "H", "W"]),
      helper.make_tensor_value_info("p", F, ["P", 4]),
-     helper.make_tensor_value_info("q", F, ["Q", 4])],
+     helper.make_tensor_value_info("q", F, ["Q", 4]),
+     helper.make_tensor_value_info("l", F, [2, "L"]),
+     helper.make_tensor_value_info("ls", F, ["K"])],
     [helper.make_tensor_value_info(n, F, None)
-     for n in ("r16", "r2", "t0", "t1", "t2", "d2s", "s2d", "pq")],
+     for n in ("r16", "r2", "t0", "t1", "t2", "d2s", "s2d", "pq", "ln")],
     [const("s16", [4, 16]), const("s2", [-1, 2])],
-    [([a, s, t, c, h, p, q],
+    [([a, s, t, c, h, p, q, l, ls],
       [a.reshape(4, 16), s.reshape(-1, 2), *np.split(t, 3), depth_to_space(c, 2, "CRD"),
-       space_to_depth(h, 2), np.concatenate([p, q], 1)])
-     for a, s, t, c, h, p, q in (
+       space_to_depth(h, 2), np.concatenate([p, q], 1),
+       layer_norm(l, 1, ls, np.float32(0))[0]])
+     for a, s, t, c, h, p, q, l, ls in (
          (uniform(1, 8, 8), uniform(2, 3), uniform(6), uniform(1, 4, 2, 1), uniform(1, 2, 2, 4),
-          uniform(3, 4), uniform(3, 4)),
+          uniform(3, 4), uniform(3, 4), uniform(2, 5), uniform(5)),
          (uniform(2, 8, 4), uniform(4, 3), uniform(3), uniform(1, 12, 2, 1), uniform(1, 2, 6, 2),
-          uniform(1, 4), uniform(1, 4)),
+          uniform(1, 4), uniform(1, 4), uniform(2, 1), uniform(1)),
          (uniform(8, 8, 1), uniform(0, 3), uniform(0), uniform(1, 0, 2, 1), uniform(1, 2, 0, 2),
-          uniform(0, 4), uniform(0, 4)))],
-    opset=13)
+          uniform(0, 4), uniform(0, 4), uniform(2, 3), uniform(3)))],
+    opset=17)
+
+# LayerNormalization whose normalized dims are symbolic: [N, 3, H] over
+# axis 1 with a [3, 1] Scale and a [1] B (Mean and InvStdDev too), and
+# [N, S] over the last axis with Scale and B given at run time as [S];
+# Hardmax along a symbolic axis and along the other.
+def hardmax(x, axis):
+    y = np.zeros_like(x)
+    if x.shape[axis] == 0:
+        return y
+    idx = np.expand_dims(np.argmax(x, axis=axis), axis)
+    np.put_along_axis(y, idx, 1, axis=axis)
+    return y
+
+
+ln_scale = np.array([[0.5], [1.5], [-2.0]], np.float32)
+ln_bias = np.array([0.25], np.float32)
+save("norms_symbolic", [
+    helper.make_node("LayerNormalization", ["x", "g", "b"], ["y", "mean", "inv"], axis=1),
+    helper.make_node("LayerNormalization", ["z", "zs", "zb"], ["zy"], axis=-1),
+    helper.make_node("Hardmax", ["z"], ["h1"], axis=1),
+    helper.make_node("Hardmax", ["z"], ["h0"], axis=0)],
+    [helper.make_tensor_value_info("x", F, ["N", 3, "H"]),
+     helper.make_tensor_value_info("z", F, ["M", "S"]),
+     helper.make_tensor_value_info("zs", F, ["S"]),
+     helper.make_tensor_value_info("zb", F, ["S"])],
+    [helper.make_tensor_value_info(n, F, None) for n in ("y", "mean", "inv", "zy", "h1", "h0")],
+    [numpy_helper.from_array(ln_scale, "g"), numpy_helper.from_array(ln_bias, "b")],
+    [([x, z, zs, zb], [*layer_norm(x, 1, ln_scale, ln_bias), layer_norm(z, 1, zs, zb)[0],
+                       hardmax(z, 1), hardmax(z, 0)])
+     for x, z, zs, zb in ((uniform(2, 3, 5), uniform(3, 7), uniform(7), uniform(7)),
+                          (uniform(1, 3, 1), uniform(1, 1), uniform(1), uniform(1)),
+                          (uniform(0, 3, 4), uniform(2, 16), uniform(16), uniform(16)))],
+    opset=17)
 
 # Models that fit their symbolic dims only for some values of the symbols:
 # refused where no one value fixes it (refuse_*; they compile with
