@@ -70,10 +70,14 @@ struct AxisPlan {
   int64_t taps = 1;
   /// Whether the kernel is stretched (antialiasing).
   bool antialias = false;
-  /// A symbolic input dim (inSize and outSize are then kDynamic): its size
-  /// at run time, and the result's (scale * size, the scale a constant).
+  /// A symbolic input or result dim (inSize and outSize are then
+  /// kDynamic): both sizes at run time (the result's scale * size for a
+  /// constant scale, or what `sizes` says).
   Value inSizeValue;
   Value outSizeValue;
+  /// With `sizes` and a symbolic dim, the scale out / in computed at run
+  /// time (f64, 1 for an empty input).
+  Value scaleValue;
 };
 
 /// The elements of a constant operand as doubles: an onnx.Constant defining
@@ -220,16 +224,18 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
     if (type.getRank() != rank)
       return rewriter.notifyMatchFailure(op, "result rank differs from X's");
     // Symbolic dims (an upsampling of [N, C, H, W] by 2 with the image size
-    // given at run time): each is kept (scale 1) or scaled by a constant
-    // (the shape function made the result k*H, an integer k).
+    // given at run time, or a resize of any image to fixed sizes): each is
+    // kept (scale 1), scaled by a constant (the shape function made the
+    // result k*H, an integer k), or resized to `sizes` (constant, or dims
+    // of other tensors), the scale then computed at run time.
     bool symbolic = !xType.hasStaticShape() || !type.hasStaticShape();
-    if (symbolic &&
-        (length1D(op.getSizes()).value_or(0) != 0 ||
-         op.getCoordinateTransformationMode() == "tf_crop_and_resize" ||
-         !constantDoubles(op.getScales(), adaptor.getScales())))
-      return op.emitError("cannot lower 'onnx.Resize' with symbolic dims unless its scales are "
-                          "constants (not sizes, not tf_crop_and_resize; pass --shape to fix "
-                          "them)");
+    bool hasSizes = length1D(op.getSizes()).value_or(0) != 0;
+    if (symbolic && (op.getCoordinateTransformationMode() == "tf_crop_and_resize" ||
+                     (!hasSizes && !constantDoubles(op.getScales(), adaptor.getScales())) ||
+                     (hasSizes && op->hasAttr("antialias") && op.getMode() != "nearest")))
+      return op.emitError("cannot lower 'onnx.Resize' with symbolic dims: "
+                          "tf_crop_and_resize, scales given at run time and antialiased "
+                          "sizes need static dims (pass --shape to fix them)");
 
     Mode mode = llvm::StringSwitch<Mode>(op.getMode())
                     .Case("linear", Mode::Linear)
@@ -261,11 +267,14 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
       axes[d].inSize = xType.getDimSize(d);
       axes[d].outSize = type.getDimSize(d);
       if (xType.isDynamicDim(d) || type.isDynamicDim(d)) {
-        if (!xType.isDynamicDim(d) || !type.isDynamicDim(d))
+        if (!hasSizes && (!xType.isDynamicDim(d) || !type.isDynamicDim(d)))
           return rewriter.notifyMatchFailure(op, "a symbolic dim must stay symbolic");
         axes[d].inSize = axes[d].outSize = ShapedType::kDynamic;
         axes[d].inSizeValue = tensor::DimOp::create(rewriter, op.getLoc(), x, d);
-        axes[d].outSizeValue = typeAndSizes->second[type.getDynamicDimIndex(d)];
+        axes[d].outSizeValue =
+            type.isDynamicDim(d)
+                ? typeAndSizes->second[type.getDynamicDimIndex(d)]
+                : indexConst(rewriter, op.getLoc(), type.getDimSize(d));
       }
     }
     bool bySizes = false;
@@ -275,9 +284,29 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
       bySizes = true;
       if (auto sizes = constantDoubles(op.getSizes(), adaptor.getSizes()))
         for (int64_t d = 0; d < rank; ++d)
-          if (static_cast<int64_t>((*sizes)[d]) != axes[d].outSize)
+          if (!axes[d].outSizeValue && static_cast<int64_t>((*sizes)[d]) != axes[d].outSize)
             return rewriter.notifyMatchFailure(op, "result shape disagrees with sizes");
+      const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
+      auto inShape = converter.shapeOf(op.getX()), outShape = converter.shapeOf(op.getResult());
       for (AxisPlan &axis : axes) {
+        if (axis.inSizeValue) {
+          // The same symbolic size in and out is kept; else the scale is
+          // out / in at run time, and run() returns 9 for an empty input
+          // dim resized to a non-empty one.
+          if (inShape && outShape && (*inShape)[axis.dim] == (*outShape)[axis.dim] &&
+              (*inShape)[axis.dim].isSymbolic()) {
+            axis.scale = 1.0;
+            continue;
+          }
+          Location loc = op.getLoc();
+          Value one = indexConst(rewriter, loc, 1);
+          checkDims(rewriter, loc, op, "at_least", axis.inSizeValue,
+                    arith::MinUIOp::create(rewriter, loc, axis.outSizeValue, one));
+          Scalars sc{rewriter, loc};
+          Value in = sc.indexToF64(arith::MaxUIOp::create(rewriter, loc, axis.inSizeValue, one));
+          axis.scaleValue = sc.div(sc.indexToF64(axis.outSizeValue), in);
+          continue;
+        }
         if (axis.inSize == 0 && axis.outSize != 0)
           return rewriter.notifyMatchFailure(op, "cannot resize an empty dim");
         axis.scale = axis.inSize == 0 ? 1.0
@@ -437,8 +466,9 @@ private:
   static AxisParams axisParams(Scalars &s, const AxisPlan &plan, Value scalesTensor,
                                Value roiTensor, Type roiElem, int64_t rank) {
     AxisParams params;
-    params.scale = plan.scale ? s.f64(*plan.scale)
-                              : toF64(s, readFloat(s, scalesTensor, plan.dim));
+    params.scale = plan.scale        ? s.f64(*plan.scale)
+                   : plan.scaleValue ? plan.scaleValue
+                                     : toF64(s, readFloat(s, scalesTensor, plan.dim));
     if (!roiElem)
       return params;
     if (plan.roiStart) {
