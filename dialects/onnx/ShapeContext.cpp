@@ -9,6 +9,8 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 
 using namespace mlir;
@@ -831,7 +833,19 @@ Dim ShapeContext::quotientDim(const Dim &num, const Dim &den, bool ceil) {
 Dim ShapeContext::derivedDim(const DerivedDim &def) {
   std::optional<SymExpr> bound;
   std::string text;
-  if (def.quotient) {
+  if (def.scaled) {
+    // At most ceil(scale) * in.
+    if (!(def.scale > 0) || !(def.scale <= 0x1p20))
+      return Dim::unknown();
+    std::optional<SymExpr> times =
+        SymExpr::mul(def.in, SymExpr::constant(static_cast<int64_t>(std::ceil(def.scale))));
+    bound = times ? map.upperBound(*times) : std::nullopt;
+    if (!bound)
+      return Dim::unknown();
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.9g", def.scale);
+    text = "floor(" + def.in.str() + " * " + buffer + ")";
+  } else if (def.quotient) {
     // At most the dividend, the divisor being at least 1.
     bound = map.upperBound(def.in);
     if (!bound)

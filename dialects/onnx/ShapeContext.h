@@ -123,6 +123,9 @@ using Shape = llvm::SmallVector<Dim, 4>;
 /// parts, DepthToSpace's C / b^2): exact, run() returning 9 when `span` is 0
 /// or does not divide `in`; with `ceil`, rounded up instead (Split's
 /// num_outputs), `span` being at least 1.
+///
+/// With `scaled`, it is floor(`in` * `scale`) in double precision (Resize by
+/// a constant scale that is not an integer, 1.5 * H).
 struct DerivedDim {
   SymExpr span;
   int64_t stride = 1;
@@ -134,10 +137,12 @@ struct DerivedDim {
   bool slice = false;
   int64_t sliceStart = 0, sliceEnd = 0, sliceStep = 1;
   bool quotient = false;
+  bool scaled = false;
+  double scale = 0.0;
   bool operator==(const DerivedDim &o) const {
     return span == o.span && stride == o.stride && ceil == o.ceil && dropLast == o.dropLast &&
            in == o.in && padBegin == o.padBegin && broadcast == o.broadcast &&
-           quotient == o.quotient &&
+           quotient == o.quotient && scaled == o.scaled && scale == o.scale &&
            slice == o.slice && sliceStart == o.sliceStart && sliceEnd == o.sliceEnd &&
            sliceStep == o.sliceStep;
   }

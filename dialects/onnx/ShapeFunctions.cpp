@@ -377,7 +377,11 @@ LogicalResult globalPoolShape(ShapeContext &ctx) {
 
 /// numpy.matmul: 1-D operands are promoted and the promoted dim dropped; batch
 /// dims broadcast. `aIdx`/`bIdx` are the operand positions of A and B.
-LogicalResult matmulShape(ShapeContext &ctx, unsigned aIdx, unsigned bIdx) {
+/// `derivedBatch`: batch dims of two different symbols broadcast to a
+/// derived dim (ShapeContext::broadcastDerivedDim), for the ops whose
+/// lowering repeats a batch dim of 1 at run time (broadcastMatMulBatch).
+LogicalResult matmulShape(ShapeContext &ctx, unsigned aIdx, unsigned bIdx,
+                          bool derivedBatch = false) {
   auto a = ctx.operandShape(aIdx);
   auto b = ctx.operandShape(bIdx);
   if (!a || !b)
@@ -406,6 +410,8 @@ LogicalResult matmulShape(ShapeContext &ctx, unsigned aIdx, unsigned bIdx) {
     if (failed(d))
       return ctx.fail("batch dims " + dimText(x) + " and " + dimText(y) +
                       " do not broadcast");
+    if (derivedBatch && !d->isStatic() && !d->isSymbolic())
+      d = ctx.broadcastDerivedDim(x, y);
     out.push_back(*d);
   }
   if (!lhsVector)
@@ -1640,7 +1646,9 @@ LogicalResult GemmOp::inferShapes(ShapeContext &ctx) {
   return gemmShape(ctx, getTransA() != 0, getTransB() != 0);
 }
 
-LogicalResult MatMulOp::inferShapes(ShapeContext &ctx) { return matmulShape(ctx, 0, 1); }
+LogicalResult MatMulOp::inferShapes(ShapeContext &ctx) {
+  return matmulShape(ctx, 0, 1, /*derivedBatch=*/true);
+}
 
 LogicalResult MatMulIntegerOp::inferShapes(ShapeContext &ctx) {
   return matmulShape(ctx, 0, 1);
@@ -2234,6 +2242,13 @@ LogicalResult ResizeOp::inferShapes(ShapeContext &ctx) {
     } else if (s == std::floor(s) && s <= 0x1p20) {
       // An integer scale of a symbolic dim: k*H exactly.
       out.push_back(mulDims(d, Dim::known(static_cast<int64_t>(s))));
+    } else if (d.isSymbolic()) {
+      // floor(H * 1.5): a derived dim that run() computes.
+      DerivedDim def;
+      def.scaled = true;
+      def.scale = s;
+      def.in = d.expr;
+      out.push_back(ctx.derivedDim(def));
     } else {
       out.push_back(Dim::unknown());
     }
@@ -2831,7 +2846,7 @@ LogicalResult FusedGemmOp::inferShapes(ShapeContext &ctx) {
 }
 
 LogicalResult FusedMatMulOp::inferShapes(ShapeContext &ctx) {
-  if (failed(matmulShape(ctx, 0, 1)))
+  if (failed(matmulShape(ctx, 0, 1, /*derivedBatch=*/true)))
     return failure();
   return residualMatches(ctx, 3);
 }

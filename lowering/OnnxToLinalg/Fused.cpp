@@ -180,8 +180,11 @@ struct FusedMatMulLowering : OpConversionPattern<onnx::FusedMatMulOp> {
       return failure();
     RankedTensorType type = typeAndSizes->first;
     Location loc = op.getLoc();
-    Value product = buildMatMulContraction(rewriter, loc, type, typeAndSizes->second,
-                                           adaptor.getA(), adaptor.getB());
+    Value a = broadcastMatMulBatch(rewriter, op, loc, getTypeConverter(), 0, adaptor.getA(),
+                                   type, typeAndSizes->second);
+    Value b = broadcastMatMulBatch(rewriter, op, loc, getTypeConverter(), 1, adaptor.getB(),
+                                   type, typeAndSizes->second);
+    Value product = buildMatMulContraction(rewriter, loc, type, typeAndSizes->second, a, b);
     rewriter.replaceOp(op, buildEpilogue(rewriter, op, getTypeConverter(), type, product,
                                          present(adaptor.getBias()), present(adaptor.getZ()), 1.0,
                                          1.0, act->first, act->second, onnxElementType(op.getY())));

@@ -117,9 +117,13 @@ struct MatMulLowering : OpConversionPattern<onnx::MatMulOp> {
     auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
     if (failed(typeAndSizes))
       return failure();
-    rewriter.replaceOp(op, buildContraction(rewriter, op.getLoc(), typeAndSizes->first,
-                                            typeAndSizes->second, adaptor.getA(),
-                                            adaptor.getB()));
+    auto [type, sizes] = *typeAndSizes;
+    Location loc = op.getLoc();
+    Value a = broadcastMatMulBatch(rewriter, op, loc, getTypeConverter(), 0, adaptor.getA(),
+                                   type, sizes);
+    Value b = broadcastMatMulBatch(rewriter, op, loc, getTypeConverter(), 1, adaptor.getB(),
+                                   type, sizes);
+    rewriter.replaceOp(op, buildContraction(rewriter, loc, type, sizes, a, b));
     return success();
   }
 };
@@ -175,6 +179,38 @@ struct GemmLowering : OpConversionPattern<onnx::GemmOp> {
 };
 
 } // namespace
+
+Value broadcastMatMulBatch(OpBuilder &b, Operation *op, Location loc,
+                           const TypeConverter *converter, unsigned operand, Value converted,
+                           RankedTensorType resultType, ValueRange resultSizes) {
+  auto t = cast<RankedTensorType>(converted.getType());
+  if (t.getRank() < 3)
+    return converted;
+  const OnnxTypeConverter &conv = onnxConverter(converter);
+  auto shape = conv.shapeOf(op->getOperand(operand));
+  auto outShape = conv.shapeOf(op->getResult(0));
+  auto other = cast<RankedTensorType>(op->getOperand(1 - operand).getType());
+  int64_t batchRank = resultType.getRank() - 1 - (other.getRank() >= 2 ? 1 : 0);
+  int64_t operandBatch = t.getRank() - 2, offset = batchRank - operandBatch;
+  if (!shape || !outShape || offset < 0 ||
+      shape->size() != static_cast<size_t>(t.getRank()) ||
+      outShape->size() != static_cast<size_t>(resultType.getRank()))
+    return converted;
+  SmallVector<Value> otherSizes(t.getRank());
+  SmallVector<int64_t> target(t.getShape());
+  bool any = false;
+  for (int64_t d = 0; d < operandBatch; ++d) {
+    if (!t.isDynamicDim(d) || !resultType.isDynamicDim(offset + d) ||
+        (*shape)[d] == (*outShape)[offset + d])
+      continue;
+    otherSizes[d] = resultSizes[resultType.getDynamicDimIndex(offset + d)];
+    any = true;
+  }
+  if (!any)
+    return converted;
+  return broadcastSymbolicDims(b, op, loc, converted,
+                               RankedTensorType::get(target, t.getElementType()), otherSizes);
+}
 
 Value buildMatMulContraction(OpBuilder &b, Location loc, RankedTensorType resultType,
                              ValueRange resultSizes, Value lhs, Value rhs, bool transA,

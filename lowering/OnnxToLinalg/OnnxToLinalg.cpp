@@ -454,6 +454,22 @@ void defineDerivedSymbols(func::FuncOp func, OnnxTypeConverter &converter) {
     Value limit = converter.materialize(b, loc, func, *bound);
     if (!span || !limit)
       continue; // not a symbol of this function
+    if (def->scaled) {
+      // floor(in * scale) in double, as shape inference computes it for a
+      // static dim.
+      Value in = converter.materialize(b, loc, func, def->in);
+      if (!in)
+        continue;
+      Value f = arith::UIToFPOp::create(
+          b, loc, b.getF64Type(), arith::IndexCastUIOp::create(b, loc, b.getI64Type(), in));
+      f = arith::MulFOp::create(b, loc, f,
+                                arith::ConstantOp::create(b, loc, b.getF64FloatAttr(def->scale)));
+      Value size = arith::IndexCastUIOp::create(
+          b, loc, b.getIndexType(),
+          arith::FPToUIOp::create(b, loc, b.getI64Type(), math::FloorOp::create(b, loc, f)));
+      values.push_back({name, arith::MinUIOp::create(b, loc, size, limit)});
+      continue;
+    }
     if (def->quotient) {
       // run() returns 9 unless the divisor is at least 1 (and, exact,
       // divides); the division itself never sees a 0.

@@ -328,6 +328,17 @@ mlir::Value buildMatMulContraction(mlir::OpBuilder &b, mlir::Location loc,
                                    mlir::ValueRange resultSizes, mlir::Value lhs,
                                    mlir::Value rhs, bool transA = false, bool transB = false);
 
+/// Operand `operand` (0 or 1) of a MatMul-like `op` (converted:
+/// `converted`) with each symbolic batch dim that shape inference does not
+/// know to be the result's (a derived broadcast of two symbols, [S, 4, 8]
+/// times [T, 8, 2]) checked to be 1 or the result's size at run time and
+/// repeated to it (broadcastSymbolicDims); `converted` itself when there is
+/// none.
+mlir::Value broadcastMatMulBatch(mlir::OpBuilder &b, mlir::Operation *op, mlir::Location loc,
+                                 const mlir::TypeConverter *converter, unsigned operand,
+                                 mlir::Value converted, mlir::RankedTensorType resultType,
+                                 mlir::ValueRange resultSizes);
+
 /// The Conv lowering applied to `op`'s convolution (its bias included);
 /// Convolution.cpp. A match failure when it does not apply.
 mlir::FailureOr<mlir::Value> buildFusedConvAnchor(mlir::ConversionPatternRewriter &rewriter,

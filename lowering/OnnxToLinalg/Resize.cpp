@@ -322,8 +322,7 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
           if (!(s > 0) || !std::isfinite(s))
             return rewriter.notifyMatchFailure(op, "scales must be positive and finite");
           if (axes[d].inSizeValue) {
-            if (s != std::floor(s))
-              return rewriter.notifyMatchFailure(op, "a symbolic dim scaled by a fraction");
+            // k*H for an integer k, else floor(H * s), a derived dim.
           } else if (static_cast<int64_t>(
                          std::floor(static_cast<double>(axes[d].inSize) * s)) !=
                      axes[d].outSize)

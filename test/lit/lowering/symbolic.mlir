@@ -71,8 +71,8 @@ func.func @conv_batch(%x: tensor<?x1x4x4xf32> {onnx.dim_params = ["n", "", "", "
 
 // An op whose lowering does not handle symbolic dims says which dims.
 func.func @negative_not_symbolic_aware(%x: tensor<4x?xf32> {onnx.dim_params = ["", "n"]}) -> tensor<4x?xf32> {
-  // expected-error @+1 {{cannot lower 'onnx.Hardmax' with symbolic dims [4, n] yet (pass --shape to fix them)}}
-  %y = "onnx.Hardmax"(%x) {axis = 1 : i64} : (tensor<4x?xf32>) -> tensor<4x?xf32>
+  // expected-error @+1 {{cannot lower 'onnx.LpNormalization' with symbolic dims [4, n] yet (pass --shape to fix them)}}
+  %y = "onnx.LpNormalization"(%x) {axis = 1 : i64, p = 2 : i64} : (tensor<4x?xf32>) -> tensor<4x?xf32>
   return %y : tensor<4x?xf32>
 }
 

@@ -347,7 +347,8 @@ save("resize_symbolic", [
 # Resize of an image of any size to fixed sizes (torch's interpolate(size=)
 # exports sizes as Shape(x)[:2] ++ constants): [N, 2, H, W] to
 # [N, 2, 4, 5] linear (half_pixel), [N, 2, 3, 3] nearest and [N, 2, 6, 2]
-# cubic (pytorch_half_pixel), the scales out / in computed at run time.
+# cubic (pytorch_half_pixel), the scales out / in computed at run time; and
+# by constant scales that are not integers (floor(1.5 * H), floor(W / 2)).
 def resize_sizes(x):
     n, c = x.shape[:2]
     lin = interpolate_nd(x, linear_coeffs, output_size=[n, c, 4, 5],
@@ -356,7 +357,10 @@ def resize_sizes(x):
                           output_size=[n, c, 3, 3], coordinate_transformation_mode="half_pixel")
     cub = interpolate_nd(x, lambda r: cubic_coeffs(r, A=-0.75), output_size=[n, c, 6, 2],
                          coordinate_transformation_mode="pytorch_half_pixel")
-    return [lin.astype(np.float32), near.astype(np.float32), cub.astype(np.float32)]
+    frac = interpolate_nd(x, linear_coeffs, scale_factors=[1, 1, 1.5, 0.5],
+                          coordinate_transformation_mode="half_pixel")
+    return [lin.astype(np.float32), near.astype(np.float32), cub.astype(np.float32),
+            frac.astype(np.float32)]
 save("resize_sizes_symbolic", [
     helper.make_node("Shape", ["x"], ["shape"]),
     helper.make_node("Slice", ["shape", "zero", "two"], ["nc"]),
@@ -366,11 +370,12 @@ save("resize_sizes_symbolic", [
     helper.make_node("Resize", ["x", "", "", "s45"], ["lin"], mode="linear"),
     helper.make_node("Resize", ["x", "", "", "s33"], ["near"], mode="nearest"),
     helper.make_node("Resize", ["x", "", "", "s62"], ["cub"], mode="cubic",
-                     coordinate_transformation_mode="pytorch_half_pixel")],
+                     coordinate_transformation_mode="pytorch_half_pixel"),
+    helper.make_node("Resize", ["x", "", "frac_scales"], ["frac"], mode="linear")],
     [helper.make_tensor_value_info("x", F, ["N", 2, "H", "W"])],
-    [helper.make_tensor_value_info(n, F, None) for n in ("lin", "near", "cub")],
+    [helper.make_tensor_value_info(n, F, None) for n in ("lin", "near", "cub", "frac")],
     [const("zero", [0]), const("two", [2]), const("hw45", [4, 5]), const("hw33", [3, 3]),
-     const("hw62", [6, 2])],
+     const("hw62", [6, 2]), const("frac_scales", [1, 1, 1.5, 0.5], np.float32)],
     [([x], resize_sizes(x)) for x in (uniform(1, 2, 3, 4), uniform(2, 2, 1, 5),
                                       uniform(1, 2, 8, 2))])
 
@@ -483,7 +488,9 @@ def layer_norm(x, axis, scale, bias, eps=1e-5):
 # symbols, which run() checks: Reshape of [A, 8, B] to [4, 16] (A*B = 8),
 # Reshape of [S, 3] to [-1, 2] ((3*S)/2 rows), a Split of T into three equal
 # parts, DepthToSpace of C channels (C/4), SpaceToDepth of H and W (H/2,
-# W/2), and a Concat of [P, 4] and [Q, 4] along dim 1 (P = Q).
+# W/2), a Concat of [P, 4] and [Q, 4] along dim 1 (P = Q), a
+# LayerNormalization with a Scale of [K] (K = L), a Resize of [1, R] to
+# [1, 3] and a MatMul of [U, 2, 3] and [V, 3, 4] (batch broadcast(U, V)).
 def space_to_depth(x, b):
     n, c, h, w = x.shape
     t = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
@@ -496,7 +503,8 @@ save("quotients", [
     helper.make_node("SpaceToDepth", ["h"], ["s2d"], blocksize=2),
     helper.make_node("Concat", ["p", "q"], ["pq"], axis=1),
     helper.make_node("LayerNormalization", ["l", "ls"], ["ln"], axis=-1),
-    helper.make_node("Resize", ["r", "", "", "r3"], ["rz"], mode="linear")],
+    helper.make_node("Resize", ["r", "", "", "r3"], ["rz"], mode="linear"),
+    helper.make_node("MatMul", ["m1", "m2"], ["mm"])],
     [helper.make_tensor_value_info("a", F, ["A", 8, "B"]),
      helper.make_tensor_value_info("s", F, ["S", 3]),
      helper.make_tensor_value_info("t", F, ["T"]),
@@ -506,22 +514,27 @@ save("quotients", [
      helper.make_tensor_value_info("q", F, ["Q", 4]),
      helper.make_tensor_value_info("l", F, [2, "L"]),
      helper.make_tensor_value_info("ls", F, ["K"]),
-     helper.make_tensor_value_info("r", F, [1, "R"])],
+     helper.make_tensor_value_info("r", F, [1, "R"]),
+     helper.make_tensor_value_info("m1", F, ["U", 2, 3]),
+     helper.make_tensor_value_info("m2", F, ["V", 3, 4])],
     [helper.make_tensor_value_info(n, F, None)
-     for n in ("r16", "r2", "t0", "t1", "t2", "d2s", "s2d", "pq", "ln", "rz")],
+     for n in ("r16", "r2", "t0", "t1", "t2", "d2s", "s2d", "pq", "ln", "rz", "mm")],
     [const("s16", [4, 16]), const("s2", [-1, 2]), const("r3", [1, 3])],
-    [([a, s, t, c, h, p, q, l, ls, r],
+    [([a, s, t, c, h, p, q, l, ls, r, m1, m2],
       [a.reshape(4, 16), s.reshape(-1, 2), *np.split(t, 3), depth_to_space(c, 2, "CRD"),
        space_to_depth(h, 2), np.concatenate([p, q], 1),
        layer_norm(l, 1, ls, np.float32(0))[0],
-       interpolate_nd(r, linear_coeffs, output_size=[1, 3]).astype(np.float32)])
-     for a, s, t, c, h, p, q, l, ls, r in (
+       interpolate_nd(r, linear_coeffs, output_size=[1, 3]).astype(np.float32), m1 @ m2])
+     for a, s, t, c, h, p, q, l, ls, r, m1, m2 in (
          (uniform(1, 8, 8), uniform(2, 3), uniform(6), uniform(1, 4, 2, 1), uniform(1, 2, 2, 4),
-          uniform(3, 4), uniform(3, 4), uniform(2, 5), uniform(5), uniform(1, 7)),
+          uniform(3, 4), uniform(3, 4), uniform(2, 5), uniform(5), uniform(1, 7),
+          uniform(1, 2, 3), uniform(3, 3, 4)),
          (uniform(2, 8, 4), uniform(4, 3), uniform(3), uniform(1, 12, 2, 1), uniform(1, 2, 6, 2),
-          uniform(1, 4), uniform(1, 4), uniform(2, 1), uniform(1), uniform(1, 1)),
+          uniform(1, 4), uniform(1, 4), uniform(2, 1), uniform(1), uniform(1, 1),
+          uniform(3, 2, 3), uniform(1, 3, 4)),
          (uniform(8, 8, 1), uniform(0, 3), uniform(0), uniform(1, 0, 2, 1), uniform(1, 2, 0, 2),
-          uniform(0, 4), uniform(0, 4), uniform(2, 3), uniform(3), uniform(1, 2)))],
+          uniform(0, 4), uniform(0, 4), uniform(2, 3), uniform(3), uniform(1, 2),
+          uniform(2, 2, 3), uniform(2, 3, 4)))],
     opset=17)
 
 # LayerNormalization whose normalized dims are symbolic: [N, 3, H] over
