@@ -312,11 +312,15 @@ std::string Emitter::dimExpr(Attribute a) {
     std::string term;
     for (Attribute sym : parts.getValue().drop_front())
       term += (term.empty() ? "" : " * ") + symbolIdents.lookup(cast<StringAttr>(sym).getValue());
+    // A later negative term is subtracted: "4 - J" (int64_t's minimum has
+    // no magnitude to print and stays added).
+    bool minus = !out.empty() && coeff < 0 && coeff != std::numeric_limits<int64_t>::min();
+    int64_t shown = minus ? -coeff : coeff;
     if (term.empty())
-      term = std::to_string(coeff);
-    else if (coeff != 1)
-      term = std::to_string(coeff) + " * " + term;
-    out += (out.empty() ? "" : " + ") + term;
+      term = std::to_string(shown);
+    else if (shown != 1)
+      term = std::to_string(shown) + " * " + term;
+    out += (out.empty() ? "" : minus ? " - " : " + ") + term;
   }
   return out.empty() ? "0" : out;
 }

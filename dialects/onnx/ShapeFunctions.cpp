@@ -279,6 +279,49 @@ FailureOr<Shape> slideWindow(ShapeContext &ctx, ArrayRef<Dim> in, const Window &
   return out;
 }
 
+/// The output spatial dims of a convolution whose kernel dims are W's and
+/// some of them symbolic (weights given at run time): (in + pads - extent)
+/// / stride + 1 with extent = dilation * (k - 1) + 1, a polynomial for
+/// stride 1 and a derived dim otherwise; run() checks that the padded input
+/// holds the window. Explicit pads only (auto_pad NOTSET or VALID).
+FailureOr<Shape> symbolicKernelWindow(ShapeContext &ctx, ArrayRef<Dim> in, ArrayRef<Dim> kernel,
+                                      const Window &w) {
+  size_t n = in.size();
+  Shape out(n, Dim::unknown());
+  auto strides = intsOr(w.strides, n, 1);
+  auto dilations = intsOr(w.dilations, n, 1);
+  auto pads = intsOr(w.pads, 2 * n, 0);
+  if (!strides || !dilations || !pads || kernel.size() != n)
+    return out;
+  for (size_t i = 0; i < n; ++i) {
+    int64_t s = (*strides)[i], d = (*dilations)[i];
+    int64_t padTotal = w.autoPad == "NOTSET" ? (*pads)[i] + (*pads)[i + n] : 0;
+    auto inExpr = in[i].asExpr(), k = kernel[i].asExpr();
+    if (s < 1 || d < 1 || !inExpr || !k)
+      continue;
+    // span = in + pads - (d * (k - 1) + 1)
+    std::optional<SymExpr> dk = SymExpr::mul(*k, SymExpr::constant(d));
+    std::optional<SymExpr> extent =
+        dk ? SymExpr::add(*dk, SymExpr::constant(1 - d)) : std::nullopt;
+    std::optional<SymExpr> padded = SymExpr::add(*inExpr, SymExpr::constant(padTotal));
+    std::optional<SymExpr> span =
+        extent && padded ? SymExpr::sub(*padded, *extent) : std::nullopt;
+    if (!span)
+      continue;
+    ctx.requireAtLeast(Dim::of(padded), Dim::of(extent));
+    if (kernel[i].isStatic() && kernel[i].size < 1)
+      return ctx.fail("W's spatial dim " + Twine(i) + " is " + Twine(kernel[i].size) +
+                      ", expected at least 1");
+    ctx.requireAtLeast(kernel[i], 1);
+    DerivedDim def;
+    def.span = *span;
+    def.stride = s;
+    def.in = *inExpr;
+    out[i] = ctx.derivedDim(def);
+  }
+  return out;
+}
+
 /// Shape of a Conv-like op: X [N, C, spatial...], W [M, C/group, k...] gives
 /// [N, M, out...]. `xIdx`/`wIdx` are the operand positions of X and W. With
 /// `channelsLast` (2-D only), X [N, H, W, C] gives [N, OH, OW, M].
@@ -328,7 +371,13 @@ LogicalResult convShape(ShapeContext &ctx, unsigned xIdx, unsigned wIdx,
         w.kernel = ArrayRef<int64_t>(kernelFromW);
     }
   }
-  auto spatial = slideWindow(ctx, ArrayRef<Dim>(*x).drop_front(2), w);
+  FailureOr<Shape> spatial = failure();
+  if (wt && !w.kernel && (w.autoPad == "NOTSET" || w.autoPad == "VALID") &&
+      llvm::any_of(ArrayRef<Dim>(*wt).drop_front(2), [](const Dim &d) { return d.isSymbolic(); }))
+    spatial = symbolicKernelWindow(ctx, ArrayRef<Dim>(*x).drop_front(2),
+                                   ArrayRef<Dim>(*wt).drop_front(2), w);
+  else
+    spatial = slideWindow(ctx, ArrayRef<Dim>(*x).drop_front(2), w);
   if (failed(spatial))
     return failure();
   Shape out{(*x)[0], outChannels};

@@ -131,7 +131,9 @@ Value mergeDims(OpBuilder &b, Location loc, Value v, int64_t dim) {
   for (int64_t d = 0; d < type.getRank(); ++d) {
     if (d == dim) {
       groups.push_back({d, d + 1});
-      shape.push_back(type.getDimSize(d) * type.getDimSize(d + 1));
+      shape.push_back(type.isDynamicDim(d) || type.isDynamicDim(d + 1)
+                          ? ShapedType::kDynamic
+                          : type.getDimSize(d) * type.getDimSize(d + 1));
       ++d;
       continue;
     }
@@ -148,6 +150,8 @@ Value addScalars(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::AddIOp::create(b, loc, x, y);
 }
 
+Value splitDimMixed(OpBuilder &b, Location loc, Value v, int64_t dim, int64_t outer);
+
 /// The [N, G, M/G, out...] accumulator of a convolution (its dynamic dims
 /// `dynamic`): the bias broadcast, or zeros when `bias` is null or none.
 Value buildConvInit(OpBuilder &b, Location loc, RankedTensorType type, Value bias,
@@ -156,7 +160,7 @@ Value buildConvInit(OpBuilder &b, Location loc, RankedTensorType type, Value bia
     return buildFilled(b, loc, type, b.getZeroAttr(type.getElementType()), dynamic);
   MLIRContext *ctx = b.getContext();
   int64_t rank = type.getRank();
-  Value grouped = splitDim(b, loc, bias, 0, group);
+  Value grouped = splitDimMixed(b, loc, bias, 0, group);
   SmallVector<AffineMap> maps = {
       AffineMap::get(rank, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx)}, ctx),
       AffineMap::getMultiDimIdentityMap(rank, ctx)};
@@ -379,8 +383,8 @@ Value padSymbolic(OpBuilder &b, Location loc, Value x, const SymbolicWindow &w,
   return tensor::InsertSliceOp::create(b, loc, x, filled, offsets, w.xSizes, strides);
 }
 
-/// Splits static dim `dim` of `v` into [outer, size / outer], other dims
-/// kept (symbolic ones too).
+/// Splits dim `dim` of `v` into [outer, size / outer], other dims kept
+/// (symbolic ones too). A symbolic `dim` splits only with `outer` 1.
 Value splitDimMixed(OpBuilder &b, Location loc, Value v, int64_t dim, int64_t outer) {
   auto type = cast<RankedTensorType>(v.getType());
   if (type.hasStaticShape())
@@ -390,6 +394,13 @@ Value splitDimMixed(OpBuilder &b, Location loc, Value v, int64_t dim, int64_t ou
   SmallVector<ReassociationIndices> groups;
   for (int64_t d = 0; d < type.getRank(); ++d) {
     int64_t at = static_cast<int64_t>(shape.size());
+    if (d == dim && type.isDynamicDim(d)) {
+      assert(outer == 1 && "a symbolic dim splits only into [1, size]");
+      groups.push_back({at, at + 1});
+      shape.append({1, ShapedType::kDynamic});
+      outSizes.append({b.getIndexAttr(1), sizes[d]});
+      continue;
+    }
     if (d == dim) {
       groups.push_back({at, at + 1});
       shape.append({outer, type.getDimSize(d) / outer});
@@ -429,9 +440,10 @@ FailureOr<SymbolicConvShapes> symbolicConvShapes(ConversionPatternRewriter &rewr
     return failure();
   SymbolicConvShapes s{dyn_cast<RankedTensorType>(x.getType()),
                        dyn_cast<RankedTensorType>(w.getType()), result->first, result->second};
-  if (!s.x || !s.w || !s.w.hasStaticShape() || s.x.getRank() < 3 ||
-      s.w.getRank() != s.x.getRank() || s.y.getRank() != s.x.getRank())
-    return rewriter.notifyMatchFailure(op, "X, W and Y need the same rank >= 3, W static");
+  if (!s.x || !s.w || s.x.getRank() < 3 || s.w.getRank() != s.x.getRank() ||
+      s.y.getRank() != s.x.getRank() || s.w.isDynamicDim(1))
+    return rewriter.notifyMatchFailure(op, "X, W and Y need the same rank >= 3, W's "
+                                           "channels static");
   return s;
 }
 
@@ -450,35 +462,52 @@ FailureOr<Value> buildSymbolicConv(ConversionPatternRewriter &rewriter, Operatio
     return failure();
   auto [xType, wType, yType, yDynamic] = *shapes;
   int64_t channels = xType.getDimSize(1), outChannels = wType.getDimSize(0);
-  if (ShapedType::isDynamic(channels) || group < 1 || channels % group || outChannels % group ||
+  // Output channels given at run time (weights that are an input of the
+  // model) come in one group.
+  bool symbolicM = ShapedType::isDynamic(outChannels);
+  if (ShapedType::isDynamic(channels) || group < 1 || channels % group ||
+      (symbolicM ? group != 1 : outChannels % group != 0) ||
       channels / group != wType.getDimSize(1) || yType.getDimSize(1) != outChannels)
     return rewriter.notifyMatchFailure(op, "channels do not match W and group");
   ArrayRef<int64_t> kernel = wType.getShape().drop_front(2);
   if (kernelAttr && *kernelAttr != kernel)
     return rewriter.notifyMatchFailure(op, "kernel_shape does not match W");
+  // Symbolic kernel dims (weights given at run time): the loops take them
+  // from W, and with explicit pads the window's extent sizes nothing else
+  // (shape inference derived Y's dims from them), so 1 stands for them.
+  SmallVector<int64_t> windowKernel(kernel);
+  bool same = autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
+  for (int64_t &k : windowKernel)
+    if (ShapedType::isDynamic(k)) {
+      if (same)
+        return rewriter.notifyMatchFailure(op, "SAME padding of a symbolic kernel");
+      k = 1;
+    }
   if (accElem)
     yType = RankedTensorType::get(yType.getShape(), accElem);
   Location loc = op->getLoc();
   SmallVector<OpFoldResult> ySizes = mixedSizes(rewriter, yType, yDynamic);
-  auto w = resolveSymbolicWindow(rewriter, op, xIn, ySizes, kernel, strides, dilations, pads,
-                                 autoPad, /*ceilMode=*/false);
+  auto w = resolveSymbolicWindow(rewriter, op, xIn, ySizes, windowKernel, strides, dilations,
+                                 pads, autoPad, /*ceilMode=*/false);
   if (failed(w))
     return failure();
   MLIRContext *ctx = rewriter.getContext();
   Type elem = yType.getElementType();
   Value x = padSymbolic(rewriter, loc, xIn, *w, rewriter.getZeroAttr(elem));
   x = splitDimMixed(rewriter, loc, x, 1, group);
-  Value weight = splitDim(rewriter, loc, wIn, 0, group);
+  Value weight = splitDimMixed(rewriter, loc, wIn, 0, group);
   int64_t s = static_cast<int64_t>(w->rank());
   SmallVector<AffineExpr> wExprs = {getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx),
                                     getAffineDimExpr(3 + s, ctx)};
   for (int64_t i = 0; i < s; ++i)
     wExprs.push_back(getAffineDimExpr(4 + s + i, ctx));
   // The [N, G, M/G, out...] accumulator: zeros, or the bias broadcast.
-  SmallVector<int64_t> groupedShape = {yType.getDimSize(0), group, outChannels / group};
+  SmallVector<int64_t> groupedShape = {yType.getDimSize(0), group,
+                                       symbolicM ? ShapedType::kDynamic : outChannels / group};
   llvm::append_range(groupedShape, yType.getShape().drop_front(2));
-  SmallVector<OpFoldResult> groupedSizes = {ySizes[0], rewriter.getIndexAttr(group),
-                                            rewriter.getIndexAttr(outChannels / group)};
+  SmallVector<OpFoldResult> groupedSizes = {
+      ySizes[0], rewriter.getIndexAttr(group),
+      symbolicM ? ySizes[1] : OpFoldResult(rewriter.getIndexAttr(outChannels / group))};
   llvm::append_range(groupedSizes, ArrayRef(ySizes).drop_front(2));
   auto groupedType = RankedTensorType::get(groupedShape, elem);
   Value init = buildConvInit(rewriter, loc, groupedType, bias, group,
@@ -525,7 +554,9 @@ template <typename OpTy>
 FailureOr<Value> buildConv(ConversionPatternRewriter &rewriter, OpTy op,
                            const TypeConverter *converter, Value xIn, Value wIn, Value bias,
                            Type accElem = {}) {
-  if (auto xt = dyn_cast<RankedTensorType>(xIn.getType()); xt && hasSymbolicWindow(op))
+  auto wt = dyn_cast<RankedTensorType>(wIn.getType());
+  if (auto xt = dyn_cast<RankedTensorType>(xIn.getType());
+      xt && (hasSymbolicWindow(op) || (wt && !wt.hasStaticShape())))
     return buildSymbolicConv(rewriter, op, converter, xIn, wIn, bias,
                              static_cast<int64_t>(op.getGroup()), op.getKernelShape(),
                              op.getStrides(), op.getDilations(), op.getPads(), op.getAutoPad(),

@@ -986,6 +986,11 @@ bool lowersSymbolicDims(Operation *op) {
   // dims stay static).
   if (isa<onnx::TopKOp>(op) && op->hasAttr("onnxcc.data_dims"))
     return true;
+  // A Conv whose weights (an input) have symbolic dims.
+  if (isa<onnx::ConvOp, onnx::FusedConvOp>(op) && op->getNumOperands() > 1)
+    if (auto w = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+        w && !w.hasStaticShape())
+      return true;
   return isSymbolicElementwise(op) || hasSymbolicWindow(op) ||
          isa<onnx::MatMulOp, onnx::GemmOp, onnx::ReshapeOp, onnx::FlattenOp, onnx::SqueezeOp,
              onnx::UnsqueezeOp, onnx::TransposeOp, onnx::GatherOp, onnx::GatherElementsOp, onnx::SliceOp, onnx::SoftmaxOp,
@@ -1148,10 +1153,22 @@ struct ConvertOnnxToLinalgPass
       if (failedOp || !op->getDialect() || op->getDialect()->getNamespace() != "onnx")
         return;
       // Convolutions read W through static loops: weights given at run time
-      // with symbolic dims (other than ones bound above) are refused here.
+      // with symbolic dims (other than ones bound above, and a Conv's output
+      // channels in one group) are refused here.
+      // A Conv takes symbolic output channels in one group, and symbolic
+      // kernel dims with explicit pads.
+      auto convTakes = [&](RankedTensorType w) {
+        auto group = op->getAttrOfType<IntegerAttr>("group");
+        auto autoPad = op->getAttrOfType<StringAttr>("auto_pad");
+        bool same = autoPad && autoPad.getValue().starts_with("SAME");
+        bool kernelDynamic = llvm::any_of(w.getShape().drop_front(2), ShapedType::isDynamic);
+        return isa<onnx::ConvOp, onnx::FusedConvOp>(op) && w.getRank() >= 3 &&
+               !w.isDynamicDim(1) && (!w.isDynamicDim(0) || !group || group.getInt() == 1) &&
+               (!kernelDynamic || !same);
+      };
       if (isa<onnx::ConvOp, onnx::FusedConvOp, onnx::ConvTransposeOp, onnx::ConvIntegerOp>(op))
         if (auto w = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
-            w && !w.hasStaticShape()) {
+            w && !w.hasStaticShape() && !convTakes(w)) {
           failedOp = op;
           std::string dims;
           if (auto shape = converter.shapeOf(op->getOperand(1)))

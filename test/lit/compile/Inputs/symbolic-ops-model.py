@@ -484,13 +484,25 @@ def layer_norm(x, axis, scale, bias, eps=1e-5):
         inv.astype(np.float32)
 
 
+def conv1d(x, w, b=None, stride=1, pad=0, dilation=1):
+    x = np.pad(x, ((0, 0), (0, 0), (pad, pad)))
+    n, c, width = x.shape
+    m, _, k = w.shape
+    extent = dilation * (k - 1) + 1
+    count = (width - extent) // stride + 1
+    out = np.zeros((n, m, count), np.float32)
+    for i in range(count):
+        start = i * stride
+        out[:, :, i] = np.einsum("nck,mck->nm", x[:, :, start:start + extent:dilation], w)
+    return out if b is None else out + b[None, :, None]
 # Dims that are quotients or that agree only for some values of two
 # symbols, which run() checks: Reshape of [A, 8, B] to [4, 16] (A*B = 8),
 # Reshape of [S, 3] to [-1, 2] ((3*S)/2 rows), a Split of T into three equal
 # parts, DepthToSpace of C channels (C/4), SpaceToDepth of H and W (H/2,
 # W/2), a Concat of [P, 4] and [Q, 4] along dim 1 (P = Q), a
 # LayerNormalization with a Scale of [K] (K = L), a Resize of [1, R] to
-# [1, 3] and a MatMul of [U, 2, 3] and [V, 3, 4] (batch broadcast(U, V)).
+# [1, 3], a MatMul of [U, 2, 3] and [V, 3, 4] (batch broadcast(U, V)) and a
+# Conv of [1, 1, 3] by a kernel of width J (3 - J + 1 wide).
 def space_to_depth(x, b):
     n, c, h, w = x.shape
     t = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
@@ -504,7 +516,8 @@ save("quotients", [
     helper.make_node("Concat", ["p", "q"], ["pq"], axis=1),
     helper.make_node("LayerNormalization", ["l", "ls"], ["ln"], axis=-1),
     helper.make_node("Resize", ["r", "", "", "r3"], ["rz"], mode="linear"),
-    helper.make_node("MatMul", ["m1", "m2"], ["mm"])],
+    helper.make_node("MatMul", ["m1", "m2"], ["mm"]),
+    helper.make_node("Conv", ["cx", "ck"], ["cv"])],
     [helper.make_tensor_value_info("a", F, ["A", 8, "B"]),
      helper.make_tensor_value_info("s", F, ["S", 3]),
      helper.make_tensor_value_info("t", F, ["T"]),
@@ -516,25 +529,28 @@ save("quotients", [
      helper.make_tensor_value_info("ls", F, ["K"]),
      helper.make_tensor_value_info("r", F, [1, "R"]),
      helper.make_tensor_value_info("m1", F, ["U", 2, 3]),
-     helper.make_tensor_value_info("m2", F, ["V", 3, 4])],
+     helper.make_tensor_value_info("m2", F, ["V", 3, 4]),
+     helper.make_tensor_value_info("cx", F, [1, 1, 3]),
+     helper.make_tensor_value_info("ck", F, [1, 1, "J"])],
     [helper.make_tensor_value_info(n, F, None)
-     for n in ("r16", "r2", "t0", "t1", "t2", "d2s", "s2d", "pq", "ln", "rz", "mm")],
+     for n in ("r16", "r2", "t0", "t1", "t2", "d2s", "s2d", "pq", "ln", "rz", "mm", "cv")],
     [const("s16", [4, 16]), const("s2", [-1, 2]), const("r3", [1, 3])],
-    [([a, s, t, c, h, p, q, l, ls, r, m1, m2],
+    [([a, s, t, c, h, p, q, l, ls, r, m1, m2, cx, ck],
       [a.reshape(4, 16), s.reshape(-1, 2), *np.split(t, 3), depth_to_space(c, 2, "CRD"),
        space_to_depth(h, 2), np.concatenate([p, q], 1),
        layer_norm(l, 1, ls, np.float32(0))[0],
-       interpolate_nd(r, linear_coeffs, output_size=[1, 3]).astype(np.float32), m1 @ m2])
-     for a, s, t, c, h, p, q, l, ls, r, m1, m2 in (
+       interpolate_nd(r, linear_coeffs, output_size=[1, 3]).astype(np.float32), m1 @ m2,
+       conv1d(cx, ck)])
+     for a, s, t, c, h, p, q, l, ls, r, m1, m2, cx, ck in (
          (uniform(1, 8, 8), uniform(2, 3), uniform(6), uniform(1, 4, 2, 1), uniform(1, 2, 2, 4),
           uniform(3, 4), uniform(3, 4), uniform(2, 5), uniform(5), uniform(1, 7),
-          uniform(1, 2, 3), uniform(3, 3, 4)),
+          uniform(1, 2, 3), uniform(3, 3, 4), uniform(1, 1, 3), uniform(1, 1, 3)),
          (uniform(2, 8, 4), uniform(4, 3), uniform(3), uniform(1, 12, 2, 1), uniform(1, 2, 6, 2),
           uniform(1, 4), uniform(1, 4), uniform(2, 1), uniform(1), uniform(1, 1),
-          uniform(3, 2, 3), uniform(1, 3, 4)),
+          uniform(3, 2, 3), uniform(1, 3, 4), uniform(1, 1, 3), uniform(1, 1, 1)),
          (uniform(8, 8, 1), uniform(0, 3), uniform(0), uniform(1, 0, 2, 1), uniform(1, 2, 0, 2),
           uniform(0, 4), uniform(0, 4), uniform(2, 3), uniform(3), uniform(1, 2),
-          uniform(2, 2, 3), uniform(2, 3, 4)))],
+          uniform(2, 2, 3), uniform(2, 3, 4), uniform(1, 1, 3), uniform(1, 1, 2)))],
     opset=17)
 
 # LayerNormalization whose normalized dims are symbolic: [N, 3, H] over
@@ -570,6 +586,31 @@ save("norms_symbolic", [
                           (uniform(0, 3, 4), uniform(2, 16), uniform(16), uniform(16)))],
     opset=17)
 
+# Conv whose weights are an input with a symbolic number of output channels
+# M (one group): without a bias, and with a bias [M] and a Relu after it
+# (which the optimizer fuses into the Conv), over an image of any width and
+# over a static one; and weights whose kernel width K is symbolic (stride 2
+# with pads, dilation 2).
+save("conv_weights_symbolic", [
+    helper.make_node("Conv", ["x", "w"], ["y"]),
+    helper.make_node("Conv", ["x", "w", "b"], ["yb"]),
+    helper.make_node("Relu", ["yb"], ["yr"]),
+    helper.make_node("Conv", ["xs", "w"], ["ys"]),
+    helper.make_node("Conv", ["x", "wk"], ["yk"], strides=[2], pads=[1, 1]),
+    helper.make_node("Conv", ["x", "wk"], ["yd"], dilations=[2])],
+    [helper.make_tensor_value_info("x", F, ["N", 2, "L"]),
+     helper.make_tensor_value_info("w", F, ["M", 2, 3]),
+     helper.make_tensor_value_info("b", F, ["M"]),
+     helper.make_tensor_value_info("xs", F, [1, 2, 4]),
+     helper.make_tensor_value_info("wk", F, [2, 2, "K"])],
+    [helper.make_tensor_value_info(n, F, None) for n in ("y", "yr", "ys", "yk", "yd")], [],
+    [([x, w, b, xs, wk], [conv1d(x, w), np.maximum(conv1d(x, w, b), 0), conv1d(xs, w),
+                          conv1d(x, wk, stride=2, pad=1), conv1d(x, wk, dilation=2)])
+     for x, w, b, xs, wk in (
+         (uniform(1, 2, 5), uniform(4, 2, 3), uniform(4), uniform(1, 2, 4), uniform(2, 2, 2)),
+         (uniform(2, 2, 3), uniform(1, 2, 3), uniform(1), uniform(1, 2, 4), uniform(2, 2, 1)),
+         (uniform(1, 2, 7), uniform(0, 2, 3), uniform(0), uniform(1, 2, 4), uniform(2, 2, 4)))])
+
 # Models that fit their symbolic dims only for some values of the symbols:
 # refused where no one value fixes it (refuse_*; they compile with
 # --shape), compiled for the one value with a warning where it does
@@ -604,8 +645,12 @@ refuse("bind_conv_bias", [helper.make_node("Conv", ["a", "w", "b"], ["y"])],
        [helper.make_tensor_value_info("a", F, [1, 1, 5]),
         helper.make_tensor_value_info("w", F, ["M", 1, "K"])],
        [numpy_helper.from_array(np.ones(3, np.float32), "b")], 3)
-refuse("refuse_conv_weights", [helper.make_node("Conv", ["a", "w"], ["y"])],
+refuse("check_conv_weights", [helper.make_node("Conv", ["a", "w"], ["y"])],
        [helper.make_tensor_value_info("a", F, [1, 1, 5]),
         helper.make_tensor_value_info("w", F, ["M", 1, 2])], [], 3)
+refuse("refuse_conv_same_kernel",
+       [helper.make_node("Conv", ["a", "w"], ["y"], auto_pad="SAME_UPPER")],
+       [helper.make_tensor_value_info("a", F, [1, 1, 5]),
+        helper.make_tensor_value_info("w", F, [1, 1, "K"])], [], 3)
 refuse("check_topk", [helper.make_node("TopK", ["a", "k"], ["y", "i"], axis=0)],
        [helper.make_tensor_value_info("a", F, ["S"])], [const("k", [3])], 1)
