@@ -2076,6 +2076,23 @@ LogicalResult PadOp::inferShapes(ShapeContext &ctx) {
     return success();
   auto pads = ctx.operandInts(1);
   if (!pads) {
+    // Pads known only at run time (CenterCropPad's function body computes
+    // them from a target shape given as an input): each dim the declared
+    // result leaves open is the data's (in + begin + end), bounded by the
+    // user's --bound.
+    auto declared = dyn_cast<RankedTensorType>(getOperation()->getResult(0).getType());
+    auto count = ctx.operandShape(1);
+    if (declared && declared.getRank() == static_cast<int64_t>(x->size()) &&
+        !declared.hasStaticShape() && count && count->size() == 1 && (*count)[0].isStatic() &&
+        (*count)[0].size == 2 * static_cast<int64_t>(x->size())) {
+      Shape out;
+      unsigned next = 0;
+      for (size_t d = 0; d < x->size(); ++d)
+        out.push_back(declared.isDynamicDim(d) ? ctx.dataDim(next++, Dim::unknown())
+                                               : Dim::known(declared.getDimSize(d)));
+      ctx.setShape(0, out);
+      return success();
+    }
     ctx.setRank(0, x->size());
     return success();
   }

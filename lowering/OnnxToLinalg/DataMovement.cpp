@@ -600,6 +600,16 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
     bool staticInput = cast<RankedTensorType>(adaptor.getData().getType()).hasStaticShape();
     if (staticInput && !typeAndSizes->first.hasStaticShape() && op->hasAttr("onnxcc.data_dims"))
       return lowerAtRunTime(op, adaptor, typeAndSizes->first, rewriter);
+    // Starts or ends given at run time of an input whose dims are symbolic or
+    // the data's.
+    if (!staticInput &&
+        (!constantInts(op.getStarts(), adaptor.getStarts()) ||
+         !constantInts(op.getEnds(), adaptor.getEnds()) ||
+         (!isa<NoneType>(op.getAxes().getType()) &&
+          !constantInts(op.getAxes(), adaptor.getAxes())) ||
+         (!isa<NoneType>(op.getSteps().getType()) &&
+          !constantInts(op.getSteps(), adaptor.getSteps()))))
+      return lowerAtRunTime(op, adaptor, typeAndSizes->first, rewriter);
     if (!typeAndSizes->first.hasStaticShape() || !staticInput)
       return lowerSymbolic(op, adaptor, typeAndSizes->first, rewriter);
     RankedTensorType type = typeAndSizes->first;
@@ -810,11 +820,18 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
       return rewriter.notifyMatchFailure(op, "result rank differs from the input's");
     if (oneD(adaptor.getEnds()) != n)
       return rewriter.notifyMatchFailure(op, "starts and ends must be 1-D of one length");
-    SmallVector<Value> first(rank), step(rank), count(rank);
+    // The input's dims, as i64 (a symbolic or data-dependent one read at
+    // run time).
+    SmallVector<Value> first(rank), step(rank), count(rank), dims(rank);
     for (int64_t d = 0; d < rank; ++d) {
       first[d] = i64Const(rewriter, loc, 0);
       step[d] = i64Const(rewriter, loc, 1);
-      count[d] = i64Const(rewriter, loc, inType.getDimSize(d));
+      dims[d] = inType.isDynamicDim(d)
+                    ? Value(arith::IndexCastOp::create(
+                          rewriter, loc, rewriter.getI64Type(),
+                          tensor::DimOp::create(rewriter, loc, input, d)))
+                    : i64Const(rewriter, loc, inType.getDimSize(d));
+      count[d] = dims[d];
     }
     Value zero = i64Const(rewriter, loc, 0), one = i64Const(rewriter, loc, 1);
     auto select = [&](Value c, Value t, Value f) -> Value {
@@ -839,9 +856,8 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
       checkDeclaredDim(rewriter, loc, op, cmp(P::eq, st, zero), 0);
       Value positive = cmp(P::sgt, st, zero);
       for (int64_t d = 0; d < rank; ++d) {
-        int64_t dim = inType.getDimSize(d);
-        Value dimV = i64Const(rewriter, loc, dim);
-        Value lastV = i64Const(rewriter, loc, dim - 1);
+        Value dimV = dims[d];
+        Value lastV = arith::SubIOp::create(rewriter, loc, dimV, one);
         Value s = select(cmp(P::slt, start, zero),
                          arith::AddIOp::create(rewriter, loc, start, dimV), start);
         Value e = select(cmp(P::slt, end, zero), arith::AddIOp::create(rewriter, loc, end, dimV),
@@ -852,7 +868,7 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
         // The element count, as normalizeSliceAxis has it: the distance
         // covered over the step, rounded up (the step clamped to the dim so
         // that nothing overflows).
-        Value far = i64Const(rewriter, loc, dim + 1);
+        Value far = arith::AddIOp::create(rewriter, loc, dimV, one);
         Value stride = select(positive, st, arith::SubIOp::create(rewriter, loc, zero, st));
         stride = select(cmp(P::sgt, stride, far), far, stride);
         stride = select(cmp(P::eq, st, zero), one, stride);
@@ -871,15 +887,30 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
       }
     }
     SmallVector<Value> dataSizes;
+    const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
+    auto shape = converter.shapeOf(op.getOutput());
+    auto own = op->getAttrOfType<ArrayAttr>("onnxcc.data_dims");
     for (int64_t d = 0; d < rank; ++d) {
       if (!type.isDynamicDim(d)) {
         checkDeclaredDim(rewriter, loc, op, count[d], type.getDimSize(d));
         continue;
       }
-      Value n = onnxConverter(getTypeConverter())
-                    .defineDataDim(rewriter, loc, op, d,
-                                   arith::IndexCastOp::create(rewriter, loc,
-                                                              rewriter.getIndexType(), count[d]));
+      Value size = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), count[d]);
+      // A dim this Slice decides (data dim `d` of its own), or one it keeps
+      // from the input (a symbolic or another op's data dim: the count must
+      // be it).
+      const onnx::Dim *dim =
+          shape && static_cast<int64_t>(shape->size()) == rank ? &(*shape)[d] : nullptr;
+      bool decided = dim && own && static_cast<size_t>(d) < own.size() && dim->isSymbolic() &&
+                     dim->expr == onnx::SymExpr::symbol(dyn_cast<StringAttr>(own[d]));
+      Value n;
+      if (decided || !dim || !dim->isSymbolic()) {
+        n = converter.defineDataDim(rewriter, loc, op, d, size);
+      } else {
+        n = converter.materialize(rewriter, loc, op, dim->expr);
+        if (n)
+          checkDims(rewriter, loc, op, "equal", size, n);
+      }
       if (!n)
         return rewriter.notifyMatchFailure(op, "a sliced dim has no bound");
       dataSizes.push_back(n);
@@ -888,9 +919,12 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
       rewriter.replaceOp(op, emptyOf(rewriter, loc, type));
       return success();
     }
+    SmallVector<Value> last(rank);
     for (int64_t d = 0; d < rank; ++d) {
       first[d] = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), first[d]);
       step[d] = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), step[d]);
+      last[d] = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(),
+                                           arith::SubIOp::create(rewriter, loc, dims[d], one));
     }
     Value result = buildIndexedGeneric(
         rewriter, loc, type, [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) {
@@ -898,8 +932,7 @@ struct SliceLowering : OpConversionPattern<onnx::SliceOp> {
           for (int64_t d = 0; d < rank; ++d) {
             Value scaled = arith::MulIOp::create(b, l, ivs[d], step[d]);
             Value pos = arith::AddIOp::create(b, l, scaled, first[d]);
-            at.push_back(clampIndex(b, l, pos, indexConst(b, l, 0),
-                                    indexConst(b, l, inType.getDimSize(d) - 1)));
+            at.push_back(clampIndex(b, l, pos, indexConst(b, l, 0), last[d]));
           }
           return tensor::ExtractOp::create(b, l, input, at);
         },
@@ -1206,6 +1239,41 @@ Value padSource(OpBuilder &b, Location l, Value j, Value period, Value size, boo
   return arith::SelectOp::create(b, l, low, m, mirrored);
 }
 
+/// The input position that output position `iv` of a Pad reads along one
+/// dim of size `dim` padded by `begin` and `end` (index values; negative
+/// pads crop), for the edge, reflect and wrap modes. As ONNX's reference
+/// does, negative pads crop first and the others repeat the cropped part:
+/// edge its first or last element, wrap with its length as the period,
+/// reflect mirrored about its ends (period 2 * (length - 1)). Clamped into
+/// [0, dim - 1]; the caller makes sure that a non-empty result has a
+/// non-empty part to repeat.
+Value padPosition(OpBuilder &b, Location l, Value iv, Value dim, Value begin, Value end,
+                  StringRef mode) {
+  Value zero = indexConst(b, l, 0), one = indexConst(b, l, 1);
+  Value start = arith::MaxSIOp::create(b, l, arith::SubIOp::create(b, l, zero, begin), zero);
+  Value kept = arith::AddIOp::create(
+      b, l, dim,
+      arith::AddIOp::create(b, l, arith::MinSIOp::create(b, l, begin, zero),
+                            arith::MinSIOp::create(b, l, end, zero)));
+  kept = arith::MaxSIOp::create(b, l, kept, one);
+  Value last = arith::SubIOp::create(b, l, kept, one);
+  // Position relative to the kept part.
+  Value k = arith::SubIOp::create(b, l, arith::SubIOp::create(b, l, iv, begin), start);
+  Value pos;
+  if (mode == "wrap") {
+    pos = padSource(b, l, k, kept, kept, /*reflect=*/false);
+  } else if (mode == "reflect") {
+    Value period = arith::MaxSIOp::create(
+        b, l, arith::MulIOp::create(b, l, last, indexConst(b, l, 2)), one);
+    pos = padSource(b, l, k, period, kept, /*reflect=*/true);
+  } else {
+    pos = k;
+  }
+  pos = clampIndex(b, l, pos, zero, last);
+  Value dimLast = arith::SubIOp::create(b, l, arith::MaxSIOp::create(b, l, dim, one), one);
+  return clampIndex(b, l, arith::AddIOp::create(b, l, start, pos), zero, dimLast);
+}
+
 /// Pad. Constant mode with constant pads: crop negative pads with
 /// extract_slice, then insert into a filled tensor (views and a fill).
 /// Otherwise (edge, reflect, wrap, or pads known only at run time) a generic
@@ -1230,6 +1298,8 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
       return rewriter.notifyMatchFailure(op, "unknown pad mode");
     auto pads = constantInts(op.getPads(), adaptor.getPads());
     if (!type.hasStaticShape()) {
+      if (!pads && op->hasAttr("onnxcc.data_dims"))
+        return lowerRunTimePads(op, adaptor, type, typeAndSizes->second, rewriter);
       if (!pads)
         return rewriter.notifyMatchFailure(op, "symbolic pad needs constant pads");
       return lowerSymbolic(op, adaptor, type, typeAndSizes->second, *pads, rewriter);
@@ -1255,6 +1325,15 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
     }
     if (mode != "constant" && inType.getNumElements() == 0)
       return rewriter.notifyMatchFailure(op, "edge/reflect/wrap padding of an empty input");
+    if (mode != "constant" && pads)
+      for (int64_t d = 0; d < rank; ++d)
+        if (inType.getDimSize(d) + std::min<int64_t>((*pads)[d], 0) +
+                    std::min<int64_t>((*pads)[rank + d], 0) <=
+                0 &&
+            type.getDimSize(d) > 0)
+          return op.emitError() << "cannot pad dim " << d << " in " << mode
+                                << " mode: its pads crop away every element there is to "
+                                   "repeat";
 
     Value fill;
     if (mode == "constant") {
@@ -1268,15 +1347,18 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
       }
     }
 
-    // Leading pads as index values, constant or read at run time.
-    SmallVector<Value> begin;
+    // The pads as index values, constant or read at run time.
+    SmallVector<Value> begin, end;
     for (int64_t d = 0; d < rank; ++d) {
       if (pads) {
         begin.push_back(indexConst(rewriter, loc, (*pads)[d]));
+        end.push_back(indexConst(rewriter, loc, (*pads)[rank + d]));
         continue;
       }
       Value v = readI64(rewriter, loc, adaptor.getPads(), d);
       begin.push_back(arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), v));
+      v = readI64(rewriter, loc, adaptor.getPads(), rank + d);
+      end.push_back(arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), v));
     }
     Value result = buildIndexedGeneric(
         rewriter, loc, type, [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) -> Value {
@@ -1298,15 +1380,7 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
               at.push_back(clampIndex(b, l, j, zero, last));
               continue;
             }
-            if (mode == "edge" || (mode == "reflect" && dim == 1)) {
-              at.push_back(clampIndex(b, l, j, zero, last));
-              continue;
-            }
-            // Wrap repeats with period dim; reflect mirrors about the first
-            // and last element, with period 2 * (dim - 1).
-            int64_t period = mode == "wrap" ? dim : 2 * (dim - 1);
-            at.push_back(padSource(b, l, j, indexConst(b, l, period), indexConst(b, l, dim),
-                                   mode == "reflect"));
+            at.push_back(padPosition(b, l, ivs[d], indexConst(b, l, dim), begin[d], end[d], mode));
           }
           if (mode == "constant" && inType.getNumElements() == 0)
             return fill;
@@ -1315,6 +1389,113 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
             return v;
           return arith::SelectOp::create(b, l, inside, v, fill);
         });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  /// Pads given at run time, result dims the data's (shape inference made
+  /// each open dim a data dim bounded by --bound): dim d is in[d] + begin +
+  /// end (run() returns 9 when that is negative, or when edge, reflect or
+  /// wrap has an empty dim to repeat into a non-empty one; 10 past the
+  /// bound). Constant mode fills the result and inserts the part of the
+  /// input the pads keep (negative pads crop); the other modes read through
+  /// a generic whose positions are clamped into the input.
+  LogicalResult lowerRunTimePads(onnx::PadOp op, OpAdaptor adaptor, RankedTensorType type,
+                                 ValueRange sizes, ConversionPatternRewriter &rewriter) const {
+    Value input = adaptor.getData();
+    auto inType = cast<RankedTensorType>(input.getType());
+    int64_t rank = inType.getRank();
+    StringRef mode = op.getMode();
+    Location loc = op.getLoc();
+    const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
+    auto shape = converter.shapeOf(op.getOutput());
+    if (!shape || static_cast<int64_t>(shape->size()) != rank)
+      return rewriter.notifyMatchFailure(op, "the result's shape is not known");
+    Type index = rewriter.getIndexType();
+    Value zero = indexConst(rewriter, loc, 0), one = indexConst(rewriter, loc, 1);
+    SmallVector<Value> dims, begins, ends, dynamic, counts;
+    unsigned next = 0, k = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      Value begin = readI64(rewriter, loc, adaptor.getPads(), d);
+      Value end = readI64(rewriter, loc, adaptor.getPads(), rank + d);
+      Value dim = inType.isDynamicDim(d) ? Value(tensor::DimOp::create(rewriter, loc, input, d))
+                                         : indexConst(rewriter, loc, inType.getDimSize(d));
+      Value count = arith::AddIOp::create(
+          rewriter, loc, arith::AddIOp::create(rewriter, loc, begin, end),
+          arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), dim));
+      checkDims(rewriter, loc, op, "at_least", count, i64Const(rewriter, loc, 0));
+      Value size = arith::IndexCastOp::create(rewriter, loc, index, count);
+      if (!type.isDynamicDim(d)) {
+        checkDeclaredDim(rewriter, loc, op, count, type.getDimSize(d));
+      } else {
+        if (!(*shape)[d].isStatic())
+          size = converter.defineDataDim(rewriter, loc, op, next++, size);
+        else
+          size = sizes[k];
+        if (!size)
+          return rewriter.notifyMatchFailure(op, "a result dim has no bound");
+        dynamic.push_back(size);
+        ++k;
+      }
+      if (mode != "constant") {
+        // Nothing left after the crops to repeat into a non-empty result
+        // dim.
+        Value zero64 = i64Const(rewriter, loc, 0);
+        Value kept = arith::AddIOp::create(
+            rewriter, loc, arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), dim),
+            arith::AddIOp::create(rewriter, loc,
+                                  arith::MinSIOp::create(rewriter, loc, begin, zero64),
+                                  arith::MinSIOp::create(rewriter, loc, end, zero64)));
+        checkDims(rewriter, loc, op, "at_least", kept,
+                  arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
+                                             arith::MinUIOp::create(rewriter, loc, size, one)));
+      }
+      dims.push_back(dim);
+      begins.push_back(arith::IndexCastOp::create(rewriter, loc, index, begin));
+      ends.push_back(arith::IndexCastOp::create(rewriter, loc, index, end));
+      counts.push_back(size);
+    }
+    if (mode == "constant") {
+      FailureOr<Value> value = padValue(rewriter, op, adaptor, type.getElementType());
+      if (failed(value))
+        return failure();
+      Value filled = linalg::FillOp::create(rewriter, loc, *value,
+                                            emptyTensor(rewriter, loc, type, dynamic))
+                         .getResult(0);
+      // The kept part: from max(-begin, 0), dim + min(begin, 0) + min(end, 0)
+      // elements (0 when the pads crop everything), at max(begin, 0).
+      SmallVector<OpFoldResult> offsets, keep, at, ones(rank, rewriter.getIndexAttr(1));
+      for (int64_t d = 0; d < rank; ++d) {
+        Value offset = arith::MinSIOp::create(
+            rewriter, loc, arith::MaxSIOp::create(rewriter, loc, arith::SubIOp::create(
+                                                                   rewriter, loc, zero, begins[d]),
+                                                  zero),
+            dims[d]);
+        Value kept = arith::AddIOp::create(
+            rewriter, loc, dims[d],
+            arith::AddIOp::create(rewriter, loc,
+                                  arith::MinSIOp::create(rewriter, loc, begins[d], zero),
+                                  arith::MinSIOp::create(rewriter, loc, ends[d], zero)));
+        kept = arith::MaxSIOp::create(rewriter, loc, kept, zero);
+        Value place = arith::MinSIOp::create(
+            rewriter, loc, arith::MaxSIOp::create(rewriter, loc, begins[d], zero), counts[d]);
+        offsets.push_back(offset);
+        keep.push_back(kept);
+        at.push_back(place);
+      }
+      Value part = tensor::ExtractSliceOp::create(rewriter, loc, input, offsets, keep, ones);
+      rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(op, part, filled, at, keep, ones);
+      return success();
+    }
+    Value result = buildIndexedGeneric(
+        rewriter, loc, type,
+        [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) -> Value {
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < rank; ++d)
+            at.push_back(padPosition(b, l, ivs[d], dims[d], begins[d], ends[d], mode));
+          return tensor::ExtractOp::create(b, l, input, at);
+        },
+        dynamic);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -1425,11 +1606,6 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
       nonEmpty = nonEmpty ? Value(arith::AndIOp::create(rewriter, loc, nonEmpty, positive))
                           : positive;
     }
-    auto atLeast = [](OpBuilder &b, Location l, Value v, int64_t lo) {
-      Value c = indexConst(b, l, lo);
-      Value below = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, v, c);
-      return Value(arith::SelectOp::create(b, l, below, c, v));
-    };
     Type elem = type.getElementType();
     Value result = buildIndexedGeneric(
         rewriter, loc, type,
@@ -1441,34 +1617,10 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
               at.push_back(ivs[d]);
               continue;
             }
-            Value j = arith::SubIOp::create(b, l, ivs[d], indexConst(b, l, begin));
-            if (inType.isDynamicDim(d)) {
-              // The static computations below with the size known at run
-              // time: periods of at least 1, positions within [0, size - 1].
-              Value size = sizes[d];
-              Value last = atLeast(b, l, arith::SubIOp::create(b, l, size, indexConst(b, l, 1)),
-                                   0);
-              if (mode == "edge") {
-                at.push_back(clampIndex(b, l, j, indexConst(b, l, 0), last));
-                continue;
-              }
-              Value p = mode == "wrap"
-                            ? atLeast(b, l, size, 1)
-                            : atLeast(b, l, arith::MulIOp::create(b, l, last, indexConst(b, l, 2)),
-                                      1);
-              Value m = padSource(b, l, j, p, size, mode == "reflect");
-              at.push_back(clampIndex(b, l, m, indexConst(b, l, 0), last));
-              continue;
-            }
-            int64_t dim = inType.getDimSize(d);
-            if (mode == "edge" || (mode == "reflect" && dim == 1)) {
-              at.push_back(clampIndex(b, l, j, indexConst(b, l, 0), indexConst(b, l, dim - 1)));
-              continue;
-            }
-            // As in the static case: wrap has period dim, reflect 2 * (dim - 1).
-            int64_t period = mode == "wrap" ? dim : 2 * (dim - 1);
-            at.push_back(padSource(b, l, j, indexConst(b, l, period), indexConst(b, l, dim),
-                                   mode == "reflect"));
+            Value dim = inType.isDynamicDim(d) ? sizes[d]
+                                               : indexConst(b, l, inType.getDimSize(d));
+            at.push_back(padPosition(b, l, ivs[d], dim, indexConst(b, l, begin),
+                                     indexConst(b, l, end), mode));
           }
           if (!nonEmpty)
             return tensor::ExtractOp::create(b, l, input, at);

@@ -1216,7 +1216,7 @@ struct ConvertOnnxToLinalgPass
             op->emitError() << "cannot lower '" << op->getName() << "': dim " << d
                             << " of its result is not known at compile time"
                             << (op->hasAttr("onnxcc.data_dims") ||
-                                        isa<onnx::RangeOp, onnx::StringSplitOp, onnx::TileOp>(op)
+                                        isa<onnx::RangeOp, onnx::StringSplitOp, onnx::TileOp, onnx::PadOp>(op)
                                     ? " (it depends on the data: give it a bound with "
                                       "--bound NODE=N)"
                                     : "");

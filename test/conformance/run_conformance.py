@@ -240,9 +240,11 @@ def main():
     parser.add_argument("--jobs", type=int, default=2, help="tests run in parallel")
     parser.add_argument("--timeout", type=float, default=120, help="seconds per test")
     parser.add_argument("--filter", help="run only suite/test names this regex finds")
-    parser.add_argument("--bound", default="*=4096",
-                        help="onnxcc verify --bound for every test (default *=4096: data-"
-                             "dependent dims nothing else bounds; empty for none)")
+    parser.add_argument("--bound", default="*=256",
+                        help="onnxcc verify --bound for every test (default *=256: data-"
+                             "dependent dims nothing else bounds, each of them; a Pad whose "
+                             "three dims all depend on the data then needs 256^3 elements; "
+                             "empty for none)")
     parser.add_argument("--results", help="write one line per test to this file")
     parser.add_argument("--cache", help="keep every test's generated code and binary "
                         "here; a later run rebuilds only what changed")
