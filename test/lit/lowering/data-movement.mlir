@@ -141,10 +141,10 @@ func.func @pad_constant(%x: tensor<3x4xf32>, %v: tensor<f32>) -> tensor<5x5xf32>
 
 // -----
 
-/// Reflect padding mirrors with period 2 * (dim - 1).
+/// Reflect padding mirrors with period 2 * (dim - 1) of what the pads keep.
 // CHECK-LABEL: func.func @pad_reflect
 // CHECK: linalg.generic
-// CHECK: arith.constant 4 : index
+// CHECK: arith.muli
 // CHECK: arith.remsi
 // CHECK: arith.select
 // CHECK: tensor.extract
