@@ -31,6 +31,7 @@
 #include "dialects/onnx/OnnxOps.h"
 #include "lowering/OnnxToLinalg/Patterns.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -1092,6 +1093,48 @@ Outcome tryFold(Operation *op, int64_t sizeLimit) {
   return Outcome::Folded;
 }
 
+/// An If whose condition folded to a constant (AffineGrid's function body
+/// branches on Size(size) == 4, a shape known at compile time): the branch
+/// it takes, moved in its place. Not when that branch is one shape
+/// inference found cannot run (onnxcc.invalid_branch: run() must return its
+/// status). A result the function returns gives the function the type the
+/// branch yields (shape inference refines it again after this pass).
+bool inlineConstantIf(onnx::IfOp op) {
+  auto c = op.getCond().getDefiningOp<onnx::ConstantOp>();
+  auto value = c ? dyn_cast<DenseIntElementsAttr>(c.getValueAttr()) : nullptr;
+  if (!value || value.getNumElements() != 1)
+    return false;
+  unsigned taken = value.getValues<APInt>()[0].isZero() ? 1 : 0;
+  if (auto invalid = op->getAttrOfType<IntegerAttr>("onnxcc.invalid_branch");
+      invalid && invalid.getInt() == taken)
+    return false;
+  Region &region = taken == 0 ? op.getThenBranch() : op.getElseBranch();
+  if (!region.hasOneBlock() || region.front().getNumArguments() != 0)
+    return false;
+  Block &block = region.front();
+  Operation *yield = block.getTerminator();
+  if (yield->getNumOperands() != op->getNumResults())
+    return false;
+  SmallVector<Value> values(yield->getOperands());
+  Operation *parent = op->getBlock()->getParentOp();
+  op->getBlock()->getOperations().splice(op->getIterator(), block.getOperations(),
+                                         block.begin(), yield->getIterator());
+  bool returned = false;
+  for (auto [result, v] : llvm::zip_equal(op->getResults(), values)) {
+    returned |= llvm::any_of(result.getUsers(), [](Operation *u) {
+      return isa<func::ReturnOp>(u);
+    });
+    result.replaceAllUsesWith(v);
+  }
+  op->erase();
+  if (auto func = dyn_cast<func::FuncOp>(parent); func && returned) {
+    Operation *ret = func.getBody().back().getTerminator();
+    func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
+                                   ret->getOperandTypes()));
+  }
+  return true;
+}
+
 struct OnnxFoldConstantsPass : public impl::OnnxFoldConstantsPassBase<OnnxFoldConstantsPass> {
   using OnnxFoldConstantsPassBase::OnnxFoldConstantsPassBase;
 
@@ -1113,6 +1156,13 @@ struct OnnxFoldConstantsPass : public impl::OnnxFoldConstantsPassBase<OnnxFoldCo
         else if (o == Outcome::Skipped)
           skipped.insert(op);
       }
+      SmallVector<onnx::IfOp> ifs;
+      getOperation().walk([&](onnx::IfOp op) { ifs.push_back(op); });
+      // Outer Ifs first (walk order is post-order): an inner If moves out
+      // with its branch and is seen on the next round.
+      for (onnx::IfOp op : llvm::reverse(ifs))
+        if (!llvm::any_of(ifs, [&](onnx::IfOp o) { return o != op && o->isProperAncestor(op); }))
+          changed |= inlineConstantIf(op);
     }
   }
 };

@@ -257,6 +257,48 @@ func.func @nested_region(%c: tensor<i1>) -> tensor<2xi64> {
 
 // -----
 
+/// An If whose condition folds (Size of a [4] == 4, as AffineGrid's body
+/// has it) is replaced by the branch it takes, whose ops then fold too; the
+/// function returns the type that branch yields.
+// CHECK-LABEL: func.func @constant_condition(
+// CHECK-SAME: -> tensor<1xi64>
+// CHECK-NOT: onnx.If
+// CHECK: %[[S:.*]]:2 = "onnx.Split"(%arg0
+// CHECK-NOT: onnx.If
+// CHECK: return %[[S]]#0
+func.func @constant_condition(%size: tensor<4xi64>) -> tensor<?xi64> {
+  %n = "onnx.Size"(%size) : (tensor<4xi64>) -> tensor<i64>
+  %four = "onnx.Constant"() {value = dense<4> : tensor<i64>} : () -> tensor<i64>
+  %c = "onnx.Equal"(%n, %four) : (tensor<i64>, tensor<i64>) -> tensor<i1>
+  %none = "onnx.NoValue"() : () -> none
+  %r = "onnx.If"(%c) ({
+    %p:2 = "onnx.Split"(%size, %none) {axis = 0 : i64} : (tensor<4xi64>, none) -> (tensor<1xi64>, tensor<3xi64>)
+    "onnx.Yield"(%p#0) : (tensor<1xi64>) -> ()
+  }, {
+    "onnx.Yield"(%size) : (tensor<4xi64>) -> ()
+  }) : (tensor<i1>) -> tensor<?xi64>
+  return %r : tensor<?xi64>
+}
+
+// -----
+
+/// A constant condition that takes a branch shape inference found cannot
+/// run keeps the If: run() must return that branch's status.
+// CHECK-LABEL: func.func @constant_condition_invalid_branch(
+// CHECK: "onnx.If"
+func.func @constant_condition_invalid_branch(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %c = "onnx.Constant"() {value = dense<false> : tensor<i1>} : () -> tensor<i1>
+  %r = "onnx.If"(%c) ({
+    "onnx.Yield"(%x) : (tensor<2xf32>) -> ()
+  }, {
+    %z = "onnx.Constant"() {value = dense<0.0> : tensor<2xf32>} : () -> tensor<2xf32>
+    "onnx.Yield"(%z) : (tensor<2xf32>) -> ()
+  }) {onnxcc.invalid_branch = 1 : i64} : (tensor<i1>) -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+
+// -----
+
 /// A result of 1 KiB or more becomes a resource blob named after the node
 /// (Range 0..299 of i32 = 1200 bytes).
 // CHECK-LABEL: func.func @large_result_blob(
