@@ -307,8 +307,15 @@ public:
     if (auto concat = dyn_cast<ConcatOp>(def)) {
       Dims out;
       for (Value in : concat.getInputs()) {
+        if (!isVector(in))
+          return std::nullopt;
         auto part = eval(in, depth + 1);
-        if (!part || !isVector(in))
+        // A part known only at run time (a size read from an input) gives
+        // as many unknown values as it has elements.
+        auto type = dyn_cast<RankedTensorType>(in.getType());
+        if (!part && type && type.hasStaticShape() && type.getNumElements() <= 64)
+          part = Dims(type.getNumElements(), Dim::unknown());
+        if (!part)
           return std::nullopt;
         out.append(*part);
       }
@@ -496,7 +503,15 @@ private:
 } // namespace
 
 std::optional<SmallVector<Dim>> ShapeContext::getDimValues(Value v) const {
-  return DimEvaluator(*this).eval(v);
+  if (auto dims = DimEvaluator(*this).eval(v))
+    return dims;
+  // Values known only at run time (a shape that is an input of the model):
+  // as many unknown dims as the vector has elements.
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (type && type.getRank() == 1 && type.hasStaticShape() && type.getNumElements() <= 64 &&
+      type.getElementType().isInteger())
+    return SmallVector<Dim>(type.getNumElements(), Dim::unknown());
+  return std::nullopt;
 }
 
 

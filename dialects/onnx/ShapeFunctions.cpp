@@ -1208,6 +1208,20 @@ LogicalResult ConstantOfShapeOp::inferShapes(ShapeContext &ctx) {
   if (failed(s))
     return failure();
   if (*s) {
+    // A value known only at run time (a size that is an input of the
+    // model): a dim the data decides, bounded by --bound, unless the model
+    // declares it.
+    auto declared = dyn_cast<RankedTensorType>(getOperation()->getResult(0).getType());
+    unsigned next = 0;
+    for (auto [d, dim] : llvm::enumerate(**s)) {
+      if (dim.isStatic() || dim.isSymbolic())
+        continue;
+      if (declared && declared.getRank() == static_cast<int64_t>((*s)->size()) &&
+          !declared.isDynamicDim(d))
+        dim = Dim::known(declared.getDimSize(d));
+      else
+        dim = ctx.dataDim(next++, Dim::unknown());
+    }
     ctx.setShape(0, **s);
     return success();
   }
@@ -1458,7 +1472,23 @@ LogicalResult ExpandOp::inferShapes(ShapeContext &ctx) {
   if (target.size() > out.size())
     out.insert(out.begin(), target.size() - out.size(), Dim::known(1));
   size_t offset = out.size() - target.size();
+  auto declared = dyn_cast<RankedTensorType>(getOperation()->getResult(0).getType());
+  unsigned next = 0;
   for (size_t i = 0; i < target.size(); ++i) {
+    // A value known only at run time: the input's dim when that is a
+    // static N other than 1 (the value must be 1 or N), the dim the model
+    // declares, else a dim the data decides (bounded by --bound).
+    if (!target[i].isStatic() && !target[i].isSymbolic()) {
+      const Dim &in = out[offset + i];
+      if (in.isStatic() && in.size != 1)
+        continue;
+      if (declared && declared.getRank() == static_cast<int64_t>(out.size()) &&
+          !declared.isDynamicDim(offset + i))
+        out[offset + i] = Dim::known(declared.getDimSize(offset + i));
+      else
+        out[offset + i] = ctx.dataDim(next++, Dim::unknown());
+      continue;
+    }
     auto d = broadcastDim(out[offset + i], target[i]);
     if (failed(d))
       return ctx.fail("input " + shapeText(*x) + " does not broadcast to shape value " +
@@ -2194,9 +2224,21 @@ LogicalResult ReshapeOp::inferShapes(ShapeContext &ctx) {
   Shape out;
   std::optional<size_t> inferred;
   bool hasZero = false;
+  auto declared = dyn_cast<RankedTensorType>(getOperation()->getResult(0).getType());
+  bool declaredRank = declared && declared.getRank() == static_cast<int64_t>(values->size());
+  unsigned next = 0;
   for (auto [i, v] : llvm::enumerate(*values)) {
+    if (!v.isStatic() && !v.isSymbolic()) {
+      // A value known only at run time (0, -1 or a size): the dim the model
+      // declares, else one the data decides (bounded by --bound).
+      if (declaredRank && !declared.isDynamicDim(i))
+        out.push_back(Dim::known(declared.getDimSize(i)));
+      else
+        out.push_back(ctx.dataDim(next++, Dim::unknown()));
+      continue;
+    }
     if (!v.isStatic()) {
-      out.push_back(v); // symbolic (a size computed from a shape) or unknown
+      out.push_back(v); // symbolic (a size computed from a shape)
       continue;
     }
     if (v.size == -1) {

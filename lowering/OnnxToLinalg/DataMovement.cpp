@@ -48,6 +48,39 @@ bool shapeValuesAtRunTime(Operation *op, unsigned i, Value converted, int64_t le
   return !dims || !llvm::all_of(*dims, [](const onnx::Dim &d) { return d.asExpr().has_value(); });
 }
 
+/// The dynamic sizes of `op`'s result 0 (`type`, with `sizes` from
+/// symbolicResultType) where the dims `op` decides from the data (its own
+/// data dims, onnxcc.data_dims) take `valueOf(d)` (an index value), bounded
+/// as OnnxTypeConverter::defineDataDim says. Failure when a dim has no
+/// bound.
+FailureOr<SmallVector<Value>> withOwnDataDims(OpBuilder &b, Location loc, Operation *op,
+                                              const OnnxTypeConverter &converter,
+                                              RankedTensorType type, ValueRange sizes,
+                                              function_ref<Value(int64_t)> valueOf) {
+  SmallVector<Value> out(sizes.begin(), sizes.end());
+  auto shape = converter.shapeOf(op->getResult(0));
+  auto own = op->getAttrOfType<ArrayAttr>("onnxcc.data_dims");
+  if (!shape || !own || static_cast<int64_t>(shape->size()) != type.getRank())
+    return out;
+  unsigned j = 0;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d))
+      continue;
+    const onnx::Dim &dim = (*shape)[d];
+    for (auto [k, name] : llvm::enumerate(own)) {
+      auto s = dyn_cast<StringAttr>(name);
+      if (!s || !dim.isSymbolic() || dim.expr != onnx::SymExpr::symbol(s))
+        continue;
+      Value v = converter.defineDataDim(b, loc, op, k, valueOf(d));
+      if (!v)
+        return failure();
+      out[j] = v;
+    }
+    ++j;
+  }
+  return out;
+}
+
 /// Reshape-like ops (Reshape, Flatten, Squeeze, Unsqueeze) keep the data
 /// order: a tensor.reshape to the static result shape.
 template <typename OpTy>
@@ -62,8 +95,11 @@ struct ReshapeLikeLowering : OpConversionPattern<OpTy> {
     Location loc = op.getLoc();
     Value input = adaptor.getOperands()[0];
     auto inputType = cast<RankedTensorType>(input.getType());
-    if constexpr (std::is_same_v<OpTy, onnx::ReshapeOp>)
+    if constexpr (std::is_same_v<OpTy, onnx::ReshapeOp>) {
       checkRuntimeShape(op, adaptor, input, type, rewriter);
+      if (op->hasAttr("onnxcc.data_dims"))
+        return lowerRunTimeShape(op, adaptor, input, type, typeAndSizes->second, rewriter);
+    }
     if (!type.hasStaticShape() || !inputType.hasStaticShape())
       return lowerSymbolic(op, input, type, typeAndSizes->second, rewriter);
     // Collapse to 1-D, expand to the result: both are views after bufferization.
@@ -154,6 +190,81 @@ struct ReshapeLikeLowering : OpConversionPattern<OpTy> {
   template <typename Other>
   void checkRuntimeShape(Other, typename OpTy::Adaptor, Value, RankedTensorType,
                          ConversionPatternRewriter &) const {}
+
+  /// A shape given at run time whose values decide result dims (shape
+  /// inference made them data dims): each dim is its value, the input's dim
+  /// for a 0 (without allowzero), or the element count over the others' for
+  /// the one -1. run() returns 9 for another negative value, for two -1s,
+  /// for a -1 that does not divide, and when the element counts differ; the
+  /// data stays in place (collapsed to one dim and expanded).
+  LogicalResult lowerRunTimeShape(onnx::ReshapeOp op, typename OpTy::Adaptor adaptor,
+                                  Value input, RankedTensorType type, ValueRange sizes,
+                                  ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    auto inType = cast<RankedTensorType>(input.getType());
+    int64_t rank = type.getRank(), inRank = inType.getRank();
+    Value shape = adaptor.getShape();
+    Type i64 = rewriter.getI64Type();
+    Value zero = i64Const(rewriter, loc, 0), one = i64Const(rewriter, loc, 1),
+          minusOne = i64Const(rewriter, loc, -1);
+    auto cmp = [&](arith::CmpIPredicate p, Value a, Value b) -> Value {
+      return arith::CmpIOp::create(rewriter, loc, p, a, b);
+    };
+    auto select = [&](Value c, Value a, Value b) -> Value {
+      return arith::SelectOp::create(rewriter, loc, c, a, b);
+    };
+    Value count = one;
+    for (int64_t d = 0; d < inRank; ++d)
+      count = arith::MulIOp::create(
+          rewriter, loc, count,
+          arith::IndexCastOp::create(rewriter, loc, i64,
+                                     tensor::DimOp::create(rewriter, loc, input, d)));
+    // Each value with 0 copied; -1 left as it is for now.
+    SmallVector<Value> dims(rank);
+    Value known = one, inferred = zero;
+    for (int64_t d = 0; d < rank; ++d) {
+      Value v = readI64(rewriter, loc, shape, d);
+      checkDims(rewriter, loc, op, "at_least", v, minusOne);
+      if (op.getAllowzero() == 0) {
+        Value copied = d < inRank ? Value(arith::IndexCastOp::create(
+                                        rewriter, loc, i64,
+                                        tensor::DimOp::create(rewriter, loc, input, d)))
+                                  : zero;
+        v = select(cmp(arith::CmpIPredicate::eq, v, zero), copied, v);
+      }
+      Value isInferred = cmp(arith::CmpIPredicate::eq, v, minusOne);
+      inferred = arith::AddIOp::create(
+          rewriter, loc, inferred, arith::ExtUIOp::create(rewriter, loc, i64, isInferred));
+      known = arith::MulIOp::create(rewriter, loc, known, select(isInferred, one, v));
+      dims[d] = v;
+    }
+    checkDims(rewriter, loc, op, "at_least", one, inferred);
+    // The -1: count / known (a known product of 0 makes it 0).
+    Value safe = arith::MaxSIOp::create(rewriter, loc, known, one);
+    Value quotient = arith::DivSIOp::create(rewriter, loc, count, safe);
+    Value total = one;
+    for (int64_t d = 0; d < rank; ++d) {
+      dims[d] = select(cmp(arith::CmpIPredicate::eq, dims[d], minusOne), quotient, dims[d]);
+      total = arith::MulIOp::create(rewriter, loc, total, dims[d]);
+      if (!type.isDynamicDim(d))
+        checkDeclaredDim(rewriter, loc, op, dims[d], type.getDimSize(d));
+    }
+    checkDims(rewriter, loc, op, "equal", total, count);
+    auto dataSizes = withOwnDataDims(rewriter, loc, op, onnxConverter(this->getTypeConverter()),
+                                     type, sizes, [&](int64_t d) {
+                                       return arith::IndexCastOp::create(
+                                                  rewriter, loc, rewriter.getIndexType(), dims[d])
+                                           .getResult();
+                                     });
+    if (failed(dataSizes))
+      return rewriter.notifyMatchFailure(op, "a result dim has no bound");
+    return lowerThroughOneDim(op, input, type, *dataSizes, rewriter);
+  }
+  template <typename Other>
+  LogicalResult lowerRunTimeShape(Other op, typename OpTy::Adaptor, Value, RankedTensorType,
+                                  ValueRange, ConversionPatternRewriter &rewriter) const {
+    return rewriter.notifyMatchFailure(op, "only Reshape takes a shape");
+  }
 
   /// With symbolic dims, input and result dims are matched in groups of
   /// equal products (exact polynomials of the symbols); each group collapses
@@ -957,6 +1068,8 @@ struct ExpandLowering : OpConversionPattern<onnx::ExpandOp> {
     RankedTensorType type = typeAndSizes->first;
     auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
     checkRuntimeShape(op, adaptor, type, rewriter);
+    if (!type.hasStaticShape() && op->hasAttr("onnxcc.data_dims"))
+      return lowerRunTimeShape(op, adaptor, type, typeAndSizes->second, rewriter);
     if (!type.hasStaticShape())
       return lowerSymbolic(op, adaptor.getInput(), type, typeAndSizes->second, rewriter);
     if (inType.getRank() > type.getRank())
@@ -1004,6 +1117,67 @@ struct ExpandLowering : OpConversionPattern<onnx::ExpandOp> {
       }
       checkDeclaredDim(rewriter, loc, op, v, type.getDimSize(d));
     }
+  }
+
+  /// A shape given at run time whose values decide result dims (shape
+  /// inference made them data dims bounded by --bound): each is the value,
+  /// or the input's dim where the value is 1; run() returns 9 unless the
+  /// input's dim is 1 or that. Each input dim of 1 at run time is read at 0.
+  LogicalResult lowerRunTimeShape(onnx::ExpandOp op, OpAdaptor adaptor, RankedTensorType type,
+                                  ValueRange sizes, ConversionPatternRewriter &rewriter) const {
+    Value input = adaptor.getInput(), shape = adaptor.getShape();
+    auto inType = cast<RankedTensorType>(input.getType());
+    auto shapeType = dyn_cast<RankedTensorType>(shape.getType());
+    int64_t rank = type.getRank(), inRank = inType.getRank();
+    if (!shapeType || shapeType.getRank() != 1 || shapeType.isDynamicDim(0) || inRank > rank)
+      return rewriter.notifyMatchFailure(op, "a 1-D shape and an input of no larger rank");
+    int64_t n = shapeType.getDimSize(0);
+    Location loc = op.getLoc();
+    Type i64 = rewriter.getI64Type();
+    auto inDim = [&](int64_t j) -> Value {
+      return inType.isDynamicDim(j) ? Value(tensor::DimOp::create(rewriter, loc, input, j))
+                                    : indexConst(rewriter, loc, inType.getDimSize(j));
+    };
+    auto dataSizes = withOwnDataDims(
+        rewriter, loc, op, onnxConverter(getTypeConverter()), type, sizes, [&](int64_t d) {
+          int64_t k = d - (rank - n), j = d - (rank - inRank);
+          Value v = k >= 0 ? readI64(rewriter, loc, shape, k) : i64Const(rewriter, loc, 1);
+          checkDims(rewriter, loc, op, "at_least", v, i64Const(rewriter, loc, 0));
+          if (j < 0)
+            return arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), v)
+                .getResult();
+          Value in = arith::IndexCastOp::create(rewriter, loc, i64, inDim(j));
+          Value isOne =
+              arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, v,
+                                    i64Const(rewriter, loc, 1));
+          v = arith::SelectOp::create(rewriter, loc, isOne, in, v);
+          checkDims(rewriter, loc, op, "broadcast", in, v);
+          return arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), v)
+              .getResult();
+        });
+    if (failed(dataSizes))
+      return rewriter.notifyMatchFailure(op, "a result dim has no bound");
+    SmallVector<Value> isOne(inRank);
+    for (int64_t j = 0; j < inRank; ++j)
+      if (inType.isDynamicDim(j))
+        isOne[j] = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, inDim(j),
+                                         indexConst(rewriter, loc, 1));
+    Value result = buildIndexedGeneric(
+        rewriter, loc, type,
+        [&](OpBuilder &b, Location l, ArrayRef<Value> ivs) -> Value {
+          SmallVector<Value> at;
+          for (int64_t j = 0; j < inRank; ++j) {
+            Value iv = ivs[rank - inRank + j];
+            if (!inType.isDynamicDim(j))
+              at.push_back(inType.getDimSize(j) == 1 ? indexConst(b, l, 0) : iv);
+            else
+              at.push_back(arith::SelectOp::create(b, l, isOne[j], indexConst(b, l, 0), iv));
+          }
+          return tensor::ExtractOp::create(b, l, input, at);
+        },
+        *dataSizes);
+    rewriter.replaceOp(op, result);
+    return success();
   }
 
   /// With symbolic result dims, each input dim is either the result's (the
@@ -1936,9 +2110,25 @@ struct ConstantOfShapeLowering : OpConversionPattern<onnx::ConstantOfShapeOp> {
         return rewriter.notifyMatchFailure(op, "unsupported value type");
       }
     }
+    // Dims the shape gives at run time (not a constant, not computed from
+    // dims): run() returns 9 for a negative one.
+    SmallVector<Value> sizes(typeAndSizes->second);
+    if (op->hasAttr("onnxcc.data_dims")) {
+      Location loc = op.getLoc();
+      auto dataSizes = withOwnDataDims(
+          rewriter, loc, op, onnxConverter(getTypeConverter()), type, sizes, [&](int64_t d) {
+            Value v = readI64(rewriter, loc, shape, d);
+            checkDims(rewriter, loc, op, "at_least", v, i64Const(rewriter, loc, 0));
+            return arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), v)
+                .getResult();
+          });
+      if (failed(dataSizes))
+        return rewriter.notifyMatchFailure(op, "a dim has no bound");
+      sizes = *dataSizes;
+    }
     // A fill rather than a splat constant: large shapes must not become
     // large globals.
-    rewriter.replaceOp(op, buildFilled(rewriter, op.getLoc(), type, value, typeAndSizes->second));
+    rewriter.replaceOp(op, buildFilled(rewriter, op.getLoc(), type, value, sizes));
     return success();
   }
 };

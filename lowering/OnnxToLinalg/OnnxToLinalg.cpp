@@ -1198,6 +1198,13 @@ struct ConvertOnnxToLinalgPass
         std::string controlFlow = controlFlowRefusal(op);
         if (!r && !isa<NoneType>(t)) {
           failedOp = op;
+          // Squeeze without axes drops every dim of 1: with a dim that is
+          // not static, the rank itself depends on its value.
+          if (isa<onnx::SqueezeOp>(op) &&
+              (op->getNumOperands() == 1 || isa<NoneType>(op->getOperand(1).getType())))
+            controlFlow = "it has no axes and its input has dims known only at run time, so its "
+                          "result's rank depends on their values (give Squeeze axes, or pass "
+                          "--shape)";
           op->emitError() << "cannot lower '" << op->getName() << "': "
                           << (controlFlow.empty() ? "its result shape is not known at compile time"
                                                   : controlFlow);
@@ -1216,7 +1223,9 @@ struct ConvertOnnxToLinalgPass
             op->emitError() << "cannot lower '" << op->getName() << "': dim " << d
                             << " of its result is not known at compile time"
                             << (op->hasAttr("onnxcc.data_dims") ||
-                                        isa<onnx::RangeOp, onnx::StringSplitOp, onnx::TileOp, onnx::PadOp>(op)
+                                        isa<onnx::RangeOp, onnx::StringSplitOp, onnx::TileOp, onnx::PadOp,
+                                            onnx::ExpandOp, onnx::ConstantOfShapeOp,
+                                            onnx::ReshapeOp>(op)
                                     ? " (it depends on the data: give it a bound with "
                                       "--bound NODE=N)"
                                     : "");
