@@ -555,6 +555,16 @@ FailureOr<Value> buildConv(ConversionPatternRewriter &rewriter, OpTy op,
                            const TypeConverter *converter, Value xIn, Value wIn, Value bias,
                            Type accElem = {}) {
   auto wt = dyn_cast<RankedTensorType>(wIn.getType());
+  // X's channels known only at run time (a slice of a symbolic dim) are W's
+  // times group: run() checks that equality (shape inference unified them).
+  if (auto xt = dyn_cast<RankedTensorType>(xIn.getType());
+      xt && wt && xt.getRank() >= 2 && wt.getRank() >= 2 && xt.isDynamicDim(1) &&
+      !wt.isDynamicDim(1) && op.getGroup() >= 1) {
+    SmallVector<int64_t> shape(xt.getShape());
+    shape[1] = wt.getDimSize(1) * static_cast<int64_t>(op.getGroup());
+    xIn = tensor::CastOp::create(rewriter, op.getLoc(),
+                                 RankedTensorType::get(shape, xt.getElementType()), xIn);
+  }
   if (auto xt = dyn_cast<RankedTensorType>(xIn.getType());
       xt && (hasSymbolicWindow(op) || (wt && !wt.hasStaticShape())))
     return buildSymbolicConv(rewriter, op, converter, xIn, wIn, bias,

@@ -279,6 +279,14 @@ struct ReshapeLikeLowering : OpConversionPattern<OpTy> {
     auto outShape = converter.shapeOf(op->getResult(0));
     if (!inShape || !outShape)
       return rewriter.notifyMatchFailure(op, "symbolic shapes are not known");
+    // No element (a static 0 beside symbolic dims): nothing to move, and
+    // collapsing a group with a symbolic dim into a static 0 would not
+    // verify.
+    if (llvm::is_contained(type.getShape(), 0) ||
+        llvm::is_contained(cast<RankedTensorType>(input.getType()).getShape(), 0)) {
+      rewriter.replaceOp(op, emptyTensor(rewriter, op.getLoc(), type, resultSizes));
+      return success();
+    }
     SmallVector<ReassociationIndices> inGroups, outGroups;
     if (!matchGroups(*inShape, *outShape, inGroups, outGroups))
       return lowerThroughOneDim(op, input, type, resultSizes, rewriter);

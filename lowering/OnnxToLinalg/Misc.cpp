@@ -388,16 +388,16 @@ struct LRNLowering : OpConversionPattern<onnx::LRNOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::LRNOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    // Symbolic dims other than the channels' (an image of any size) stay
-    // symbolic: the window runs over C only.
+    // Symbolic dims stay symbolic (the channels too: the padded input has
+    // C + size - 1 of them at run time).
     auto result = symbolicResultType(rewriter, getTypeConverter(), op);
     if (failed(result))
       return failure();
     auto [type, dynamic] = *result;
     Value x = adaptor.getX();
     auto xType = dyn_cast<RankedTensorType>(x.getType());
-    if (!xType || xType != type || xType.getRank() < 2 || type.isDynamicDim(1))
-      return rewriter.notifyMatchFailure(op, "X must be (N, C, ...) like Y, C static");
+    if (!xType || xType != type || xType.getRank() < 2)
+      return rewriter.notifyMatchFailure(op, "X must be (N, C, ...) like Y");
     if (!isa<Float32Type, Float64Type>(type.getElementType()))
       return rewriter.notifyMatchFailure(op, "only f32 and f64 are lowered");
     int64_t size = op.getSize();
@@ -410,9 +410,15 @@ struct LRNLowering : OpConversionPattern<onnx::LRNOp> {
     TypedAttr zeroAttr = rewriter.getZeroAttr(elem);
 
     SmallVector<int64_t> paddedShape(type.getShape());
-    paddedShape[1] += size - 1;
+    SmallVector<Value> paddedDynamic(dynamic);
+    if (type.isDynamicDim(1)) {
+      Value &c = paddedDynamic[type.isDynamicDim(0) ? 1 : 0];
+      c = arith::AddIOp::create(rewriter, loc, c, indexConst(rewriter, loc, size - 1));
+    } else {
+      paddedShape[1] += size - 1;
+    }
     Value padded = buildFilled(rewriter, loc, RankedTensorType::get(paddedShape, elem), zeroAttr,
-                               dynamic);
+                               paddedDynamic);
     SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)),
         strides(rank, rewriter.getIndexAttr(1)), sizes;
     offsets[1] = rewriter.getIndexAttr((size - 1) / 2);

@@ -1005,13 +1005,7 @@ bool lowersSymbolicDims(Operation *op) {
              onnx::BlackmanWindowOp, onnx::MelWeightMatrixOp, onnx::STFTOp, onnx::IfOp, onnx::LoopOp,
              onnx::ScanOp, onnx::StringSplitOp, onnx::CumSumOp, onnx::CumProdOp, onnx::EinsumOp, onnx::TileOp, onnx::ResizeOp,
              onnx::LayerNormalizationOp, onnx::HardmaxOp>(op) ||
-         isa<onnx::DepthToSpaceOp, onnx::SpaceToDepthOp>(op) ||
-         // LRN's window runs over static channels; the other dims may be
-         // symbolic.
-         (isa<onnx::LRNOp>(op) &&
-          isa<RankedTensorType>(op->getOperand(0).getType()) &&
-          cast<RankedTensorType>(op->getOperand(0).getType()).getRank() >= 2 &&
-          !cast<RankedTensorType>(op->getOperand(0).getType()).isDynamicDim(1)) ||
+         isa<onnx::DepthToSpaceOp, onnx::SpaceToDepthOp, onnx::LRNOp>(op) ||
          // The ai.onnx.ml ops (ClassicalML.cpp): symbolic rows, static features.
          isa<onnx::MLTreeEnsembleOp, onnx::MLTreeEnsembleRegressorOp,
              onnx::MLTreeEnsembleClassifierOp, onnx::MLLabelEncoderOp, onnx::MLCategoryMapperOp,

@@ -442,6 +442,14 @@ save("lrn_symbolic", [helper.make_node("LRN", ["x"], ["y"], size=3, alpha=0.02, 
      [helper.make_tensor_value_info("y", F, None)], [],
      [([x], [lrn(x, 3, 0.02, 0.75, 1.5)]) for x in (uniform(1, 5, 2, 3), uniform(2, 5, 1, 1),
                                                     uniform(1, 5, 0, 4))])
+# LRN over channels whose number is symbolic too (1 and 2 included, where
+# the window of 4 reaches past both ends).
+save("lrn_channels_symbolic",
+     [helper.make_node("LRN", ["x"], ["y"], size=4, alpha=0.03, beta=0.6, bias=1.0)],
+     [helper.make_tensor_value_info("x", F, [2, "C", 3])],
+     [helper.make_tensor_value_info("y", F, None)], [],
+     [([x], [lrn(x, 4, 0.03, 0.6, 1.0)]) for x in (uniform(2, 1, 3), uniform(2, 2, 3),
+                                                   uniform(2, 7, 3))])
 
 # Negative pads crop a symbolic dim: S + 1 rows (2 of fill, then x[:S - 1])
 # with S >= 1 checked at run time, and a reflect pad after cropping the
