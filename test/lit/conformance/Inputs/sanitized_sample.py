@@ -102,7 +102,7 @@ def main():
     parser.add_argument("--data", default=DEFAULT_DATA)
     parser.add_argument("--expected", default=DEFAULT_EXPECTED)
     parser.add_argument("--count", type=int, default=200)
-    parser.add_argument("--bound", default="*=4096",
+    parser.add_argument("--bound", default="*=256",
                         help="onnxcc verify --bound for every test (as run_conformance.py)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=300)
