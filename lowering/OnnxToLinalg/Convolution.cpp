@@ -441,7 +441,7 @@ FailureOr<SymbolicConvShapes> symbolicConvShapes(ConversionPatternRewriter &rewr
   SymbolicConvShapes s{dyn_cast<RankedTensorType>(x.getType()),
                        dyn_cast<RankedTensorType>(w.getType()), result->first, result->second};
   if (!s.x || !s.w || s.x.getRank() < 3 || s.w.getRank() != s.x.getRank() ||
-      s.y.getRank() != s.x.getRank() || s.w.isDynamicDim(1))
+      s.y.getRank() != s.x.getRank() || (s.w.isDynamicDim(1) && !s.x.isDynamicDim(1)))
     return rewriter.notifyMatchFailure(op, "X, W and Y need the same rank >= 3, W's "
                                            "channels static");
   return s;
@@ -465,9 +465,14 @@ FailureOr<Value> buildSymbolicConv(ConversionPatternRewriter &rewriter, Operatio
   // Output channels given at run time (weights that are an input of the
   // model) come in one group.
   bool symbolicM = ShapedType::isDynamic(outChannels);
-  if (ShapedType::isDynamic(channels) || group < 1 || channels % group ||
-      (symbolicM ? group != 1 : outChannels % group != 0) ||
-      channels / group != wType.getDimSize(1) || yType.getDimSize(1) != outChannels)
+  // Input channels given at run time on both X and W (one group): the
+  // reduction runs over them; shape inference unified X's with W's, which
+  // run() checks.
+  bool symbolicC = ShapedType::isDynamic(channels);
+  if (symbolicC ? group != 1 || !wType.isDynamicDim(1)
+                : group < 1 || channels % group || channels / group != wType.getDimSize(1))
+    return rewriter.notifyMatchFailure(op, "channels do not match W and group");
+  if ((symbolicM ? group != 1 : outChannels % group != 0) || yType.getDimSize(1) != outChannels)
     return rewriter.notifyMatchFailure(op, "channels do not match W and group");
   ArrayRef<int64_t> kernel = wType.getShape().drop_front(2);
   if (kernelAttr && *kernelAttr != kernel)

@@ -1157,7 +1157,8 @@ struct ConvertOnnxToLinalgPass
         bool same = autoPad && autoPad.getValue().starts_with("SAME");
         bool kernelDynamic = llvm::any_of(w.getShape().drop_front(2), ShapedType::isDynamic);
         return isa<onnx::ConvOp, onnx::FusedConvOp>(op) && w.getRank() >= 3 &&
-               !w.isDynamicDim(1) && (!w.isDynamicDim(0) || !group || group.getInt() == 1) &&
+               (!w.isDynamicDim(1) || !group || group.getInt() == 1) &&
+               (!w.isDynamicDim(0) || !group || group.getInt() == 1) &&
                (!kernelDynamic || !same);
       };
       if (isa<onnx::ConvOp, onnx::FusedConvOp, onnx::ConvTransposeOp, onnx::ConvIntegerOp>(op))

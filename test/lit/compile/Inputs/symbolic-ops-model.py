@@ -597,27 +597,47 @@ save("norms_symbolic", [
 # Conv whose weights are an input with a symbolic number of output channels
 # M (one group): without a bias, and with a bias [M] and a Relu after it
 # (which the optimizer fuses into the Conv), over an image of any width and
-# over a static one; and weights whose kernel width K is symbolic (stride 2
-# with pads, dilation 2).
+# over a static one; weights whose kernel width K is symbolic (stride 2
+# with pads, dilation 2); and input channels symbolic on both X (C) and W
+# (D), which must agree.
 save("conv_weights_symbolic", [
     helper.make_node("Conv", ["x", "w"], ["y"]),
     helper.make_node("Conv", ["x", "w", "b"], ["yb"]),
     helper.make_node("Relu", ["yb"], ["yr"]),
     helper.make_node("Conv", ["xs", "w"], ["ys"]),
     helper.make_node("Conv", ["x", "wk"], ["yk"], strides=[2], pads=[1, 1]),
-    helper.make_node("Conv", ["x", "wk"], ["yd"], dilations=[2])],
+    helper.make_node("Conv", ["x", "wk"], ["yd"], dilations=[2]),
+    helper.make_node("Conv", ["xc", "wc"], ["yc"])],
     [helper.make_tensor_value_info("x", F, ["N", 2, "L"]),
      helper.make_tensor_value_info("w", F, ["M", 2, 3]),
      helper.make_tensor_value_info("b", F, ["M"]),
      helper.make_tensor_value_info("xs", F, [1, 2, 4]),
-     helper.make_tensor_value_info("wk", F, [2, 2, "K"])],
-    [helper.make_tensor_value_info(n, F, None) for n in ("y", "yr", "ys", "yk", "yd")], [],
-    [([x, w, b, xs, wk], [conv1d(x, w), np.maximum(conv1d(x, w, b), 0), conv1d(xs, w),
-                          conv1d(x, wk, stride=2, pad=1), conv1d(x, wk, dilation=2)])
-     for x, w, b, xs, wk in (
-         (uniform(1, 2, 5), uniform(4, 2, 3), uniform(4), uniform(1, 2, 4), uniform(2, 2, 2)),
-         (uniform(2, 2, 3), uniform(1, 2, 3), uniform(1), uniform(1, 2, 4), uniform(2, 2, 1)),
-         (uniform(1, 2, 7), uniform(0, 2, 3), uniform(0), uniform(1, 2, 4), uniform(2, 2, 4)))])
+     helper.make_tensor_value_info("wk", F, [2, 2, "K"]),
+     helper.make_tensor_value_info("xc", F, [1, "C", 4]),
+     helper.make_tensor_value_info("wc", F, [3, "D", 2])],
+    [helper.make_tensor_value_info(n, F, None) for n in ("y", "yr", "ys", "yk", "yd", "yc")], [],
+    [([x, w, b, xs, wk, xc, wc], [conv1d(x, w), np.maximum(conv1d(x, w, b), 0), conv1d(xs, w),
+                                  conv1d(x, wk, stride=2, pad=1), conv1d(x, wk, dilation=2),
+                                  conv1d(xc, wc)])
+     for x, w, b, xs, wk, xc, wc in (
+         (uniform(1, 2, 5), uniform(4, 2, 3), uniform(4), uniform(1, 2, 4), uniform(2, 2, 2),
+          uniform(1, 3, 4), uniform(3, 3, 2)),
+         (uniform(2, 2, 3), uniform(1, 2, 3), uniform(1), uniform(1, 2, 4), uniform(2, 2, 1),
+          uniform(1, 1, 4), uniform(3, 1, 2)),
+         (uniform(1, 2, 7), uniform(0, 2, 3), uniform(0), uniform(1, 2, 4), uniform(2, 2, 4),
+          uniform(1, 0, 4), uniform(3, 0, 2)))])
+# The same model with X's channels C and W's D different (run() returns 9).
+bad = os.path.join(out, "conv_weights_symbolic_bad", "test_data_set_0")
+os.makedirs(bad, exist_ok=True)
+for k, (n, v) in enumerate([("x", uniform(1, 2, 5)), ("w", uniform(4, 2, 3)), ("b", uniform(4)),
+                            ("xs", uniform(1, 2, 4)), ("wk", uniform(2, 2, 2)),
+                            ("xc", uniform(1, 3, 4)), ("wc", uniform(3, 2, 2))]):
+    with open(os.path.join(bad, "input_%d.pb" % k), "wb") as f:
+        f.write(numpy_helper.from_array(v, n).SerializeToString())
+for k, (n, shape) in enumerate([("y", (1, 4, 3)), ("yr", (1, 4, 3)), ("ys", (1, 4, 2)),
+                                 ("yk", (1, 2, 3)), ("yd", (1, 2, 3)), ("yc", (1, 3, 3))]):
+    with open(os.path.join(bad, "output_%d.pb" % k), "wb") as f:
+        f.write(numpy_helper.from_array(np.zeros(shape, np.float32), n).SerializeToString())
 
 # Models that fit their symbolic dims only for some values of the symbols:
 # refused where no one value fixes it (refuse_*; they compile with
