@@ -968,8 +968,7 @@ std::string symbolicMismatch(Operation *op, const OnnxTypeConverter &converter) 
                " only for some values of the symbols";
     return "";
   }
-  if (isa<onnx::BatchNormalizationOp, onnx::InstanceNormalizationOp>(op) && in->size() >= 2 &&
-      (*in)[1].isSymbolic())
+  if (isa<onnx::InstanceNormalizationOp>(op) && in->size() >= 2 && (*in)[1].isSymbolic())
     return "its channel dim " + (*in)[1].str() + " of " + shapeText(*in) +
            " must be static (its [C] operands are read at every channel)";
   return "";

@@ -1192,14 +1192,17 @@ struct BatchNormalizationLowering : OpConversionPattern<onnx::BatchNormalization
       return failure();
     if (inType.getRank() < 2)
       return rewriter.notifyMatchFailure(op, "input must have rank 2 or more");
+    // Channels known only at run time (a slice of a symbolic dim, or [C]
+    // operands given at run time) are read at each channel: shape inference
+    // unified the operands' length with X's channels, which run() checks.
     int64_t channels = inType.getDimSize(1);
-    if (ShapedType::isDynamic(channels))
-      return rewriter.notifyMatchFailure(op, "symbolic channels");
     SmallVector<Value> inputs = {x};
     for (Value v : {adaptor.getScale(), adaptor.getB(), adaptor.getInputMean(),
                     adaptor.getInputVar()}) {
       auto t = dyn_cast<RankedTensorType>(v.getType());
-      if (!t || t.getRank() != 1 || t.getDimSize(0) != channels)
+      if (!t || t.getRank() != 1 ||
+          (!ShapedType::isDynamic(channels) && !t.isDynamicDim(0) &&
+           t.getDimSize(0) != channels))
         return rewriter.notifyMatchFailure(op, "scale, B, mean and var must have shape [C]");
       inputs.push_back(v);
     }

@@ -123,6 +123,39 @@ save("batchnorm", [helper.make_node("BatchNormalization", ["x", "s", "b", "m", "
                                                   (var, "v"))],
      [([x], [batchnorm(x)]) for x in (uniform(2, 3, 4, 5), uniform(2, 3, 1, 7))])
 
+# BatchNormalization over symbolic channels: [C] operands given at run time
+# (their length D must be C: run() checks), and a slice of a symbolic dim
+# (channels 1:3 of S) normalized with constant [2] operands.
+def bn(x, s, b, m, v):
+    r = lambda a: a.reshape(1, -1, *([1] * (x.ndim - 2)))
+    return ((x - r(m)) / np.sqrt(r(v) + 1e-5) * r(s) + r(b)).astype(np.float32)
+bn2 = [uniform(2), uniform(2), uniform(2), np.abs(uniform(2)) + 0.5]
+save("batchnorm_channels_symbolic", [
+    helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"]),
+    helper.make_node("Slice", ["z", "one", "three", "one"], ["zc"]),
+    helper.make_node("BatchNormalization", ["zc", "s2", "b2", "m2", "v2"], ["y2"])],
+    [helper.make_tensor_value_info("x", F, [2, "C", 3])] +
+    [helper.make_tensor_value_info(n, F, ["D"]) for n in ("s", "b", "m", "v")] +
+    [helper.make_tensor_value_info("z", F, [1, "S", 2])],
+    [helper.make_tensor_value_info(n, F, None) for n in ("y", "y2")],
+    [const("one", [1]), const("three", [3])] +
+    [numpy_helper.from_array(a, n) for a, n in zip(bn2, ("s2", "b2", "m2", "v2"))],
+    [([x, *p, z], [bn(x, *p), bn(z[:, 1:3], *bn2)])
+     for x, p, z in ((uniform(2, 4, 3), [uniform(4), uniform(4), uniform(4),
+                                         np.abs(uniform(4)) + 0.5], uniform(1, 3, 2)),
+                     (uniform(2, 1, 3), [uniform(1), uniform(1), uniform(1),
+                                         np.abs(uniform(1)) + 0.5], uniform(1, 5, 2)))])
+bad = os.path.join(out, "batchnorm_channels_symbolic_bad", "test_data_set_0")
+os.makedirs(bad, exist_ok=True)
+for k, (n, v) in enumerate([("x", uniform(2, 4, 3))] +
+                           [(n, uniform(3)) for n in ("s", "b", "m", "v")] +
+                           [("z", uniform(1, 3, 2))]):
+    with open(os.path.join(bad, "input_%d.pb" % k), "wb") as f:
+        f.write(numpy_helper.from_array(v, n).SerializeToString())
+for k, (n, shape) in enumerate([("y", (2, 4, 3)), ("y2", (1, 2, 2))]):
+    with open(os.path.join(bad, "output_%d.pb" % k), "wb") as f:
+        f.write(numpy_helper.from_array(np.zeros(shape, np.float32), n).SerializeToString())
+
 # InstanceNormalization of [N, 3, H]: the mean and variance over a symbolic
 # H count H elements at run time.
 in_scale, in_bias = uniform(3), uniform(3)
