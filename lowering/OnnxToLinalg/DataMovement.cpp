@@ -33,6 +33,24 @@ Value i64Const(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
 }
 
+/// a * v for i64 values in [0, 2^62], saturated at 2^62: products of sizes
+/// read from the data never overflow (no undefined behaviour in run()),
+/// and a saturated one matches no real element count.
+Value saturatingMul(OpBuilder &b, Location loc, Value a, Value v) {
+  Value limit = i64Const(b, loc, int64_t(1) << 62);
+  Value most = arith::DivSIOp::create(b, loc, limit,
+                                      arith::MaxSIOp::create(b, loc, v, i64Const(b, loc, 1)));
+  Value over = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, a, most);
+  Value product = arith::MulIOp::create(b, loc, arith::MinSIOp::create(b, loc, a, most), v);
+  return arith::SelectOp::create(b, loc, over, limit, product);
+}
+
+/// `v` clamped into [lo, hi].
+Value clampI64(OpBuilder &b, Location loc, Value v, int64_t lo, int64_t hi) {
+  return arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, v, i64Const(b, loc, lo)),
+                                i64Const(b, loc, hi));
+}
+
 /// Whether the values of shape operand `i` of `op` (`converted`, a 1-D
 /// tensor of `length` values) are known only at run time: not a constant,
 /// and not computed from dims (Shape -> Gather -> Concat chains, which shape
@@ -225,6 +243,8 @@ struct ReshapeLikeLowering : OpConversionPattern<OpTy> {
     for (int64_t d = 0; d < rank; ++d) {
       Value v = readI64(rewriter, loc, shape, d);
       checkDims(rewriter, loc, op, "at_least", v, minusOne);
+      // Past 2^62 the element counts cannot agree (checked below).
+      v = clampI64(rewriter, loc, v, -1, int64_t(1) << 62);
       if (op.getAllowzero() == 0) {
         Value copied = d < inRank ? Value(arith::IndexCastOp::create(
                                         rewriter, loc, i64,
@@ -235,7 +255,7 @@ struct ReshapeLikeLowering : OpConversionPattern<OpTy> {
       Value isInferred = cmp(arith::CmpIPredicate::eq, v, minusOne);
       inferred = arith::AddIOp::create(
           rewriter, loc, inferred, arith::ExtUIOp::create(rewriter, loc, i64, isInferred));
-      known = arith::MulIOp::create(rewriter, loc, known, select(isInferred, one, v));
+      known = saturatingMul(rewriter, loc, known, select(isInferred, one, v));
       dims[d] = v;
     }
     checkDims(rewriter, loc, op, "at_least", one, inferred);
@@ -245,7 +265,7 @@ struct ReshapeLikeLowering : OpConversionPattern<OpTy> {
     Value total = one;
     for (int64_t d = 0; d < rank; ++d) {
       dims[d] = select(cmp(arith::CmpIPredicate::eq, dims[d], minusOne), quotient, dims[d]);
-      total = arith::MulIOp::create(rewriter, loc, total, dims[d]);
+      total = saturatingMul(rewriter, loc, total, dims[d]);
       if (!type.isDynamicDim(d))
         checkDeclaredDim(rewriter, loc, op, dims[d], type.getDimSize(d));
     }
@@ -1598,8 +1618,12 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
     SmallVector<Value> dims, begins, ends, dynamic, counts;
     unsigned next = 0, k = 0;
     for (int64_t d = 0; d < rank; ++d) {
-      Value begin = readI64(rewriter, loc, adaptor.getPads(), d);
-      Value end = readI64(rewriter, loc, adaptor.getPads(), rank + d);
+      // Pads past +-2^61 are as good as infinite (the dim is negative or past
+      // any bound: status 9 or 10), and their sums cannot overflow.
+      Value begin = clampI64(rewriter, loc, readI64(rewriter, loc, adaptor.getPads(), d),
+                             -(int64_t(1) << 61), int64_t(1) << 61);
+      Value end = clampI64(rewriter, loc, readI64(rewriter, loc, adaptor.getPads(), rank + d),
+                           -(int64_t(1) << 61), int64_t(1) << 61);
       Value dim = inType.isDynamicDim(d) ? Value(tensor::DimOp::create(rewriter, loc, input, d))
                                          : indexConst(rewriter, loc, inType.getDimSize(d));
       Value count = arith::AddIOp::create(
