@@ -47,6 +47,11 @@ inline int check_equal(int64_t a, int64_t b) { return a == b ? 0 : status_shape;
 /// it has dim - 1 elements only then): 0 when it is, else status_shape.
 inline int check_at_least(int64_t dim, int64_t least) { return dim >= least ? 0 : status_shape; }
 
+/// A dim the data decides that the compiled code needs different from
+/// `other` (Squeeze without axes keeps it only when it is not 1): 0 when it
+/// is, else status_shape.
+inline int check_differs(int64_t dim, int64_t other) { return dim != other ? 0 : status_shape; }
+
 /// A data-dependent dim against the bound the user gave it (--bound): 0
 /// when within, else status_bound.
 inline int check_bound(int64_t dim, int64_t bound) { return dim <= bound ? 0 : status_bound; }

@@ -2526,13 +2526,26 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
           s << "  [[maybe_unused]] const int64_t " << id << " = dims[" << k << "];\n";
       }
       s << "  switch (output) {\n";
-      for (auto [i, p] : llvm::enumerate(outputs)) {
+      // Numbered as the interface numbers outputs: by group when grouped.
+      SmallVector<const Port *> numbered;
+      if (grouped)
+        for (const Group &g : outGroups)
+          numbered.push_back(g.kind == "tensor" ? g.value : nullptr);
+      else
+        for (const Port &p : outputs)
+          numbered.push_back(&p);
+      for (auto [i, pp] : llvm::enumerate(numbered)) {
+        if (!pp)
+          continue;
+        const Port &p = *pp;
         std::string product;
         for (int64_t d = 0; d < p.type.getRank(); ++d)
           product += (product.empty() ? "" : " * ") +
                      (p.symbolicDim(d) ? "(" + dimExpr(p.dims[d]) + ")"
                                        : std::to_string(p.type.getDimSize(d)));
-        s << "  case " << i << ":\n    return " << (product.empty() ? "1" : product) << ";\n";
+        // In int64_t from the first factor: bounds such as 256^4 overflow int.
+        s << "  case " << i << ":\n    return "
+          << (product.empty() ? "1" : "INT64_C(1) * " + product) << ";\n";
       }
       s << "  default:\n    return 0;\n  }\n}\n\n";
     }

@@ -820,6 +820,24 @@ Dim ShapeContext::broadcastDerivedDim(const Dim &a, const Dim &b) {
   return derivedDim(def);
 }
 
+Dim ShapeContext::broadcastDataDim(unsigned k, const Dim &a, const Dim &b) {
+  std::optional<SymExpr> ea = a.asExpr(), eb = b.asExpr();
+  if (!ea || !eb || (!map.dependsOnData(a) && !map.dependsOnData(b)))
+    return Dim::unknown();
+  std::optional<SymExpr> ua = map.upperBound(*ea), ub = map.upperBound(*eb);
+  if (!ua || !ub)
+    return Dim::unknown();
+  // max(x, y) <= x + y for dims (>= 0); the larger one when both are known.
+  std::optional<SymExpr> bound =
+      ua->isConstant() && ub->isConstant()
+          ? std::optional<SymExpr>(
+                SymExpr::constant(std::max(ua->constantValue(), ub->constantValue())))
+          : SymExpr::add(*ua, *ub);
+  if (!bound)
+    return Dim::unknown();
+  return dataDim(k, Dim::of(bound));
+}
+
 Dim ShapeContext::quotientDim(const Dim &num, const Dim &den, bool ceil) {
   if (num.isStatic() && den.isStatic()) {
     if (den.size <= 0 || num.size < 0 || (!ceil && num.size % den.size != 0))

@@ -210,9 +210,9 @@ private:
 };
 
 /// A rule on dims that shape inference relied on but that holds only for
-/// some values of the symbols: `lhs == rhs`, or `lhs >= rhs`.
+/// some values of the symbols: `lhs == rhs`, `lhs >= rhs`, or `lhs != rhs`.
 struct DimConstraint {
-  enum Kind { Equal, AtLeast } kind;
+  enum Kind { Equal, AtLeast, Differs } kind;
   Dim lhs, rhs;
 };
 
@@ -293,6 +293,12 @@ public:
   /// involves a dim only the data decides (it is not known when run()
   /// starts).
   Dim broadcastDerivedDim(const Dim &a, const Dim &b);
+  /// The broadcast of two different dims, at least one of which the data
+  /// decides (a Range's length against a ConstantOfShape's dim): the op's
+  /// `k`-th own data dim (dataDim), at most the larger of their bounds,
+  /// which the elementwise lowering computes and checks at run time.
+  /// Unknown when either is unknown.
+  Dim broadcastDataDim(unsigned k, const Dim &a, const Dim &b);
   /// `num / den`: static or a polynomial where it divides exactly, else a
   /// derived dim (DerivedDim::quotient) that run() computes and checks.
   /// Rounded up with `ceil`. Unknown when either is unknown or involves a
@@ -322,6 +328,13 @@ public:
     }
     if (d != least)
       constraints.push_back({DimConstraint::AtLeast, d, least});
+  }
+  /// Records that the op's inferred shapes assume `d != other` (Squeeze
+  /// without axes keeps a dim the data decides only when it is not 1):
+  /// checked at run time like the equalities.
+  void requireDiffers(const Dim &d, int64_t other) {
+    if (!d.isStatic())
+      constraints.push_back({DimConstraint::Differs, d, Dim::known(other)});
   }
   llvm::ArrayRef<DimConstraint> getConstraints() const { return constraints; }
 

@@ -713,6 +713,7 @@ namespace onnxcc::onnx {
 LogicalResult broadcastOperands(ShapeContext &ctx) {
   Operation *op = ctx.getOp();
   Shape out;
+  unsigned ownDataDims = 0;
   for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i) {
     if (!ctx.hasOperand(i))
       continue;
@@ -731,6 +732,9 @@ LogicalResult broadcastOperands(ShapeContext &ctx) {
       // Two different symbols ([A] + [B]): a dim run() derives from both.
       if (!d->isStatic() && !d->isSymbolic())
         d = ctx.broadcastDerivedDim(out[offset + j], (*s)[j]);
+      // Two dims the data decides: one run() computes after both.
+      if (!d->isStatic() && !d->isSymbolic())
+        d = ctx.broadcastDataDim(ownDataDims++, out[offset + j], (*s)[j]);
       out[offset + j] = *d;
     }
   }
@@ -2678,11 +2682,19 @@ LogicalResult SqueezeOp::inferShapes(ShapeContext &ctx) {
   int64_t rank = x->size();
   llvm::SmallBitVector drop(rank);
   if (!ctx.hasOperand(1)) {
+    // A symbolic dim might be 1: the rank is not known (--shape fixes it).
+    // A dim the data decides is kept, and run() checks it is not 1 (status
+    // 9): no option can fix it, and graphs that squeeze every 1 away
+    // (AffineGrid's function body) are invalid when it is 1 anyway.
     for (int64_t i = 0; i < rank; ++i) {
-      if (!(*x)[i].isStatic())
-        return success(); // It might be 1: the rank is not known.
-      drop[i] = (*x)[i].size == 1;
+      const Dim &d = (*x)[i];
+      if (!d.isStatic() && !ctx.getMap().dependsOnData(d))
+        return success();
+      drop[i] = d.isStatic() && d.size == 1;
     }
+    for (int64_t i = 0; i < rank; ++i)
+      if (!(*x)[i].isStatic())
+        ctx.requireDiffers((*x)[i], 1);
   } else {
     auto axes = ctx.operandInts(1);
     if (!axes) {

@@ -637,6 +637,8 @@ struct ElementwiseLowering : ConversionPattern {
     auto isString = [](Value v) { return isa<onnx::StringType>(onnxElementType(v)); };
     if (llvm::any_of(op->getOperands(), isString) || llvm::any_of(op->getResults(), isString))
       return rewriter.notifyMatchFailure(op, "string operands are not lowered elementwise");
+    if (failed(defineBroadcastDataDims(rewriter, op, operands)))
+      return failure();
     auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
     if (failed(typeAndSizes))
       return failure();
@@ -662,6 +664,47 @@ struct ElementwiseLowering : ConversionPattern {
         rewriter, op->getLoc(), resultType, inputs,
         [&](OpBuilder &b, Location loc, ValueRange args) { return fn(b, loc, op, args, elem); });
     rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  /// The result dims that broadcast two dims the data decides
+  /// (ShapeContext::broadcastDataDim): each operand's size at that dim,
+  /// the one that is not 1 (broadcastOperand then checks every operand
+  /// against it: status 9).
+  LogicalResult defineBroadcastDataDims(ConversionPatternRewriter &rewriter, Operation *op,
+                                        ArrayRef<Value> operands) const {
+    auto names = op->getAttrOfType<ArrayAttr>("onnxcc.data_dims");
+    if (!names)
+      return success();
+    const OnnxTypeConverter &conv = onnxConverter(getTypeConverter());
+    auto outShape = conv.shapeOf(op->getResult(0));
+    if (!outShape)
+      return success();
+    Location loc = op->getLoc();
+    int64_t rank = outShape->size();
+    for (auto [k, a] : llvm::enumerate(names)) {
+      auto name = dyn_cast<StringAttr>(a);
+      if (!name)
+        continue;
+      for (int64_t d = 0; d < rank; ++d) {
+        if ((*outShape)[d] != onnx::Dim::named(name))
+          continue;
+        Value size = indexConst(rewriter, loc, 1);
+        Value one = indexConst(rewriter, loc, 1);
+        for (Value v : operands.take_front(std::min<size_t>(numData, operands.size()))) {
+          auto t = dyn_cast<RankedTensorType>(v.getType());
+          if (!t || t.getRank() < rank - d)
+            continue;
+          int64_t od = d - (rank - t.getRank());
+          Value s = t.isDynamicDim(od) ? Value(tensor::DimOp::create(rewriter, loc, v, od))
+                                       : indexConst(rewriter, loc, t.getDimSize(od));
+          Value isOne = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, s, one);
+          size = arith::SelectOp::create(rewriter, loc, isOne, size, s);
+        }
+        if (!conv.defineDataDim(rewriter, loc, op, k, size))
+          return rewriter.notifyMatchFailure(op, "a broadcast dim has no bound");
+      }
+    }
     return success();
   }
 

@@ -623,7 +623,11 @@ void checkDimConstraints(func::FuncOp func, OnnxTypeConverter &converter) {
       Value lhs = value(c.lhs), rhs = value(c.rhs);
       if (!lhs || !rhs)
         continue;
-      checkDims(b, loc, op, c.kind == onnx::DimConstraint::Equal ? "equal" : "at_least", lhs, rhs);
+      checkDims(b, loc, op,
+                c.kind == onnx::DimConstraint::Equal     ? "equal"
+                : c.kind == onnx::DimConstraint::AtLeast ? "at_least"
+                                                         : "differs",
+                lhs, rhs);
     }
   }
 }

@@ -15,6 +15,9 @@
 //                                        to [1,C,1,1])
 //   Reshape(Reshape(x))                  one Reshape of x
 //   Squeeze(Unsqueeze(x)), and the other way round, with the same axes: x
+//   If whose branches yield a scalar and a [1] that only broadcasts with
+//   tensors of rank >= 1 (AffineGrid's body, a step of 1 or of 2/(D-1))
+//                                        both yield the [1]
 //   Reshape to a shape computed at run time whose dims shape inference knows
 //                                        Reshape to a constant shape, with 0
 //                                        (copy the input's dim) and -1 for
@@ -462,10 +465,94 @@ void constantEmptyInputs(func::FuncOp func) {
   }
 }
 
+/// Whether every use of `v` broadcasts it with an operand of rank >= 1, so
+/// that a scalar and a [1] give the same results there: elementwise ops,
+/// CastLike's target, and through Identity and the yields of If branches, the uses of what they
+/// give.
+bool onlyBroadcastsWithTensors(Value v, int depth = 0) {
+  if (depth > 8)
+    return false;
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    // CastLike's target only gives the element type.
+    if (isa<CastLikeOp>(user) && use.getOperandNumber() == 1)
+      continue;
+    if (isa<IdentityOp>(user)) {
+      if (!onlyBroadcastsWithTensors(user->getResult(0), depth + 1))
+        return false;
+      continue;
+    }
+    if (isa<YieldOp>(user)) {
+      auto ifOp = dyn_cast<IfOp>(user->getParentOp());
+      if (!ifOp || !onlyBroadcastsWithTensors(ifOp->getResult(use.getOperandNumber()), depth + 1))
+        return false;
+      continue;
+    }
+    if (!isa<AddOp, SubOp, MulOp, DivOp, PowOp, ModOp, EqualOp, LessOp, LessOrEqualOp,
+             GreaterOp, GreaterOrEqualOp, AndOp, OrOp, XorOp, WhereOp, MaxOp, MinOp, SumOp,
+             MeanOp>(user))
+      return false;
+    bool tensorBeside = llvm::any_of(user->getOperands(), [&](Value o) {
+      auto t = dyn_cast<RankedTensorType>(o.getType());
+      return o != v && t && t.getRank() >= 1;
+    });
+    if (!tensorBeside)
+      return false;
+  }
+  return true;
+}
+
+/// An If result that one branch yields as a scalar and the other as a [1],
+/// used only where either broadcasts to the same values, is the [1] from
+/// both branches: its shape is then known.
+void unifyScalarBranchResults(func::FuncOp func) {
+  SmallVector<IfOp> ifs;
+  func.walk([&](IfOp op) { ifs.push_back(op); });
+  // Inner Ifs first (the walk is post-order): an outer one may yield them.
+  for (IfOp op : ifs) {
+    Operation *thenYield = op.getThenBranch().front().getTerminator();
+    Operation *elseYield = op.getElseBranch().front().getTerminator();
+    for (OpResult r : op->getResults()) {
+      unsigned k = r.getResultNumber();
+      if (k >= thenYield->getNumOperands() || k >= elseYield->getNumOperands())
+        continue;
+      if (auto ranked = dyn_cast<RankedTensorType>(r.getType()); !isa<TensorType>(r.getType()) ||
+                                                                  (ranked && ranked.hasStaticShape()))
+        continue;
+      auto a = dyn_cast<RankedTensorType>(thenYield->getOperand(k).getType());
+      auto c = dyn_cast<RankedTensorType>(elseYield->getOperand(k).getType());
+      if (!a || !c || a.getElementType() != c.getElementType())
+        continue;
+      auto isScalar = [](RankedTensorType t) { return t.getRank() == 0; };
+      auto isOne = [](RankedTensorType t) {
+        return t.getRank() == 1 && t.getDimSize(0) == 1;
+      };
+      Operation *scalarYield = isScalar(a) && isOne(c)   ? thenYield
+                               : isScalar(c) && isOne(a) ? elseYield
+                                                         : nullptr;
+      if (!scalarYield || !onlyBroadcastsWithTensors(r))
+        continue;
+      OpBuilder b(scalarYield);
+      auto one = RankedTensorType::get({1}, a.getElementType());
+      auto axesType = RankedTensorType::get({1}, b.getI64Type());
+      Value axes = ConstantOp::create(
+                       b, op.getLoc(), TypeRange{axesType}, ValueRange{},
+                       {b.getNamedAttr("value", DenseIntElementsAttr::get(axesType, {int64_t(0)}))})
+                       ->getResult(0);
+      Value lifted = UnsqueezeOp::create(b, op.getLoc(), TypeRange{one},
+                                         ValueRange{scalarYield->getOperand(k), axes})
+                         ->getResult(0);
+      scalarYield->setOperand(k, lifted);
+      r.setType(one);
+    }
+  }
+}
+
 struct OnnxSimplifyPass : public impl::OnnxSimplifyPassBase<OnnxSimplifyPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     MLIRContext *ctx = &getContext();
+    unifyScalarBranchResults(func);
     constantEmptyInputs(func);
     constantReshapeTargets(func);
     RewritePatternSet patterns(ctx);
