@@ -988,6 +988,10 @@ Error exportModel(ModuleOp module, ::onnx::ModelProto &model, const ExportOption
     if (auto resize = dyn_cast<onnx::ResizeOp>(op);
         resize && resize.getCoordinateTransformationMode() == "half_pixel_symmetric")
       later = "Resize with coordinate_transformation_mode 'half_pixel_symmetric' (opset 19)";
+    if (auto resize = dyn_cast<onnx::ResizeOp>(op);
+        resize && resize.getCoordinateTransformationMode() == "tf_half_pixel_for_nn")
+      later = "Resize with coordinate_transformation_mode 'tf_half_pixel_for_nn' (opset 11 "
+              "only)";
     auto ceil = op->getAttrOfType<IntegerAttr>("ceil_mode");
     if (isa<onnx::LpPoolOp>(op) && ceil && ceil.getInt() != 0)
       later = "LpPool with ceil_mode (opset 18)";

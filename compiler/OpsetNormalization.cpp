@@ -445,12 +445,10 @@ Error preluChannelSlope(NodeContext &nc) {
 /// Gemm before 7: `broadcast` only allowed what numpy broadcasting allows.
 Error gemmLegacy(NodeContext &nc) { return nc.importGeneric({"broadcast"}); }
 
-/// Resize 11 had a required roi and an extra coordinate mode; otherwise as 13.
-Error resize11(NodeContext &nc) {
-  if (nc.stringAttr("coordinate_transformation_mode", "") == "tf_half_pixel_for_nn")
-    return nc.error("coordinate_transformation_mode 'tf_half_pixel_for_nn' is not supported");
-  return nc.importGeneric();
-}
+/// Resize 11 had a required roi and an extra coordinate mode,
+/// tf_half_pixel_for_nn (x_original = (x_resized + 0.5) / scale), which the
+/// dialect's Resize keeps; otherwise as 13.
+Error resize11(NodeContext &nc) { return nc.importGeneric(); }
 
 /// The refusal of a newer version of an op whose new feature the node uses.
 Error unsupportedVersion(NodeContext &nc, const llvm::Twine &feature) {

@@ -546,7 +546,8 @@ LogicalResult ResizeOp::verify() {
       failed(verifyOneOf(*this, "coordinate_transformation_mode",
                          getCoordinateTransformationMode(),
                          {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
-                          "align_corners", "asymmetric", "tf_crop_and_resize"})) ||
+                          "align_corners", "asymmetric", "tf_crop_and_resize",
+                          "tf_half_pixel_for_nn"})) ||
       failed(verifyOneOf(*this, "nearest_mode", getNearestMode(),
                          {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})))
     return failure();

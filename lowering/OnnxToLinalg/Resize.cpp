@@ -51,7 +51,8 @@ enum class Transform {
   PytorchHalfPixel,
   AlignCorners,
   Asymmetric,
-  TfCropAndResize
+  TfCropAndResize,
+  TfHalfPixelForNN
 };
 enum class NearestRounding { RoundPreferFloor, RoundPreferCeil, Floor, Ceil };
 
@@ -248,6 +249,7 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
             .Case("align_corners", Transform::AlignCorners)
             .Case("asymmetric", Transform::Asymmetric)
             .Case("tf_crop_and_resize", Transform::TfCropAndResize)
+            .Case("tf_half_pixel_for_nn", Transform::TfHalfPixelForNN)
             .Default(Transform::HalfPixel);
     NearestRounding rounding = llvm::StringSwitch<NearestRounding>(op.getNearestMode())
                                    .Case("round_prefer_ceil", NearestRounding::RoundPreferCeil)
@@ -507,6 +509,9 @@ private:
           s.f64(0.0), s.div(s.mul(xOut, s.inSizeF64(plan, -1)), s.sub(outWidth(), one)));
     case Transform::Asymmetric:
       return s.div(xOut, params.scale);
+    case Transform::TfHalfPixelForNN:
+      // Resize-11 only (TensorFlow's nearest neighbour with half pixels).
+      return s.div(s.add(xOut, s.f64(0.5)), params.scale);
     case Transform::TfCropAndResize: {
       Value whenOne = s.div(s.mul(params.extent, s.inSizeF64(plan, -1)), s.f64(2.0));
       Value otherwise = s.div(s.mul(s.mul(xOut, params.extent), s.inSizeF64(plan, -1)),
