@@ -44,7 +44,14 @@ struct OnnxccFuseElementwisePass
     tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
     tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
     context->getLoadedDialect<linalg::LinalgDialect>()->getCanonicalizationPatterns(patterns);
-    linalg::populateConstantFoldLinalgOperations(patterns, control);
+    // Constant folding only of generic ops that have loops: upstream's
+    // folding of a named op over a 0-d constant (linalg.copy of a scalar an
+    // If branch yields) crashes.
+    linalg::ControlFusionFn foldControl = [control](OpOperand *fused) {
+      auto generic = dyn_cast<linalg::GenericOp>(fused->getOwner());
+      return generic && generic.getNumLoops() > 0 && control(fused);
+    };
+    linalg::populateConstantFoldLinalgOperations(patterns, foldControl);
     // Top-down, as upstream, for compile time. Not converging leaves valid,
     // less fused IR: not an error.
     (void)applyPatternsGreedily(getOperation(), std::move(patterns),
