@@ -462,6 +462,10 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
     func.setArgAttr(i, "onnx.dtype", StringAttr::get(&context, dtypeName(func.getArgumentTypes()[i])));
   for (unsigned i = 0; i < func.getNumResults(); ++i)
     func.setResultAttr(i, "onnx.dtype", StringAttr::get(&context, dtypeName(func.getResultTypes()[i])));
+  // Sequences the data decides become ragged stacks with run-time checks
+  // (onnx-stack-sequences); the cpp target runs them.
+  if (options.target == "cpp")
+    func->setAttr("onnxcc.runtime_sequences", UnitAttr::get(&context));
 
   std::string diagnostic;
   ScopedDiagnosticHandler handler(&context, firstErrorCollector(diagnostic));

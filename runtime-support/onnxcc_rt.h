@@ -27,6 +27,17 @@ constexpr int status_bound = 10;
 /// ratio given at run time that is not 0; see ABI.md).
 constexpr int status_random = 15;
 
+/// run() returns this when a position given at run time is outside the
+/// sequence it indexes (SequenceAt, SequenceInsert, SequenceErase), or
+/// SplitToSequence's run-time sizes do not split the input (see ABI.md).
+constexpr int status_position = 16;
+
+/// `index` (already counted from the back where negative) against
+/// [0, limit): 0 when inside, else status_position.
+inline int check_position(int64_t index, int64_t limit) {
+  return index >= 0 && index < limit ? 0 : status_position;
+}
+
 /// Whether the run needs random numbers onnxcc does not generate:
 /// status_random when `needed`, else 0.
 inline int check_no_random(bool needed) { return needed ? status_random : 0; }

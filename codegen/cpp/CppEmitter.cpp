@@ -1422,6 +1422,10 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     SmallVector<SmallVector<int64_t>> shapes; // of the value, or of each element
     SmallVector<const Port *> elements;       // list form
     const Port *stack = nullptr, *value = nullptr, *flag = nullptr;
+    // A sequence the data decides: its padded rows [max_count, D...], their
+    // dims [max_count, rank] and the count, which run() packs densely.
+    const Port *raggedData = nullptr, *raggedDims = nullptr, *raggedCount = nullptr;
+    bool ragged() const { return raggedData != nullptr; }
     bool sequence() const { return kind == "sequence" || kind == "optional_sequence"; }
     bool optional() const { return kind == "optional" || kind == "optional_sequence"; }
     int kindCode() const {
@@ -1429,8 +1433,12 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     }
     int64_t numElements(size_t k) const {
       int64_t e = 1;
-      for (int64_t d : shapes[k])
+      for (int64_t d : shapes[k]) {
+        // A tensor whose dims the data decides: see NAME_output_capacity.
+        if (ShapedType::isDynamic(d))
+          return 0;
         e *= d;
+      }
       return e;
     }
     int64_t offset(size_t k) const {
@@ -1443,6 +1451,8 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     /// The table's shape: each dim the elements agree on, else -1.
     SmallVector<int64_t> commonShape() const {
       SmallVector<int64_t> common(rank, -1);
+      if (ragged())
+        return common;
       for (int64_t d = 0; d < rank; ++d)
         if (!shapes.empty() && llvm::all_of(shapes, [&](const SmallVector<int64_t> &sh) {
               return sh[d] == shapes.front()[d];
@@ -1454,9 +1464,9 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
   std::vector<Group> inGroups, outGroups;
   bool grouped = func->hasAttr("onnxcc.io_inputs") && func->hasAttr("onnxcc.io_outputs");
   if (grouped) {
-    if (symbolic || llvm::any_of(outputs, [](const Port &p) { return p.dimsArg >= 0; }))
-      return errorAt(func, "sequence or optional inputs and outputs together with symbolic or "
-                           "data-dependent dims are not supported yet");
+    if (symbolic)
+      return errorAt(func, "sequence or optional inputs and outputs together with symbolic "
+                           "dims are not supported yet");
     for (auto [key, groups, ports] :
          {std::make_tuple("onnxcc.io_inputs", &inGroups, &inputs),
           std::make_tuple("onnxcc.io_outputs", &outGroups, &outputs)}) {
@@ -1491,6 +1501,15 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
           g.flag = &p;
           continue;
         }
+        // A ragged sequence's dims and count are int64 whatever its elements.
+        if (role.getValue() == "ragged_dims") {
+          g.raggedDims = &p;
+          continue;
+        }
+        if (role.getValue() == "ragged_count") {
+          g.raggedCount = &p;
+          continue;
+        }
         if (g.dtype.empty() || g.kind == "tensor")
           g.dtype = p.dtype;
         g.ctype = p.ctype;
@@ -1502,13 +1521,24 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
           g.stack = &p;
         } else if (role.getValue() == "element") {
           g.elements.push_back(&p);
+        } else if (role.getValue() == "ragged_data") {
+          g.raggedData = &p;
         } else {
           return errorAt(func, "port '" + p.name + "' has the unknown role '" + role.getValue() +
                                    "'");
         }
       }
       for (Group &g : *groups) {
-        if (g.stack) {
+        if (g.raggedData || g.raggedDims || g.raggedCount) {
+          if (!g.raggedData || !g.raggedDims || !g.raggedCount || !g.raggedData->type.hasStaticShape() ||
+              g.raggedData->type.getRank() < 1 || g.elements.size() || g.stack)
+            return errorAt(func, "sequence '" + g.name + "' has incomplete ragged ports");
+          ArrayRef<int64_t> shape = g.raggedData->type.getShape();
+          g.count = shape.front();
+          for (int64_t k = 0; k < g.count; ++k)
+            g.shapes.push_back(SmallVector<int64_t>(shape.drop_front()));
+          g.rank = shape.size() - 1;
+        } else if (g.stack) {
           ArrayRef<int64_t> shape = g.stack->type.getShape();
           g.count = shape.front();
           for (int64_t k = 0; k < g.count; ++k)
@@ -1632,6 +1662,14 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       if (!comments)
         return "";
       std::string dims;
+      if (g.ragged()) {
+        for (auto [d, v] : llvm::enumerate(g.shapes.empty() ? SmallVector<int64_t>()
+                                                             : g.shapes.front()))
+          dims += (d ? "x" : "") + std::string("<=") + std::to_string(v);
+        return " /* " + commentText(g.name) + ": " + (g.optional() ? "optional " : "") +
+               "sequence of <=" + std::to_string(g.count) + " " + g.dtype + " ([" + dims +
+               "] each; the data decides) */";
+      }
       if (g.sequence()) {
         for (auto [k, sh] : llvm::enumerate(g.shapes)) {
           dims += std::string(k ? ", " : "") + "[";
@@ -1642,8 +1680,11 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
         return " /* " + commentText(g.name) + ": " + (g.optional() ? "optional " : "") +
                "sequence of " + std::to_string(g.count) + " " + g.dtype + " (" + dims + ") */";
       }
-      for (auto [d, v] : llvm::enumerate(g.shapes.front()))
-        dims += (d ? ", " : "") + std::to_string(v);
+      if (g.value && !g.value->type.hasStaticShape())
+        dims = dimsOf(*g.value);
+      else
+        for (auto [d, v] : llvm::enumerate(g.shapes.front()))
+          dims += (d ? ", " : "") + std::to_string(v);
       return " /* " + commentText(g.name) + ": " + (g.optional() ? "optional " : "") + g.dtype +
              "[" + dims + "]" +
              (g.value && g.value->mapKeys ? ", the values of a sequence of maps" : "") + " */";
@@ -1661,7 +1702,7 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     }
     for (const Group &g : outGroups) {
       if (g.kind == "tensor") {
-        out += ",\n    " + g.value->paramType(false) + g.id + comment(g);
+        out += ",\n    " + g.value->paramType(false) + g.id + comment(g) + dimsParam(*g.value);
         continue;
       }
       out += ",\n    " + g.ctype + " *" + g.id + comment(g);
@@ -1678,6 +1719,8 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     for (auto *groups : {&inGroups, &outGroups})
       for (const Group &g : *groups) {
         out += ", " + g.id;
+        if (g.kind == "tensor" && g.value && g.value->dimsArg >= 0)
+          out += ", " + names[func.getArgument(g.value->dimsArg)];
         if (g.sequence())
           out += ", " + g.id + "_count, " + g.id + "_dims";
         if (g.optional())
@@ -1693,7 +1736,7 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       for (auto [i, g] : llvm::enumerate(*groups)) {
         std::string dims;
         for (int64_t d : g.sequence() ? g.commonShape() : g.shapes.front())
-          dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+          dims += (dims.empty() ? "" : ", ") + std::to_string(ShapedType::isDynamic(d) ? -1 : d);
         s << "static const int64_t " << kind << "_shape_" << i << "[] = {"
           << (dims.empty() ? "0" : dims) << "};\n";
       }
@@ -1795,17 +1838,59 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
         portArgs[g.stack->arg] = y;
       for (auto [k, e] : llvm::enumerate(g.elements))
         portArgs[e->arg] = g.offset(k) ? y + " + " + std::to_string(g.offset(k)) : y;
+      if (g.ragged()) {
+        // The padded rows go to the caller's buffer (its capacity is theirs)
+        // and are packed there after the run; dims and count go straight
+        // to the caller's.
+        portArgs[g.raggedData->arg] = y;
+        portArgs[g.raggedDims->arg] = y + "_dims";
+        portArgs[g.raggedCount->arg] = y + "_count";
+      }
     }
     s << "  const int status = " << n << "_run_ports_(arena" << (options.embedWeights ? "" : ", weights");
     for (const Port &p : inputs)
       s << ", " << portArgs[p.arg];
-    for (const Port &p : outputs)
+    for (const Port &p : outputs) {
       s << ", " << portArgs[p.arg];
+      if (p.dimsArg >= 0)
+        s << ", " << names[func.getArgument(p.dimsArg)];
+    }
     s << ");\n  if (status != 0)\n    return status;\n";
     for (const Group &g : outGroups) {
       if (!g.sequence())
         continue;
       const std::string &y = g.id;
+      if (g.ragged()) {
+        // Element k is the box dims[k] at the start of row k: moved to the
+        // end of the elements before it. Each element's packed place is at
+        // or before its padded one, so a forward copy reads every value
+        // before anything overwrites it.
+        const SmallVector<int64_t> &maxDims = g.shapes.front();
+        int64_t row = 1;
+        for (int64_t d : maxDims)
+          row *= d;
+        s << "  {\n    const int64_t count_ = *" << y << "_count;\n";
+        s << "    if (count_ < 0 || count_ > " << g.count << ")\n      return 10;\n";
+        s << "    int64_t packed_ = 0;\n";
+        s << "    for (int64_t k = 0; k < count_; ++k) {\n";
+        s << "      const int64_t *box_ = " << y << "_dims + k * " << g.rank << ";\n";
+        for (int64_t d = 0; d < g.rank; ++d)
+          s << "      if (box_[" << d << "] < 0 || box_[" << d << "] > " << maxDims[d]
+            << ")\n        return 10;\n";
+        std::string indent = "      ", src = "k * " + std::to_string(row);
+        for (int64_t d = 0; d < g.rank; ++d) {
+          int64_t stride = 1;
+          for (int64_t e = d + 1; e < g.rank; ++e)
+            stride *= maxDims[e];
+          s << indent << "for (int64_t i" << d << " = 0; i" << d << " < box_[" << d << "]; ++i"
+            << d << ")\n";
+          indent += "  ";
+          src += " + i" + std::to_string(d) + " * " + std::to_string(stride);
+        }
+        s << indent << y << "[packed_++] = " << y << "[" << src << "];\n";
+        s << "    }\n  }\n";
+        continue;
+      }
       std::string present = g.optional() ? "*" + y + "_present" : "true";
       s << "  *" << y << "_count = " << present << " ? " << g.count << " : 0;\n";
       if (g.count > 0 && g.rank > 0) {
@@ -1817,8 +1902,10 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     s << "  return 0;\n}\n\n";
 
     s << "extern \"C\" int " << n << "_run_generic(" << arenaParam << weightsParam
-      << ", const void *const *inputs, void *const *outputs) {\n";
-    s << "  if (!inputs || !outputs)\n    return 1;\n";
+      << ", const void *const *inputs, void *const *outputs"
+      << (hasDataDims ? ", int64_t *const *output_dims" : "") << ") {\n";
+    s << "  if (!inputs || !outputs" << (hasDataDims ? " || !output_dims" : "")
+      << ")\n    return 1;\n";
     for (auto [i, g] : llvm::enumerate(inGroups))
       if (g.kind != "tensor")
         s << "  const " << n << "_value *in" << i << " = static_cast<const " << n
@@ -1847,6 +1934,8 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       std::string out = "out" + std::to_string(i);
       if (g.kind == "tensor") {
         s << ",\n      static_cast<" << g.value->paramType(false) << ">(outputs[" << i << "])";
+        if (g.value->dimsArg >= 0)
+          s << ", output_dims[" << i << "]";
         continue;
       }
       s << ",\n      static_cast<" << g.ctype << " *>(" << out << "->data)";
@@ -2228,7 +2317,8 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       h << "/* The same with arrays of pointers, in model order (" << n
         << "_value for the\n   sequences and optionals). */\n";
       h << "int " << n << "_run_generic(" << arenaParam << weightsParam
-        << ", const void *const *inputs, void *const *outputs);\n\n";
+        << ", const void *const *inputs, void *const *outputs"
+        << (hasDataDims ? ",\n    int64_t *const *output_dims" : "") << ");\n\n";
     } else {
     h << "int " << n << "_run(" << arenaParam << weightsParam << symbolParams;
     for (Port &p : inputs)

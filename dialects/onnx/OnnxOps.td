@@ -153,6 +153,37 @@ def Onnx_ScaledDotProductAttentionOp : Onnx_InternalOp<"ScaledDotProductAttentio
   let results = (outs Onnx_FloatTensor:$Y);
 }
 
+def Onnx_CheckedIndexOp : Onnx_InternalOp<"CheckedIndex"> {
+  let summary = "An index checked against a limit known at run time (onnxcc)";
+  let description = [{
+    `index` (one int32 or int64 element) as an int64 scalar in [0, limit),
+    or [0, limit] with `end`; with `negative` an index below 0 counts from
+    the back (index + limit). run() returns 16 when it is outside. Sequences
+    whose length the data decides use it for their positions (SequenceAt,
+    SequenceInsert, SequenceErase) and for SplitToSequence's run-time sizes.
+    Compile only: `onnxcc optimize` never makes it.
+  }];
+  let arguments = (ins
+    TensorOf<[I32, I64]>:$index,
+    TensorOf<[I64]>:$limit,
+    DefaultValuedAttr<BoolAttr, "false">:$end,
+    DefaultValuedAttr<BoolAttr, "true">:$negative);
+  let results = (outs TensorOf<[I64]>:$Y);
+}
+
+def Onnx_RaggedSequenceOp : Onnx_InternalOp<"RaggedSequence"> {
+  let summary = "A sequence of the rows of a tensor, each sliced to its dims (onnxcc)";
+  let description = [{
+    Element k is rows[k] (each row padded to the largest dims) sliced to
+    dims[k] (int64, [n, rank]); n is rows' first dim. A Loop that appends
+    tensors whose dims the data decides to a sequence makes one from its
+    scan outputs; onnx-stack-sequences turns it into a ragged stack.
+    Compile only: `onnxcc optimize` never makes it.
+  }];
+  let arguments = (ins AnyTensor:$rows, TensorOf<[I64]>:$dims);
+  let results = (outs Onnx_SeqType:$sequence);
+}
+
 // The ai.onnx.ml ops that take a map. A graph input of type map(K, V) is
 // two function arguments, its keys [n] and its values [n] (n a symbolic dim
 // of its own; see codegen/cpp/ABI.md); the importer gives these ops both.

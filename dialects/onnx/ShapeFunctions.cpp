@@ -2979,6 +2979,11 @@ LogicalResult GeluOp::inferShapes(ShapeContext &ctx) {
 }
 
 LogicalResult SiLUOp::inferShapes(ShapeContext &ctx) { return sameAsFirstOperand(ctx); }
+LogicalResult RaggedSequenceOp::inferShapes(ShapeContext &) { return success(); }
+LogicalResult CheckedIndexOp::inferShapes(ShapeContext &ctx) {
+  ctx.setShape(0, Shape{});
+  return success();
+}
 
 LogicalResult ScaledDotProductAttentionOp::inferShapes(ShapeContext &ctx) {
   auto q = ctx.operandShape(0), k = ctx.operandShape(1), v = ctx.operandShape(2);

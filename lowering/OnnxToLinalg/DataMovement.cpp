@@ -1506,6 +1506,10 @@ struct PadLowering : OpConversionPattern<onnx::PadOp> {
         return rewriter.notifyMatchFailure(op, "symbolic pad needs constant pads");
       return lowerSymbolic(op, adaptor, type, typeAndSizes->second, *pads, rewriter);
     }
+    // Pads given at run time that bring an input whose dims the data
+    // decides to a static shape (a ragged sequence's rows).
+    if (!pads && !inType.hasStaticShape())
+      return lowerRunTimePads(op, adaptor, type, typeAndSizes->second, rewriter);
     if (pads)
       for (int64_t d = 0; d < rank; ++d)
         if (inType.getDimSize(d) + (*pads)[d] + (*pads)[rank + d] != type.getDimSize(d))
@@ -2096,6 +2100,43 @@ struct SizeLowering : OpConversionPattern<onnx::SizeOp> {
   }
 };
 
+/// CheckedIndex: the index counted from the back where negative (when
+/// allowed), checked inside [0, limit) or [0, limit] (status 16).
+struct CheckedIndexLowering : OpConversionPattern<onnx::CheckedIndexOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(onnx::CheckedIndexOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto indexType = dyn_cast<RankedTensorType>(adaptor.getIndex().getType());
+    auto limitType = dyn_cast<RankedTensorType>(adaptor.getLimit().getType());
+    if (!indexType || !limitType || !indexType.hasStaticShape() ||
+        indexType.getNumElements() != 1 || !limitType.hasStaticShape() ||
+        limitType.getNumElements() != 1)
+      return rewriter.notifyMatchFailure(op, "index and limit must be one element each");
+    Type i64 = rewriter.getI64Type();
+    Value index = scalarOf(rewriter, loc, adaptor.getIndex());
+    if (index.getType() != i64)
+      index = arith::ExtSIOp::create(rewriter, loc, i64, index);
+    Value limit = scalarOf(rewriter, loc, adaptor.getLimit());
+    Value zero = i64Const(rewriter, loc, 0);
+    if (op.getNegative()) {
+      Value below = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, index, zero);
+      Value fromBack = arith::AddIOp::create(rewriter, loc, index, limit);
+      index = arith::SelectOp::create(rewriter, loc, below, fromBack, index);
+    }
+    Value range = op.getEnd() ? Value(arith::AddIOp::create(rewriter, loc, limit,
+                                                              i64Const(rewriter, loc, 1)))
+                              : limit;
+    func::FuncOp check = declareRuntimeFunction(
+        rewriter, op, "onnxcc_check_position", "onnxcc_rt::check_position",
+        rewriter.getFunctionType({i64, i64}, {rewriter.getI32Type()}), /*usesStringPool=*/false);
+    func::CallOp::create(rewriter, loc, check, ValueRange{index, range});
+    rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, RankedTensorType::get({}, i64),
+                                                        ValueRange{index});
+    return success();
+  }
+};
+
 /// ConstantOfShape: shape inference gave the result shape (static, or
 /// symbolic from Shape -> Gather -> Concat chains), so only `value` matters.
 struct ConstantOfShapeLowering : OpConversionPattern<onnx::ConstantOfShapeOp> {
@@ -2174,7 +2215,8 @@ void populateDataMovementPatterns(OnnxTypeConverter &converter, RewritePatternSe
       converter, ctx);
   patterns.add<TransposeLowering, ConcatLowering, SplitLowering, SliceLowering, ExpandLowering,
                TileLowering, PadLowering, DepthToSpaceLowering, SpaceToDepthLowering,
-               ShapeLowering, SizeLowering, ConstantOfShapeLowering>(converter, ctx);
+               ShapeLowering, SizeLowering, ConstantOfShapeLowering, CheckedIndexLowering>(
+      converter, ctx);
 }
 
 } // namespace onnxcc::lowering

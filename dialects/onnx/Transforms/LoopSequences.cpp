@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/onnx/OnnxOps.h"
+#include "dialects/onnx/ShapeContext.h"
 #include "dialects/onnx/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -88,16 +89,56 @@ void foldStackedAgain(ArrayRef<Operation *> splits) {
   }
 }
 
+/// The body's tensor padded with zeros to `bounds` (its dims at most
+/// those), and its dims: the rows and the dims of a ragged sequence.
+std::pair<Value, Value> paddedRow(OpBuilder &b, Location loc, Value tensor,
+                                  ArrayRef<int64_t> bounds) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  int64_t rank = type.getRank();
+  auto i64 = b.getI64Type();
+  auto vector = [&](ArrayRef<int64_t> values) {
+    auto t = RankedTensorType::get({static_cast<int64_t>(values.size())}, i64);
+    return build(b, loc, ConstantOp::getOperationName(), {}, t,
+                 {b.getNamedAttr("value", DenseIntElementsAttr::get(t, values))})
+        ->getResult(0);
+  };
+  auto vectorType = RankedTensorType::get({rank}, i64);
+  Value dims = build(b, loc, ShapeOp::getOperationName(), tensor, vectorType)->getResult(0);
+  Value ends = build(b, loc, SubOp::getOperationName(), {vector(bounds), dims}, vectorType)
+                   ->getResult(0);
+  Value pads = build(b, loc, ConcatOp::getOperationName(),
+                     {vector(SmallVector<int64_t>(rank, 0)), ends},
+                     RankedTensorType::get({2 * rank}, i64),
+                     {b.getNamedAttr("axis", b.getI64IntegerAttr(0))})
+                   ->getResult(0);
+  Value none = build(b, loc, NoValueOp::getOperationName(), {}, NoneType::get(b.getContext()))
+                   ->getResult(0);
+  Value padded = build(b, loc, PadOp::getOperationName(), {tensor, pads, none},
+                       RankedTensorType::get(bounds, type.getElementType()),
+                       {b.getNamedAttr("mode", b.getStringAttr("constant"))})
+                     ->getResult(0);
+  return {padded, dims};
+}
+
 /// Rewrites carried value `k` of `loop` (see appendOnly) into a scan
-/// output; returns the new Loop.
-LoopOp toScanOutput(LoopOp loop, unsigned k, SequenceInsertOp insert) {
+/// output; returns the new Loop. With `bounds`, the tensor's dims are the
+/// data's: the scan outputs are its rows padded to them and its dims.
+LoopOp toScanOutput(LoopOp loop, unsigned k, SequenceInsertOp insert,
+                    std::optional<SmallVector<int64_t>> bounds) {
   Block &body = loop.getBody().front();
   Operation *yield = body.getTerminator();
   Value tensor = insert.getTensor();
   // The body yields the tensor as a new last scan output.
   SmallVector<Value> yielded(yield->getOperands());
   yielded.erase(yielded.begin() + 1 + k);
+  Value dims;
+  if (bounds) {
+    OpBuilder inBody(yield);
+    std::tie(tensor, dims) = paddedRow(inBody, insert.getLoc(), tensor, *bounds);
+  }
   yielded.push_back(tensor);
+  if (dims)
+    yielded.push_back(dims);
   yield->setOperands(yielded);
   insert->erase();
   body.eraseArgument(2 + k);
@@ -109,6 +150,8 @@ LoopOp toScanOutput(LoopOp loop, unsigned k, SequenceInsertOp insert) {
   Type seqType = types[k];
   types.erase(types.begin() + k);
   types.push_back(UnrankedTensorType::get(cast<TensorType>(tensor.getType()).getElementType()));
+  if (dims)
+    types.push_back(UnrankedTensorType::get(IntegerType::get(loop.getContext(), 64)));
 
   OpBuilder b(loop);
   OperationState state(loop.getLoc(), loop->getName());
@@ -120,7 +163,12 @@ LoopOp toScanOutput(LoopOp loop, unsigned k, SequenceInsertOp insert) {
 
   SmallVector<Operation *> splits;
   Value sequence =
-      rowsOf(b, loop.getLoc(), replacement->getResults().back(), seqType, splits);
+      dims ? build(b, loop.getLoc(), RaggedSequenceOp::getOperationName(),
+                   {replacement->getResult(replacement->getNumResults() - 2),
+                    replacement->getResults().back()},
+                   seqType)
+                 ->getResult(0)
+           : rowsOf(b, loop.getLoc(), replacement->getResults().back(), seqType, splits);
 
   // Results after k move down by one: the scan outputs follow the carried.
   for (unsigned i = 0; i < loop->getNumResults(); ++i)
@@ -189,7 +237,7 @@ bool sequenceMapsToLoops(func::FuncOp func) {
   return !maps.empty();
 }
 
-bool appendedSequencesToScanOutputs(func::FuncOp func) {
+bool appendedSequencesToScanOutputs(func::FuncOp func, const ShapeMap *shapes) {
   bool changed = false;
   SmallVector<LoopOp> loops;
   func.walk([&](LoopOp loop) { loops.push_back(loop); });
@@ -201,7 +249,19 @@ bool appendedSequencesToScanOutputs(func::FuncOp func) {
         if (!isa<SeqType>(loop.getVInitial()[k].getType()))
           continue;
         if (SequenceInsertOp insert = appendOnly(loop, k)) {
-          loop = toScanOutput(loop, k, insert);
+          // A tensor of dims the data decides: rows padded to their bounds
+          // (else rows of one shape, which shape inference may yet find).
+          std::optional<SmallVector<int64_t>> bounds;
+          auto type = dyn_cast<RankedTensorType>(insert.getTensor().getType());
+          if (shapes && type && !type.hasStaticShape()) {
+            auto shape = shapes->lookup(insert.getTensor());
+            bool fromData = shape && llvm::any_of(*shape, [&](const Dim &d) {
+                              return shapes->dependsOnData(d);
+                            });
+            if (fromData)
+              bounds = dimBounds(insert.getTensor(), shapes);
+          }
+          loop = toScanOutput(loop, k, insert, bounds);
           changed = again = true;
           break;
         }

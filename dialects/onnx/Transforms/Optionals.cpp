@@ -14,6 +14,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
 
 using namespace mlir;
 
@@ -200,6 +201,109 @@ LogicalResult replaceOptional(Value opt, Expanded value, StringRef name,
 }
 } // namespace
 
+
+IfOp rebuildIf(IfOp op, ArrayRef<unsigned> keep, TypeRange extraTypes, ValueRange thenExtra,
+               ValueRange elseExtra) {
+  SmallVector<Type> types;
+  for (unsigned k : keep)
+    types.push_back(op->getResult(k).getType());
+  llvm::append_range(types, extraTypes);
+  OpBuilder b(op);
+  OperationState state(op.getLoc(), op->getName());
+  state.addOperands(op->getOperands());
+  state.addAttributes(op->getAttrs());
+  state.addTypes(types);
+  state.addRegion()->takeBody(op.getThenBranch());
+  state.addRegion()->takeBody(op.getElseBranch());
+  auto rebuilt = cast<IfOp>(b.create(state));
+  for (auto [region, extra] : {std::make_pair(&rebuilt.getThenBranch(), thenExtra),
+                               std::make_pair(&rebuilt.getElseBranch(), elseExtra)}) {
+    Operation *yield = region->front().getTerminator();
+    SmallVector<Value> values;
+    for (unsigned k : keep)
+      values.push_back(yield->getOperand(k));
+    llvm::append_range(values, extra);
+    yield->setOperands(values);
+  }
+  for (auto [i, k] : llvm::enumerate(keep))
+    op->getResult(k).replaceAllUsesWith(rebuilt->getResult(i));
+  op->erase();
+  return rebuilt;
+}
+
+namespace {
+/// The flag and the content of optional results `ks` of `op`, when both
+/// branches yield an optional whose content is known (Optional(x),
+/// Optional(), a value): `op` becomes an If that yields them instead (an
+/// absent tensor as zeros of its static type, an absent sequence as an
+/// empty one). Failure, with `op` unchanged, when a branch's optional is not
+/// known or an absent tensor has no static type.
+FailureOr<SmallVector<Expanded>> expandOptionalIf(IfOp op, ArrayRef<unsigned> ks) {
+  Region *regions[2] = {&op.getThenBranch(), &op.getElseBranch()};
+  SmallVector<Type> types;
+  SmallVector<Value> extra[2];
+  SmallVector<Operation *> made;
+  auto undo = [&] {
+    for (Operation *m : llvm::reverse(made))
+      m->erase();
+    return failure();
+  };
+  for (unsigned k : ks) {
+    Type content = cast<OptType>(op->getResult(k).getType()).getElementType();
+    Value known[2];
+    for (auto [i, region] : llvm::enumerate(regions))
+      if (!knownContent(region->front().getTerminator()->getOperand(k), known[i]))
+        return undo();
+    for (auto [i, region] : llvm::enumerate(regions)) {
+      Operation *yield = region->front().getTerminator();
+      OpBuilder b(yield);
+      Location loc = yield->getLoc();
+      Value v = yield->getOperand(k), value = known[i];
+      Value flag = boolConstant(b, loc, static_cast<bool>(value));
+      made.push_back(flag.getDefiningOp());
+      if (!value) {
+        Type absent = content;
+        if (auto opt = v.getDefiningOp<OptionalOp>(); opt && opt.getType_Attr())
+          absent = opt.getType_Attr().getValue();
+        if (isa<SeqType>(absent)) {
+          value = SequenceEmptyOp::create(b, loc, TypeRange{absent}, ValueRange{})->getResult(0);
+        } else {
+          auto declared = dyn_cast<RankedTensorType>(absent);
+          if (!declared || !declared.hasStaticShape())
+            return undo();
+          value = zeros(b, loc, declared);
+        }
+        made.push_back(value.getDefiningOp());
+      }
+      extra[i].push_back(flag);
+      extra[i].push_back(value);
+    }
+    // One type for both branches' contents: the sequence type, or the
+    // tensor type they share (else unranked; shape inference refines it).
+    Value a = extra[0].back(), c = extra[1].back();
+    Type contentType = content;
+    if (!isa<SeqType>(content))
+      contentType = a.getType() == c.getType()
+                        ? a.getType()
+                        : UnrankedTensorType::get(cast<TensorType>(a.getType()).getElementType());
+    types.push_back(RankedTensorType::get({}, IntegerType::get(op.getContext(), 1)));
+    types.push_back(contentType);
+  }
+  SmallVector<unsigned> keep;
+  for (unsigned i = 0; i < op->getNumResults(); ++i)
+    if (!llvm::is_contained(ks, i))
+      keep.push_back(i);
+  for (unsigned k : ks)
+    op->getResult(k).dropAllUses();
+  IfOp rebuilt = rebuildIf(op, keep, types, extra[0], extra[1]);
+  SmallVector<Expanded> out;
+  for (size_t j = 0; j < ks.size(); ++j)
+    out.push_back({rebuilt->getResult(keep.size() + 2 * j),
+                   rebuilt->getResult(keep.size() + 2 * j + 1)});
+  return out;
+}
+} // namespace
+
 LogicalResult expandBoundaryValues(func::FuncOp func) {
   auto isBoundaryType = [](Type t) { return isa<SeqType, OptType>(t); };
   if (!llvm::any_of(func.getArgumentTypes(), isBoundaryType) &&
@@ -294,8 +398,27 @@ LogicalResult expandBoundaryValues(func::FuncOp func) {
     }
   }
 
-  // The results: optionals become their flag and value.
+  // The results: optionals become their flag and value. Those an If makes
+  // at run time first, all of one If at once (the If is rebuilt).
   Operation *ret = entry.getTerminator();
+  DenseMap<unsigned, Expanded> fromIfs;
+  {
+    llvm::MapVector<Operation *, SmallVector<std::pair<unsigned, unsigned>>> byIf;
+    for (auto [k, v] : llvm::enumerate(ret->getOperands()))
+      if (isa<OptType>(v.getType()) && !returned.count(v) && v.hasOneUse())
+        if (auto ifOp = v.getDefiningOp<IfOp>())
+          byIf[ifOp].push_back({static_cast<unsigned>(k), cast<OpResult>(v).getResultNumber()});
+    for (auto &[op, pairs] : byIf) {
+      SmallVector<unsigned> ks;
+      for (auto [k, r] : pairs)
+        ks.push_back(r);
+      auto expanded = expandOptionalIf(cast<IfOp>(op), ks);
+      if (failed(expanded))
+        continue;
+      for (auto [j, pair] : llvm::enumerate(pairs))
+        fromIfs[pair.first] = (*expanded)[j];
+    }
+  }
   b.setInsertionPoint(ret);
   SmallVector<Value> results;
   SmallVector<Attribute> resultAttrs, ioOutputs;
@@ -309,6 +432,18 @@ LogicalResult expandBoundaryValues(func::FuncOp func) {
     if (nameAttr)
       nameOnly.push_back(named(ctx, "onnx.name", nameAttr));
     int64_t io = ioOutputs.size();
+    if (auto it = fromIfs.find(k); it != fromIfs.end()) {
+      // An If decides at run time whether the optional holds its value.
+      Expanded value = it->second;
+      bool seq = isa<SeqType>(value.content.getType());
+      results.push_back(value.flag);
+      resultAttrs.push_back(portAttrs(ctx, nameOnly, io, "flag"));
+      results.push_back(value.content);
+      resultAttrs.push_back(portAttrs(ctx, base, io, seq ? "sequence" : "value"));
+      ioOutputs.push_back(ioEntry(ctx, name, seq ? "optional_sequence" : "optional", 0,
+                                  tensorElementType(value.content.getType())));
+      continue;
+    }
     Type type = v.getType();
     if (!isa<OptType>(type)) {
       bool seq = isa<SeqType>(type);

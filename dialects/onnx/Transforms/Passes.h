@@ -15,6 +15,7 @@ namespace onnxcc::onnx {
 #include "dialects/onnx/Transforms/Passes.h.inc"
 
 class ShapeMap;
+class IfOp;
 
 /// Adds onnx-simplify's rewrite patterns (no-op nodes, Transpose pairs,
 /// Reshape chains...) to `patterns`.
@@ -33,7 +34,23 @@ void resolveOptionals(mlir::func::FuncOp func);
 /// Sequences a Loop carries from SequenceEmpty and appends one tensor to in
 /// each iteration (list.append under torch.jit.script) become scan outputs,
 /// the final sequence their rows (LoopSequences.cpp); true when any did.
-bool appendedSequencesToScanOutputs(mlir::func::FuncOp func);
+/// With `shapes` (the bounds of dims the data decides), a tensor whose dims
+/// the data decides is padded to their bounds, its dims a second scan
+/// output, and the final sequence an onnx.RaggedSequence of both.
+bool appendedSequencesToScanOutputs(mlir::func::FuncOp func, const ShapeMap *shapes = nullptr);
+
+/// Replaces `op` by an If whose results are the old ones numbered `keep`
+/// followed by one of each type of `extraTypes`, its branches yielding the
+/// kept values and then `thenExtra` / `elseExtra` (values of the branches).
+/// The kept results' uses move to the new op, which is returned; the other
+/// old results must be unused (Optionals.cpp).
+IfOp rebuildIf(IfOp op, llvm::ArrayRef<unsigned> keep, mlir::TypeRange extraTypes,
+               mlir::ValueRange thenExtra, mlir::ValueRange elseExtra);
+
+/// The largest dims tensor `v` can have: its static dims, and for each dim
+/// the data decides its bound in `shapes` where that is a constant; nullopt
+/// otherwise (StackSequences.cpp).
+std::optional<llvm::SmallVector<int64_t>> dimBounds(mlir::Value v, const ShapeMap *shapes);
 
 /// Each SequenceMap becomes a Loop over the elements of its first input
 /// whose scan outputs' rows are its results (LoopSequences.cpp); true when

@@ -15,12 +15,33 @@
 //   SplitToSequence       Transpose (+ Reshape) of the input
 //
 // Runtime positions select with index vectors computed by onnx ops (Less,
-// Equal, Where, Add); constant positions give constant index vectors. A
-// sequence whose length or element shape is not static (SequenceEmpty followed
-// by inserts of different shapes, a split with runtime sizes, a sequence that
-// is a function argument) is left alone, with the ops that use it, for the
-// lowering to report; only its length is kept where SequenceLength is all that
-// needs it.
+// Equal, Where, Add); constant positions give constant index vectors.
+//
+// A sequence whose length or element shapes the data decides (a split with
+// run-time sizes, an insert at a run-time position among elements of
+// different shapes, an element whose dims the data decides) is, when
+// compiling (onnxcc.runtime_sequences on the function), a ragged stack:
+// `stack` [capacity, D...] holds element k in row k, padded with zeros to
+// D, the largest dims any element can have; `dims` [capacity, rank] its
+// dims and `count` (an int64 scalar) how many rows hold elements. The
+// capacity is fixed at compile time (an insert adds a row), and positions
+// given at run time are checked by onnx.CheckedIndex (status 16):
+//
+//   SequenceInsert        Gather of the rows and the padded new element
+//   SequenceErase         Gather of the rows that stay
+//   SequenceAt            Gather of the row, Slice of it to its dims
+//   SequenceLength        count
+//   SplitToSequence       Gather of the input at each part's positions
+//                         (clamped), its dims from the sizes
+//   RaggedSequence        its rows and dims (a Loop's appends, see
+//                         LoopSequences.cpp), padded to the trip bound
+//   If                    both branches' sequences as ragged stacks of one
+//                         capacity, yielded as three more results
+//
+// A ragged output sequence is three ports that run() packs densely.
+// Anything else is left alone, with the ops that use it, for the lowering
+// to report; only its length is kept where SequenceLength is all that needs
+// it.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/onnx/OnnxOps.h"
@@ -55,11 +76,27 @@ struct SeqInfo {
     Empty,  // no elements
     Length, // only the length is known
     List,   // `elements`, of shapes that differ (ragged)
+    Ragged, // `stack` [capacity, D...] padded, `dims`, `count` (see above)
   };
   Kind kind = Kind::Length;
   int64_t length = 0;
   Value stack;
   SmallVector<Value> elements;
+  // Ragged: the dims of each element [capacity, rank] (int64), the element
+  // count (int64 scalar), and each dim all elements share (-1 where they
+  // differ).
+  Value dims, count;
+  SmallVector<int64_t> fixedDims;
+
+  static SeqInfo ragged(Value stack, Value dims, Value count, ArrayRef<int64_t> fixed) {
+    SeqInfo info = ofStack(stack);
+    info.kind = Kind::Ragged;
+    info.dims = dims;
+    info.count = count;
+    info.fixedDims.assign(fixed.begin(), fixed.end());
+    return info;
+  }
+  bool isRagged() const { return kind == Kind::Ragged; }
 
   static SeqInfo ofStack(Value stack) {
     auto type = cast<RankedTensorType>(stack.getType());
@@ -100,6 +137,8 @@ public:
 
   /// Every op this builder created, in creation order.
   SmallVector<Operation *> created;
+
+  OpBuilder &builder() { return b; }
 
   Type i64() { return b.getI64Type(); }
 
@@ -219,6 +258,69 @@ public:
     return where(negative, shifted, pos);
   }
 
+  /// `index` checked against [0, limit) (or [0, limit] with `end`) at run
+  /// time, counted from the back where negative when `negative`.
+  Value checkedIndex(Value index, Value limit, bool end, bool negative = true) {
+    return make<CheckedIndexOp>(RankedTensorType::get({}, i64()), {index, limit},
+                                {b.getNamedAttr("end", b.getBoolAttr(end)),
+                                 b.getNamedAttr("negative", b.getBoolAttr(negative))});
+  }
+
+  /// data[indices] along `axis`.
+  Value gather(Value data, Value indices, int64_t axis) {
+    auto type = cast<RankedTensorType>(data.getType());
+    auto indexType = cast<RankedTensorType>(indices.getType());
+    SmallVector<int64_t> shape(type.getShape().take_front(axis));
+    llvm::append_range(shape, indexType.getShape());
+    llvm::append_range(shape, type.getShape().drop_front(axis + 1));
+    return make<GatherOp>(RankedTensorType::get(shape, type.getElementType()), {data, indices},
+                          {i64Attr("axis", axis)});
+  }
+
+  /// The dims of `x` as an int64 vector: a constant when they are static.
+  Value shapeVector(Value x) {
+    auto type = cast<RankedTensorType>(x.getType());
+    if (type.hasStaticShape())
+      return constVector(type.getShape());
+    return make<ShapeOp>(RankedTensorType::get({type.getRank()}, i64()), {x});
+  }
+
+  /// `x` padded with zeros at the end of each dim to `to` (its dims are at
+  /// most `to`, checked by Pad's lowering where they are not static).
+  Value padTo(Value x, ArrayRef<int64_t> to) {
+    auto type = cast<RankedTensorType>(x.getType());
+    if (type.getShape() == to)
+      return x;
+    int64_t rank = type.getRank();
+    Value pads;
+    if (type.hasStaticShape()) {
+      SmallVector<int64_t> values(rank, 0);
+      for (int64_t d = 0; d < rank; ++d)
+        values.push_back(to[d] - type.getDimSize(d));
+      pads = constVector(values);
+    } else {
+      Value ends = binary<SubOp>(constVector(to), shapeVector(x), i64());
+      pads = make<ConcatOp>(RankedTensorType::get({2 * rank}, i64()),
+                            {constVector(SmallVector<int64_t>(rank, 0)), ends},
+                            {i64Attr("axis", 0)});
+    }
+    Value none = NoValueOp::create(b, loc, b.getNoneType());
+    created.push_back(none.getDefiningOp());
+    return make<PadOp>(RankedTensorType::get(to, type.getElementType()), {x, pads, none},
+                       {b.getNamedAttr("mode", b.getStringAttr("constant"))});
+  }
+
+  /// Zeros of static `type`, filled at run time (ConstantOfShape).
+  Value zeros(RankedTensorType type) {
+    Type elem = type.getElementType();
+    auto one = RankedTensorType::get({1}, elem);
+    Attribute zero = isa<FloatType>(elem) ? Attribute(b.getFloatAttr(elem, 0.0))
+                                          : Attribute(b.getIntegerAttr(elem, 0));
+    return make<ConstantOfShapeOp>(
+        type, {constVector(type.getShape())},
+        {b.getNamedAttr("value", DenseElementsAttr::get(one, zero))});
+  }
+
 private:
   static SmallVector<int64_t> broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> c) {
     SmallVector<int64_t> out(std::max(a.size(), c.size()), 1);
@@ -241,6 +343,37 @@ private:
   llvm::DenseMap<Attribute, Value> constants;
 };
 
+} // namespace
+
+std::optional<SmallVector<int64_t>> dimBounds(Value v, const ShapeMap *shapes) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type)
+    return std::nullopt;
+  if (type.hasStaticShape())
+    return SmallVector<int64_t>(type.getShape());
+  if (!shapes)
+    return std::nullopt;
+  auto shape = shapes->lookup(v);
+  if (!shape || static_cast<int64_t>(shape->size()) != type.getRank())
+    return std::nullopt;
+  SmallVector<int64_t> out;
+  for (const Dim &d : *shape) {
+    if (d.isStatic()) {
+      out.push_back(d.size);
+      continue;
+    }
+    if (!d.isSymbolic())
+      return std::nullopt;
+    std::optional<SymExpr> bound = shapes->upperBound(d.expr);
+    if (!bound || !bound->isConstant() || bound->constantValue() < 0)
+      return std::nullopt;
+    out.push_back(bound->constantValue());
+  }
+  return out;
+}
+
+namespace {
+
 class SequenceStacker {
 public:
   explicit SequenceStacker(func::FuncOp func) : func(func) {}
@@ -248,6 +381,12 @@ public:
   /// `expand`: make the output sequences ports (an error when one is not
   /// known); else only those that are known.
   LogicalResult run(bool expand = true) {
+    if (func->hasAttr("onnxcc.runtime_sequences")) {
+      // The bounds of dims the data decides, for ragged elements.
+      ScopedDiagnosticHandler quiet(func.getContext(), [](Diagnostic &) { return success(); });
+      shapes.emplace();
+      (void)inferShapesInFunction(func, &*shapes);
+    }
     func.walk([&](Operation *op) { visit(op); });
     if (failed(expandResults(expand)))
       return failure();
@@ -255,13 +394,34 @@ public:
     // last to first so that chains go away.
     for (auto [op, value] : replacements)
       op->getResult(0).replaceAllUsesWith(value);
-    for (Operation *op : llvm::reverse(visited))
-      if (op->use_empty())
-        op->erase();
-    // Ops built for a sequence whose users stayed are dead.
-    for (Operation *op : llvm::reverse(created))
-      if (op->use_empty())
-        op->erase();
+    llvm::DenseSet<Operation *> erased;
+    auto eraseDead = [&] {
+      for (Operation *op : llvm::reverse(visited))
+        if (!erased.contains(op) && op->use_empty()) {
+          erased.insert(op);
+          op->erase();
+        }
+      // Ops built for a sequence whose users stayed are dead.
+      for (Operation *op : llvm::reverse(created))
+        if (!erased.contains(op) && op->use_empty()) {
+          erased.insert(op);
+          op->erase();
+        }
+    };
+    eraseDead();
+    // Ifs that yield ragged stacks drop their sequence results once nothing
+    // reads them; what their branches built for them is then dead too.
+    if (!raggedIfs.empty()) {
+      for (IfOp op : raggedIfs) {
+        SmallVector<unsigned> keep;
+        for (OpResult r : op->getResults())
+          if (!isa<SeqType>(r.getType()) || !r.use_empty())
+            keep.push_back(r.getResultNumber());
+        if (keep.size() != op->getNumResults())
+          rebuildIf(op, keep, {}, {}, {});
+      }
+      eraseDead();
+    }
     // A replaced result may have a more precise type than the one it had;
     // the function's result types follow what its return now yields.
     Operation *terminator = func.getBody().back().getTerminator();
@@ -325,6 +485,9 @@ private:
       bool ok = true;
       if (info->kind == SeqInfo::Kind::Stack)
         ok = port(info->stack, "stack", -1);
+      if (info->isRagged())
+        ok = port(info->stack, "ragged_data", -1) && port(info->dims, "ragged_dims", -1) &&
+             port(info->count, "ragged_count", -1);
       for (auto [e, element] : llvm::enumerate(info->elements))
         ok = ok && port(element, "element", e);
       if (!ok)
@@ -362,12 +525,190 @@ private:
     return values->front();
   }
 
+  /// Whether sequences the data decides may become ragged stacks.
+  bool raggedAllowed() const { return shapes.has_value(); }
+
+  std::optional<SmallVector<int64_t>> dimBounds(Value v) const {
+    return onnx::dimBounds(v, shapes ? &*shapes : nullptr);
+  }
+
+  /// The rank, element type, capacity, largest dims and shared dims of a
+  /// sequence that can become ragged; nullopt for the others (an empty one
+  /// gives rank -1: any).
+  struct RaggedShape {
+    int64_t rank = -1;
+    Type elem;
+    int64_t capacity = 0;
+    SmallVector<int64_t> maxDims, fixedDims;
+  };
+  std::optional<RaggedShape> raggedShape(const SeqInfo &in) const {
+    RaggedShape r;
+    auto merge = [&](RankedTensorType t) {
+      if (r.rank < 0) {
+        r.rank = t.getRank();
+        r.elem = t.getElementType();
+        r.maxDims.assign(t.getShape().begin(), t.getShape().end());
+        r.fixedDims = r.maxDims;
+        return true;
+      }
+      if (t.getRank() != r.rank || t.getElementType() != r.elem)
+        return false;
+      for (int64_t d = 0; d < r.rank; ++d) {
+        r.maxDims[d] = std::max(r.maxDims[d], t.getDimSize(d));
+        if (r.fixedDims[d] != t.getDimSize(d))
+          r.fixedDims[d] = -1;
+      }
+      return true;
+    };
+    switch (in.kind) {
+    case SeqInfo::Kind::Empty:
+      return r;
+    case SeqInfo::Kind::Stack: {
+      auto t = in.stackType();
+      r.capacity = in.length;
+      merge(RankedTensorType::get(t.getShape().drop_front(), t.getElementType()));
+      return r;
+    }
+    case SeqInfo::Kind::List:
+      r.capacity = in.length;
+      for (Value e : in.elements) {
+        auto t = staticTensorType(e);
+        if (!t || !merge(t))
+          return std::nullopt;
+      }
+      return r;
+    case SeqInfo::Kind::Ragged: {
+      auto t = in.stackType();
+      r.capacity = t.getDimSize(0);
+      r.rank = t.getRank() - 1;
+      r.elem = t.getElementType();
+      r.maxDims.assign(t.getShape().begin() + 1, t.getShape().end());
+      r.fixedDims = in.fixedDims;
+      return r;
+    }
+    case SeqInfo::Kind::Length:
+      return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  /// `in` as a ragged stack of `capacity` rows of dims `maxDims` (at least
+  /// its own).
+  SeqInfo toRagged(const SeqInfo &in, const RaggedShape &shape, int64_t capacity,
+                   ArrayRef<int64_t> maxDims, StackBuilder &b) {
+    int64_t rank = maxDims.size();
+    SmallVector<int64_t> stackShape{capacity};
+    llvm::append_range(stackShape, maxDims);
+    auto stackType = RankedTensorType::get(stackShape, shape.elem);
+    SmallVector<int64_t> dimsShape{capacity, rank};
+    switch (in.kind) {
+    case SeqInfo::Kind::Ragged:
+      return SeqInfo::ragged(b.padTo(in.stack, stackShape), b.padTo(in.dims, dimsShape),
+                             in.count, shape.fixedDims);
+    case SeqInfo::Kind::Empty:
+      return SeqInfo::ragged(b.zeros(stackType),
+                             b.zeros(RankedTensorType::get(dimsShape, b.i64())),
+                             b.constScalar(0), maxDims);
+    default:
+      break;
+    }
+    SmallVector<Value> rows;
+    SmallVector<int64_t> dims;
+    for (Value e : listOf(in, b)) {
+      auto t = cast<RankedTensorType>(e.getType());
+      rows.push_back(b.unsqueeze0(b.padTo(e, maxDims)));
+      llvm::append_range(dims, t.getShape());
+    }
+    int64_t n = rows.size();
+    dims.resize(capacity * rank, 0);
+    Value stack = b.padTo(b.concat0(rows), stackShape);
+    return SeqInfo::ragged(stack, b.constInts(dims, dimsShape), b.constScalar(n),
+                           shape.fixedDims);
+  }
+
+  /// SequenceInsert as a ragged stack: one more row, dims as large as the
+  /// new element's can be.
+  bool insertRagged(SequenceInsertOp op, const SeqInfo &in, StackBuilder &b) {
+    if (!raggedAllowed())
+      return false;
+    Value t = op.getTensor();
+    auto type = dyn_cast<RankedTensorType>(t.getType());
+    std::optional<SmallVector<int64_t>> bounds = dimBounds(t);
+    std::optional<RaggedShape> shape = raggedShape(in);
+    if (!type || !bounds || !shape)
+      return false;
+    if (shape->rank < 0) {
+      shape->rank = type.getRank();
+      shape->elem = type.getElementType();
+      shape->maxDims = *bounds;
+      shape->fixedDims.assign(type.getShape().begin(), type.getShape().end());
+      for (int64_t &d : shape->fixedDims)
+        d = ShapedType::isDynamic(d) ? -1 : d;
+    }
+    if (shape->rank != type.getRank() || shape->elem != type.getElementType())
+      return false;
+    SmallVector<int64_t> maxDims(shape->maxDims);
+    for (int64_t d = 0; d < shape->rank; ++d) {
+      maxDims[d] = std::max(maxDims[d], (*bounds)[d]);
+      if (type.isDynamicDim(d) || type.getDimSize(d) != shape->fixedDims[d])
+        shape->fixedDims[d] = -1;
+    }
+    int64_t cap = shape->capacity;
+    SeqInfo r = toRagged(in, *shape, cap, maxDims, b);
+    Value row = b.unsqueeze0(b.padTo(t, maxDims));
+    Value dimsRow = b.unsqueeze0(b.shapeVector(t));
+    Value joined = b.concat0({r.stack, row});
+    Value joinedDims = b.concat0({r.dims, dimsRow});
+    Value pos = op.getPosition();
+    Value p = r.count;
+    if (!isa<NoneType>(pos.getType())) {
+      Value scalar = b.scalarPosition(pos);
+      if (!scalar)
+        return false;
+      p = b.checkedIndex(scalar, r.count, /*end=*/true);
+    }
+    // indices[i] = i < p ? i : (i == p ? cap : i - 1), i in [0, cap].
+    Type i1 = IntegerType::get(op.getContext(), 1);
+    Value i = b.iota(cap + 1);
+    Value before = b.binary<LessOp>(i, p, i1);
+    Value at = b.binary<EqualOp>(i, p, i1);
+    Value indices = b.where(before, i, b.where(at, b.constScalar(cap), b.iota(cap + 1, -1)));
+    define(op.getResult(),
+           SeqInfo::ragged(b.gather0(joined, indices), b.gather0(joinedDims, indices),
+                           b.binary<AddOp>(r.count, b.constScalar(1), b.i64()),
+                           shape->fixedDims));
+    return true;
+  }
+
+  /// Element `pos` of a ragged stack: its row, sliced to its dims.
+  Value atRagged(Operation *op, const SeqInfo &in, Value pos, StackBuilder &b) {
+    Value scalar = b.scalarPosition(pos);
+    if (!scalar)
+      return {};
+    Value p = b.checkedIndex(scalar, in.count, /*end=*/false);
+    Value row = b.gather0(in.stack, p);
+    auto rowType = cast<RankedTensorType>(row.getType());
+    int64_t rank = rowType.getRank();
+    if (rank == 0)
+      return row;
+    Value dims = b.gather0(in.dims, p);
+    SmallVector<int64_t> shape;
+    for (int64_t d = 0; d < rank; ++d)
+      shape.push_back(in.fixedDims[d] >= 0 ? in.fixedDims[d] : ShapedType::kDynamic);
+    Value none = NoValueOp::create(b.builder(), op->getLoc(), b.builder().getNoneType());
+    b.created.push_back(none.getDefiningOp());
+    return b.make<SliceOp>(RankedTensorType::get(shape, rowType.getElementType()),
+                           {row, b.constVector(SmallVector<int64_t>(rank, 0)), dims,
+                            b.iota(rank), none});
+  }
+
   void visit(Operation *op) {
     StackBuilder b(op);
     bool done = llvm::TypeSwitch<Operation *, bool>(op)
                     .Case<SequenceConstructOp, SequenceEmptyOp, SequenceInsertOp,
                           SequenceEraseOp, SequenceAtOp, SequenceLengthOp,
-                          ConcatFromSequenceOp, SplitToSequenceOp, IdentityOp, IfOp>(
+                          ConcatFromSequenceOp, SplitToSequenceOp, IdentityOp, IfOp,
+                          RaggedSequenceOp>(
                         [&](auto op) { return rewrite(op, b); })
                     .Default([](Operation *) { return false; });
     llvm::append_range(created, b.created);
@@ -413,6 +754,29 @@ private:
     return true;
   }
 
+  /// The rows a Loop appended (padded) and their dims, as a ragged stack of
+  /// as many rows as the trip count's bound.
+  bool rewrite(RaggedSequenceOp op, StackBuilder &b) {
+    if (!raggedAllowed())
+      return false;
+    auto rowsType = dyn_cast<RankedTensorType>(op.getRows().getType());
+    auto dimsType = dyn_cast<RankedTensorType>(op.getDims().getType());
+    std::optional<SmallVector<int64_t>> bounds = dimBounds(op.getRows());
+    if (!rowsType || !dimsType || !bounds || rowsType.getRank() < 1 ||
+        dimsType.getRank() != 2 || dimsType.isDynamicDim(1) ||
+        dimsType.getDimSize(1) != rowsType.getRank() - 1)
+      return false;
+    int64_t cap = std::max<int64_t>((*bounds)[0], 1);
+    SmallVector<int64_t> stackShape{cap};
+    llvm::append_range(stackShape, ArrayRef<int64_t>(*bounds).drop_front());
+    Value count = b.gather0(b.shapeVector(op.getRows()), b.constScalar(0));
+    define(op.getResult(),
+           SeqInfo::ragged(b.padTo(op.getRows(), stackShape),
+                           b.padTo(op.getDims(), {cap, rowsType.getRank() - 1}), count,
+                           SmallVector<int64_t>(rowsType.getRank() - 1, -1)));
+    return true;
+  }
+
   bool rewrite(SequenceEmptyOp op, StackBuilder &) {
     define(op.getResult(), SeqInfo::empty());
     return true;
@@ -436,8 +800,73 @@ private:
       r.setType(a->stack.getType());
       define(r, SeqInfo::ofStack(r));
     }
+    // Sequences the branches give in other forms (lengths or element shapes
+    // that differ, a ragged stack): ragged stacks of one capacity and one
+    // largest shape, three more results each.
+    if (raggedAllowed())
+      raggedIfResults(op);
     // The If itself stays.
     return false;
+  }
+
+  void raggedIfResults(IfOp op) {
+    Operation *thenYield = op.getThenBranch().front().getTerminator();
+    Operation *elseYield = op.getElseBranch().front().getTerminator();
+    SmallVector<unsigned> ragged;
+    SmallVector<Type> types;
+    SmallVector<Value> thenExtra, elseExtra;
+    SmallVector<SmallVector<int64_t>> fixed;
+    for (OpResult r : op->getResults()) {
+      unsigned k = r.getResultNumber();
+      if (!isa<SeqType>(r.getType()) || lookup(r))
+        continue;
+      const SeqInfo *a = lookup(thenYield->getOperand(k));
+      const SeqInfo *c = lookup(elseYield->getOperand(k));
+      std::optional<RaggedShape> sa = a ? raggedShape(*a) : std::nullopt;
+      std::optional<RaggedShape> sc = c ? raggedShape(*c) : std::nullopt;
+      if (!sa || !sc)
+        continue;
+      if (sa->rank < 0 && sc->rank < 0)
+        continue;
+      if (sa->rank < 0)
+        sa->rank = sc->rank, sa->elem = sc->elem, sa->maxDims = sc->maxDims,
+        sa->fixedDims = sc->fixedDims;
+      if (sc->rank < 0)
+        sc->rank = sa->rank, sc->elem = sa->elem, sc->maxDims = sa->maxDims,
+        sc->fixedDims = sa->fixedDims;
+      if (sa->rank != sc->rank || sa->elem != sc->elem)
+        continue;
+      int64_t cap = std::max<int64_t>({sa->capacity, sc->capacity, 1});
+      SmallVector<int64_t> maxDims, fixedDims;
+      for (int64_t d = 0; d < sa->rank; ++d) {
+        maxDims.push_back(std::max(sa->maxDims[d], sc->maxDims[d]));
+        fixedDims.push_back(sa->fixedDims[d] == sc->fixedDims[d] ? sa->fixedDims[d] : -1);
+      }
+      StackBuilder tb(thenYield), eb(elseYield);
+      SeqInfo ra = toRagged(*a, *sa, cap, maxDims, tb);
+      SeqInfo rc = toRagged(*c, *sc, cap, maxDims, eb);
+      llvm::append_range(created, tb.created);
+      llvm::append_range(created, eb.created);
+      ragged.push_back(k);
+      fixed.push_back(fixedDims);
+      for (Value v : {ra.stack, ra.dims, ra.count})
+        types.push_back(v.getType());
+      llvm::append_range(thenExtra, ValueRange{ra.stack, ra.dims, ra.count});
+      llvm::append_range(elseExtra, ValueRange{rc.stack, rc.dims, rc.count});
+    }
+    if (ragged.empty())
+      return;
+    SmallVector<unsigned> keep;
+    for (unsigned i = 0; i < op->getNumResults(); ++i)
+      keep.push_back(i);
+    unsigned first = op->getNumResults();
+    IfOp rebuilt = rebuildIf(op, keep, types, thenExtra, elseExtra);
+    for (auto [j, k] : llvm::enumerate(ragged))
+      define(rebuilt->getResult(k),
+             SeqInfo::ragged(rebuilt->getResult(first + 3 * j),
+                             rebuilt->getResult(first + 3 * j + 1),
+                             rebuilt->getResult(first + 3 * j + 2), fixed[j]));
+    raggedIfs.push_back(rebuilt);
   }
 
   bool rewrite(IdentityOp op, StackBuilder &) {
@@ -451,8 +880,12 @@ private:
   bool rewrite(SequenceInsertOp op, StackBuilder &b) {
     const SeqInfo *in = lookup(op.getInputSequence());
     auto elemType = staticTensorType(op.getTensor());
-    if (!in || in->kind == SeqInfo::Kind::Length || !elemType)
+    if (!in || in->kind == SeqInfo::Kind::Length)
       return false;
+    // A ragged stack stays one; an element whose dims the data decides
+    // makes one.
+    if (in->isRagged() || !elemType)
+      return insertRagged(op, *in, b);
     Value pos = op.getPosition();
     bool hasPos = !isa<NoneType>(pos.getType());
     std::optional<int64_t> constPos = hasPos ? constPosition(op, pos) : std::nullopt;
@@ -461,9 +894,9 @@ private:
                  elemType.getElementType() == in->elementType());
     if (!fits) {
       // Into a list, or a stack of another element shape: a list, at a
-      // position known at compile time.
+      // position known at compile time; else a ragged stack.
       if (hasPos && !constPos)
-        return false;
+        return insertRagged(op, *in, b);
       SmallVector<Value> elements = listOf(*in, b);
       int64_t n = elements.size();
       int64_t p = constPos ? *constPos : n;
@@ -525,6 +958,26 @@ private:
 
   bool rewrite(SequenceEraseOp op, StackBuilder &b) {
     const SeqInfo *in = lookup(op.getInputSequence());
+    if (in && in->isRagged()) {
+      // indices[i] = i < p ? i : min(i + 1, cap - 1): the rows after p move
+      // up one.
+      Value pos = op.getPosition();
+      Value index = isa<NoneType>(pos.getType()) ? b.constScalar(-1) : b.scalarPosition(pos);
+      if (!index)
+        return false;
+      Value p = b.checkedIndex(index, in->count, /*end=*/false);
+      int64_t cap = in->length;
+      Type i1 = IntegerType::get(op.getContext(), 1);
+      Value i = b.iota(cap);
+      Value next = b.make<MinOp>(RankedTensorType::get({cap}, b.i64()),
+                                 {b.iota(cap, 1), b.constScalar(cap - 1)});
+      Value indices = b.where(b.binary<LessOp>(i, p, i1), i, next);
+      define(op.getResult(),
+             SeqInfo::ragged(b.gather0(in->stack, indices), b.gather0(in->dims, indices),
+                             b.binary<SubOp>(in->count, b.constScalar(1), b.i64()),
+                             in->fixedDims));
+      return true;
+    }
     if (in && in->kind == SeqInfo::Kind::List) {
       Value pos = op.getPosition();
       int64_t n = in->length;
@@ -573,9 +1026,29 @@ private:
 
   bool rewrite(SequenceAtOp op, StackBuilder &b) {
     const SeqInfo *in = lookup(op.getInputSequence());
+    if (in && in->isRagged()) {
+      Value element = atRagged(op, *in, op.getPosition(), b);
+      if (!element)
+        return false;
+      replace(op, element);
+      return true;
+    }
     if (in && in->kind == SeqInfo::Kind::List) {
       std::optional<int64_t> p = constPosition(op, op.getPosition());
       int64_t n = in->length;
+      if (!p && raggedAllowed()) {
+        // Elements of different shapes at a run-time position: read from
+        // their ragged stack.
+        std::optional<RaggedShape> shape = raggedShape(*in);
+        if (!shape)
+          return false;
+        SeqInfo r = toRagged(*in, *shape, shape->capacity, shape->maxDims, b);
+        Value element = atRagged(op, r, op.getPosition(), b);
+        if (!element)
+          return false;
+        replace(op, element);
+        return true;
+      }
       if (!p || *p < -n || *p >= n)
         return false;
       replace(op, in->elements[*p < 0 ? *p + n : *p]);
@@ -604,7 +1077,7 @@ private:
     const SeqInfo *in = lookup(op.getInputSequence());
     if (!in)
       return false;
-    replace(op, b.constScalar(in->length));
+    replace(op, in->isRagged() ? in->count : b.constScalar(in->length));
     return true;
   }
 
@@ -655,6 +1128,9 @@ private:
     std::optional<SmallVector<int64_t>> sizes;
     if (hasSplit) {
       sizes = constInts(op, split);
+      if (!sizes && raggedAllowed())
+        if (splitRagged(op, b))
+          return true;
       // Runtime sizes: a 1-D split of static length K gives K parts of
       // unknown shapes, enough for SequenceLength.
       if (!sizes) {
@@ -703,7 +1179,99 @@ private:
     return true;
   }
 
+  /// SplitToSequence with sizes given at run time, as a ragged stack: part
+  /// k is the input at positions starts[k] + j along the axis (clamped to
+  /// the input), j < n, its dim there lens[k]. A scalar size s gives
+  /// ceil(n / s) parts of s (the last one shorter), at most n of them
+  /// (1 <= s, checked); a vector its own parts (each in [0, n], summing to
+  /// n, checked).
+  bool splitRagged(SplitToSequenceOp op, StackBuilder &b) {
+    auto type = staticTensorType(op.getInput());
+    auto splitType = dyn_cast<RankedTensorType>(op.getSplit().getType());
+    if (!type || !splitType || !splitType.hasStaticShape() || splitType.getRank() > 1)
+      return false;
+    int64_t rank = type.getRank();
+    auto axis = normalizeAxis(static_cast<int64_t>(op.getAxis()), rank);
+    if (!axis)
+      return false;
+    int64_t n = type.getDimSize(*axis);
+    if (n < 1)
+      return false;
+    Type i64 = b.i64();
+    Value split = op.getSplit();
+    if (!splitType.getElementType().isInteger(64))
+      split = b.make<CastOp>(RankedTensorType::get(splitType.getShape(), i64), {split},
+                             {b.i64Attr("to", kOnnxInt64)});
+    int64_t cap;
+    Value starts, lens, count;
+    if (splitType.getRank() == 0) {
+      cap = n;
+      // size - 1 in [0, n): 1 <= size, a size above n taken as n.
+      Value clamped = b.make<MinOp>(RankedTensorType::get({}, i64), {split, b.constScalar(n)});
+      Value size = b.binary<AddOp>(
+          b.checkedIndex(b.binary<SubOp>(clamped, b.constScalar(1), i64), b.constScalar(n),
+                         /*end=*/false, /*negative=*/false),
+          b.constScalar(1), i64);
+      count = b.binary<DivOp>(b.binary<AddOp>(size, b.constScalar(n - 1), i64), size, i64);
+      starts = b.binary<MulOp>(b.iota(cap), size, i64);
+      Value left = b.binary<SubOp>(b.constScalar(n), starts, i64);
+      lens = b.make<MinOp>(RankedTensorType::get({cap}, i64), {left, size});
+    } else {
+      cap = splitType.getDimSize(0);
+      if (cap < 1)
+        return false;
+      // Each size checked in [0, n] (the checks are the values used, so
+      // that they stay).
+      SmallVector<Value> checked;
+      for (int64_t k = 0; k < cap; ++k)
+        checked.push_back(b.unsqueeze0(b.checkedIndex(b.gather0(split, b.constScalar(k)),
+                                                      b.constScalar(n), /*end=*/true,
+                                                      /*negative=*/false)));
+      lens = b.concat0(checked);
+      Value sums = b.make<CumSumOp>(RankedTensorType::get({cap}, i64),
+                                    {lens, b.constScalar(0)});
+      // The sizes sum to n: sum - n in [0, 1), which is added to the count.
+      Value zero = b.checkedIndex(
+          b.binary<SubOp>(b.gather0(sums, b.constScalar(cap - 1)), b.constScalar(n), i64),
+          b.constScalar(1), /*end=*/false, /*negative=*/false);
+      starts = b.binary<SubOp>(sums, lens, i64);
+      count = b.binary<AddOp>(zero, b.constScalar(cap), i64);
+    }
+    // positions[k, j] = min(starts[k] + j, n - 1).
+    Value column = b.make<UnsqueezeOp>(RankedTensorType::get({cap, 1}, i64),
+                                       {starts, b.constVector({1})});
+    Value positions = b.make<MinOp>(RankedTensorType::get({cap, n}, i64),
+                                    {b.binary<AddOp>(column, b.iota(n), i64),
+                                     b.constScalar(n - 1)});
+    Value parts = b.gather(op.getInput(), positions, *axis);
+    // [.., cap, n, ..] with cap moved to the front.
+    SmallVector<int64_t> perm{*axis};
+    for (int64_t d = 0; d <= rank; ++d)
+      if (d != *axis)
+        perm.push_back(d);
+    Value stack = b.transpose(parts, perm);
+    // dims[k] = the input's dims with lens[k] at the axis.
+    SmallVector<int64_t> base, mask;
+    for (int64_t k = 0; k < cap; ++k)
+      for (int64_t d = 0; d < rank; ++d)
+        base.push_back(d == *axis ? 0 : type.getDimSize(d));
+    for (int64_t d = 0; d < rank; ++d)
+      mask.push_back(d == *axis ? 1 : 0);
+    Value lensColumn = b.make<UnsqueezeOp>(RankedTensorType::get({cap, 1}, i64),
+                                           {lens, b.constVector({1})});
+    Value dims = b.binary<AddOp>(b.constInts(base, {cap, rank}),
+                                 b.binary<MulOp>(lensColumn, b.constVector(mask), i64), i64);
+    SmallVector<int64_t> fixed(type.getShape());
+    fixed[*axis] = -1;
+    define(op.getResult(), SeqInfo::ragged(stack, dims, count, fixed));
+    return true;
+  }
+
   func::FuncOp func;
+  /// The Ifs rebuilt to yield ragged stacks (raggedIfResults).
+  SmallVector<IfOp> raggedIfs;
+  /// Shapes with the bounds of dims the data decides, when compiling.
+  std::optional<ShapeMap> shapes;
   llvm::DenseMap<Value, SeqInfo> infos;
   SmallVector<std::pair<Operation *, Value>> replacements;
   SmallVector<Operation *> visited;
@@ -863,7 +1431,15 @@ struct OnnxStackSequencesPass
     if (unrollLoopsOverLists(getOperation()) && failed(inferShapesInFunction(getOperation())))
       return signalPassFailure();
     // The scan outputs that replace appended sequences need their shapes.
-    if (appendedSequencesToScanOutputs(getOperation()) &&
+    // When compiling, a tensor whose dims the data decides is appended
+    // padded to their bounds.
+    std::optional<ShapeMap> bounds;
+    if (getOperation()->hasAttr("onnxcc.runtime_sequences")) {
+      ScopedDiagnosticHandler quiet(&getContext(), [](Diagnostic &) { return success(); });
+      bounds.emplace();
+      (void)inferShapesInFunction(getOperation(), &*bounds);
+    }
+    if (appendedSequencesToScanOutputs(getOperation(), bounds ? &*bounds : nullptr) &&
         failed(inferShapesInFunction(getOperation())))
       return signalPassFailure();
     // A SequenceMap's Loop knows its trip count once the lengths of the
