@@ -263,3 +263,41 @@ func.func @returned_sequence(%x: tensor<2xf32>) -> (!onnx.seq<tensor<2xf32>>, te
   %0 = "onnx.SequenceAt"(%s, %p) : (!onnx.seq<tensor<2xf32>>, tensor<i64>) -> tensor<*xf32>
   return %s, %0 : !onnx.seq<tensor<2xf32>>, tensor<*xf32>
 }
+
+// -----
+
+/// When compiling (onnxcc.runtime_sequences), a split with a chunk size given
+/// at run time is a ragged stack: the chunk size is checked (CheckedIndex of
+/// size - 1 in [0, 6)), the parts are Gathers of clamped positions with
+/// their count moved to the front, and SequenceAt at a run-time position is
+/// a checked index, the row and a Slice of it to the element's dims.
+// CHECK-LABEL: func.func @ragged_split_at(
+// CHECK-SAME: %[[X:.*]]: tensor<3x6xf32>, %[[S:.*]]: tensor<i64>, %[[P:.*]]: tensor<i64>)
+// CHECK-NOT: onnx.Sequence
+// CHECK-NOT: onnx.SplitToSequence
+// CHECK: %[[SIZE1:.*]] = "onnx.CheckedIndex"(%{{.*}}, %{{.*}}) <{end = false, negative = false}>
+// CHECK: %[[PARTS:.*]] = "onnx.Gather"(%[[X]], %{{.*}}) <{axis = 1 : i64}> : (tensor<3x6xf32>, tensor<6x6xi64>) -> tensor<3x6x6xf32>
+// CHECK: %[[STACK:.*]] = "onnx.Transpose"(%[[PARTS]]) <{perm = array<i64: 1, 0, 2>}> : (tensor<3x6x6xf32>) -> tensor<6x3x6xf32>
+// CHECK: %[[POS:.*]] = "onnx.CheckedIndex"(%[[P]], %{{.*}}) <{end = false, negative = true}>
+// CHECK: %[[ROW:.*]] = "onnx.Gather"(%[[STACK]], %[[POS]]) <{axis = 0 : i64}> : (tensor<6x3x6xf32>, tensor<i64>) -> tensor<3x6xf32>
+// CHECK: %[[DIMS:.*]] = "onnx.Gather"(%{{.*}}, %[[POS]]) <{axis = 0 : i64}> : (tensor<6x2xi64>, tensor<i64>) -> tensor<2xi64>
+// CHECK: %[[AT:.*]] = "onnx.Slice"(%[[ROW]], %{{[0-9]+}}, %[[DIMS]], %{{[0-9]+}}, %{{[0-9]+}}) {{.*}}: (tensor<3x6xf32>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>, none) -> tensor<3x?xf32>
+// CHECK: return %[[AT]]
+func.func @ragged_split_at(%x: tensor<3x6xf32>, %s: tensor<i64>, %p: tensor<i64>) -> tensor<*xf32>
+    attributes {onnxcc.runtime_sequences} {
+  %seq = "onnx.SplitToSequence"(%x, %s) {axis = 1 : i64} : (tensor<3x6xf32>, tensor<i64>) -> !onnx.seq<tensor<*xf32>>
+  %at = "onnx.SequenceAt"(%seq, %p) : (!onnx.seq<tensor<*xf32>>, tensor<i64>) -> tensor<*xf32>
+  return %at : tensor<*xf32>
+}
+
+// -----
+
+/// Without onnxcc.runtime_sequences (onnxcc optimize), the same split stays.
+// CHECK-LABEL: func.func @ragged_split_optimize(
+// CHECK: onnx.SplitToSequence
+// CHECK-NOT: onnx.CheckedIndex
+func.func @ragged_split_optimize(%x: tensor<3x6xf32>, %s: tensor<i64>, %p: tensor<i64>) -> tensor<*xf32> {
+  %seq = "onnx.SplitToSequence"(%x, %s) {axis = 1 : i64} : (tensor<3x6xf32>, tensor<i64>) -> !onnx.seq<tensor<*xf32>>
+  %at = "onnx.SequenceAt"(%seq, %p) : (!onnx.seq<tensor<*xf32>>, tensor<i64>) -> tensor<*xf32>
+  return %at : tensor<*xf32>
+}
