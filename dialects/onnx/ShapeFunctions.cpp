@@ -2078,6 +2078,11 @@ LogicalResult OneHotOp::inferShapes(ShapeContext &ctx) {
     if (*d < 1)
       return ctx.fail("depth " + Twine(*d) + " must be positive");
     depth = Dim::known(*d);
+  } else if (auto declared = dyn_cast<RankedTensorType>(getOutput().getType());
+             !declared || declared.getRank() != rank || declared.isDynamicDim(*axis)) {
+    // A depth given at run time where the model leaves the dim open: the
+    // data's, bounded by --bound (a declared static dim is checked instead).
+    depth = ctx.dataDim(0, Dim::unknown());
   }
   Shape out = *indices;
   out.insert(out.begin() + *axis, depth);

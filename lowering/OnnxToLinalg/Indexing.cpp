@@ -693,9 +693,11 @@ struct OneHotLowering : OpConversionPattern<onnx::OneHotOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::OneHotOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType type = typeAndSizes->first;
+    SmallVector<Value> sizes(typeAndSizes->second);
     Value indices = adaptor.getIndices(), values = adaptor.getValues();
     int64_t r = type.getRank();
     auto indType = rankedOf(indices);
@@ -710,14 +712,31 @@ struct OneHotLowering : OpConversionPattern<onnx::OneHotOp> {
       return rewriter.notifyMatchFailure(op, "values must be [off, on] of the result type");
     Location loc = op.getLoc();
     // A depth known only at run time: run() returns 9 unless it is the
-    // declared one.
+    // declared one, or below 1; where the dim is open it is the data's.
+    Value depthValue;
     if (!matchPattern(adaptor.getDepth(), m_Constant())) {
       Value depth = scalarOf(rewriter, loc, adaptor.getDepth());
       if (isa<FloatType>(depth.getType()))
         depth = arith::FPToSIOp::create(rewriter, loc, rewriter.getI64Type(), depth);
-      checkDeclaredDim(rewriter, loc, op, depth, type.getDimSize(*axis));
+      else if (!depth.getType().isInteger(64))
+        depth = arith::ExtSIOp::create(rewriter, loc, rewriter.getI64Type(), depth);
+      if (!type.isDynamicDim(*axis)) {
+        checkDeclaredDim(rewriter, loc, op, depth, type.getDimSize(*axis));
+      } else if (op->hasAttr("onnxcc.data_dims")) {
+        checkDims(rewriter, loc, op, "at_least", depth,
+                  arith::ConstantIntOp::create(rewriter, loc, rewriter.getI64Type(), 1));
+        depthValue = onnxConverter(getTypeConverter())
+                         .defineDataDim(rewriter, loc, op, 0,
+                                        arith::IndexCastOp::create(
+                                            rewriter, loc, rewriter.getIndexType(), depth));
+        if (!depthValue)
+          return rewriter.notifyMatchFailure(op, "its depth has no bound");
+        sizes[type.getDynamicDimIndex(*axis)] = depthValue;
+      }
     }
-    if (!nonEmpty(type)) {
+    if (type.isDynamicDim(*axis) && !depthValue)
+      return rewriter.notifyMatchFailure(op, "its depth is not known");
+    if (type.hasStaticShape() && !nonEmpty(type)) {
       rewriter.replaceOp(op, tensor::EmptyOp::create(rewriter, loc, type.getShape(),
                                                      type.getElementType()));
       return success();
@@ -726,7 +745,6 @@ struct OneHotLowering : OpConversionPattern<onnx::OneHotOp> {
                                           ValueRange{indexConst(rewriter, loc, 0)});
     Value on = tensor::ExtractOp::create(rewriter, loc, values,
                                          ValueRange{indexConst(rewriter, loc, 1)});
-    int64_t depth = type.getDimSize(*axis);
     MLIRContext *ctx = getContext();
     SmallVector<AffineExpr> indExprs;
     for (int64_t d = 0; d < r; ++d)
@@ -736,10 +754,17 @@ struct OneHotLowering : OpConversionPattern<onnx::OneHotOp> {
     Value result = buildGeneric(
         rewriter, loc, type, r, indices, dimsMap(ctx, r, indExprs),
         [&](OpBuilder &b, Location l, ArrayRef<Value> ivs, ValueRange args) -> Value {
-          Value idx = wrapOnly(b, l, toIndex(b, l, args[0], indElem), depth);
+          Value idx = toIndex(b, l, args[0], indElem);
+          // Negative indices count from the back of the depth.
+          Value depth = depthValue ? depthValue : indexConst(b, l, type.getDimSize(*axis));
+          Value negative =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, idx, indexConst(b, l, 0));
+          idx = arith::SelectOp::create(b, l, negative, arith::AddIOp::create(b, l, idx, depth),
+                                        idx);
           Value hot = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, idx, ivs[*axis]);
           return arith::SelectOp::create(b, l, hot, on, off);
-        });
+        },
+        sizes);
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -989,6 +989,9 @@ bool lowersSymbolicDims(Operation *op) {
   // dims stay static).
   if (isa<onnx::TopKOp>(op) && op->hasAttr("onnxcc.data_dims"))
     return true;
+  // OneHot with a depth given at run time (its other dims are the indices').
+  if (isa<onnx::OneHotOp>(op))
+    return true;
   // A Conv whose weights (an input) have symbolic dims.
   if (isa<onnx::ConvOp, onnx::FusedConvOp>(op) && op->getNumOperands() > 1)
     if (auto w = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
@@ -1223,7 +1226,7 @@ struct ConvertOnnxToLinalgPass
                             << (op->hasAttr("onnxcc.data_dims") ||
                                         isa<onnx::RangeOp, onnx::StringSplitOp, onnx::TileOp, onnx::PadOp,
                                             onnx::ExpandOp, onnx::ConstantOfShapeOp,
-                                            onnx::ReshapeOp>(op)
+                                            onnx::ReshapeOp, onnx::OneHotOp>(op)
                                     ? " (it depends on the data: give it a bound with "
                                       "--bound NODE=N)"
                                     : "");
