@@ -2325,6 +2325,17 @@ LogicalResult ResizeOp::inferShapes(ShapeContext &ctx) {
     if ((*sizes)->size() != rank)
       return ctx.fail("sizes has " + Twine((*sizes)->size()) + " values for input of rank " +
                       Twine(rank));
+    // A size given at run time where the model leaves the dim open: the
+    // data's, bounded by --bound (a declared static dim is checked instead).
+    auto declared = dyn_cast<RankedTensorType>(getY().getType());
+    unsigned next = 0;
+    for (auto [d, dim] : llvm::enumerate(**sizes)) {
+      if (dim.isStatic() || dim.isSymbolic())
+        continue;
+      if (!declared || declared.getRank() != static_cast<int64_t>(rank) ||
+          declared.isDynamicDim(d))
+        dim = ctx.dataDim(next++, Dim::unknown());
+    }
     ctx.setShape(0, **sizes);
     return success();
   }

@@ -1226,7 +1226,7 @@ struct ConvertOnnxToLinalgPass
                             << (op->hasAttr("onnxcc.data_dims") ||
                                         isa<onnx::RangeOp, onnx::StringSplitOp, onnx::TileOp, onnx::PadOp,
                                             onnx::ExpandOp, onnx::ConstantOfShapeOp,
-                                            onnx::ReshapeOp, onnx::OneHotOp>(op)
+                                            onnx::ReshapeOp, onnx::OneHotOp, onnx::ResizeOp>(op)
                                     ? " (it depends on the data: give it a bound with "
                                       "--bound NODE=N)"
                                     : "");

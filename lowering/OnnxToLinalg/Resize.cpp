@@ -224,6 +224,33 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
     int64_t rank = xType.getRank();
     if (type.getRank() != rank)
       return rewriter.notifyMatchFailure(op, "result rank differs from X's");
+    // Sizes given at run time where the model leaves the dims open: each
+    // such dim is the size read (run() returns 9 for a negative one, 10 past
+    // the bound).
+    if (auto names = op->getAttrOfType<ArrayAttr>("onnxcc.data_dims")) {
+      const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
+      auto shape = converter.shapeOf(op.getY());
+      auto sizesType = dyn_cast<RankedTensorType>(adaptor.getSizes().getType());
+      if (!shape || !sizesType || sizesType.getRank() != 1)
+        return rewriter.notifyMatchFailure(op, "sizes read at run time need a known shape");
+      Location loc = op.getLoc();
+      for (auto [k, a] : llvm::enumerate(names)) {
+        auto name = dyn_cast<StringAttr>(a);
+        for (int64_t d = 0; name && d < rank; ++d) {
+          if ((*shape)[d] != onnx::Dim::named(name))
+            continue;
+          Value size = tensor::ExtractOp::create(rewriter, loc, adaptor.getSizes(),
+                                                 ValueRange{indexConst(rewriter, loc, d)});
+          checkDims(rewriter, loc, op, "at_least", size,
+                    arith::ConstantIntOp::create(rewriter, loc, rewriter.getI64Type(), 0));
+          Value n = converter.defineDataDim(
+              rewriter, loc, op, k,
+              arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), size));
+          if (!n)
+            return rewriter.notifyMatchFailure(op, "a size has no bound");
+        }
+      }
+    }
     // Symbolic dims (an upsampling of [N, C, H, W] by 2 with the image size
     // given at run time, or a resize of any image to fixed sizes): each is
     // kept (scale 1), scaled by a constant (the shape function made the
