@@ -432,20 +432,11 @@ LogicalResult expandBoundaryValues(func::FuncOp func) {
     if (nameAttr)
       nameOnly.push_back(named(ctx, "onnx.name", nameAttr));
     int64_t io = ioOutputs.size();
-    if (auto it = fromIfs.find(k); it != fromIfs.end()) {
-      // An If decides at run time whether the optional holds its value.
-      Expanded value = it->second;
-      bool seq = isa<SeqType>(value.content.getType());
-      results.push_back(value.flag);
-      resultAttrs.push_back(portAttrs(ctx, nameOnly, io, "flag"));
-      results.push_back(value.content);
-      resultAttrs.push_back(portAttrs(ctx, base, io, seq ? "sequence" : "value"));
-      ioOutputs.push_back(ioEntry(ctx, name, seq ? "optional_sequence" : "optional", 0,
-                                  tensorElementType(value.content.getType())));
-      continue;
-    }
-    Type type = v.getType();
-    if (!isa<OptType>(type)) {
+    // An If decides at run time whether the optional holds its value (its
+    // operand here is gone: the If was rebuilt).
+    auto fromIf = fromIfs.find(k);
+    Type type = fromIf != fromIfs.end() ? Type() : v.getType();
+    if (type && !isa<OptType>(type)) {
       bool seq = isa<SeqType>(type);
       results.push_back(v);
       resultAttrs.push_back(portAttrs(ctx, base, io, seq ? "sequence" : "value"));
@@ -454,7 +445,9 @@ LogicalResult expandBoundaryValues(func::FuncOp func) {
       continue;
     }
     Expanded value;
-    if (auto it = returned.find(v); it != returned.end()) {
+    if (fromIf != fromIfs.end()) {
+      value = fromIf->second;
+    } else if (auto it = returned.find(v); it != returned.end()) {
       value = it->second;
     } else if (auto opt = v.getDefiningOp<OptionalOp>()) {
       Value input = opt.getInput();
@@ -485,7 +478,7 @@ LogicalResult expandBoundaryValues(func::FuncOp func) {
     results.push_back(value.content);
     resultAttrs.push_back(portAttrs(ctx, base, io, seq ? "sequence" : "value"));
     ioOutputs.push_back(ioEntry(ctx, name, seq ? "optional_sequence" : "optional", 0,
-                                tensorElementType(type)));
+                                tensorElementType(value.content.getType())));
   }
   ret->setOperands(results);
   for (Operation *op : llvm::reverse(identities))
