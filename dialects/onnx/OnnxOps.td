@@ -175,12 +175,14 @@ def Onnx_RaggedSequenceOp : Onnx_InternalOp<"RaggedSequence"> {
   let summary = "A sequence of the rows of a tensor, each sliced to its dims (onnxcc)";
   let description = [{
     Element k is rows[k] (each row padded to the largest dims) sliced to
-    dims[k] (int64, [n, rank]); n is rows' first dim. A Loop that appends
+    dims[k] (int64, [n, rank]); n is rows' first dim. `fixed_dims` gives
+    the dims every element has (-1 where they differ). A Loop that appends
     tensors whose dims the data decides to a sequence makes one from its
     scan outputs; onnx-stack-sequences turns it into a ragged stack.
     Compile only: `onnxcc optimize` never makes it.
   }];
-  let arguments = (ins AnyTensor:$rows, TensorOf<[I64]>:$dims);
+  let arguments = (ins AnyTensor:$rows, TensorOf<[I64]>:$dims,
+                       OptionalAttr<DenseI64ArrayAttr>:$fixed_dims);
   let results = (outs Onnx_SeqType:$sequence);
 }
 

@@ -128,6 +128,7 @@ LoopOp toScanOutput(LoopOp loop, unsigned k, SequenceInsertOp insert,
   Block &body = loop.getBody().front();
   Operation *yield = body.getTerminator();
   Value tensor = insert.getTensor();
+  Type appendedType = tensor.getType();
   // The body yields the tensor as a new last scan output.
   SmallVector<Value> yielded(yield->getOperands());
   yielded.erase(yielded.begin() + 1 + k);
@@ -162,11 +163,16 @@ LoopOp toScanOutput(LoopOp loop, unsigned k, SequenceInsertOp insert,
   Operation *replacement = b.create(state);
 
   SmallVector<Operation *> splits;
+  // The dims every appended tensor has: its static ones.
+  SmallVector<int64_t> fixed;
+  if (auto appended = dyn_cast<RankedTensorType>(appendedType))
+    for (int64_t d : appended.getShape())
+      fixed.push_back(ShapedType::isDynamic(d) ? -1 : d);
   Value sequence =
       dims ? build(b, loop.getLoc(), RaggedSequenceOp::getOperationName(),
                    {replacement->getResult(replacement->getNumResults() - 2),
                     replacement->getResults().back()},
-                   seqType)
+                   seqType, {b.getNamedAttr("fixed_dims", b.getDenseI64ArrayAttr(fixed))})
                  ->getResult(0)
            : rowsOf(b, loop.getLoc(), replacement->getResults().back(), seqType, splits);
 

@@ -770,10 +770,12 @@ private:
     SmallVector<int64_t> stackShape{cap};
     llvm::append_range(stackShape, ArrayRef<int64_t>(*bounds).drop_front());
     Value count = b.gather0(b.shapeVector(op.getRows()), b.constScalar(0));
+    SmallVector<int64_t> fixed(rowsType.getRank() - 1, -1);
+    if (auto given = op.getFixedDims(); given && given->size() == fixed.size())
+      fixed.assign(given->begin(), given->end());
     define(op.getResult(),
            SeqInfo::ragged(b.padTo(op.getRows(), stackShape),
-                           b.padTo(op.getDims(), {cap, rowsType.getRank() - 1}), count,
-                           SmallVector<int64_t>(rowsType.getRank() - 1, -1)));
+                           b.padTo(op.getDims(), {cap, rowsType.getRank() - 1}), count, fixed));
     return true;
   }
 
@@ -1085,6 +1087,13 @@ private:
   /// them along a new dim at `axis`.
   bool rewrite(ConcatFromSequenceOp op, StackBuilder &b) {
     const SeqInfo *in = lookup(op.getInputSequence());
+    if (in && in->isRagged()) {
+      Value joined = concatRagged(op, *in, b);
+      if (!joined)
+        return false;
+      replace(op, joined);
+      return true;
+    }
     if (!in || !in->isStack())
       return false;
     ArrayRef<int64_t> elem = in->elementShape();
@@ -1177,6 +1186,75 @@ private:
         perm.push_back(d);
     define(op.getResult(), SeqInfo::ofStack(b.transpose(parts, perm)));
     return true;
+  }
+
+  /// The elements of a ragged stack one after another along `axis` (no new
+  /// axis; the other dims shared and static): output position p along the
+  /// axis comes from element k(p), the last whose start is at most p, at
+  /// p - start[k]; the positions run over all rows' room (capacity x D) and
+  /// a Slice keeps the elements' total.
+  Value concatRagged(ConcatFromSequenceOp op, const SeqInfo &in, StackBuilder &b) {
+    if (op.getNewAxis() != 0)
+      return {};
+    auto stackType = in.stackType();
+    SmallVector<int64_t> maxDims(stackType.getShape().drop_front());
+    int64_t rank = maxDims.size();
+    auto axis = normalizeAxis(static_cast<int64_t>(op.getAxis()), rank);
+    if (!axis)
+      return {};
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != *axis && in.fixedDims[d] < 0)
+        return {};
+    int64_t cap = in.length, room = maxDims[*axis], n = cap * room;
+    if (n == 0)
+      return {};
+    Type i64 = b.i64(), i1 = b.builder().getI1Type();
+    auto vec = [&](int64_t len) { return RankedTensorType::get({len}, i64); };
+    // lens[k]: element k's dim along the axis, 0 for the rows past count.
+    Value lens = b.where(b.binary<LessOp>(b.iota(cap), in.count, i1),
+                         b.gather(in.dims, b.constScalar(*axis), 1), b.constScalar(0));
+    Value sums = b.make<CumSumOp>(vec(cap), {lens, b.constScalar(0)});
+    Value starts = b.binary<SubOp>(sums, lens, i64);
+    Value total = b.gather0(sums, b.constScalar(cap - 1));
+    Value p = b.iota(n);
+    Value startRow = b.make<UnsqueezeOp>(RankedTensorType::get({1, cap}, i64),
+                                         {starts, b.constVector({0})});
+    Value pColumn = b.make<UnsqueezeOp>(RankedTensorType::get({n, 1}, i64),
+                                        {p, b.constVector({1})});
+    Value begun = b.make<CastOp>(RankedTensorType::get({n, cap}, i64),
+                                 {b.binary<LessOrEqualOp>(startRow, pColumn, i1)},
+                                 {b.i64Attr("to", kOnnxInt64)});
+    Value counted = b.make<ReduceSumOp>(vec(n), {begun, b.constVector({1})},
+                                        {b.i64Attr("keepdims", 0)});
+    Value k = b.make<MaxOp>(vec(n), {b.binary<SubOp>(counted, b.constScalar(1), i64),
+                                     b.constScalar(0)});
+    Value j = b.binary<SubOp>(p, b.gather0(starts, k), i64);
+    j = b.make<MinOp>(vec(n), {b.make<MaxOp>(vec(n), {j, b.constScalar(0)}),
+                               b.constScalar(room - 1)});
+    Value flat = b.binary<AddOp>(b.binary<MulOp>(k, b.constScalar(room), i64), j, i64);
+    // [cap, D...] with the axis next to the rows, the two merged.
+    SmallVector<int64_t> perm{0, *axis + 1};
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != *axis)
+        perm.push_back(d + 1);
+    Value moved = b.transpose(in.stack, perm);
+    SmallVector<int64_t> merged{n};
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != *axis)
+        merged.push_back(maxDims[d]);
+    Value rows = b.gather0(b.reshape(moved, merged), flat);
+    // The positions' dim back at the axis.
+    SmallVector<int64_t> back;
+    for (int64_t d = 0; d < rank; ++d)
+      back.push_back(d < *axis ? d + 1 : d == *axis ? 0 : d);
+    Value joined = b.transpose(rows, back);
+    SmallVector<int64_t> shape(cast<RankedTensorType>(joined.getType()).getShape());
+    shape[*axis] = ShapedType::kDynamic;
+    Value none = NoValueOp::create(b.builder(), op->getLoc(), b.builder().getNoneType());
+    b.created.push_back(none.getDefiningOp());
+    return b.make<SliceOp>(RankedTensorType::get(shape, stackType.getElementType()),
+                           {joined, b.constVector({0}), b.unsqueeze0(total),
+                            b.constVector({*axis}), none});
   }
 
   /// SplitToSequence with sizes given at run time, as a ragged stack: part
