@@ -31,6 +31,8 @@
 //   SequenceErase         Gather of the rows that stay
 //   SequenceAt            Gather of the row, Slice of it to its dims
 //   SequenceLength        count
+//   ConcatFromSequence    Gather of each output position from the element
+//                         that covers it, sliced to the elements' total
 //   SplitToSequence       Gather of the input at each part's positions
 //                         (clamped), its dims from the sizes
 //   RaggedSequence        its rows and dims (a Loop's appends, see
