@@ -294,17 +294,6 @@ RankedTensorType symbolicSameShapeInput(ConversionPatternRewriter &rewriter,
   return t;
 }
 
-/// Whether `t` broadcasts unidirectionally into `shape`.
-bool broadcastsInto(RankedTensorType t, ArrayRef<int64_t> shape) {
-  int64_t offset = static_cast<int64_t>(shape.size()) - t.getRank();
-  if (offset < 0)
-    return false;
-  for (int64_t d = 0; d < t.getRank(); ++d)
-    if (t.getDimSize(d) != 1 && t.getDimSize(d) != shape[offset + d])
-      return false;
-  return true;
-}
-
 /// The number of elements a reduction over the `reduced` dims of `shape`
 /// combines, or nullopt when a reduced dim is symbolic (the count is then a
 /// run-time value) or the product does not fit in int64_t.
