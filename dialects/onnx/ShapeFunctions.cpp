@@ -732,8 +732,9 @@ LogicalResult broadcastOperands(ShapeContext &ctx) {
       // Two different symbols ([A] + [B]): a dim run() derives from both.
       if (!d->isStatic() && !d->isSymbolic())
         d = ctx.broadcastDerivedDim(out[offset + j], (*s)[j]);
-      // Two dims the data decides: one run() computes after both.
-      if (!d->isStatic() && !d->isSymbolic())
+      // Two dims the data decides: one run() computes after both (in the
+      // elementwise lowering, which strings do not have).
+      if (!d->isStatic() && !d->isSymbolic() && !isa<StringConcatOp>(op))
         d = ctx.broadcastDataDim(ownDataDims++, out[offset + j], (*s)[j]);
       out[offset + j] = *d;
     }

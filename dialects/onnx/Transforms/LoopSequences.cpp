@@ -89,37 +89,6 @@ void foldStackedAgain(ArrayRef<Operation *> splits) {
   }
 }
 
-/// The body's tensor padded with zeros to `bounds` (its dims at most
-/// those), and its dims: the rows and the dims of a ragged sequence.
-std::pair<Value, Value> paddedRow(OpBuilder &b, Location loc, Value tensor,
-                                  ArrayRef<int64_t> bounds) {
-  auto type = cast<RankedTensorType>(tensor.getType());
-  int64_t rank = type.getRank();
-  auto i64 = b.getI64Type();
-  auto vector = [&](ArrayRef<int64_t> values) {
-    auto t = RankedTensorType::get({static_cast<int64_t>(values.size())}, i64);
-    return build(b, loc, ConstantOp::getOperationName(), {}, t,
-                 {b.getNamedAttr("value", DenseIntElementsAttr::get(t, values))})
-        ->getResult(0);
-  };
-  auto vectorType = RankedTensorType::get({rank}, i64);
-  Value dims = build(b, loc, ShapeOp::getOperationName(), tensor, vectorType)->getResult(0);
-  Value ends = build(b, loc, SubOp::getOperationName(), {vector(bounds), dims}, vectorType)
-                   ->getResult(0);
-  Value pads = build(b, loc, ConcatOp::getOperationName(),
-                     {vector(SmallVector<int64_t>(rank, 0)), ends},
-                     RankedTensorType::get({2 * rank}, i64),
-                     {b.getNamedAttr("axis", b.getI64IntegerAttr(0))})
-                   ->getResult(0);
-  Value none = build(b, loc, NoValueOp::getOperationName(), {}, NoneType::get(b.getContext()))
-                   ->getResult(0);
-  Value padded = build(b, loc, PadOp::getOperationName(), {tensor, pads, none},
-                       RankedTensorType::get(bounds, type.getElementType()),
-                       {b.getNamedAttr("mode", b.getStringAttr("constant"))})
-                     ->getResult(0);
-  return {padded, dims};
-}
-
 /// Rewrites carried value `k` of `loop` (see appendOnly) into a scan
 /// output; returns the new Loop. With `bounds`, the tensor's dims are the
 /// data's: the scan outputs are its rows padded to them and its dims.
@@ -134,8 +103,7 @@ LoopOp toScanOutput(LoopOp loop, unsigned k, SequenceInsertOp insert,
   yielded.erase(yielded.begin() + 1 + k);
   Value dims;
   if (bounds) {
-    OpBuilder inBody(yield);
-    std::tie(tensor, dims) = paddedRow(inBody, insert.getLoc(), tensor, *bounds);
+    std::tie(tensor, dims) = paddedWithDims(yield, tensor, *bounds);
   }
   yielded.push_back(tensor);
   if (dims)

@@ -47,6 +47,12 @@ bool appendedSequencesToScanOutputs(mlir::func::FuncOp func, const ShapeMap *sha
 IfOp rebuildIf(IfOp op, llvm::ArrayRef<unsigned> keep, mlir::TypeRange extraTypes,
                mlir::ValueRange thenExtra, mlir::ValueRange elseExtra);
 
+/// `x` padded with zeros at the end of each dim to `to` (at least its dims)
+/// and its dims as an int64 vector, built before `at` (StackSequences.cpp):
+/// a row of a ragged sequence.
+std::pair<mlir::Value, mlir::Value> paddedWithDims(mlir::Operation *at, mlir::Value x,
+                                                   llvm::ArrayRef<int64_t> to);
+
 /// The largest dims tensor `v` can have: its static dims, and for each dim
 /// the data decides its bound in `shapes` where that is a constant; nullopt
 /// otherwise (StackSequences.cpp).

@@ -347,6 +347,11 @@ private:
 
 } // namespace
 
+std::pair<Value, Value> paddedWithDims(Operation *at, Value x, ArrayRef<int64_t> to) {
+  StackBuilder b(at);
+  return {b.padTo(x, to), b.shapeVector(x)};
+}
+
 std::optional<SmallVector<int64_t>> dimBounds(Value v, const ShapeMap *shapes) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
   if (!type)
