@@ -30,6 +30,9 @@ using llvm::Twine;
 namespace onnxcc {
 namespace {
 
+/// The opset every op of the dialect has the form of (Reduce* aside).
+constexpr int64_t kBaseOpset = importer::kImplementedOpset;
+
 /// `v` as MLIR prints it.
 template <typename T>
 std::string printed(T v) {
@@ -48,6 +51,13 @@ int dataTypeOf(Type t) {
   if (t.isBF16()) return TP::BFLOAT16;
   if (t.isInteger(1)) return TP::BOOL;
   if (isa<onnx::StringType>(t)) return TP::STRING;
+  // The types of ONNX 1.14 to 1.20, newer than the onnx.proto compiled here.
+  if (isa<Float8E4M3FNType>(t)) return 17;
+  if (isa<Float8E4M3FNUZType>(t)) return 18;
+  if (isa<Float8E5M2Type>(t)) return 19;
+  if (isa<Float8E5M2FNUZType>(t)) return 20;
+  if (isa<Float4E2M1FNType>(t)) return 23;
+  if (isa<Float8E8M0FNUType>(t)) return 24;
   if (auto c = dyn_cast<ComplexType>(t)) {
     if (c.getElementType().isF32()) return TP::COMPLEX64;
     if (c.getElementType().isF64()) return TP::COMPLEX128;
@@ -56,6 +66,8 @@ int dataTypeOf(Type t) {
   if (auto i = dyn_cast<IntegerType>(t)) {
     bool u = i.isUnsigned();
     switch (i.getWidth()) {
+    case 2: return u ? 25 : 26;
+    case 4: return u ? 21 : 22;
     case 8: return u ? TP::UINT8 : TP::INT8;
     case 16: return u ? TP::UINT16 : TP::INT16;
     case 32: return u ? TP::UINT32 : TP::INT32;
@@ -66,15 +78,49 @@ int dataTypeOf(Type t) {
   return TP::UNDEFINED;
 }
 
-/// Why an element type cannot be written: the float8, float4, 4-bit and 2-bit
-/// types exist from opset 19 (IR 9) on, after the opset 17 written here.
-std::string unwritable(Type t) {
-  auto i = dyn_cast<IntegerType>(t);
-  if ((i && i.getWidth() > 1 && i.getWidth() < 8) ||
-      isa<Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type, Float8E5M2FNUZType,
-          Float8E8M0FNUType, Float4E2M1FNType>(t))
-    return ", which opset 17 (the opset onnxcc writes) does not have";
-  return ", which ONNX cannot express";
+/// The first ai.onnx opset whose operators take element type `t` (IR 9 the
+/// float8 types, IR 10 int4, IR 11 float4, IR 12 float8 E8M0, IR 13 int2):
+/// 17 for the types every opset-17 model may have.
+int64_t typeOpset(Type t) {
+  if (auto i = dyn_cast<IntegerType>(t)) {
+    if (i.getWidth() == 2)
+      return 25;
+    if (i.getWidth() == 4)
+      return 21;
+  }
+  if (isa<Float8E4M3FNType, Float8E4M3FNUZType, Float8E5M2Type, Float8E5M2FNUZType>(t))
+    return 19;
+  if (isa<Float4E2M1FNType>(t))
+    return 23;
+  if (isa<Float8E8M0FNUType>(t))
+    return 24;
+  return kBaseOpset;
+}
+
+/// Elements one byte of a TensorProto's raw_data holds for `t`: 2 for the
+/// 4-bit types, 4 for the 2-bit ones, 1 otherwise (ONNX's packing, low bits
+/// first; the dialect keeps one element per byte).
+int64_t elementsPerByte(Type t) {
+  if (isa<Float4E2M1FNType>(t))
+    return 2;
+  if (auto i = dyn_cast<IntegerType>(t); i && (i.getWidth() == 2 || i.getWidth() == 4))
+    return 8 / i.getWidth();
+  return 1;
+}
+
+/// The IR version of the ONNX release that introduced ai.onnx opset `opset`.
+int64_t irVersionOf(int64_t opset) {
+  if (opset <= 18)
+    return 8;
+  if (opset <= 20)
+    return 9;
+  if (opset <= 22)
+    return 10;
+  if (opset == 23)
+    return 11;
+  if (opset == 24)
+    return 12;
+  return 13;
 }
 
 /// Whether `op` is one of onnxcc's own ops rather than an ONNX operator.
@@ -83,9 +129,63 @@ bool isInternalOp(Operation *op) {
              onnx::SiLUOp, onnx::ScaledDotProductAttentionOp>(op);
 }
 
+/// `raw` (one element of `elem` per byte) in ONNX's packing of `elem`:
+/// several elements per byte, the first in the low bits, the last byte's
+/// unused bits zero.
+std::string packed(std::string raw, Type elem) {
+  int64_t per = elementsPerByte(elem);
+  if (per == 1)
+    return raw;
+  unsigned bits = 8 / per;
+  unsigned mask = (1u << bits) - 1;
+  std::string out((raw.size() + per - 1) / per, '\0');
+  for (size_t i = 0; i < raw.size(); ++i)
+    out[i / per] = static_cast<char>(static_cast<unsigned char>(out[i / per]) |
+                                     ((static_cast<unsigned char>(raw[i]) & mask)
+                                      << (bits * (i % per))));
+  return out;
+}
+
+/// The name of the node `op` came from (the first NameLoc of its location),
+/// else its op type.
+std::string nodeNameOf(Operation *op) {
+  std::string base;
+  std::function<void(Location)> find = [&](Location loc) {
+    if (!base.empty())
+      return;
+    if (auto n = dyn_cast<NameLoc>(loc))
+      base = n.getName().str();
+    else if (auto f = dyn_cast<FusedLoc>(loc))
+      for (Location l : f.getLocations())
+        find(l);
+  };
+  find(op->getLoc());
+  if (base.empty())
+    base = op->getName().stripDialect().str();
+  return base;
+}
+
+/// The opset that has the transformer op `op` (opsets 23-27, defined by
+/// hand in TransformerOps.td, not in the generated schema table) with the
+/// inputs and attributes it uses; 0 for any other op.
+int64_t transformerOpset(Operation *op) {
+  if (auto attention = dyn_cast<onnx::AttentionOp>(op)) {
+    if (static_cast<int64_t>(attention.getLeftWindowSize()) != -1 ||
+        static_cast<int64_t>(attention.getRightWindowSize()) != -1)
+      return 25;
+    return isa<NoneType>(attention.getNonpadKvSeqlen().getType()) ? 23 : 24;
+  }
+  if (isa<onnx::RMSNormalizationOp, onnx::RotaryEmbeddingOp>(op))
+    return 23;
+  if (isa<onnx::CausalConvWithStateOp, onnx::LinearAttentionOp>(op))
+    return 27;
+  return 0;
+}
+
 class ModelExporter {
 public:
-  ModelExporter(const ExportOptions &options) : options(options) {}
+  ModelExporter(const ExportOptions &options, int64_t opset)
+      : options(options), opset(opset) {}
 
   Error exportMain(func::FuncOp func, ::onnx::GraphProto &graph);
 
@@ -110,8 +210,9 @@ private:
   /// An initializer holding `values` (rank 0 when `shape` is empty).
   std::string addFloatConstant(::onnx::GraphProto &graph, Type elem, ArrayRef<double> values,
                                ArrayRef<int64_t> shape, StringRef hint);
+  /// An int64 initializer holding `values`: 1-D, or a scalar when `scalar`.
   std::string addI64Constant(::onnx::GraphProto &graph, ArrayRef<int64_t> values,
-                             StringRef hint);
+                             StringRef hint, bool scalar = false);
   /// Appends `act(x)` nodes; returns the name of the result (`out` when
   /// given).
   FailureOr<std::string> addActivation(::onnx::GraphProto &graph, Operation *origin,
@@ -127,6 +228,8 @@ private:
   std::string nodeName(Operation *op, StringRef suffix = "");
 
   const ExportOptions &options;
+  /// The ai.onnx opset written: each node takes its form at it.
+  int64_t opset;
   llvm::DenseMap<Value, std::string> names;
   llvm::StringSet<> used;
   llvm::StringMap<unsigned> nodeNameCount;
@@ -164,19 +267,7 @@ StringRef ModelExporter::nameOf(Value v) {
 }
 
 std::string ModelExporter::nodeName(Operation *op, StringRef suffix) {
-  std::string base;
-  std::function<void(Location)> find = [&](Location loc) {
-    if (!base.empty())
-      return;
-    if (auto n = dyn_cast<NameLoc>(loc))
-      base = n.getName().str();
-    else if (auto f = dyn_cast<FusedLoc>(loc))
-      for (Location l : f.getLocations())
-        find(l);
-  };
-  find(op->getLoc());
-  if (base.empty())
-    base = op->getName().stripDialect().str();
+  std::string base = nodeNameOf(op);
   return suffix.empty() ? base : base + "/" + suffix.str();
 }
 
@@ -194,7 +285,7 @@ Error ModelExporter::writeType(Type type, ::onnx::TypeProto &tp, ArrayAttr dimPa
   int dt = dataTypeOf(tensor.getElementType());
   if (!dt)
     return makeError(what + " has element type " + printed(tensor.getElementType()) +
-                     unwritable(tensor.getElementType()));
+                     ", which ONNX cannot express");
   auto *tt = tp.mutable_tensor_type();
   tt->set_elem_type(dt);
   auto ranked = dyn_cast<RankedTensorType>(tensor);
@@ -219,7 +310,7 @@ Error ModelExporter::writeTensor(ElementsAttr attr, ::onnx::TensorProto &t, cons
   Type elem = type.getElementType();
   int dt = dataTypeOf(elem);
   if (!dt)
-    return makeError(what + " has element type " + printed(elem) + unwritable(elem));
+    return makeError(what + " has element type " + printed(elem) + ", which ONNX cannot express");
   t.set_data_type(dt);
   for (int64_t d : type.getShape())
     t.add_dims(d);
@@ -236,7 +327,7 @@ Error ModelExporter::writeTensor(ElementsAttr attr, ::onnx::TensorProto &t, cons
       return makeError(what + ": the weights of resource '" +
                        resource.getRawHandle().getKey() + "' are missing");
     ArrayRef<char> data = blob->getData();
-    t.set_raw_data(std::string(data.data(), data.size()));
+    t.set_raw_data(packed(std::string(data.data(), data.size()), elem));
     return Error::success();
   }
   auto dense = dyn_cast<DenseElementsAttr>(attr);
@@ -257,7 +348,7 @@ Error ModelExporter::writeTensor(ElementsAttr attr, ::onnx::TensorProto &t, cons
       raw.assign(data.data(), data.size());
     }
   }
-  t.set_raw_data(std::move(raw));
+  t.set_raw_data(packed(std::move(raw), elem));
   return Error::success();
 }
 
@@ -309,12 +400,13 @@ std::string ModelExporter::addFloatConstant(::onnx::GraphProto &graph, Type elem
 }
 
 std::string ModelExporter::addI64Constant(::onnx::GraphProto &graph, ArrayRef<int64_t> values,
-                                          StringRef hint) {
+                                          StringRef hint, bool scalar) {
   std::string name = fresh(hint);
   ::onnx::TensorProto &t = *graph.add_initializer();
   t.set_name(name);
   t.set_data_type(::onnx::TensorProto::INT64);
-  t.add_dims(values.size());
+  if (!scalar)
+    t.add_dims(values.size());
   for (int64_t v : values)
     t.add_int64_data(v);
   return name;
@@ -472,16 +564,47 @@ Error ModelExporter::exportOp(Operation *op, ::onnx::GraphProto &graph) {
   }
 
   StringRef opType = op->getName().stripDialect();
-  if (opType.starts_with("Reduce") && opType != "ReduceSum")
+  if (opType.starts_with("Reduce") && opType != "ReduceSum" && opset < 18)
     return exportReduce(op, graph);
   if (op->getDialect() == nullptr || op->getDialect()->getNamespace() != "onnx")
     return makeError("cannot write op '" + op->getName().getStringRef() + "' (" + nodeName(op) +
                      ") as ONNX: it is not an onnx op");
+  // The transformer ops of opsets 23-27 have every result; the node's
+  // absent outputs are the results nothing uses.
+  bool transformer = transformerOpset(op) != 0;
   SmallVector<std::string> inputs, outputs;
   for (Value v : op->getOperands())
     inputs.push_back(isa<NoneType>(v.getType()) ? std::string() : nameOf(v).str());
+  // Range takes scalars; the dialect's also takes [1]s (a Split's parts).
+  if (isa<onnx::RangeOp>(op))
+    for (auto [k, v] : llvm::enumerate(op->getOperands()))
+      if (auto t = dyn_cast<RankedTensorType>(v.getType()); t && t.getRank() == 1) {
+        std::string scalar = fresh(inputs[k] + "_scalar");
+        addNode(graph, "Squeeze", op, {inputs[k], addI64Constant(graph, {0}, "axes")},
+                {scalar});
+        inputs[k] = scalar;
+      }
+  // A zero point of one value (the importer's for output_dtype) beside a
+  // per-axis or blocked scale takes the scale's shape, as ONNX requires.
+  if (isa<onnx::QuantizeLinearOp, onnx::DequantizeLinearOp>(op)) {
+    auto scale = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+    auto zero = op->getOperand(2).getDefiningOp<onnx::ConstantOp>();
+    auto value = zero ? dyn_cast_or_null<DenseElementsAttr>(zero.getValueAttr()) : nullptr;
+    if (scale && scale.getRank() > 0 && scale.hasStaticShape() && value && value.isSplat() &&
+        cast<ShapedType>(value.getType()).getRank() == 0) {
+      ::onnx::TensorProto &t = *graph.add_initializer();
+      inputs[2] = fresh(inputs[2] + "_full");
+      t.set_name(inputs[2]);
+      if (Error e = writeTensor(value.resizeSplat(RankedTensorType::get(
+                                    scale.getShape(), value.getElementType())),
+                                t, "zero point of " + nodeName(op)))
+        return e;
+    }
+  }
   for (Value r : op->getResults())
-    outputs.push_back(isa<NoneType>(r.getType()) ? std::string() : nameOf(r).str());
+    outputs.push_back(isa<NoneType>(r.getType()) || (transformer && r.use_empty())
+                          ? std::string()
+                          : nameOf(r).str());
   bool internal = isInternalOp(op);
   // ai.onnx.ml operators are the dialect's ml.<Name> ops.
   bool ml = opType.starts_with("ml.");
@@ -490,19 +613,62 @@ Error ModelExporter::exportOp(Operation *op, ::onnx::GraphProto &graph) {
               internal ? kOnnxccDomain : (ml ? "ai.onnx.ml" : ""));
 
   const importer::OpSchemaInfo *schema = internal ? nullptr : importer::lookupSchema(opType);
-  if (!schema && !internal)
+  if (!schema && !internal && !transformer)
     return makeError("cannot write op '" + opType + "' (" + nodeName(op) +
                      "): it has no ONNX schema");
-  if (schema && !ml && schema->latestSince > importer::kImplementedOpset)
+  if (schema && !ml && schema->latestSince > opset)
     return makeError("cannot write op '" + opType + "' (" + nodeName(op) + ") at opset " +
-                     Twine(importer::kImplementedOpset) + ": it exists from opset " +
-                     Twine(schema->latestSince) + " on");
+                     Twine(opset) + ": it exists from opset " + Twine(schema->latestSince) +
+                     " on");
+  auto addAttr = [&](StringRef name, ::onnx::AttributeProto::AttributeType type) {
+    ::onnx::AttributeProto &a = *node.add_attribute();
+    a.set_name(name.str());
+    a.set_type(type);
+    return &a;
+  };
+  // The attributes of later versions that the dialect's op carries as
+  // onnxcc.* (requiredOpset raised the opset to theirs).
+  for (StringRef name : {"saturate", "block_size"})
+    if (auto v = op->getAttrOfType<IntegerAttr>(("onnxcc." + name).str()))
+      addAttr(name, ::onnx::AttributeProto::INT)->set_i(v.getInt());
+  if (auto v = op->getAttrOfType<StringAttr>("onnxcc.round_mode"))
+    addAttr("round_mode", ::onnx::AttributeProto::STRING)->set_s(v.str());
+  if (isa<onnx::ResizeOp>(op) && op->hasAttr("antialias"))
+    addAttr("antialias", ::onnx::AttributeProto::INT)->set_i(1);
+  // Split 18 takes `num_outputs` when `split` is absent.
+  if (isa<onnx::SplitOp>(op) && opset >= 18 && isa<NoneType>(op->getOperand(1).getType()))
+    addAttr("num_outputs", ::onnx::AttributeProto::INT)->set_i(op->getNumResults());
+  // DFT 20 takes `axis` as its third input.
+  if (auto dft = dyn_cast<onnx::DFTOp>(op); dft && opset >= 20) {
+    if (node.input_size() < 2)
+      node.add_input("");
+    node.add_input(addI64Constant(graph, {static_cast<int64_t>(dft.getAxis())},
+                                  nodeName(op) + "_axis", true));
+  }
   for (NamedAttribute attr : op->getAttrs()) {
     StringRef name = attr.getName().getValue();
     if (name.starts_with("onnx.") || name.starts_with("onnxcc."))
       continue;
-    if (internal) {
-      // onnxcc's own ops keep their attributes by their MLIR kind.
+    if (isa<onnx::ResizeOp>(op) && name == "antialias")
+      continue;
+    if (isa<onnx::DFTOp>(op) && name == "axis" && opset >= 20)
+      continue;
+    // GridSample 20 names the modes bilinear and bicubic linear and cubic.
+    if (isa<onnx::GridSampleOp>(op) && name == "mode" && opset >= 20) {
+      StringRef mode = cast<StringAttr>(attr.getValue()).getValue();
+      addAttr("mode", ::onnx::AttributeProto::STRING)
+          ->set_s(mode == "bilinear" ? "linear" : mode == "bicubic" ? "cubic" : mode.str());
+      continue;
+    }
+    // Attention's window sizes (opset 25) are left out when they are the
+    // default -1, so that the node is valid at opsets 23 and 24.
+    if (isa<onnx::AttentionOp>(op) &&
+        (name == "left_window_size" || name == "right_window_size") &&
+        cast<IntegerAttr>(attr.getValue()).getInt() == -1)
+      continue;
+    if (internal || transformer) {
+      // onnxcc's own ops and the transformer ops keep their attributes by
+      // their MLIR kind.
       ::onnx::AttributeProto &a = *node.add_attribute();
       a.set_name(name.str());
       Attribute v = attr.getValue();
@@ -527,6 +693,21 @@ Error ModelExporter::exportOp(Operation *op, ::onnx::GraphProto &graph) {
         return makeError("cannot write attribute '" + name + "' of " + nodeName(op));
       }
       continue;
+    }
+    // AveragePool-19's and LpPool-18's dilations and LpPool-18's ceil_mode,
+    // which the dialect's ops carry under their ONNX names (requiredOpset
+    // raised the opset to theirs).
+    if (isa<onnx::AveragePoolOp, onnx::LpPoolOp>(op) && !schema->findAttr(name)) {
+      if (auto ints = dyn_cast<DenseI64ArrayAttr>(attr.getValue()); ints && name == "dilations") {
+        ::onnx::AttributeProto *a = addAttr(name, ::onnx::AttributeProto::INTS);
+        for (int64_t d : ints.asArrayRef())
+          a->add_ints(d);
+        continue;
+      }
+      if (auto i = dyn_cast<IntegerAttr>(attr.getValue()); i && name == "ceil_mode") {
+        addAttr(name, ::onnx::AttributeProto::INT)->set_i(i.getInt());
+        continue;
+      }
     }
     const importer::AttrSpec *spec = schema->findAttr(name);
     if (!spec)
@@ -963,49 +1144,93 @@ Error exportModel(ModuleOp module, ::onnx::ModelProto &model, const ExportOption
   if (funcs.empty())
     return makeError("the module has no graph to write");
   func::FuncOp func = *funcs.begin();
-  model.set_ir_version(8); // the IR version of opset 17
-  model.set_producer_name("onnxcc");
-  // Every op of the dialect has the form of its version at opset 17 (the
-  // importer brings newer opsets to it, and Reduce* are written back with
-  // attribute axes), so the model is stamped 17 whatever opset it was read at:
-  // stamping the opset it was read at (up to 28) would change what some of its
-  // nodes mean (Reduce*, GridSample modes, DFT's axis).
-  // A feature of a later opset that the dialect's op carries has no opset-17
-  // form.
-  std::string later;
+  // The opset written: the one the model was read at, raised to the first
+  // one that has every node and type of the graph as the dialect holds
+  // them, and at least 17 (the form of the dialect's ops). Each node is
+  // written in its form at that opset (Reduce* with axes as an input from
+  // 18, DFT's axis as an input and GridSample's new mode names from 20, ...).
+  int64_t opset = kBaseOpset;
+  if (auto imports = module->getAttrOfType<DictionaryAttr>("onnx.opset_import"))
+    if (auto read = imports.getAs<IntegerAttr>("ai.onnx"))
+      opset = std::max(opset, std::min<int64_t>(read.getInt(), importer::kMaxOpset));
+  std::string refused;
+  auto need = [&](int64_t version) { opset = std::max(opset, version); };
+  auto needType = [&](Type t) {
+    while (true) {
+      if (auto seq = dyn_cast<onnx::SeqType>(t))
+        t = seq.getElementType();
+      else if (auto opt = dyn_cast<onnx::OptType>(t))
+        t = opt.getElementType();
+      else
+        break;
+    }
+    if (auto shaped = dyn_cast<ShapedType>(t))
+      need(typeOpset(shaped.getElementType()));
+  };
+  for (Type t : func.getArgumentTypes())
+    needType(t);
   func.walk([&](Operation *op) {
-    if (!later.empty())
-      return;
+    for (Type t : op->getResultTypes())
+      needType(t);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          needType(arg.getType());
+    if (op->hasAttr("onnxcc.saturate"))
+      need(19);
+    if (op->hasAttr("onnxcc.block_size"))
+      need(21);
+    if (op->hasAttr("onnxcc.round_mode"))
+      need(24);
     auto reduction = op->getAttrOfType<StringAttr>("reduction");
     if (isa<onnx::ScatterElementsOp, onnx::ScatterNDOp>(op) && reduction &&
         (reduction.getValue() == "max" || reduction.getValue() == "min"))
-      later = op->getName().stripDialect().str() + " with reduction '" +
-              reduction.getValue().str() + "' (opset 18)";
+      need(18);
     auto dilations = op->getAttrOfType<DenseI64ArrayAttr>("dilations");
-    if (isa<onnx::AveragePoolOp, onnx::LpPoolOp>(op) && dilations &&
-        llvm::any_of(dilations.asArrayRef(), [](int64_t d) { return d != 1; }))
-      later = op->getName().stripDialect().str() + " with dilations (opset 18/19)";
-    if (auto resize = dyn_cast<onnx::ResizeOp>(op);
-        resize && resize.getCoordinateTransformationMode() == "half_pixel_symmetric")
-      later = "Resize with coordinate_transformation_mode 'half_pixel_symmetric' (opset 19)";
-    if (auto resize = dyn_cast<onnx::ResizeOp>(op);
-        resize && resize.getCoordinateTransformationMode() == "tf_half_pixel_for_nn")
-      later = "Resize with coordinate_transformation_mode 'tf_half_pixel_for_nn' (opset 11 "
-              "only)";
+    bool dilated = dilations && llvm::any_of(dilations.asArrayRef(),
+                                             [](int64_t d) { return d != 1; });
+    if (isa<onnx::AveragePoolOp>(op) && dilated)
+      need(19);
     auto ceil = op->getAttrOfType<IntegerAttr>("ceil_mode");
-    if (isa<onnx::LpPoolOp>(op) && ceil && ceil.getInt() != 0)
-      later = "LpPool with ceil_mode (opset 18)";
-    // The transformer ops of opsets 23-27.
-    if (isa<onnx::AttentionOp, onnx::RMSNormalizationOp, onnx::RotaryEmbeddingOp,
-            onnx::CausalConvWithStateOp, onnx::LinearAttentionOp>(op))
-      later = op->getName().stripDialect().str() + " (opset 23 and later)";
+    if (isa<onnx::LpPoolOp>(op) && (dilated || (ceil && ceil.getInt() != 0)))
+      need(18);
+    if (auto pad = dyn_cast<onnx::PadOp>(op); pad && pad.getMode() == "wrap")
+      need(19);
+    if (auto resize = dyn_cast<onnx::ResizeOp>(op)) {
+      if (resize->hasAttr("antialias"))
+        need(18);
+      if (resize.getCoordinateTransformationMode() == "half_pixel_symmetric")
+        need(19);
+      if (resize->hasAttr("onnxcc.rounded_size") && refused.empty())
+        refused = "Resize '" + nodeNameOf(op) +
+                  "' made from keep_aspect_ratio_policy (Resize 18): its output size is "
+                  "round(scale * input size), which no Resize given its scales has";
+      if (resize.getCoordinateTransformationMode() == "tf_half_pixel_for_nn" && refused.empty())
+        refused = "Resize with coordinate_transformation_mode 'tf_half_pixel_for_nn' (" +
+                  nodeNameOf(op) + "), which only opsets 11 and 12 have";
+    }
+    // Reduce* whose axes are computed at run time take them as an input
+    // from opset 18 on (ReduceSum from 13).
+    StringRef name = op->getName().stripDialect();
+    if (name.starts_with("Reduce") && name != "ReduceSum" && op->getNumOperands() > 1 &&
+        !isa<NoneType>(op->getOperand(1).getType()) &&
+        !op->getOperand(1).getDefiningOp<onnx::ConstantOp>())
+      need(18);
+    need(transformerOpset(op));
+    // The ops new after opset 17 (BitwiseAnd-18, BitCast-26, ...) in their
+    // version of the dialect.
+    if (op->getDialect() && op->getDialect()->getNamespace() == "onnx" && !isInternalOp(op) &&
+        !name.starts_with("ml."))
+      if (const importer::OpSchemaInfo *s = importer::lookupSchema(name))
+        need(s->latestSince);
   });
-  if (!later.empty())
-    return makeError("cannot write " + later + ": optimize writes opset " +
-                     std::to_string(importer::kImplementedOpset));
-  auto *opset = model.add_opset_import();
-  opset->set_domain("");
-  opset->set_version(importer::kImplementedOpset);
+  if (!refused.empty())
+    return makeError("cannot write " + refused);
+  model.set_ir_version(irVersionOf(opset));
+  model.set_producer_name("onnxcc");
+  auto *opsetImport = model.add_opset_import();
+  opsetImport->set_domain("");
+  opsetImport->set_version(opset);
   // The ai.onnx.ml opset: the newest version among the ml ops written.
   int mlOpset = 0;
   func.walk([&](Operation *op) {
@@ -1031,7 +1256,7 @@ Error exportModel(ModuleOp module, ::onnx::ModelProto &model, const ExportOption
   }
   ::onnx::GraphProto &graph = *model.mutable_graph();
   graph.set_name(func.getSymName().str());
-  ModelExporter exporter(options);
+  ModelExporter exporter(options, opset);
   if (Error e = exporter.exportMain(func, graph))
     return e;
   llvm::StringSet<> reads;

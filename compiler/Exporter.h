@@ -23,11 +23,14 @@ struct ExportOptions {
 inline constexpr const char *kOnnxccDomain = "ai.onnxcc";
 
 /// Writes the module's main function (the imported graph after any graph
-/// passes) as a model of ai.onnx opset 17, the form every op of the dialect
-/// has. Constants become initializers, subgraph regions become graph
-/// attributes, symbolic dims keep their names. Deterministic: the same
-/// module gives the same bytes. An op or attribute that has no ONNX form is
-/// a one-line error naming it.
+/// passes) as an ONNX model. The ai.onnx opset is the one the model was
+/// read at (at least 17, the form of the dialect's ops), raised to the
+/// first that has every node and element type of the graph (int4 weights
+/// 21, Attention 23, ...); each node takes its form at that opset. Constants
+/// become initializers, subgraph regions become graph attributes, symbolic
+/// dims keep their names. Deterministic: the same module gives the same
+/// bytes. An op or attribute that has no ONNX form is a one-line error
+/// naming it.
 llvm::Error exportModel(mlir::ModuleOp module, ::onnx::ModelProto &model,
                         const ExportOptions &options = {});
 

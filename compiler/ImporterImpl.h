@@ -60,7 +60,7 @@ mlir::Type elementTypeOfDataType(mlir::MLIRContext *ctx, int dataType);
 constexpr int64_t kMaxOpset = 28;
 /// Newest opset whose operator versions the dialect defines: every op of the
 /// dialect has the form of its newest version up to this opset (Reduce* that of
-/// opset 18), so a graph of the dialect written back as ONNX is valid at it.
+/// opset 18), the least opset the exporter writes (compiler/Exporter.cpp).
 constexpr int64_t kImplementedOpset = 17;
 
 class GraphImporter;

@@ -908,9 +908,13 @@ Error resize18Forms(NodeContext &nc);
 
 /// `antialias` (linear and cubic downsampling) rides on the dialect's Resize
 /// as the discardable attribute `antialias`, which the lowering reads
-/// (lowering/OnnxToLinalg/Resize.cpp); nearest ignores it, as ONNX does.
+/// (lowering/OnnxToLinalg/Resize.cpp); nearest ignores it, as ONNX does. A
+/// sizes policy other than stretch marks the Resize `onnxcc.rounded_size`:
+/// its output size is round(scale * in), which no Resize given scales has
+/// (the exporter refuses it).
 Error resize18(NodeContext &nc) {
   bool antialias = nc.intAttr("antialias", 0) != 0 && nc.stringAttr("mode", "nearest") != "nearest";
+  bool rounded = nc.stringAttr("keep_aspect_ratio_policy", "stretch") != "stretch";
   OpBuilder &b = nc.builder();
   Block *block = b.getInsertionBlock();
   Block::iterator before = b.getInsertionPoint();
@@ -918,18 +922,21 @@ Error resize18(NodeContext &nc) {
   Block::iterator last = atStart ? block->end() : std::prev(before);
   if (Error e = resize18Forms(nc))
     return e;
-  if (!antialias)
+  if (!antialias && !rounded)
     return Error::success();
   // The Resize just built: the last op inserted by this node.
   Block::iterator first = atStart ? block->begin() : std::next(last);
   for (Block::iterator it = b.getInsertionPoint(); it != first;) {
     --it;
     if (isa<onnx::ResizeOp>(*it)) {
-      it->setAttr("antialias", b.getUnitAttr());
+      if (antialias)
+        it->setAttr("antialias", b.getUnitAttr());
+      if (rounded)
+        it->setAttr("onnxcc.rounded_size", b.getUnitAttr());
       return Error::success();
     }
   }
-  return nc.error("antialias: no Resize was built");
+  return nc.error("no Resize was built");
 }
 
 Error resize18Forms(NodeContext &nc) {

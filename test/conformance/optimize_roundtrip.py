@@ -3,8 +3,8 @@
 
 Usage:
   /usr/bin/python3 test/conformance/optimize_roundtrip.py ONNXCC --ort-dir DIR
-      [--data DIR] [--jobs N] [--filter REGEX] [--work DIR] [--results FILE]
-      [--min-pass N]
+      [--data DIR] [--suites S,...] [--data-1.23 DIR] [--jobs N]
+      [--filter REGEX] [--work DIR] [--results FILE] [--min-pass N]
 
 For every test of the backend suites (the out-of-scope ones left out) the
 model is optimized by onnxcc, then ONNX Runtime (npm onnxruntime-node from
@@ -53,6 +53,11 @@ def main():
     parser.add_argument("onnxcc")
     parser.add_argument("--ort-dir", required=True)
     parser.add_argument("--data", default=run_conformance.DEFAULT_DATA)
+    parser.add_argument("--suites", default=",".join(run_conformance.SUITES_1_12),
+                        help="comma-separated suites (default the ONNX 1.12 ones; also "
+                             "node-1.23, whose models use opsets up to 28)")
+    parser.add_argument("--data-1.23", dest="data_1_23",
+                        default=run_conformance.DEFAULT_DATA_1_23)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--filter")
     parser.add_argument("--work")
@@ -64,7 +69,13 @@ def main():
 
     out_of_scope = run_conformance.read_out_of_scope(run_conformance.DEFAULT_EXPECTED)
     pattern = re.compile(args.filter) if args.filter else None
-    tests, _ = run_conformance.find_tests(args.data, pattern, out_of_scope)
+    suites = [s for s in args.suites.split(",") if s]
+    unknown = [s for s in suites if s not in run_conformance.SUITES]
+    if unknown:
+        sys.exit("unknown suite %s (known: %s)" % (", ".join(unknown),
+                                                  ", ".join(run_conformance.SUITES)))
+    suite_dirs = run_conformance.suite_folders(args.data, suites, args.data_1_23)
+    tests, _ = run_conformance.find_tests(args.data, pattern, out_of_scope, suite_dirs)
     work = args.work or tempfile.mkdtemp(prefix="onnxcc-optimize-")
     os.makedirs(work, exist_ok=True)
 
