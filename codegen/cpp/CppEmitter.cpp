@@ -1874,16 +1874,17 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
         s << "    int64_t packed_ = 0;\n";
         s << "    for (int64_t k = 0; k < count_; ++k) {\n";
         s << "      const int64_t *box_ = " << y << "_dims + k * " << g.rank << ";\n";
+        // -1: a dim an element of a smaller rank lacks (size 1 in its row).
         for (int64_t d = 0; d < g.rank; ++d)
-          s << "      if (box_[" << d << "] < 0 || box_[" << d << "] > " << maxDims[d]
+          s << "      if (box_[" << d << "] < -1 || box_[" << d << "] > " << maxDims[d]
             << ")\n        return 10;\n";
         std::string indent = "      ", src = "k * " + std::to_string(row);
         for (int64_t d = 0; d < g.rank; ++d) {
           int64_t stride = 1;
           for (int64_t e = d + 1; e < g.rank; ++e)
             stride *= maxDims[e];
-          s << indent << "for (int64_t i" << d << " = 0; i" << d << " < box_[" << d << "]; ++i"
-            << d << ")\n";
+          s << indent << "for (int64_t i" << d << " = 0; i" << d << " < (box_[" << d
+            << "] < 0 ? 1 : box_[" << d << "]); ++i" << d << ")\n";
           indent += "  ";
           src += " + i" + std::to_string(d) + " * " + std::to_string(stride);
         }

@@ -158,8 +158,10 @@ def Onnx_CheckedIndexOp : Onnx_InternalOp<"CheckedIndex"> {
   let description = [{
     `index` (one int32 or int64 element) as an int64 scalar in [0, limit),
     or [0, limit] with `end`; with `negative` an index below 0 counts from
-    the back (index + limit). run() returns 16 when it is outside. Sequences
-    whose length the data decides use it for their positions (SequenceAt,
+    the back (index + limit). run() returns 16 when it is outside. With `bound`
+    the index is a count checked to be at most `limit`, a capacity the
+    compiler derived from a bound (status 10). Sequences whose length the
+    data decides use it for their positions (SequenceAt,
     SequenceInsert, SequenceErase) and for SplitToSequence's run-time sizes.
     Compile only: `onnxcc optimize` never makes it.
   }];
@@ -167,7 +169,8 @@ def Onnx_CheckedIndexOp : Onnx_InternalOp<"CheckedIndex"> {
     TensorOf<[I32, I64]>:$index,
     TensorOf<[I64]>:$limit,
     DefaultValuedAttr<BoolAttr, "false">:$end,
-    DefaultValuedAttr<BoolAttr, "true">:$negative);
+    DefaultValuedAttr<BoolAttr, "true">:$negative,
+    DefaultValuedAttr<BoolAttr, "false">:$bound);
   let results = (outs TensorOf<[I64]>:$Y);
 }
 
@@ -175,15 +178,34 @@ def Onnx_RaggedSequenceOp : Onnx_InternalOp<"RaggedSequence"> {
   let summary = "A sequence of the rows of a tensor, each sliced to its dims (onnxcc)";
   let description = [{
     Element k is rows[k] (each row padded to the largest dims) sliced to
-    dims[k] (int64, [n, rank]); n is rows' first dim. `fixed_dims` gives
+    dims[k] (int64, [n, rank]); n is rows' first dim, or `count` when given
+    (rows past it are padding; an element of a smaller rank has -1 for each
+    dim it lacks, see RaggedRows). `fixed_dims` gives
     the dims every element has (-1 where they differ). A Loop that appends
     tensors whose dims the data decides to a sequence makes one from its
     scan outputs; onnx-stack-sequences turns it into a ragged stack.
     Compile only: `onnxcc optimize` never makes it.
   }];
   let arguments = (ins AnyTensor:$rows, TensorOf<[I64]>:$dims,
+                       Optional<TensorOf<[I64]>>:$count,
                        OptionalAttr<DenseI64ArrayAttr>:$fixed_dims);
   let results = (outs Onnx_SeqType:$sequence);
+}
+
+def Onnx_RaggedRowsOp : Onnx_InternalOp<"RaggedRows"> {
+  let summary = "The ragged stack of a sequence (onnxcc)";
+  let description = [{
+    The inverse of RaggedSequence with a count: `rows` [capacity,
+    max_dims...] holds element k in row k padded with zeros, `dims`
+    [capacity, rank] its dims (an element of a smaller rank has its dims,
+    then -1 for each dim it lacks) and `count` how many rows hold
+    elements. run() returns 10 when the sequence has more than `capacity`
+    elements. A Loop that carries a sequence its body changes other than by
+    appending carries these (LoopSequences.cpp). Compile only.
+  }];
+  let arguments = (ins Onnx_SeqType:$sequence, I64Attr:$capacity,
+                       DenseI64ArrayAttr:$max_dims);
+  let results = (outs AnyTensor:$rows, TensorOf<[I64]>:$dims, TensorOf<[I64]>:$count);
 }
 
 // The ai.onnx.ml ops that take a map. A graph input of type map(K, V) is

@@ -2997,6 +2997,16 @@ LogicalResult GeluOp::inferShapes(ShapeContext &ctx) {
 
 LogicalResult SiLUOp::inferShapes(ShapeContext &ctx) { return sameAsFirstOperand(ctx); }
 LogicalResult RaggedSequenceOp::inferShapes(ShapeContext &) { return success(); }
+LogicalResult RaggedRowsOp::inferShapes(ShapeContext &ctx) {
+  Shape rows{Dim::known(getCapacity())};
+  for (int64_t d : getMaxDims())
+    rows.push_back(Dim::known(d));
+  ctx.setShape(0, rows);
+  ctx.setShape(1, Shape{Dim::known(getCapacity()),
+                        Dim::known(static_cast<int64_t>(getMaxDims().size()))});
+  ctx.setShape(2, Shape{});
+  return success();
+}
 LogicalResult CheckedIndexOp::inferShapes(ShapeContext &ctx) {
   ctx.setShape(0, Shape{});
   return success();

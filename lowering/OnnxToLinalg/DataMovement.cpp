@@ -2127,10 +2127,13 @@ struct CheckedIndexLowering : OpConversionPattern<onnx::CheckedIndexOp> {
     Value range = op.getEnd() ? Value(arith::AddIOp::create(rewriter, loc, limit,
                                                               i64Const(rewriter, loc, 1)))
                               : limit;
+    // A count against a capacity derived from a bound: status 10 past it.
+    bool bound = op.getBound();
     func::FuncOp check = declareRuntimeFunction(
-        rewriter, op, "onnxcc_check_position", "onnxcc_rt::check_position",
+        rewriter, op, bound ? "onnxcc_check_bound" : "onnxcc_check_position",
+        bound ? "onnxcc_rt::check_bound" : "onnxcc_rt::check_position",
         rewriter.getFunctionType({i64, i64}, {rewriter.getI32Type()}), /*usesStringPool=*/false);
-    func::CallOp::create(rewriter, loc, check, ValueRange{index, range});
+    func::CallOp::create(rewriter, loc, check, ValueRange{index, bound ? limit : range});
     rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, RankedTensorType::get({}, i64),
                                                         ValueRange{index});
     return success();

@@ -166,11 +166,109 @@ struct Expanded {
   Value content; // the tensor or the sequence
 };
 
+/// Carried value `k` of `loop`, an optional given as `value` (flag +
+/// content), as two carried values: the content in its place and the flag
+/// after the last carried value. In the body OptionalHasElement reads the
+/// flag and OptionalGetElement the content; what the body yields for it
+/// must be an optional whose content is known (a value, Optional(x),
+/// Optional()) or the carried value itself. The Loop's result for it is
+/// the content (its flag goes where nothing needs it unless the result is
+/// read as an optional, which fails). Returns the new Loop, or null with an
+/// error emitted.
+LoopOp carryOptional(LoopOp loop, unsigned k, Expanded value, StringRef name) {
+  Block &body = loop.getBody().front();
+  Operation *yield = body.getTerminator();
+  unsigned numCarried = loop.getVInitial().size();
+  BlockArgument arg = body.getArgument(2 + k);
+  auto fail = [&](const Twine &why) {
+    loop->emitError() << "the optional input '" << name << "' is carried by 'onnx.Loop', "
+                      << why;
+    return LoopOp();
+  };
+  if (loop->getResult(k).getType() != value.content.getType() &&
+      isa<OptType>(loop->getResult(k).getType()) && !loop->getResult(k).use_empty())
+    return fail("whose result compile cannot give as an optional yet");
+  // The body's uses of the carried optional: presence and content only.
+  for (OpOperand &use : arg.getUses()) {
+    Operation *user = use.getOwner();
+    if (!isa<OptionalHasElementOp, OptionalGetElementOp>(user) && user != yield)
+      return fail("and the body gives it to '" + user->getName().getStringRef().str() +
+                  "', which compile cannot give an optional at run time yet");
+  }
+  Value next = yield->getOperand(1 + k), nextContent;
+  bool passThrough = next == arg;
+  if (!passThrough && !knownContent(next, nextContent))
+    return fail("and the body yields an optional whose presence is not known");
+  if (!passThrough && !nextContent)
+    return fail("and the body yields an empty optional for it");
+  MLIRContext *ctx = loop.getContext();
+  auto i1 = RankedTensorType::get({}, IntegerType::get(ctx, 1));
+  // One content type for the initial value and what the body yields.
+  // A sequence's elements may change across iterations (a Loop that
+  // inserts into it): any shape.
+  Type contentType = value.content.getType();
+  if (isa<SeqType>(contentType)) {
+    if (!passThrough && !isa<SeqType>(nextContent.getType()))
+      return fail("and the body yields a value of another kind for it");
+    contentType = SeqType::get(ctx, UnrankedTensorType::get(tensorElementType(contentType)));
+  } else if (!passThrough && nextContent.getType() != contentType) {
+    if (isa<TensorType>(contentType) && isa<TensorType>(nextContent.getType()))
+      contentType = UnrankedTensorType::get(tensorElementType(contentType));
+    else
+      return fail("and the body yields a value of another kind for it");
+  }
+  arg.setType(contentType);
+  Value flagArg = body.insertArgument(2 + numCarried, i1, arg.getLoc());
+  for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
+    if (isa<OptionalHasElementOp>(user)) {
+      user->getResult(0).replaceAllUsesWith(flagArg);
+      user->erase();
+    } else if (isa<OptionalGetElementOp>(user)) {
+      user->getResult(0).replaceAllUsesWith(arg);
+      user->erase();
+    }
+  }
+  // The body yields the content and the flag (true: a value).
+  OpBuilder yb(yield);
+  SmallVector<Value> yielded(yield->getOperands());
+  Value nextFlag = passThrough ? Value(flagArg) : boolConstant(yb, yield->getLoc(), true);
+  if (!passThrough)
+    yielded[1 + k] = nextContent;
+  yielded.insert(yielded.begin() + 1 + numCarried, nextFlag);
+  yield->setOperands(yielded);
+
+  SmallVector<Value> operands(loop->getOperands());
+  operands[2 + k] = value.content;
+  operands.insert(operands.begin() + 2 + numCarried, value.flag);
+  SmallVector<Type> types(loop->getResultTypes());
+  types[k] = contentType;
+  types.insert(types.begin() + numCarried, i1);
+  OpBuilder b(loop);
+  OperationState state(loop.getLoc(), loop->getName());
+  state.addOperands(operands);
+  state.addAttributes(loop->getAttrs());
+  state.addTypes(types);
+  state.addRegion()->takeBody(loop.getBody());
+  auto rebuilt = cast<LoopOp>(b.create(state));
+  for (unsigned i = 0; i < loop->getNumResults(); ++i)
+    loop->getResult(i).replaceAllUsesWith(rebuilt->getResult(i < numCarried ? i : i + 1));
+  loop->erase();
+  return rebuilt;
+}
+
 /// Replaces the uses of optional `opt` (flag + content); return operands
 /// are left for the caller, recorded in `returned`.
 LogicalResult replaceOptional(Value opt, Expanded value, StringRef name,
                               DenseMap<Value, Expanded> &returned,
                               SmallVectorImpl<Operation *> &identities) {
+  // A Loop that carries it carries its flag and content instead.
+  for (OpOperand &use : llvm::make_early_inc_range(opt.getUses())) {
+    auto loop = dyn_cast<LoopOp>(use.getOwner());
+    if (!loop || use.getOperandNumber() < 2)
+      continue;
+    if (!carryOptional(loop, use.getOperandNumber() - 2, value, name))
+      return failure();
+  }
   for (Operation *user : llvm::make_early_inc_range(opt.getUsers())) {
     if (isa<func::ReturnOp>(user)) {
       returned[opt] = value;

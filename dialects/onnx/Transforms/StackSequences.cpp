@@ -89,13 +89,18 @@ struct SeqInfo {
   // differ).
   Value dims, count;
   SmallVector<int64_t> fixedDims;
+  // Ragged: elements may have a smaller rank than the stack's rows (their
+  // dims end in -1 for each dim they lack).
+  bool mixedRank = false;
 
-  static SeqInfo ragged(Value stack, Value dims, Value count, ArrayRef<int64_t> fixed) {
+  static SeqInfo ragged(Value stack, Value dims, Value count, ArrayRef<int64_t> fixed,
+                        bool mixedRank = false) {
     SeqInfo info = ofStack(stack);
     info.kind = Kind::Ragged;
     info.dims = dims;
     info.count = count;
     info.fixedDims.assign(fixed.begin(), fixed.end());
+    info.mixedRank = mixedRank;
     return info;
   }
   bool isRagged() const { return kind == Kind::Ragged; }
@@ -312,6 +317,47 @@ public:
                        {b.getNamedAttr("mode", b.getStringAttr("constant"))});
   }
 
+  /// `x` with trailing dims of size 1 up to `rank`: an element of a smaller
+  /// rank in a row of a ragged stack of mixed ranks.
+  Value toRank(Value x, int64_t rank) {
+    auto type = cast<RankedTensorType>(x.getType());
+    if (type.getRank() >= rank)
+      return x;
+    SmallVector<int64_t> shape(type.getShape()), axes;
+    for (int64_t d = type.getRank(); d < rank; ++d) {
+      shape.push_back(1);
+      axes.push_back(d);
+    }
+    return make<UnsqueezeOp>(RankedTensorType::get(shape, type.getElementType()),
+                             {x, constVector(axes)});
+  }
+
+  /// The dims of `x` as a row of a ragged stack's dims of `rank` entries:
+  /// -1 for each dim it lacks.
+  Value dimsRow(Value x, int64_t rank) {
+    auto type = cast<RankedTensorType>(x.getType());
+    if (type.getRank() >= rank)
+      return shapeVector(x);
+    SmallVector<int64_t> missing(rank - type.getRank(), -1);
+    if (type.getRank() == 0)
+      return constVector(missing);
+    return make<ConcatOp>(RankedTensorType::get({rank}, i64()),
+                          {shapeVector(x), constVector(missing)}, {i64Attr("axis", 0)});
+  }
+
+  /// The first `n` rows of `x` (along axis 0).
+  Value takeRows(Value x, int64_t n) {
+    auto type = cast<RankedTensorType>(x.getType());
+    if (type.getDimSize(0) == n)
+      return x;
+    SmallVector<int64_t> shape(type.getShape());
+    shape[0] = n;
+    Value none = NoValueOp::create(b, loc, b.getNoneType());
+    created.push_back(none.getDefiningOp());
+    return make<SliceOp>(RankedTensorType::get(shape, type.getElementType()),
+                         {x, constVector({0}), constVector({n}), constVector({0}), none});
+  }
+
   /// Zeros of static `type`, filled at run time (ConstantOfShape).
   Value zeros(RankedTensorType type) {
     Type elem = type.getElementType();
@@ -401,6 +447,8 @@ public:
     // last to first so that chains go away.
     for (auto [op, value] : replacements)
       op->getResult(0).replaceAllUsesWith(value);
+    for (auto [result, value] : rowsReplacements)
+      result.replaceAllUsesWith(value);
     llvm::DenseSet<Operation *> erased;
     auto eraseDead = [&] {
       for (Operation *op : llvm::reverse(visited))
@@ -547,6 +595,30 @@ private:
     Type elem;
     int64_t capacity = 0;
     SmallVector<int64_t> maxDims, fixedDims;
+    // Elements of different ranks: `rank` is the largest.
+    bool mixed = false;
+
+    /// Makes room for elements of `bounds` (-1 dims of `fixed` where they
+    /// differ): the largest of both, mixed when the ranks differ.
+    void widen(ArrayRef<int64_t> bounds, ArrayRef<int64_t> fixed, bool otherMixed) {
+      int64_t other = bounds.size();
+      mixed |= otherMixed || other != rank;
+      for (int64_t d = 0; d < std::max(rank, other); ++d) {
+        if (d >= rank) {
+          maxDims.push_back(bounds[d]);
+          fixedDims.push_back(-1);
+          continue;
+        }
+        if (d >= other) {
+          fixedDims[d] = -1;
+          continue;
+        }
+        maxDims[d] = std::max(maxDims[d], bounds[d]);
+        if (fixedDims[d] != fixed[d])
+          fixedDims[d] = -1;
+      }
+      rank = std::max(rank, other);
+    }
   };
   std::optional<RaggedShape> raggedShape(const SeqInfo &in) const {
     RaggedShape r;
@@ -558,13 +630,9 @@ private:
         r.fixedDims = r.maxDims;
         return true;
       }
-      if (t.getRank() != r.rank || t.getElementType() != r.elem)
+      if (t.getElementType() != r.elem)
         return false;
-      for (int64_t d = 0; d < r.rank; ++d) {
-        r.maxDims[d] = std::max(r.maxDims[d], t.getDimSize(d));
-        if (r.fixedDims[d] != t.getDimSize(d))
-          r.fixedDims[d] = -1;
-      }
+      r.widen(t.getShape(), t.getShape(), false);
       return true;
     };
     switch (in.kind) {
@@ -591,6 +659,7 @@ private:
       r.elem = t.getElementType();
       r.maxDims.assign(t.getShape().begin() + 1, t.getShape().end());
       r.fixedDims = in.fixedDims;
+      r.mixed = in.mixedRank;
       return r;
     }
     case SeqInfo::Kind::Length:
@@ -609,13 +678,25 @@ private:
     auto stackType = RankedTensorType::get(stackShape, shape.elem);
     SmallVector<int64_t> dimsShape{capacity, rank};
     switch (in.kind) {
-    case SeqInfo::Kind::Ragged:
-      return SeqInfo::ragged(b.padTo(in.stack, stackShape), b.padTo(in.dims, dimsShape),
-                             in.count, shape.fixedDims);
+    case SeqInfo::Kind::Ragged: {
+      // Rows past `capacity` hold no element (the caller checks the
+      // count); dims it lacks are -1.
+      int64_t cap = std::min(capacity, in.stackType().getDimSize(0));
+      Value stack = b.toRank(b.takeRows(in.stack, cap), rank + 1);
+      Value dims = b.takeRows(in.dims, cap);
+      int64_t had = cast<RankedTensorType>(dims.getType()).getDimSize(1);
+      if (had < rank)
+        dims = b.make<ConcatOp>(
+            RankedTensorType::get({cap, rank}, b.i64()),
+            {dims, b.constInts(SmallVector<int64_t>(cap * (rank - had), -1), {cap, rank - had})},
+            {b.i64Attr("axis", 1)});
+      return SeqInfo::ragged(b.padTo(stack, stackShape), b.padTo(dims, dimsShape), in.count,
+                             shape.fixedDims, shape.mixed);
+    }
     case SeqInfo::Kind::Empty:
       return SeqInfo::ragged(b.zeros(stackType),
                              b.zeros(RankedTensorType::get(dimsShape, b.i64())),
-                             b.constScalar(0), maxDims);
+                             b.constScalar(0), maxDims, shape.mixed);
     default:
       break;
     }
@@ -623,14 +704,16 @@ private:
     SmallVector<int64_t> dims;
     for (Value e : listOf(in, b)) {
       auto t = cast<RankedTensorType>(e.getType());
-      rows.push_back(b.unsqueeze0(b.padTo(e, maxDims)));
+      rows.push_back(b.unsqueeze0(b.padTo(b.toRank(e, rank), maxDims)));
       llvm::append_range(dims, t.getShape());
+      for (int64_t d = t.getRank(); d < rank; ++d)
+        dims.push_back(-1);
     }
     int64_t n = rows.size();
     dims.resize(capacity * rank, 0);
     Value stack = b.padTo(b.concat0(rows), stackShape);
     return SeqInfo::ragged(stack, b.constInts(dims, dimsShape), b.constScalar(n),
-                           shape.fixedDims);
+                           shape.fixedDims, shape.mixed);
   }
 
   /// SequenceInsert as a ragged stack: one more row, dims as large as the
@@ -652,18 +735,17 @@ private:
       for (int64_t &d : shape->fixedDims)
         d = ShapedType::isDynamic(d) ? -1 : d;
     }
-    if (shape->rank != type.getRank() || shape->elem != type.getElementType())
+    if (shape->elem != type.getElementType())
       return false;
+    SmallVector<int64_t> fixed(type.getShape());
+    for (int64_t &d : fixed)
+      d = ShapedType::isDynamic(d) ? -1 : d;
+    shape->widen(*bounds, fixed, false);
     SmallVector<int64_t> maxDims(shape->maxDims);
-    for (int64_t d = 0; d < shape->rank; ++d) {
-      maxDims[d] = std::max(maxDims[d], (*bounds)[d]);
-      if (type.isDynamicDim(d) || type.getDimSize(d) != shape->fixedDims[d])
-        shape->fixedDims[d] = -1;
-    }
     int64_t cap = shape->capacity;
     SeqInfo r = toRagged(in, *shape, cap, maxDims, b);
-    Value row = b.unsqueeze0(b.padTo(t, maxDims));
-    Value dimsRow = b.unsqueeze0(b.shapeVector(t));
+    Value row = b.unsqueeze0(b.padTo(b.toRank(t, shape->rank), maxDims));
+    Value dimsRow = b.unsqueeze0(b.dimsRow(t, shape->rank));
     Value joined = b.concat0({r.stack, row});
     Value joinedDims = b.concat0({r.dims, dimsRow});
     Value pos = op.getPosition();
@@ -683,12 +765,15 @@ private:
     define(op.getResult(),
            SeqInfo::ragged(b.gather0(joined, indices), b.gather0(joinedDims, indices),
                            b.binary<AddOp>(r.count, b.constScalar(1), b.i64()),
-                           shape->fixedDims));
+                           shape->fixedDims, shape->mixed));
     return true;
   }
 
   /// Element `pos` of a ragged stack: its row, sliced to its dims.
   Value atRagged(Operation *op, const SeqInfo &in, Value pos, StackBuilder &b) {
+    // An element's rank must be known at compile time.
+    if (in.mixedRank)
+      return {};
     Value scalar = b.scalarPosition(pos);
     if (!scalar)
       return {};
@@ -715,7 +800,7 @@ private:
                     .Case<SequenceConstructOp, SequenceEmptyOp, SequenceInsertOp,
                           SequenceEraseOp, SequenceAtOp, SequenceLengthOp,
                           ConcatFromSequenceOp, SplitToSequenceOp, IdentityOp, IfOp,
-                          RaggedSequenceOp>(
+                          RaggedSequenceOp, RaggedRowsOp>(
                         [&](auto op) { return rewrite(op, b); })
                     .Default([](Operation *) { return false; });
     llvm::append_range(created, b.created);
@@ -776,13 +861,58 @@ private:
     int64_t cap = std::max<int64_t>((*bounds)[0], 1);
     SmallVector<int64_t> stackShape{cap};
     llvm::append_range(stackShape, ArrayRef<int64_t>(*bounds).drop_front());
-    Value count = b.gather0(b.shapeVector(op.getRows()), b.constScalar(0));
+    // A Loop's carried sequence gives its count; appended rows are all
+    // elements.
+    Value count = op.getCount() ? op.getCount()
+                                : b.gather0(b.shapeVector(op.getRows()), b.constScalar(0));
     SmallVector<int64_t> fixed(rowsType.getRank() - 1, -1);
     if (auto given = op.getFixedDims(); given && given->size() == fixed.size())
       fixed.assign(given->begin(), given->end());
     define(op.getResult(),
            SeqInfo::ragged(b.padTo(op.getRows(), stackShape),
-                           b.padTo(op.getDims(), {cap, rowsType.getRank() - 1}), count, fixed));
+                           b.padTo(op.getDims(), {cap, rowsType.getRank() - 1}), count, fixed,
+                           op->hasAttr("onnxcc.mixed_rank")));
+    return true;
+  }
+
+  /// A sequence as the ragged stack of `capacity` rows of `max_dims` a
+  /// Loop carries, its count checked against the capacity (status 10).
+  bool rewrite(RaggedRowsOp op, StackBuilder &b) {
+    const SeqInfo *in = lookup(op.getSequence());
+    if (!in || !raggedAllowed())
+      return false;
+    std::optional<RaggedShape> shape = raggedShape(*in);
+    if (!shape)
+      return false;
+    ArrayRef<int64_t> maxDims = op.getMaxDims();
+    int64_t rank = maxDims.size();
+    if (shape->rank > rank || (shape->elem && shape->elem != getElementTypeOrSelf(
+                                                                op.getRows().getType())))
+      return false;
+    for (int64_t d = 0; d < shape->rank; ++d)
+      if (shape->maxDims[d] > maxDims[d])
+        return false;
+    if (shape->rank < 0) {
+      shape->rank = rank;
+      shape->elem = getElementTypeOrSelf(op.getRows().getType());
+      shape->maxDims.assign(maxDims.begin(), maxDims.end());
+      shape->fixedDims.assign(rank, -1);
+    }
+    shape->widen(maxDims, SmallVector<int64_t>(rank, -1), shape->mixed);
+    int64_t cap = op.getCapacity();
+    if (!in->isRagged() && shape->capacity > cap)
+      return false;
+    SeqInfo r = toRagged(*in, *shape, cap, maxDims, b);
+    Value count = b.make<CheckedIndexOp>(RankedTensorType::get({}, b.i64()),
+                                         {r.count, b.constScalar(cap)},
+                                         {b.builder().getNamedAttr("negative",
+                                                                   b.builder().getBoolAttr(false)),
+                                          b.builder().getNamedAttr("bound",
+                                                                   b.builder().getBoolAttr(true))});
+    Value parts[] = {r.stack, r.dims, count};
+    for (auto [result, value] : llvm::zip(op->getResults(), parts))
+      rowsReplacements.push_back({result, value});
+    visited.push_back(op);
     return true;
   }
 
@@ -825,6 +955,7 @@ private:
     SmallVector<Type> types;
     SmallVector<Value> thenExtra, elseExtra;
     SmallVector<SmallVector<int64_t>> fixed;
+    SmallVector<bool> mixed;
     for (OpResult r : op->getResults()) {
       unsigned k = r.getResultNumber();
       if (!isa<SeqType>(r.getType()) || lookup(r))
@@ -843,17 +974,21 @@ private:
       if (sc->rank < 0)
         sc->rank = sa->rank, sc->elem = sa->elem, sc->maxDims = sa->maxDims,
         sc->fixedDims = sa->fixedDims;
-      if (sa->rank != sc->rank || sa->elem != sc->elem)
+      if (sa->elem != sc->elem)
         continue;
       int64_t cap = std::max<int64_t>({sa->capacity, sc->capacity, 1});
-      SmallVector<int64_t> maxDims, fixedDims;
-      for (int64_t d = 0; d < sa->rank; ++d) {
-        maxDims.push_back(std::max(sa->maxDims[d], sc->maxDims[d]));
-        fixedDims.push_back(sa->fixedDims[d] == sc->fixedDims[d] ? sa->fixedDims[d] : -1);
-      }
+      // One shape for both: the largest rank and dims (mixed ranks when
+      // they differ).
+      RaggedShape joined = *sa;
+      joined.widen(sc->maxDims, sc->fixedDims, sc->mixed);
+      SmallVector<int64_t> maxDims = joined.maxDims, fixedDims = joined.fixedDims;
+      sa->rank = sc->rank = joined.rank;
+      sa->mixed = sc->mixed = joined.mixed;
+      sa->fixedDims = sc->fixedDims = fixedDims;
       StackBuilder tb(thenYield), eb(elseYield);
       SeqInfo ra = toRagged(*a, *sa, cap, maxDims, tb);
       SeqInfo rc = toRagged(*c, *sc, cap, maxDims, eb);
+      mixed.push_back(joined.mixed);
       llvm::append_range(created, tb.created);
       llvm::append_range(created, eb.created);
       ragged.push_back(k);
@@ -874,7 +1009,7 @@ private:
       define(rebuilt->getResult(k),
              SeqInfo::ragged(rebuilt->getResult(first + 3 * j),
                              rebuilt->getResult(first + 3 * j + 1),
-                             rebuilt->getResult(first + 3 * j + 2), fixed[j]));
+                             rebuilt->getResult(first + 3 * j + 2), fixed[j], mixed[j]));
     raggedIfs.push_back(rebuilt);
   }
 
@@ -984,7 +1119,7 @@ private:
       define(op.getResult(),
              SeqInfo::ragged(b.gather0(in->stack, indices), b.gather0(in->dims, indices),
                              b.binary<SubOp>(in->count, b.constScalar(1), b.i64()),
-                             in->fixedDims));
+                             in->fixedDims, in->mixedRank));
       return true;
     }
     if (in && in->kind == SeqInfo::Kind::List) {
@@ -1201,7 +1336,7 @@ private:
   /// p - start[k]; the positions run over all rows' room (capacity x D) and
   /// a Slice keeps the elements' total.
   Value concatRagged(ConcatFromSequenceOp op, const SeqInfo &in, StackBuilder &b) {
-    if (op.getNewAxis() != 0)
+    if (op.getNewAxis() != 0 || in.mixedRank)
       return {};
     auto stackType = in.stackType();
     SmallVector<int64_t> maxDims(stackType.getShape().drop_front());
@@ -1359,6 +1494,8 @@ private:
   std::optional<ShapeMap> shapes;
   llvm::DenseMap<Value, SeqInfo> infos;
   SmallVector<std::pair<Operation *, Value>> replacements;
+  // The results of RaggedRows ops and what replaces them.
+  SmallVector<std::pair<Value, Value>> rowsReplacements;
   SmallVector<Operation *> visited;
   SmallVector<Operation *> created;
 };
@@ -1384,6 +1521,192 @@ std::optional<int64_t> scalarConstant(Operation *user, Value v) {
   if (!values || values->size() != 1)
     return std::nullopt;
   return values->front();
+}
+
+/// The most iterations `loop` runs: its trip count when it is a constant,
+/// else the user's bound for the node (--bound NODE=N or *=N).
+std::optional<int64_t> tripBound(LoopOp loop) {
+  if (!isa<NoneType>(loop.getM().getType()))
+    if (std::optional<int64_t> m = scalarConstant(loop, loop.getM()))
+      return std::max<int64_t>(*m, 0);
+  auto func = loop->getParentOfType<func::FuncOp>();
+  auto bounds = func ? func->getAttrOfType<DictionaryAttr>("onnxcc.bounds") : nullptr;
+  if (!bounds)
+    return std::nullopt;
+  StringRef name;
+  Location loc = loop.getLoc();
+  if (auto fused = dyn_cast<FusedLoc>(loc)) {
+    for (Location l : fused.getLocations())
+      if (auto n = dyn_cast<NameLoc>(l)) {
+        name = n.getName().getValue();
+        break;
+      }
+  } else if (auto n = dyn_cast<NameLoc>(loc)) {
+    name = n.getName().getValue();
+  }
+  auto given = dyn_cast_or_null<IntegerAttr>(bounds.get(name));
+  if (!given)
+    given = dyn_cast_or_null<IntegerAttr>(bounds.get("*"));
+  if (!given)
+    return std::nullopt;
+  return given.getInt();
+}
+
+/// A sequence a Loop carries and its body changes other than by appending
+/// (an insert into what an If gives, a SequenceConstruct that starts it
+/// again): when compiling, the Loop carries its ragged stack instead (rows,
+/// dims, count; onnx.RaggedRows before the Loop and at the yield,
+/// onnx.RaggedSequence at the start of the body and after the Loop). The
+/// capacity is the most elements it can hold: its initial ones or the most
+/// a SequenceConstruct of the body makes, plus one per SequenceInsert of
+/// the body per iteration (the trip count's bound); the rows are as large
+/// as the largest dims any element can have (their bounds), of the largest
+/// rank (an element of a smaller rank has -1 for the dims it lacks). Only
+/// bodies that make sequences with SequenceConstruct, SequenceEmpty,
+/// SequenceInsert and If qualify.
+bool carriedSequencesToRagged(func::FuncOp func, const ShapeMap &shapes) {
+  SmallVector<LoopOp> loops;
+  func.walk([&](LoopOp loop) { loops.push_back(loop); });
+  bool changed = false;
+  for (LoopOp loop : loops) {
+    for (unsigned k = 0; k < loop.getVInitial().size(); ++k) {
+      Value init = loop.getVInitial()[k];
+      if (!isa<SeqType>(init.getType()))
+        continue;
+      SmallVector<Value> sources;
+      int64_t start = 0;
+      if (auto elements = constructed(init)) {
+        sources = *elements;
+        start = elements->size();
+      } else if (!init.getDefiningOp<SequenceEmptyOp>()) {
+        continue;
+      }
+      std::optional<int64_t> trips = tripBound(loop);
+      if (!trips)
+        continue;
+      Block &body = loop.getBody().front();
+      int64_t inserts = 0;
+      bool ok = true;
+      body.walk([&](Operation *op) {
+        if (auto insert = dyn_cast<SequenceInsertOp>(op)) {
+          ++inserts;
+          sources.push_back(insert.getTensor());
+        } else if (auto construct = dyn_cast<SequenceConstructOp>(op)) {
+          start = std::max<int64_t>(start, construct.getInputs().size());
+          llvm::append_range(sources, construct.getInputs());
+        } else if (!isa<SequenceEmptyOp, IfOp, YieldOp, IdentityOp, SequenceLengthOp>(op) &&
+                   llvm::any_of(op->getResultTypes(),
+                                [](Type t) { return isa<SeqType>(t); })) {
+          ok = false;
+        }
+      });
+      if (!ok || inserts == 0 || sources.empty())
+        continue;
+      // The element type, the largest rank and dims, the dims all share.
+      Type elem;
+      int64_t rank = 0;
+      for (Value v : sources) {
+        auto t = dyn_cast<RankedTensorType>(v.getType());
+        if (!t || (elem && t.getElementType() != elem)) {
+          ok = false;
+          break;
+        }
+        elem = t.getElementType();
+        rank = std::max<int64_t>(rank, t.getRank());
+      }
+      if (!ok)
+        continue;
+      SmallVector<int64_t> maxDims(rank, 1), fixed;
+      bool mixed = false;
+      for (auto [i, v] : llvm::enumerate(sources)) {
+        std::optional<SmallVector<int64_t>> bounds = dimBounds(v, &shapes);
+        if (!bounds) {
+          ok = false;
+          break;
+        }
+        auto t = cast<RankedTensorType>(v.getType());
+        mixed |= t.getRank() != rank;
+        for (int64_t d = 0; d < rank; ++d) {
+          int64_t dim = d < t.getRank() && !t.isDynamicDim(d) ? t.getDimSize(d) : -1;
+          if (d < t.getRank())
+            maxDims[d] = std::max(maxDims[d], (*bounds)[d]);
+          if (i == 0)
+            fixed.push_back(dim);
+          else if (fixed[d] != dim)
+            fixed[d] = -1;
+        }
+      }
+      if (!ok)
+        continue;
+      int64_t cap = std::max<int64_t>(start + *trips * inserts, 1);
+      MLIRContext *ctx = loop.getContext();
+      Location loc = loop.getLoc();
+      SmallVector<int64_t> rowsShape{cap};
+      llvm::append_range(rowsShape, maxDims);
+      auto i64 = IntegerType::get(ctx, 64);
+      Type rowsType = RankedTensorType::get(rowsShape, elem);
+      Type dimsType = RankedTensorType::get({cap, rank}, i64);
+      Type countType = RankedTensorType::get({}, i64);
+      SmallVector<Type> triple{rowsType, dimsType, countType};
+      Builder attrs(ctx);
+      SmallVector<NamedAttribute> rowsAttrs{
+          attrs.getNamedAttr("capacity", attrs.getI64IntegerAttr(cap)),
+          attrs.getNamedAttr("max_dims", attrs.getDenseI64ArrayAttr(maxDims))};
+      SmallVector<NamedAttribute> seqAttrs{
+          attrs.getNamedAttr("fixed_dims", attrs.getDenseI64ArrayAttr(fixed))};
+      if (mixed)
+        seqAttrs.push_back(attrs.getNamedAttr("onnxcc.mixed_rank", attrs.getUnitAttr()));
+      auto rows = [&](OpBuilder &b, Value seq) {
+        return RaggedRowsOp::create(b, loc, TypeRange(triple), ValueRange{seq}, rowsAttrs);
+      };
+      auto sequence = [&](OpBuilder &b, ValueRange parts, Type type) {
+        return RaggedSequenceOp::create(b, loc, TypeRange{type}, parts, seqAttrs)->getResult(0);
+      };
+      // The body: three arguments for the sequence, read back as one.
+      BlockArgument arg = body.getArgument(2 + k);
+      SmallVector<Value> parts;
+      for (auto [j, t] : llvm::enumerate(triple))
+        parts.push_back(body.insertArgument(3 + k + j, t, arg.getLoc()));
+      OpBuilder bb = OpBuilder::atBlockBegin(&body);
+      arg.replaceAllUsesWith(sequence(bb, parts, arg.getType()));
+      body.eraseArgument(2 + k);
+      Operation *yield = body.getTerminator();
+      OpBuilder yb(yield);
+      auto next = rows(yb, yield->getOperand(1 + k));
+      SmallVector<Value> yielded(yield->getOperands());
+      yielded.erase(yielded.begin() + 1 + k);
+      yielded.insert(yielded.begin() + 1 + k, next->getResults().begin(),
+                     next->getResults().end());
+      yield->setOperands(yielded);
+      // The Loop: the initial value's stack in, the result's out.
+      OpBuilder b(loop);
+      auto first = rows(b, init);
+      SmallVector<Value> operands(loop->getOperands());
+      operands.erase(operands.begin() + 2 + k);
+      operands.insert(operands.begin() + 2 + k, first->getResults().begin(),
+                      first->getResults().end());
+      SmallVector<Type> types(loop->getResultTypes());
+      Type seqType = types[k];
+      types.erase(types.begin() + k);
+      types.insert(types.begin() + k, triple.begin(), triple.end());
+      OperationState state(loc, loop->getName());
+      state.addOperands(operands);
+      state.addAttributes(loop->getAttrs());
+      state.addTypes(types);
+      state.addRegion()->takeBody(loop.getBody());
+      Operation *rebuilt = b.create(state);
+      Value result = sequence(b, rebuilt->getResults().slice(k, 3), seqType);
+      for (unsigned i = 0; i < loop->getNumResults(); ++i)
+        loop->getResult(i).replaceAllUsesWith(i == k   ? result
+                                              : i < k ? rebuilt->getResult(i)
+                                                      : rebuilt->getResult(i + 2));
+      loop->erase();
+      loop = cast<LoopOp>(rebuilt);
+      k += 2;
+      changed = true;
+    }
+  }
+  return changed;
 }
 
 /// Each Loop that walks a sequence whose elements differ in shape (a
@@ -1525,6 +1848,10 @@ struct OnnxStackSequencesPass
       (void)inferShapesInFunction(getOperation(), &*bounds);
     }
     if (appendedSequencesToScanOutputs(getOperation(), bounds ? &*bounds : nullptr) &&
+        failed(inferShapesInFunction(getOperation())))
+      return signalPassFailure();
+    // Sequences a Loop carries and changes otherwise: their ragged stacks.
+    if (bounds && carriedSequencesToRagged(getOperation(), *bounds) &&
         failed(inferShapesInFunction(getOperation())))
       return signalPassFailure();
     // A SequenceMap's Loop knows its trip count once the lengths of the

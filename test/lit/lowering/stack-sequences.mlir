@@ -275,10 +275,10 @@ func.func @returned_sequence(%x: tensor<2xf32>) -> (!onnx.seq<tensor<2xf32>>, te
 // CHECK-SAME: %[[X:.*]]: tensor<3x6xf32>, %[[S:.*]]: tensor<i64>, %[[P:.*]]: tensor<i64>)
 // CHECK-NOT: onnx.Sequence
 // CHECK-NOT: onnx.SplitToSequence
-// CHECK: %[[SIZE1:.*]] = "onnx.CheckedIndex"(%{{.*}}, %{{.*}}) <{end = false, negative = false}>
+// CHECK: %[[SIZE1:.*]] = "onnx.CheckedIndex"(%{{.*}}, %{{.*}}) <{bound = false, end = false, negative = false}>
 // CHECK: %[[PARTS:.*]] = "onnx.Gather"(%[[X]], %{{.*}}) <{axis = 1 : i64}> : (tensor<3x6xf32>, tensor<6x6xi64>) -> tensor<3x6x6xf32>
 // CHECK: %[[STACK:.*]] = "onnx.Transpose"(%[[PARTS]]) <{perm = array<i64: 1, 0, 2>}> : (tensor<3x6x6xf32>) -> tensor<6x3x6xf32>
-// CHECK: %[[POS:.*]] = "onnx.CheckedIndex"(%[[P]], %{{.*}}) <{end = false, negative = true}>
+// CHECK: %[[POS:.*]] = "onnx.CheckedIndex"(%[[P]], %{{.*}}) <{bound = false, end = false, negative = true}>
 // CHECK: %[[ROW:.*]] = "onnx.Gather"(%[[STACK]], %[[POS]]) <{axis = 0 : i64}> : (tensor<6x3x6xf32>, tensor<i64>) -> tensor<3x6xf32>
 // CHECK: %[[DIMS:.*]] = "onnx.Gather"(%{{.*}}, %[[POS]]) <{axis = 0 : i64}> : (tensor<6x2xi64>, tensor<i64>) -> tensor<2xi64>
 // CHECK: %[[AT:.*]] = "onnx.Slice"(%[[ROW]], %{{[0-9]+}}, %[[DIMS]], %{{[0-9]+}}, %{{[0-9]+}}) {{.*}}: (tensor<3x6xf32>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>, none) -> tensor<3x?xf32>
@@ -300,4 +300,38 @@ func.func @ragged_split_optimize(%x: tensor<3x6xf32>, %s: tensor<i64>, %p: tenso
   %seq = "onnx.SplitToSequence"(%x, %s) {axis = 1 : i64} : (tensor<3x6xf32>, tensor<i64>) -> !onnx.seq<tensor<*xf32>>
   %at = "onnx.SequenceAt"(%seq, %p) : (!onnx.seq<tensor<*xf32>>, tensor<i64>) -> tensor<*xf32>
   return %at : tensor<*xf32>
+}
+
+// -----
+
+/// When compiling, a Loop that carries a sequence its body changes other
+/// than by appending (an insert at the front) carries its ragged stack:
+/// capacity 1 + 2 inserts per iteration of the trip count's bound 3, rows of
+/// the largest dims; the scalar among [2]s has the dims row [-1]. The body
+/// reads the stack back as a sequence and yields the new one's, its count
+/// checked against the capacity (status 10); SequenceLength of the result
+/// is the Loop's count.
+// CHECK-LABEL: func.func @carried_ragged(
+// CHECK-NOT: onnx.Sequence
+// CHECK: %[[DIMS:.*]] = "onnx.Constant"() <{value = dense<{{\[\[}}-1], [0], [0], [0], [0], [0], [0]]> : tensor<7x1xi64>}>
+// CHECK: %[[LOOP:.*]]:3 = "onnx.Loop"(%{{.*}}, %{{.*}}, %{{.*}}, %[[DIMS]], %{{.*}}) ({
+// CHECK: ^bb0(%{{.*}}: tensor<i64>, %{{.*}}: tensor<i1>, %{{.*}}: tensor<7x2xf32>, %{{.*}}: tensor<7x1xi64>, %{{.*}}: tensor<i64>):
+// CHECK: %[[COUNT:.*]] = "onnx.CheckedIndex"(%{{.*}}, %{{.*}}) <{bound = true, end = false, negative = false}>
+// CHECK: onnx.Yield %{{.*}}, %{{.*}}, %{{.*}}, %[[COUNT]] : tensor<i1>, tensor<7x2xf32>, tensor<7x1xi64>, tensor<i64>
+// CHECK: }) : (tensor<i64>, tensor<i1>, tensor<7x2xf32>, tensor<7x1xi64>, tensor<i64>) -> (tensor<7x2xf32>, tensor<7x1xi64>, tensor<i64>)
+// CHECK: return %[[LOOP]]#2 : tensor<i64>
+func.func @carried_ragged(%s: tensor<f32>, %v: tensor<2xf32>, %m: tensor<i64>) -> tensor<i64>
+    attributes {onnxcc.runtime_sequences, onnxcc.bounds = {"*" = 3 : i64}} {
+  %t = "onnx.Constant"() {value = dense<true> : tensor<i1>} : () -> tensor<i1>
+  %init = "onnx.SequenceConstruct"(%s) : (tensor<f32>) -> !onnx.seq<tensor<f32>>
+  %r = "onnx.Loop"(%m, %t, %init) ({
+  ^bb0(%i: tensor<i64>, %c: tensor<i1>, %acc: !onnx.seq<tensor<*xf32>>):
+    %zero = "onnx.Constant"() {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+    %none = onnx.NoValue
+    %a = "onnx.SequenceInsert"(%acc, %v, %none) : (!onnx.seq<tensor<*xf32>>, tensor<2xf32>, none) -> !onnx.seq<tensor<*xf32>>
+    %b = "onnx.SequenceInsert"(%a, %v, %zero) : (!onnx.seq<tensor<*xf32>>, tensor<2xf32>, tensor<i64>) -> !onnx.seq<tensor<*xf32>>
+    onnx.Yield %c, %b : tensor<i1>, !onnx.seq<tensor<*xf32>>
+  }) : (tensor<i64>, tensor<i1>, !onnx.seq<tensor<f32>>) -> !onnx.seq<tensor<*xf32>>
+  %n = "onnx.SequenceLength"(%r) : (!onnx.seq<tensor<*xf32>>) -> tensor<i64>
+  return %n : tensor<i64>
 }
