@@ -32,6 +32,13 @@ absolute difference of each output from PyTorch's (parity fails above --tol,
 1e-4). The exit status is 1 when a parity check fails or onnxcc could not
 compile or run a model (the report is written all the same).
 
+With --halide SCHEDULES (e.g. onnxcc,Mullapudi2016,Li2018,Adams2019) each
+model is also compiled with `onnxcc bench --target halide` once per schedule
+(onnxcc: the schedule the emitter writes; the others: Halide's autoscheduler
+of that name, `--halide-autoscheduler`), and those harnesses take their turns
+in the same rounds; a second table gives each schedule's median, the best
+one's ratios to the cpp target and to ORT, and its parity.
+
 The `tiny` model (examples/models/tiny_cnn.onnx, no PyTorch reference: onnxcc
 is compared with ORT) makes a quick run for tests.
 """
@@ -74,6 +81,8 @@ ZOO = {
 }
 DEFAULT_MODELS = "resnet18,mobilenet_v2,squeezenet1_1,efficientnet_b0,text_encoder"
 ORT_VERSION = "1.30.0"  # scripts/setup.sh installs this one
+# --halide: onnxcc's own schedule, or one of Halide 14's autoschedulers.
+HALIDE_SCHEDULES = ("onnxcc", "Mullapudi2016", "Li2018", "Adams2019")
 
 
 class BenchError(Exception):
@@ -108,6 +117,9 @@ def parse_args():
     p.add_argument("--cxx-flags", default="-O2", help="flags of the C++ build (default -O2)")
     p.add_argument("--tol", type=float, default=1e-4,
                    help="largest allowed absolute difference from the reference (default 1e-4)")
+    p.add_argument("--halide", default="",
+                   help="also the Halide target with these schedules, comma-separated: onnxcc "
+                        "(the emitter's), Mullapudi2016, Li2018, Adams2019 (default none)")
     p.add_argument("--peak-gflops", type=float,
                    help="FP32 peak of one core in GFLOP/s (default: from /proc/cpuinfo)")
     args = p.parse_args()
@@ -124,6 +136,10 @@ def parse_args():
     if args.iters < 1 or args.rounds < 1 or args.warmup < 0:
         p.error("--iters and --rounds must be at least 1, --warmup at least 0")
     args.onnxcc = args.onnxcc or os.path.join(args.build, "bin", "onnxcc")
+    args.halide = [h for h in args.halide.split(",") if h]
+    for h in args.halide:
+        if h not in HALIDE_SCHEDULES:
+            p.error("unknown Halide schedule '%s' (known: %s)" % (h, ", ".join(HALIDE_SCHEDULES)))
     return args
 
 
@@ -384,14 +400,20 @@ def summarize(runs):
     }
 
 
-def compile_model(args, name, model, inputs, threads):
+def compile_model(args, name, model, inputs, threads, schedule=None):
     """`onnxcc bench --keep` in a fresh folder: (harness path, bench JSON) or
-    the one-line error."""
-    keep = os.path.join(args.work, name, "onnxcc-t%d" % threads)
+    the one-line error. With `schedule`, the Halide target with that
+    schedule (see HALIDE_SCHEDULES)."""
+    side = "onnxcc" if schedule is None else "halide-" + schedule
+    keep = os.path.join(args.work, name, "%s-t%d" % (side, threads))
     shutil.rmtree(keep, ignore_errors=True)
     json_path = keep + ".json"
     command = [args.onnxcc, "bench", model, "--keep", keep, "--iters", "1", "--warmup", "0",
                "--json", json_path, "--cxx-flags", args.cxx_flags]
+    if schedule is not None:
+        command += ["--target", "halide"]
+        if schedule != "onnxcc":
+            command += ["--halide-autoscheduler", schedule]
     if threads != 1:
         command += ["--threads", str(threads)]
     for input_name, array in inputs:
@@ -428,20 +450,41 @@ def bench_model(args, name):
         info, compile_error = compile_model(args, name, model, inputs, threads)
         if info is not None:
             flops = info["flops"]
+        # The Halide target, one harness per schedule.
+        halide = {}
+        for schedule in args.halide:
+            log("%s, %d thread%s: compiling for Halide (%s schedule)" % (
+                name, threads, "" if threads == 1 else "s", schedule))
+            h_info, h_error = compile_model(args, name, model, inputs, threads, schedule)
+            halide[schedule] = {"info": h_info, "error": h_error, "runs": []}
         onnxcc_runs, ort_runs = [], []
         out_dirs = {side: os.path.join(folder, "%s-out-t%d" % (side, threads))
-                    for side in ("onnxcc", "ort")}
+                    for side in ["onnxcc", "ort"] + ["halide-" + h for h in halide]}
         for d in out_dirs.values():
             shutil.rmtree(d, ignore_errors=True)
             os.makedirs(d)
         log("%s, %d thread%s: %d rounds of %d runs each" % (
             name, threads, "" if threads == 1 else "s", args.rounds, per_round))
         for r in range(args.rounds):
-            sides = ["onnxcc", "ort"] if r % 2 == 0 else ["ort", "onnxcc"]
+            # Every side first once in a while: rotate the order each round.
+            sides = ["onnxcc", "ort"] + ["halide-" + h for h in halide]
+            sides = sides[r % len(sides):] + sides[:r % len(sides)]
             for side in sides:
                 common = ["--iters", str(per_round), "--warmup", str(args.warmup)]
                 if r == 0:
                     common += ["--outputs", out_dirs[side]]
+                if side.startswith("halide-"):
+                    h = halide[side[len("halide-"):]]
+                    if h["info"] is None:
+                        continue
+                    command = [h["info"]["harness"]] + common
+                    for path in input_files:
+                        command += ["--input", path]
+                    try:
+                        h["runs"].append(timed_process(command, "the Halide harness"))
+                    except BenchError as e:
+                        h["info"], h["error"] = None, str(e)
+                    continue
                 if side == "onnxcc":
                     if info is None:
                         continue
@@ -491,6 +534,19 @@ def bench_model(args, name):
             row["diff_onnxcc"] = (max(max_abs_diff(a, b) for a, b in zip(onnxcc_out, ort_out))
                                   if onnxcc_out is not None else None)
             row["diff_ort"] = None
+        # Each Halide schedule: its timings and its parity, as for onnxcc.
+        row["halide"] = {}
+        for schedule, h in halide.items():
+            entry = {"error": h["error"]}
+            if h["info"] is not None:
+                entry["summary"] = summarize(h["runs"])
+                entry["compile_s"] = h["info"]["compile_s"] + (h["info"]["cxx_build_s"] or 0)
+                like = reference if reference is not None else onnxcc_out
+                out = read_outputs(out_dirs["halide-" + schedule], like) if like else None
+                against = reference if reference is not None else onnxcc_out
+                entry["diff"] = (max(max_abs_diff(a, b) for a, b in zip(out, against))
+                                 if out is not None and against is not None else None)
+            row["halide"][schedule] = entry
         rows.append(row)
     return rows
 
@@ -545,6 +601,63 @@ def table(rows, tol):
         lines.append("| %s | %d | %s | %s / %s | %s | %s | %s | %s / %s | %s | %s |" % (
             row["model"], row["threads"], onnxcc_time, fmt_ms(ort["median"]), fmt_ms(ort["p90"]),
             ratio, rss, cold, gflops(onx), gflops(ort), compile_s, parity))
+    return lines
+
+
+def halide_table(rows, schedules, tol):
+    """The Halide target beside cpp and ORT: each schedule's median, then the
+    best schedule's ratios and parity."""
+    header = ("| model | threads | cpp median ms | ORT median ms | " +
+              " | ".join("Halide %s median / p90 ms" % h for h in schedules) +
+              " | best Halide schedule | Halide/cpp | Halide/ORT | Halide compile s "
+              "| parity: Halide max abs diff |")
+    lines = [header, "|" + "---|" * (9 + len(schedules))]
+    for row in rows:
+        ort, onx = row["ort"], row.get("onnxcc")
+        cells, best = [], None
+        for h in schedules:
+            entry = row["halide"].get(h, {})
+            summary = entry.get("summary")
+            if summary is None:
+                cells.append("n/a")
+                continue
+            cells.append("%s / %s" % (fmt_ms(summary["median"]), fmt_ms(summary["p90"])))
+            if best is None or summary["median"] < row["halide"][best]["summary"]["median"]:
+                best = h
+        if best is None:
+            lines.append("| %s | %d | %s | %s | %s | - | n/a | n/a | - | n/a |" % (
+                row["model"], row["threads"], fmt_ms(onx["median"]) if onx else "n/a",
+                fmt_ms(ort["median"]), " | ".join(cells)))
+            continue
+        b = row["halide"][best]
+        diff = b.get("diff")
+        parity = "n/a" if diff is None else "%s %s (vs %s)" % (
+            "ok" if diff <= tol else "FAIL", fmt_diff(diff),
+            row["parity_ref"] if row["parity_ref"] != "ORT" else "cpp")
+        lines.append("| %s | %d | %s | %s | %s | %s | %s | %.2f | %.1f | %s |" % (
+            row["model"], row["threads"], fmt_ms(onx["median"]) if onx else "n/a",
+            fmt_ms(ort["median"]), " | ".join(cells), best,
+            "%.2f" % (b["summary"]["median"] / onx["median"]) if onx else "n/a",
+            b["summary"]["median"] / ort["median"], b["compile_s"], parity))
+    return lines
+
+
+def halide_geomeans(rows, thread_counts):
+    lines = []
+    for threads in thread_counts:
+        for what, side in (("cpp", "onnxcc"), ("ORT", "ort")):
+            ratios = []
+            for r in rows:
+                timed = [e["summary"]["median"] for e in r.get("halide", {}).values()
+                         if e.get("summary")]
+                if r["threads"] == threads and timed and r.get(side):
+                    ratios.append(min(timed) / r[side]["median"])
+            if ratios:
+                g = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+                lines.append("- geometric mean Halide (best schedule)/%s at %d thread%s: "
+                             "**%.2f** over %d model%s" % (
+                                 what, threads, "" if threads == 1 else "s", g, len(ratios),
+                                 "" if len(ratios) == 1 else "s"))
     return lines
 
 
@@ -668,7 +781,19 @@ def main():
             notes.append("- %s, %d thread%s: onnxcc did not run: %s" % (
                 row["model"], row["threads"], "" if row["threads"] == 1 else "s",
                 row["compile_error"].replace("onnxcc bench failed (exit status 1): ", "")))
-    print("\n".join(lines + [""] + summary + notes))
+        for schedule, entry in row.get("halide", {}).items():
+            if entry.get("error"):
+                notes.append("- %s, %d thread%s: Halide (%s schedule) did not run: %s" % (
+                    row["model"], row["threads"], "" if row["threads"] == 1 else "s", schedule,
+                    entry["error"].replace("onnxcc bench failed (exit status 1): ", "")))
+    halide_lines = []
+    if args.halide:
+        halide_lines = ["", "## The Halide target", "",
+                        "`onnxcc bench --target halide` (Halide 14, built by its generator; "
+                        "`onnxcc` is the schedule the emitter writes, the others Halide's "
+                        "autoschedulers) in the same rounds as the table above.", ""] + \
+            halide_table(rows, args.halide, args.tol) + [""] + halide_geomeans(rows, args.threads)
+    print("\n".join(lines + [""] + summary + notes + halide_lines))
 
     per_round = max(1, math.ceil(args.iters / args.rounds))
     report = [
@@ -693,7 +818,7 @@ def main():
         "(fails above %g)" % (args.rounds, args.warmup, per_round, per_round * args.rounds,
                               args.tol),
         "",
-    ] + lines + [""] + summary + notes + [
+    ] + lines + [""] + summary + notes + halide_lines + [
         "",
         "<details><summary>CPU flags</summary>",
         "",
@@ -708,6 +833,8 @@ def main():
         f.write("\n".join(report))
     log("wrote %s" % args.out)
     failed = [r for r in rows if r["diff_onnxcc"] is not None and not r["diff_onnxcc"] <= args.tol]
+    failed += [r for r in rows for e in r.get("halide", {}).values()
+               if e.get("diff") is not None and not e["diff"] <= args.tol]
     if failed:
         log("parity FAILED for %s" % ", ".join("%s (%d threads)" % (r["model"], r["threads"])
                                                for r in failed))

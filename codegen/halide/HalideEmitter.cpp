@@ -514,7 +514,7 @@ Error Emitter::emitArith(Operation &op, StringRef indent) {
             std::string ft = from.isF64() ? "Float(64)" : "Float(32)";
             std::string x = from.isF64() || from.isF32() ? a[0] : "cast(Float(32), " + a[0] + ")";
             auto fc = [&](const char *v) { return "make_const(" + ft + ", " + v + ")"; };
-            auto convert = [&](const std::string &v, bool wide) {
+            auto convert = [&](const std::string &v, bool wide, bool viaFloat) {
               std::string lo = wide ? "-9223372036854775808.0" : "-2147483648.0";
               std::string hi = wide ? "9223372036854775808.0" : "2147483648.0";
               std::string it = wide ? "Int(64)" : "Int(32)";
@@ -522,24 +522,34 @@ Error Emitter::emitArith(Operation &op, StringRef indent) {
               // (x >= c may become !(x < c), true for NaN).
               std::string in = "(!nan_bits(" + v + ") && " + v + " >= " + fc(lo.c_str()) +
                                " && " + v + " < " + fc(hi.c_str()) + ")";
+              // Signed results choose the minimum among floats (it is one
+              // exactly): Halide 14 miscompiles select(bit test, cast(x),
+              // INT64_MIN), giving +1 for x = -1.0
+              // (test_resize_downsample_scales_linear_align_corners). The
+              // unsigned ones keep the select of integers: a cast to
+              // unsigned of that cast would fold into one out-of-range
+              // float conversion.
+              if (viaFloat)
+                return "cast(" + it + ", select(" + in + ", " + v + ", " + fc(lo.c_str()) + "))";
               return "select(" + in + ", cast(" + it + ", select(" + in + ", " + v + ", " +
                      fc("0.0") + ")), " + it + ".min())";
             };
             unsigned width = rt.getIntOrFloatBitWidth();
             bool isSigned = isa<arith::FPToSIOp>(op);
             if (isSigned)
-              return castTo(convert(x, width == 64));
+              return castTo(convert(x, width == 64, true));
             std::string u;
             if (width == 64) {
               std::string big =
                   "(!nan_bits(" + x + ") && " + x + " >= " + fc("9223372036854775808.0") + ")";
               std::string high = "(cast(UInt(64), " +
                                  convert("(" + x + " - " + fc("9223372036854775808.0") + ")",
-                                         true) +
+                                         true, false) +
                                  ") ^ make_const(UInt(64), (uint64_t)1 << 63))";
-              u = "select(" + big + ", " + high + ", cast(UInt(64), " + convert(x, true) + "))";
+              u = "select(" + big + ", " + high + ", cast(UInt(64), " + convert(x, true, false) +
+                  "))";
             } else {
-              u = "cast(" + unsignedOf(rt) + ", " + convert(x, width == 32) + ")";
+              u = "cast(" + unsignedOf(rt) + ", " + convert(x, width == 32, false) + ")";
             }
             return fromUnsigned(u);
           })
