@@ -123,12 +123,7 @@ LoopOp toScanOutput(LoopOp loop, unsigned k, SequenceInsertOp insert,
     types.push_back(UnrankedTensorType::get(IntegerType::get(loop.getContext(), 64)));
 
   OpBuilder b(loop);
-  OperationState state(loop.getLoc(), loop->getName());
-  state.addOperands(operands);
-  state.addAttributes(loop->getAttrs());
-  state.addTypes(types);
-  state.addRegion()->takeBody(loop.getBody());
-  Operation *replacement = b.create(state);
+  Operation *replacement = rebuildLoop(loop, operands, types);
 
   SmallVector<Operation *> splits;
   // The dims every appended tensor has: its static ones.
@@ -202,6 +197,16 @@ void sequenceMapToLoop(SequenceMapOp map) {
 }
 
 } // namespace
+
+LoopOp rebuildLoop(LoopOp loop, ValueRange operands, TypeRange types) {
+  OpBuilder b(loop);
+  OperationState state(loop.getLoc(), loop->getName());
+  state.addOperands(operands);
+  state.addAttributes(loop->getAttrs());
+  state.addTypes(types);
+  state.addRegion()->takeBody(loop.getBody());
+  return cast<LoopOp>(b.create(state));
+}
 
 bool sequenceMapsToLoops(func::FuncOp func) {
   SmallVector<SequenceMapOp> maps;

@@ -243,13 +243,7 @@ LoopOp carryOptional(LoopOp loop, unsigned k, Expanded value, StringRef name) {
   SmallVector<Type> types(loop->getResultTypes());
   types[k] = contentType;
   types.insert(types.begin() + numCarried, i1);
-  OpBuilder b(loop);
-  OperationState state(loop.getLoc(), loop->getName());
-  state.addOperands(operands);
-  state.addAttributes(loop->getAttrs());
-  state.addTypes(types);
-  state.addRegion()->takeBody(loop.getBody());
-  auto rebuilt = cast<LoopOp>(b.create(state));
+  LoopOp rebuilt = rebuildLoop(loop, operands, types);
   for (unsigned i = 0; i < loop->getNumResults(); ++i)
     loop->getResult(i).replaceAllUsesWith(rebuilt->getResult(i < numCarried ? i : i + 1));
   loop->erase();

@@ -16,6 +16,7 @@ namespace onnxcc::onnx {
 
 class ShapeMap;
 class IfOp;
+class LoopOp;
 
 /// Adds onnx-simplify's rewrite patterns (no-op nodes, Transpose pairs,
 /// Reshape chains...) to `patterns`.
@@ -46,6 +47,12 @@ bool appendedSequencesToScanOutputs(mlir::func::FuncOp func, const ShapeMap *sha
 /// old results must be unused (Optionals.cpp).
 IfOp rebuildIf(IfOp op, llvm::ArrayRef<unsigned> keep, mlir::TypeRange extraTypes,
                mlir::ValueRange thenExtra, mlir::ValueRange elseExtra);
+
+/// A Loop with the attributes of `loop`, `operands` and result `types`,
+/// built before it, that takes its body (whose arguments and yield the
+/// caller has made to match); `loop` is left for the caller to replace and
+/// erase (LoopSequences.cpp).
+LoopOp rebuildLoop(LoopOp loop, mlir::ValueRange operands, mlir::TypeRange types);
 
 /// `x` padded with zeros at the end of each dim to `to` (at least its dims)
 /// and its dims as an int64 vector, built before `at` (StackSequences.cpp):

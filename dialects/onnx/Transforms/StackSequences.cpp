@@ -1689,19 +1689,14 @@ bool carriedSequencesToRagged(func::FuncOp func, const ShapeMap &shapes) {
       Type seqType = types[k];
       types.erase(types.begin() + k);
       types.insert(types.begin() + k, triple.begin(), triple.end());
-      OperationState state(loc, loop->getName());
-      state.addOperands(operands);
-      state.addAttributes(loop->getAttrs());
-      state.addTypes(types);
-      state.addRegion()->takeBody(loop.getBody());
-      Operation *rebuilt = b.create(state);
+      LoopOp rebuilt = rebuildLoop(loop, operands, types);
       Value result = sequence(b, rebuilt->getResults().slice(k, 3), seqType);
       for (unsigned i = 0; i < loop->getNumResults(); ++i)
         loop->getResult(i).replaceAllUsesWith(i == k   ? result
                                               : i < k ? rebuilt->getResult(i)
                                                       : rebuilt->getResult(i + 2));
       loop->erase();
-      loop = cast<LoopOp>(rebuilt);
+      loop = rebuilt;
       k += 2;
       changed = true;
     }
