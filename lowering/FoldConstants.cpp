@@ -1156,13 +1156,18 @@ struct OnnxFoldConstantsPass : public impl::OnnxFoldConstantsPassBase<OnnxFoldCo
         else if (o == Outcome::Skipped)
           skipped.insert(op);
       }
-      SmallVector<onnx::IfOp> ifs;
-      getOperation().walk([&](onnx::IfOp op) { ifs.push_back(op); });
-      // Outer Ifs first (walk order is post-order): an inner If moves out
-      // with its branch and is seen on the next round.
-      for (onnx::IfOp op : llvm::reverse(ifs))
-        if (!llvm::any_of(ifs, [&](onnx::IfOp o) { return o != op && o->isProperAncestor(op); }))
-          changed |= inlineConstantIf(op);
+      // The outermost Ifs only (none is inside another, so inlining one
+      // leaves the others as they were); an inner If moves out with its
+      // branch and is seen on the next round. (Asking an If inlined in this
+      // round whether it is an ancestor read freed memory: ASan, AffineGrid's
+      // function bodies.)
+      SmallVector<onnx::IfOp> outermost;
+      getOperation().walk([&](onnx::IfOp op) {
+        if (!op->getParentOfType<onnx::IfOp>())
+          outermost.push_back(op);
+      });
+      for (onnx::IfOp op : outermost)
+        changed |= inlineConstantIf(op);
     }
   }
 };
