@@ -52,12 +52,12 @@ int dataTypeOf(Type t) {
   if (t.isInteger(1)) return TP::BOOL;
   if (isa<onnx::StringType>(t)) return TP::STRING;
   // The types of ONNX 1.14 to 1.20, newer than the onnx.proto compiled here.
-  if (isa<Float8E4M3FNType>(t)) return 17;
-  if (isa<Float8E4M3FNUZType>(t)) return 18;
-  if (isa<Float8E5M2Type>(t)) return 19;
-  if (isa<Float8E5M2FNUZType>(t)) return 20;
-  if (isa<Float4E2M1FNType>(t)) return 23;
-  if (isa<Float8E8M0FNUType>(t)) return 24;
+  if (isa<Float8E4M3FNType>(t)) return importer::kFloat8E4M3FN;
+  if (isa<Float8E4M3FNUZType>(t)) return importer::kFloat8E4M3FNUZ;
+  if (isa<Float8E5M2Type>(t)) return importer::kFloat8E5M2;
+  if (isa<Float8E5M2FNUZType>(t)) return importer::kFloat8E5M2FNUZ;
+  if (isa<Float4E2M1FNType>(t)) return importer::kFloat4E2M1;
+  if (isa<Float8E8M0FNUType>(t)) return importer::kFloat8E8M0;
   if (auto c = dyn_cast<ComplexType>(t)) {
     if (c.getElementType().isF32()) return TP::COMPLEX64;
     if (c.getElementType().isF64()) return TP::COMPLEX128;
@@ -66,8 +66,8 @@ int dataTypeOf(Type t) {
   if (auto i = dyn_cast<IntegerType>(t)) {
     bool u = i.isUnsigned();
     switch (i.getWidth()) {
-    case 2: return u ? 25 : 26;
-    case 4: return u ? 21 : 22;
+    case 2: return u ? importer::kUInt2 : importer::kInt2;
+    case 4: return u ? importer::kUInt4 : importer::kInt4;
     case 8: return u ? TP::UINT8 : TP::INT8;
     case 16: return u ? TP::UINT16 : TP::INT16;
     case 32: return u ? TP::UINT32 : TP::INT32;
@@ -97,17 +97,6 @@ int64_t typeOpset(Type t) {
   return kBaseOpset;
 }
 
-/// Elements one byte of a TensorProto's raw_data holds for `t`: 2 for the
-/// 4-bit types, 4 for the 2-bit ones, 1 otherwise (ONNX's packing, low bits
-/// first; the dialect keeps one element per byte).
-int64_t elementsPerByte(Type t) {
-  if (isa<Float4E2M1FNType>(t))
-    return 2;
-  if (auto i = dyn_cast<IntegerType>(t); i && (i.getWidth() == 2 || i.getWidth() == 4))
-    return 8 / i.getWidth();
-  return 1;
-}
-
 /// The IR version of the ONNX release that introduced ai.onnx opset `opset`.
 int64_t irVersionOf(int64_t opset) {
   if (opset <= 18)
@@ -133,7 +122,7 @@ bool isInternalOp(Operation *op) {
 /// several elements per byte, the first in the low bits, the last byte's
 /// unused bits zero.
 std::string packed(std::string raw, Type elem) {
-  int64_t per = elementsPerByte(elem);
+  int64_t per = importer::elementsPerByte(dataTypeOf(elem));
   if (per == 1)
     return raw;
   unsigned bits = 8 / per;
@@ -627,7 +616,7 @@ Error ModelExporter::exportOp(Operation *op, ::onnx::GraphProto &graph) {
     return &a;
   };
   // The attributes of later versions that the dialect's op carries as
-  // onnxcc.* (requiredOpset raised the opset to theirs).
+  // onnxcc.* (exportModel raised the opset to theirs).
   for (StringRef name : {"saturate", "block_size"})
     if (auto v = op->getAttrOfType<IntegerAttr>(("onnxcc." + name).str()))
       addAttr(name, ::onnx::AttributeProto::INT)->set_i(v.getInt());
@@ -695,7 +684,7 @@ Error ModelExporter::exportOp(Operation *op, ::onnx::GraphProto &graph) {
       continue;
     }
     // AveragePool-19's and LpPool-18's dilations and LpPool-18's ceil_mode,
-    // which the dialect's ops carry under their ONNX names (requiredOpset
+    // which the dialect's ops carry under their ONNX names (exportModel
     // raised the opset to theirs).
     if (isa<onnx::AveragePoolOp, onnx::LpPoolOp>(op) && !schema->findAttr(name)) {
       if (auto ints = dyn_cast<DenseI64ArrayAttr>(attr.getValue()); ints && name == "dilations") {

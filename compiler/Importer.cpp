@@ -106,36 +106,6 @@ const OpSchemaInfo *lookupSchema(StringRef opType) {
 // Types and tensors
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// TensorProto data types newer than the onnx.proto onnxcc compiles (ONNX
-/// 1.14 to 1.23): the float8, 4-bit and 2-bit types.
-enum NewDataType : int {
-  kFloat8E4M3FN = 17,
-  kFloat8E4M3FNUZ = 18,
-  kFloat8E5M2 = 19,
-  kFloat8E5M2FNUZ = 20,
-  kUInt4 = 21,
-  kInt4 = 22,
-  kFloat4E2M1 = 23,
-  kFloat8E8M0 = 24,
-  kUInt2 = 25,
-  kInt2 = 26,
-};
-
-StringRef dataTypeName(int t) {
-  static const char *const newer[] = {"FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
-                                      "FLOAT8E5M2FNUZ", "UINT4", "INT4", "FLOAT4E2M1",
-                                      "FLOAT8E8M0", "UINT2", "INT2"};
-  if (t >= kFloat8E4M3FN && t <= kInt2)
-    return newer[t - kFloat8E4M3FN];
-  if (::onnx::TensorProto_DataType_IsValid(t))
-    return ::onnx::TensorProto_DataType_Name(static_cast<::onnx::TensorProto_DataType>(t));
-  return "unknown";
-}
-
-/// Elements one byte of packed data holds: 2 for the 4-bit types, 4 for the
-/// 2-bit ones (low bits first), 1 otherwise. onnxcc keeps them one per byte
-/// in memory (see codegen/cpp/ABI.md).
 int64_t elementsPerByte(int dataType) {
   switch (dataType) {
   case kUInt4:
@@ -145,6 +115,18 @@ int64_t elementsPerByte(int dataType) {
   case kInt2: return 4;
   default: return 1;
   }
+}
+
+namespace {
+StringRef dataTypeName(int t) {
+  static const char *const newer[] = {"FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
+                                      "FLOAT8E5M2FNUZ", "UINT4", "INT4", "FLOAT4E2M1",
+                                      "FLOAT8E8M0", "UINT2", "INT2"};
+  if (t >= kFloat8E4M3FN && t <= kInt2)
+    return newer[t - kFloat8E4M3FN];
+  if (::onnx::TensorProto_DataType_IsValid(t))
+    return ::onnx::TensorProto_DataType_Name(static_cast<::onnx::TensorProto_DataType>(t));
+  return "unknown";
 }
 
 /// The MLIR element type of an ONNX TensorProto data type, or null.

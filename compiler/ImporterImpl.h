@@ -53,6 +53,26 @@ struct OpSchemaInfo {
 /// The schema of `opType` in ai.onnx, or null when the dialect has no such op.
 const OpSchemaInfo *lookupSchema(llvm::StringRef opType);
 
+/// TensorProto data types newer than the onnx.proto onnxcc compiles (ONNX
+/// 1.14 to 1.23): the float8, 4-bit and 2-bit types.
+enum NewDataType : int {
+  kFloat8E4M3FN = 17,
+  kFloat8E4M3FNUZ = 18,
+  kFloat8E5M2 = 19,
+  kFloat8E5M2FNUZ = 20,
+  kUInt4 = 21,
+  kInt4 = 22,
+  kFloat4E2M1 = 23,
+  kFloat8E8M0 = 24,
+  kUInt2 = 25,
+  kInt2 = 26,
+};
+
+/// Elements one byte of a TensorProto's raw_data holds: 2 for the 4-bit
+/// types, 4 for the 2-bit ones (low bits first), 1 otherwise. onnxcc keeps
+/// them one per byte in memory (see codegen/cpp/ABI.md).
+int64_t elementsPerByte(int dataType);
+
 /// The element type of TensorProto data type `dataType`, or null.
 mlir::Type elementTypeOfDataType(mlir::MLIRContext *ctx, int dataType);
 

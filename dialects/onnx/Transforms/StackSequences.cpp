@@ -267,10 +267,15 @@ public:
 
   /// `index` checked against [0, limit) (or [0, limit] with `end`) at run
   /// time, counted from the back where negative when `negative`.
-  Value checkedIndex(Value index, Value limit, bool end, bool negative = true) {
-    return make<CheckedIndexOp>(RankedTensorType::get({}, i64()), {index, limit},
-                                {b.getNamedAttr("end", b.getBoolAttr(end)),
-                                 b.getNamedAttr("negative", b.getBoolAttr(negative))});
+  /// With `bound`: `index` is a count checked to be at most `limit`, a
+  /// capacity (status 10).
+  Value checkedIndex(Value index, Value limit, bool end, bool negative = true,
+                     bool bound = false) {
+    SmallVector<NamedAttribute> attrs{b.getNamedAttr("end", b.getBoolAttr(end)),
+                                      b.getNamedAttr("negative", b.getBoolAttr(negative))};
+    if (bound)
+      attrs.push_back(b.getNamedAttr("bound", b.getBoolAttr(true)));
+    return make<CheckedIndexOp>(RankedTensorType::get({}, i64()), {index, limit}, attrs);
   }
 
   /// data[indices] along `axis`.
@@ -311,9 +316,7 @@ public:
                             {constVector(SmallVector<int64_t>(rank, 0)), ends},
                             {i64Attr("axis", 0)});
     }
-    Value none = NoValueOp::create(b, loc, b.getNoneType());
-    created.push_back(none.getDefiningOp());
-    return make<PadOp>(RankedTensorType::get(to, type.getElementType()), {x, pads, none},
+    return make<PadOp>(RankedTensorType::get(to, type.getElementType()), {x, pads, none()},
                        {b.getNamedAttr("mode", b.getStringAttr("constant"))});
   }
 
@@ -352,10 +355,15 @@ public:
       return x;
     SmallVector<int64_t> shape(type.getShape());
     shape[0] = n;
-    Value none = NoValueOp::create(b, loc, b.getNoneType());
-    created.push_back(none.getDefiningOp());
     return make<SliceOp>(RankedTensorType::get(shape, type.getElementType()),
-                         {x, constVector({0}), constVector({n}), constVector({0}), none});
+                         {x, constVector({0}), constVector({n}), constVector({0}), none()});
+  }
+
+  /// An absent optional operand.
+  Value none() {
+    Value v = NoValueOp::create(b, loc, b.getNoneType());
+    created.push_back(v.getDefiningOp());
+    return v;
   }
 
   /// Zeros of static `type`, filled at run time (ConstantOfShape).
@@ -441,6 +449,8 @@ public:
       (void)inferShapesInFunction(func, &*shapes);
     }
     func.walk([&](Operation *op) { visit(op); });
+    if (refused)
+      return failure();
     if (failed(expandResults(expand)))
       return failure();
     // Replaced tensor results first, then sequence ops nothing uses any more,
@@ -787,11 +797,9 @@ private:
     SmallVector<int64_t> shape;
     for (int64_t d = 0; d < rank; ++d)
       shape.push_back(in.fixedDims[d] >= 0 ? in.fixedDims[d] : ShapedType::kDynamic);
-    Value none = NoValueOp::create(b.builder(), op->getLoc(), b.builder().getNoneType());
-    b.created.push_back(none.getDefiningOp());
     return b.make<SliceOp>(RankedTensorType::get(shape, rowType.getElementType()),
                            {row, b.constVector(SmallVector<int64_t>(rank, 0)), dims,
-                            b.iota(rank), none});
+                            b.iota(rank), b.none()});
   }
 
   void visit(Operation *op) {
@@ -809,6 +817,17 @@ private:
   }
 
   void define(Value seq, SeqInfo info) { infos[seq] = info; }
+
+  /// SequenceAt or ConcatFromSequence of a sequence whose elements differ in
+  /// rank: what they give has no rank known at compile time (an error that
+  /// fails the pass; the message names the node).
+  bool refuseMixedRank(Operation *op) {
+    op->emitError() << op->getName().stripDialect()
+                    << " of a sequence whose elements differ in rank, which compile cannot "
+                       "give a result of one rank";
+    refused = true;
+    return false;
+  }
 
   /// The elements of a stack (its rows), list or empty sequence.
   SmallVector<Value> listOf(const SeqInfo &info, StackBuilder &b) {
@@ -903,12 +922,8 @@ private:
     if (!in->isRagged() && shape->capacity > cap)
       return false;
     SeqInfo r = toRagged(*in, *shape, cap, maxDims, b);
-    Value count = b.make<CheckedIndexOp>(RankedTensorType::get({}, b.i64()),
-                                         {r.count, b.constScalar(cap)},
-                                         {b.builder().getNamedAttr("negative",
-                                                                   b.builder().getBoolAttr(false)),
-                                          b.builder().getNamedAttr("bound",
-                                                                   b.builder().getBoolAttr(true))});
+    Value count = b.checkedIndex(r.count, b.constScalar(cap), /*end=*/false,
+                                 /*negative=*/false, /*bound=*/true);
     Value parts[] = {r.stack, r.dims, count};
     for (auto [result, value] : llvm::zip(op->getResults(), parts))
       rowsReplacements.push_back({result, value});
@@ -1170,6 +1185,8 @@ private:
 
   bool rewrite(SequenceAtOp op, StackBuilder &b) {
     const SeqInfo *in = lookup(op.getInputSequence());
+    if (in && in->isRagged() && in->mixedRank)
+      return refuseMixedRank(op);
     if (in && in->isRagged()) {
       Value element = atRagged(op, *in, op.getPosition(), b);
       if (!element)
@@ -1229,6 +1246,8 @@ private:
   /// them along a new dim at `axis`.
   bool rewrite(ConcatFromSequenceOp op, StackBuilder &b) {
     const SeqInfo *in = lookup(op.getInputSequence());
+    if (in && in->isRagged() && in->mixedRank)
+      return refuseMixedRank(op);
     if (in && in->isRagged()) {
       Value joined = concatRagged(op, *in, b);
       if (!joined)
@@ -1336,7 +1355,7 @@ private:
   /// p - start[k]; the positions run over all rows' room (capacity x D) and
   /// a Slice keeps the elements' total.
   Value concatRagged(ConcatFromSequenceOp op, const SeqInfo &in, StackBuilder &b) {
-    if (op.getNewAxis() != 0 || in.mixedRank)
+    if (op.getNewAxis() != 0)
       return {};
     auto stackType = in.stackType();
     SmallVector<int64_t> maxDims(stackType.getShape().drop_front());
@@ -1392,11 +1411,9 @@ private:
     Value joined = b.transpose(rows, back);
     SmallVector<int64_t> shape(cast<RankedTensorType>(joined.getType()).getShape());
     shape[*axis] = ShapedType::kDynamic;
-    Value none = NoValueOp::create(b.builder(), op->getLoc(), b.builder().getNoneType());
-    b.created.push_back(none.getDefiningOp());
     return b.make<SliceOp>(RankedTensorType::get(shape, stackType.getElementType()),
                            {joined, b.constVector({0}), b.unsqueeze0(total),
-                            b.constVector({*axis}), none});
+                            b.constVector({*axis}), b.none()});
   }
 
   /// SplitToSequence with sizes given at run time, as a ragged stack: part
@@ -1496,6 +1513,8 @@ private:
   SmallVector<std::pair<Operation *, Value>> replacements;
   // The results of RaggedRows ops and what replaces them.
   SmallVector<std::pair<Value, Value>> rowsReplacements;
+  // An op was refused with an error (refuseMixedRank).
+  bool refused = false;
   SmallVector<Operation *> visited;
   SmallVector<Operation *> created;
 };
