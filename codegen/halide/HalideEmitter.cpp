@@ -34,7 +34,9 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/SaveAndRestore.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -55,9 +57,26 @@ Error errorAt(Operation *op, const Twine &message) {
                                  "'" + op->getName().getStringRef().str() + "': " + text);
 }
 
+/// The Halide function suffix of ONNX's 8-bit and 4-bit float types
+/// (`f8e4m3fn_to_f32`, `f32_to_f8e4m3fn` in the generator), or "". Their
+/// tensors hold one bit pattern per byte (ABI.md), Halide UInt(8); only
+/// truncf to them and extf from them compute on their values.
+StringRef smallFloatName(Type t) {
+  return llvm::TypeSwitch<Type, StringRef>(t)
+      .Case<Float8E4M3FNType>([](auto) { return "f8e4m3fn"; })
+      .Case<Float8E4M3FNUZType>([](auto) { return "f8e4m3fnuz"; })
+      .Case<Float8E5M2Type>([](auto) { return "f8e5m2"; })
+      .Case<Float8E5M2FNUZType>([](auto) { return "f8e5m2fnuz"; })
+      .Case<Float8E8M0FNUType>([](auto) { return "f8e8m0"; })
+      .Case<Float4E2M1FNType>([](auto) { return "f4e2m1"; })
+      .Default([](Type) { return ""; });
+}
+
 /// The Halide type of an element (signless integers as signed; index as
 /// int32), or "" when Halide cannot hold it.
 std::string halideType(Type t) {
+  if (!smallFloatName(t).empty())
+    return "UInt(8)";
   if (t.isF32())
     return "Float(32)";
   if (t.isF64())
@@ -79,6 +98,8 @@ std::string halideType(Type t) {
 
 /// The C++ element type of a Halide buffer of `t`.
 std::string bufferElement(Type t) {
+  if (!smallFloatName(t).empty())
+    return "uint8_t";
   if (t.isF32())
     return "float";
   if (t.isF64())
@@ -157,6 +178,143 @@ std::string call(StringRef f, ArrayRef<std::string> onnxOrder) {
 
 std::string dimVar(int64_t d) { return "d" + std::to_string(d); }
 
+/// Whether a float constant (scalar or tensor, inline or a blob) holds an
+/// infinity or a NaN.
+bool constantIsNonFinite(arith::ConstantOp op) {
+  auto ft = dyn_cast<FloatType>(getElementTypeOrSelf(op.getType()));
+  if (!ft)
+    return false;
+  if (auto f = dyn_cast<FloatAttr>(op.getValue()))
+    return !f.getValue().isFinite();
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(op.getValue())) {
+    if (dense.isSplat())
+      return !dense.getSplatValue<APFloat>().isFinite();
+    return llvm::any_of(dense.getValues<APFloat>(), [](const APFloat &v) { return !v.isFinite(); });
+  }
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(op.getValue())) {
+    AsmResourceBlob *blob = res.getRawHandle().getBlob();
+    if (!blob)
+      return false;
+    ArrayRef<char> raw = blob->getData();
+    unsigned bytes = ft.getWidth() / 8;
+    if (!bytes || ft.getWidth() % 8)
+      return false;
+    const llvm::fltSemantics &sem = ft.getFloatSemantics();
+    for (size_t at = 0; at + bytes <= raw.size(); at += bytes) {
+      uint64_t bits = 0;
+      memcpy(&bits, raw.data() + at, bytes);
+      if (!APFloat(sem, APInt(ft.getWidth(), bits)).isFinite())
+        return true;
+    }
+  }
+  return false;
+}
+
+/// The generator's conversions between float32 and the 8-bit and 4-bit
+/// float types, on the bits (exact, whatever Halide's float flags), as
+/// runtime-support/onnxcc_rt.h's: round to nearest even, no saturation (a
+/// value past the largest finite one becomes inf in E5M2, NaN in the FN and
+/// FNUZ types, the largest value in E2M1; Cast's saturate clamps before).
+const char *const kSmallFloatHelpers = R"cpp(// float8/float4 <-> float32 on the bits.
+Expr u32(uint64_t v) { return make_const(UInt(32), v); }
+// |f| rounded to nearest even on the grid of a float with M mantissa bits
+// and exponent bias B: the code without sign, maybe past the largest one.
+Expr small_float_code(Expr f, int M, int B) {
+  Expr u = reinterpret(UInt(32), f) & u32(0x7fffffff);
+  Expr e32 = u >> 23;
+  int shift = 23 - M;
+  Expr r = u - u32(uint64_t(127 - B) << 23);
+  Expr normal = (r + u32((1u << (shift - 1)) - 1) + ((r >> shift) & u32(1))) >> shift;
+  Expr sig = (u & u32(0x7fffff)) | u32(0x800000);
+  // A subnormal of the small type: sig * 2^(e32 - 150) on the grid 2^(1 - B - M).
+  Expr s = min(u32(uint64_t(shift + 128 - B)) - min(e32, u32(200)), u32(31));
+  Expr half = (u32(1) << (s - u32(1))) - u32(1);
+  Expr sub = select(s > u32(24), u32(0), (sig + half + ((sig >> s) & u32(1))) >> s);
+  return select(e32 >= u32(uint64_t(128 - B)), normal, e32 == u32(0), u32(0), sub);
+}
+Expr f32_sign8(Expr f, int at) {
+  return cast(UInt(8), (reinterpret(UInt(32), f) >> 31) << at);
+}
+Expr f32_abs_bits(Expr f) { return reinterpret(UInt(32), f) & u32(0x7fffffff); }
+Expr f32_nan(Expr sign) {
+  return reinterpret(Float(32), select(sign, u32(0xffc00000), u32(0x7fc00000)));
+}
+Expr small_float_value(Expr b, int M, int B, int E) {
+  Expr u = cast(UInt(32), b);
+  Expr sign = (u >> (M + E)) & u32(1);
+  Expr exp = (u >> M) & u32((1u << E) - 1);
+  Expr mant = u & u32((1u << M) - 1);
+  Expr normal = reinterpret(Float(32), (sign << 31) | ((exp + u32(127 - B)) << 23) | (mant << (23 - M)));
+  Expr sub = cast(Float(32), mant) * make_const(Float(32), std::ldexp(1.0, 1 - B - M));
+  return select(exp == u32(0), select(sign == u32(1), -sub, sub), normal);
+}
+Expr f8e4m3fn_to_f32(Expr b) {
+  return select((b & 0x7f) == 0x7f, f32_nan((b & 0x80) != 0), small_float_value(b, 3, 7, 4));
+}
+Expr f32_to_f8e4m3fn(Expr f) {
+  Expr sign = f32_sign8(f, 7), a = f32_abs_bits(f), code = small_float_code(f, 3, 7);
+  return select(a >= u32(0x7f800000) || code > u32(0x7e), sign | 0x7f, a == u32(0), sign,
+                sign | cast(UInt(8), code));
+}
+Expr f8e4m3fnuz_to_f32(Expr b) {
+  return select(b == 0x80, f32_nan(const_false()), small_float_value(b, 3, 8, 4));
+}
+Expr f32_to_f8e4m3fnuz(Expr f) {
+  Expr sign = f32_sign8(f, 7), a = f32_abs_bits(f), code = small_float_code(f, 3, 8);
+  return select(a >= u32(0x7f800000) || code > u32(0x7f), make_const(UInt(8), 0x80),
+                code == u32(0), make_const(UInt(8), 0), sign | cast(UInt(8), code));
+}
+Expr f8e5m2_to_f32(Expr b) {
+  Expr inf = reinterpret(Float(32), select((b & 0x80) != 0, u32(0xff800000), u32(0x7f800000)));
+  return select((b & 0x7f) > 0x7c, f32_nan((b & 0x80) != 0), (b & 0x7f) == 0x7c, inf,
+                small_float_value(b, 2, 15, 5));
+}
+Expr f32_to_f8e5m2(Expr f) {
+  Expr sign = f32_sign8(f, 7), a = f32_abs_bits(f), code = small_float_code(f, 2, 15);
+  return select(a > u32(0x7f800000), sign | 0x7e, a == u32(0x7f800000) || code > u32(0x7b),
+                sign | 0x7c, a == u32(0), sign, sign | cast(UInt(8), code));
+}
+Expr f8e5m2fnuz_to_f32(Expr b) {
+  return select(b == 0x80, f32_nan(const_false()), small_float_value(b, 2, 16, 5));
+}
+Expr f32_to_f8e5m2fnuz(Expr f) {
+  Expr sign = f32_sign8(f, 7), a = f32_abs_bits(f), code = small_float_code(f, 2, 16);
+  return select(a >= u32(0x7f800000) || code > u32(0x7f), make_const(UInt(8), 0x80),
+                code == u32(0), make_const(UInt(8), 0), sign | cast(UInt(8), code));
+}
+Expr f4e2m1_to_f32(Expr b) { return small_float_value(b & 0xf, 1, 1, 2); }
+Expr f32_to_f4e2m1(Expr f) {
+  Expr sign = f32_sign8(f, 3), a = f32_abs_bits(f), code = small_float_code(f, 1, 1);
+  return select(a > u32(0x7f800000), make_const(UInt(8), 0x8), a == u32(0), sign,
+                a == u32(0x7f800000) || code > u32(7), sign | 7, sign | cast(UInt(8), code));
+}
+Expr f8e8m0_to_f32(Expr b) {
+  Expr u = cast(UInt(32), b);
+  return select(b == 0xff, f32_nan(const_false()),
+                reinterpret(Float(32), select(u == u32(0), u32(0x00400000), u << 23)));
+}
+Expr f32_to_f8e8m0(Expr f) { return cast(UInt(8), (reinterpret(UInt(32), f) >> 23) & u32(0xff)); }
+
+)cpp";
+
+/// A run-time check of onnxcc_rt (onnxcc_rt.h): the relation it asks of its
+/// operands and run()'s status when that does not hold.
+struct CheckKind {
+  StringRef relation;
+  int status;
+};
+std::optional<CheckKind> checkKind(StringRef callee) {
+  return llvm::StringSwitch<std::optional<CheckKind>>(callee)
+      .Case("onnxcc_check_equal", CheckKind{"==", 9})
+      .Case("onnxcc_check_at_least", CheckKind{">=", 9})
+      .Case("onnxcc_check_differs", CheckKind{"!=", 9})
+      .Case("onnxcc_check_broadcast", CheckKind{"broadcast", 9})
+      .Case("onnxcc_check_bound", CheckKind{"<=", 10})
+      .Case("onnxcc_check_no_random", CheckKind{"not", 15})
+      .Case("onnxcc_check_position", CheckKind{"position", 16})
+      .Default(std::nullopt);
+}
+
 class Emitter {
 public:
   explicit Emitter(const HalideEmitOptions &options) : options(options) {}
@@ -170,6 +328,13 @@ private:
   /// The Expr local of scalar `v`.
   Expected<std::string> exprOf(Value v, Operation *user);
   std::string declare(Value v, const std::string &expr, StringRef indent);
+  /// `expr` under strict_float where `op`'s float result may be non-finite.
+  std::string strictIfNonFinite(Operation &op, const std::string &expr) const {
+    if (op.getNumResults() != 1 || !isa<FloatType>(op.getResult(0).getType()) ||
+        !nonFinite.contains(op.getResult(0)) || isa<arith::ConstantOp>(op) || inTupleBody)
+      return expr;
+    return "strict_float(" + expr + ")";
+  }
   std::string pureVars(int64_t rank) const {
     SmallVector<std::string> vars;
     for (int64_t d = 0; d < rank; ++d)
@@ -192,6 +357,11 @@ private:
   Error emitPad(tensor::PadOp op);
   Error emitSchedule(func::FuncOp func);
 
+  /// Values that may hold an infinity or NaN that the model's constants
+  /// put there (see findNonFinite).
+  void findNonFinite(func::FuncOp func);
+  llvm::DenseSet<Value> nonFinite;
+
   /// The index `v`, which may be a static or a dynamic size/offset.
   Expected<std::string> indexOf(OpFoldResult v, Operation *user);
 
@@ -207,10 +377,10 @@ private:
   SmallVector<Heavy> heavy;
   /// Funcs defined here that more than one op reads.
   SmallVector<std::string> shared;
-  /// The conditions of the run-time dim checks (onnxcc_rt::check_equal
-  /// calls: a dim that values given at run time decide against the one the
-  /// model declares); every output requires them all.
-  SmallVector<std::string> checks;
+  /// The conditions of the run-time checks (onnxcc_rt::check_* calls: a
+  /// dim that values given at run time decide against the one the model
+  /// declares, ...) and the status of each; every output requires them all.
+  SmallVector<std::pair<std::string, int>> checks;
   std::string body;
   llvm::raw_string_ostream os{body};
   std::string members;
@@ -219,6 +389,11 @@ private:
   SmallVector<size_t> weightOffsets;
   std::string weights;
   unsigned nextExpr = 0, nextFunc = 0, maxRank = 0;
+  bool usesSmallFloats = false;
+  /// Emitting the body of a Func of Tuples, which Halide 14 miscompiles
+  /// with strict_float or order_bits (MaxPool's indices came out 0): it
+  /// keeps fast math and float comparisons.
+  bool inTupleBody = false;
 };
 
 std::string Emitter::declare(Value v, const std::string &expr, StringRef indent) {
@@ -226,6 +401,67 @@ std::string Emitter::declare(Value v, const std::string &expr, StringRef indent)
   os << indent << "Expr " << name << " = " << expr << ";\n";
   names[v] = name;
   return name;
+}
+
+// Halide compiles float arithmetic with LLVM's fast-math flags, no-infs and
+// no-NaNs among them, and its simplifier treats floats as reals: `x +
+// select(c, 0, -inf)` became `x`, dropping an attention mask. The values an
+// infinite or NaN constant of the model flows into are computed with
+// strict_float, and their comparisons on the bits (order_bits).
+//
+// A max or min reduction over a non-empty domain stops the flow (a pooling
+// window padded with -inf holds a real element): otherwise every layer after
+// a MaxPool would lose fast math. Infinities that come from the inputs at run
+// time get Halide's default float semantics.
+void Emitter::findNonFinite(func::FuncOp func) {
+  auto anyIn = [&](ValueRange values) {
+    return llvm::any_of(values, [&](Value v) { return nonFinite.contains(v); });
+  };
+  auto isMinMax = [](Operation *op) {
+    return isa<arith::MaxNumFOp, arith::MinNumFOp, arith::MaximumFOp, arith::MinimumFOp>(op);
+  };
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+      if (constantIsNonFinite(c))
+        nonFinite.insert(c.getResult());
+      return;
+    }
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (!generic) {
+      // Ops inside a generic's body are visited after its block arguments
+      // were marked; their results follow their operands.
+      if (anyIn(op->getOperands()))
+        nonFinite.insert(op->result_begin(), op->result_end());
+      return;
+    }
+    Block &block = generic.getRegion().front();
+    SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+    bool nonEmpty = generic.getNumReductionLoops() > 0 &&
+                    llvm::all_of(ranges, [](int64_t r) { return r > 0; });
+    for (OpOperand &operand : generic->getOpOperands())
+      if (nonFinite.contains(operand.get()))
+        nonFinite.insert(block.getArgument(operand.getOperandNumber()));
+    // Walk the body now to decide the results.
+    for (Operation &inner : block.without_terminator())
+      inner.walk<WalkOrder::PreOrder>([&](Operation *nested) {
+        if (auto c = dyn_cast<arith::ConstantOp>(nested)) {
+          if (constantIsNonFinite(c))
+            nonFinite.insert(c.getResult());
+        } else if (anyIn(nested->getOperands())) {
+          nonFinite.insert(nested->result_begin(), nested->result_end());
+        }
+      });
+    auto yield = cast<linalg::YieldOp>(block.getTerminator());
+    for (auto [k, v] : llvm::enumerate(yield.getOperands())) {
+      Operation *def = v.getDefiningOp();
+      if (!nonFinite.contains(v))
+        continue;
+      if (nonEmpty && def && isMinMax(def) && def->getBlock() == &block)
+        continue;
+      nonFinite.insert(generic->getResult(k));
+    }
+    return;
+  });
 }
 
 std::string Emitter::newFunc(Value v, const Twine &comment) {
@@ -326,6 +562,30 @@ Error Emitter::emitArith(Operation &op, StringRef indent) {
     if (!e)
       return e.takeError();
     a.push_back(*e);
+  }
+  // float8/float4: bit patterns, converted from and to float32 by the
+  // generator's helpers; a select or a bitcast moves the bits.
+  auto isSmall = [](Value v) { return !smallFloatName(v.getType()).empty(); };
+  if (llvm::any_of(op.getOperands(), isSmall) || llvm::any_of(op.getResults(), isSmall)) {
+    usesSmallFloats = true;
+    Type rt = op.getResult(0).getType();
+    if (isa<arith::TruncFOp>(op) && isSmall(op.getResult(0))) {
+      Type from = op.getOperand(0).getType();
+      std::string f32 = from.isF32() ? a[0] : "cast(Float(32), " + a[0] + ")";
+      declare(op.getResult(0), "f32_to_" + smallFloatName(rt).str() + "(" + f32 + ")", indent);
+      return Error::success();
+    }
+    if (isa<arith::ExtFOp>(op) && isSmall(op.getOperand(0)) && !isSmall(op.getResult(0))) {
+      std::string f32 = smallFloatName(op.getOperand(0).getType()).str() + "_to_f32(" + a[0] + ")";
+      declare(op.getResult(0), rt.isF32() ? f32 : "cast(" + halideType(rt) + ", " + f32 + ")",
+              indent);
+      return Error::success();
+    }
+    if (isa<arith::SelectOp>(op)) {
+      declare(op.getResult(0), "select(" + a[0] + ", " + a[1] + ", " + a[2] + ")", indent);
+      return Error::success();
+    }
+    return errorAt(&op, "element type the Halide target does not support");
   }
   widenHalfOperands(op, a);
   Type rt = op.getNumResults() ? op.getResult(0).getType() : Type();
@@ -454,8 +714,14 @@ Error Emitter::emitArith(Operation &op, StringRef indent) {
             std::string ord = "!nan_bits(" + x + ") && !nan_bits(" + y + ")";
             bool withConstant = c.getLhs().getDefiningOp<arith::ConstantOp>() ||
                                 c.getRhs().getDefiningOp<arith::ConstantOp>();
+            // Halide compiles with LLVM's no-infs flag: a comparison with an
+            // infinity of the model (x == -inf for a fully masked row) may
+            // be folded to false. Those compare the bits in float order.
+            bool withInf = (nonFinite.contains(c.getLhs()) || nonFinite.contains(c.getRhs())) &&
+                           !inTupleBody;
             auto ordered = [&](StringRef sym) {
-              std::string cmp = x + " " + sym.str() + " " + y;
+              std::string cmp = withInf ? "order_bits(" + x + ") " + sym.str() + " order_bits(" + y + ")"
+                                        : x + " " + sym.str() + " " + y;
               return withConstant ? "(" + ord + " && " + cmp + ")" : "(" + cmp + ")";
             };
             switch (c.getPredicate()) {
@@ -571,7 +837,7 @@ Error Emitter::emitArith(Operation &op, StringRef indent) {
           .Default([](Operation *) { return std::nullopt; });
   if (!expr)
     return errorAt(&op, "op the Halide target does not support");
-  declare(op.getResult(0), narrowResult(op, *expr), indent);
+  declare(op.getResult(0), strictIfNonFinite(op, narrowResult(op, *expr)), indent);
   return Error::success();
 }
 
@@ -585,7 +851,8 @@ Error Emitter::emitMath(Operation &op, StringRef indent) {
   }
   widenHalfOperands(op, a);
   Type rt = op.getResult(0).getType();
-  if (halideType(rt).empty())
+  if (halideType(rt).empty() || !smallFloatName(rt).empty() ||
+      llvm::any_of(op.getOperandTypes(), [](Type t) { return !smallFloatName(t).empty(); }))
     return errorAt(&op, "element type the Halide target does not support");
   // The type the Expr is computed in.
   std::string ht = isHalfFloat(rt) ? "Float(32)" : halideType(rt);
@@ -632,7 +899,7 @@ Error Emitter::emitMath(Operation &op, StringRef indent) {
   } else {
     return errorAt(&op, "op the Halide target does not support");
   }
-  declare(op.getResult(0), narrowResult(op, expr), indent);
+  declare(op.getResult(0), strictIfNonFinite(op, narrowResult(op, expr)), indent);
   return Error::success();
 }
 
@@ -641,7 +908,11 @@ Error Emitter::emitScalar(Operation &op, StringRef indent) {
     Type t = c.getType();
     if (halideType(t).empty())
       return errorAt(&op, "element type the Halide target does not support");
-    if (auto f = dyn_cast<FloatAttr>(c.getValue()))
+    if (auto f = dyn_cast<FloatAttr>(c.getValue()); f && !smallFloatName(t).empty())
+      declare(c.getResult(),
+              "make_const(UInt(8), " + std::to_string(f.getValue().bitcastToAPInt().getZExtValue()) + ")",
+              indent);
+    else if (f)
       declare(c.getResult(), floatLiteral(f.getValue(), t), indent);
     else
       declare(c.getResult(), intLiteral(cast<IntegerAttr>(c.getValue()).getValue(), t), indent);
@@ -748,6 +1019,7 @@ Error Emitter::emitGeneric(linalg::GenericOp op) {
   };
 
   Block &block = op.getRegion().front();
+  llvm::SaveAndRestore tupleBody(inTupleBody, numResults > 1);
   os << "    {\n";
   const StringRef indent = "      ";
   auto operandAt = [&](OpOperand &operand, ArrayRef<std::string> dims) -> Expected<std::string> {
@@ -1014,15 +1286,28 @@ Error Emitter::emitOp(Operation &op) {
   if (isa<func::ReturnOp>(op))
     return Error::success();
   if (auto call = dyn_cast<func::CallOp>(op)) {
-    if (call.getCallee() != "onnxcc_check_equal" || call.getNumOperands() != 2)
-      return errorAt(&op, "runtime-support calls the Halide target does not support");
-    auto a = exprOf(call.getOperand(0), &op);
-    if (!a)
-      return a.takeError();
-    auto b = exprOf(call.getOperand(1), &op);
-    if (!b)
-      return b.takeError();
-    checks.push_back("(" + *a + ") == (" + *b + ")");
+    std::optional<CheckKind> kind = checkKind(call.getCallee());
+    unsigned arity = kind && kind->relation == "not" ? 1 : 2;
+    if (!kind || call.getNumOperands() != arity)
+      return errorAt(&op, "runtime-support calls the Halide target does not support (" +
+                              call.getCallee() + ")");
+    SmallVector<std::string> x;
+    for (Value v : call.getOperands()) {
+      auto e = exprOf(v, &op);
+      if (!e)
+        return e.takeError();
+      x.push_back("(" + *e + ")");
+    }
+    std::string cond;
+    if (kind->relation == "not")
+      cond = "!" + x[0];
+    else if (kind->relation == "broadcast")
+      cond = "(" + x[0] + " == 1 || " + x[0] + " == " + x[1] + ")";
+    else if (kind->relation == "position")
+      cond = "(" + x[0] + " >= 0 && " + x[0] + " < " + x[1] + ")";
+    else
+      cond = "(" + x[0] + " " + kind->relation.str() + " " + x[1] + ")";
+    checks.push_back({cond, kind->status});
     return Error::success();
   }
   if (auto c = dyn_cast<arith::ConstantOp>(op))
@@ -1136,8 +1421,9 @@ Expected<HalideModel> Emitter::emit(ModuleOp module) {
   func::FuncOp func;
   for (func::FuncOp f : module.getOps<func::FuncOp>()) {
     if (f.isDeclaration()) {
-      if (f.getSymName() != "onnxcc_check_equal")
-        return errorAt(f, "runtime-support calls the Halide target does not support");
+      if (!checkKind(f.getSymName()))
+        return errorAt(f, "runtime-support calls the Halide target does not support (" +
+                              f.getSymName() + ")");
       continue;
     }
     if (func)
@@ -1188,6 +1474,7 @@ Expected<HalideModel> Emitter::emit(ModuleOp module) {
   for (unsigned i = 0; i < func.getNumResults(); ++i)
     if (Error e = port(func.getResultTypes()[i], func.getResultAttrDict(i), i, "output", outputs))
       return std::move(e);
+  findNonFinite(func);
   for (Operation &op : func.getBody().front())
     if (Error e = emitOp(op))
       return std::move(e);
@@ -1206,15 +1493,11 @@ Expected<HalideModel> Emitter::emit(ModuleOp module) {
              << std::max<int64_t>(type.getRank(), 1) << ">> " << out << "{\"" << out
              << "\"};\n";
     std::string value = *src + pureVars(type.getRank());
-    if (!checks.empty()) {
-      // run() returns 9 when a check fails (the wrapper maps Halide's
-      // requirement failure).
-      std::string all;
-      for (const std::string &c : checks)
-        all += (all.empty() ? "" : " && ") + c;
-      value = "require(" + all + ", " + value +
-              ", \"a dim given at run time differs from the one compiled\")";
-    }
+    // A failed check is run()'s status: the wrapper's error handler reads
+    // it from the requirement's message. The first check is the outermost.
+    for (const auto &[cond, status] : llvm::reverse(checks))
+      value = "require(" + cond + ", " + value + ", \"onnxcc status " + std::to_string(status) +
+              ": a run-time check failed\")";
     os << "    " << out << pureVars(std::max<int64_t>(type.getRank(), 1)) << " = " << value
        << ";\n";
   }
@@ -1253,8 +1536,17 @@ Expected<HalideModel> Emitter::emit(ModuleOp module) {
      << "}\n"
      << "Expr nan_bits(Expr x) { return abs_bits(x) > inf_bits_of(x); }\n"
      << "Expr inf_bits(Expr x) { return abs_bits(x) == inf_bits_of(x); }\n"
-     << "Expr nan_or_inf_bits(Expr x) { return abs_bits(x) >= inf_bits_of(x); }\n\n"
-     << "class " << n << "_generator : public Halide::Generator<" << n << "_generator> {\n"
+     << "Expr nan_or_inf_bits(Expr x) { return abs_bits(x) >= inf_bits_of(x); }\n"
+     << "// The bits of a non-NaN float as an integer of the same order (-0 == +0):\n"
+     << "// comparisons with an infinity, which LLVM's no-infs flag may fold away.\n"
+     << "Expr order_bits(Expr x) {\n"
+     << "  Type t = x.type().bits() == 64 ? Int(64) : Int(32);\n"
+     << "  Expr b = reinterpret(t, x.type().bits() == 64 ? x : cast(Float(32), x));\n"
+     << "  return select(b < make_zero(t), t.min() - b, b);\n"
+     << "}\n\n";
+  if (usesSmallFloats)
+    gs << kSmallFloatHelpers;
+  gs << "class " << n << "_generator : public Halide::Generator<" << n << "_generator> {\n"
      << "public:\n"
      << members << outs << "\n  void generate() {\n";
   // Scalars are buffers of one element: d0 is always declared.
