@@ -1744,6 +1744,20 @@ Expected<OwningOpRef<ModuleOp>> GraphImporter::importModel() {
     SmallVector<Attribute> params = dimParams(ctx, out.type());
     if (!params.empty())
       func.setResultAttr(i, "onnx.dim_params", b.getArrayAttr(params));
+    // A static shape the model declares where the data decides the dims
+    // (a Reduce* with axes given at run time): the Halide target compiles
+    // for it and checks it at run time (onnxcc-declared-result-shapes).
+    auto type = dyn_cast<RankedTensorType>(results[i].getType());
+    if (type && !type.hasStaticShape() && out.type().has_tensor_type() &&
+        out.type().tensor_type().has_shape() &&
+        out.type().tensor_type().shape().dim_size() == type.getRank()) {
+      SmallVector<int64_t> dims;
+      for (const auto &d : out.type().tensor_type().shape().dim())
+        if (d.has_dim_value() && d.dim_value() >= 0 && d.dim_value() <= (int64_t(1) << 40))
+          dims.push_back(d.dim_value());
+      if (static_cast<int64_t>(dims.size()) == type.getRank())
+        func.setResultAttr(i, "onnx.declared_shape", b.getDenseI64ArrayAttr(dims));
+    }
   }
   if (Error e = markZipMapOutputs(func))
     return makeError(model.path + ": " + toString(std::move(e)));

@@ -127,13 +127,109 @@ void buildCudaLoweringPipeline(OpPassManager &pm, const CudaLoweringOptions &opt
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 
+namespace {
+/// A function result that a Reduce* with axes given at run time computes has
+/// data-dependent dims (also through elementwise ops after it). Where the
+/// model declares a static shape for it
+/// (`onnx.declared_shape`, from the importer), targets without
+/// data-dependent dims (Halide) compile for that shape:
+///
+/// onnxcc-mark-declared-shapes (before the lowering) gives the Reduce* the
+/// declared shape as `onnxcc.declared_shape`; its lowering checks at run
+/// time that the axes give that shape (run() returns 9 otherwise) and
+/// reduces without a scatter loop, then casts to the dynamic type.
+/// onnxcc-take-declared-shapes (after it) makes the result that static
+/// tensor.
+struct MarkDeclaredShapesPass
+    : public PassWrapper<MarkDeclaredShapesPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(MarkDeclaredShapesPass)
+  StringRef getArgument() const override { return "onnxcc-mark-declared-shapes"; }
+  StringRef getDescription() const override {
+    return "Mark a Reduce* with run-time axes with the result shape the model declares";
+  }
+  void runOnOperation() override {
+    for (func::FuncOp func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isDeclaration() || !func.getBody().hasOneBlock())
+        continue;
+      auto ret = dyn_cast<func::ReturnOp>(func.getBody().front().getTerminator());
+      if (!ret)
+        continue;
+      for (auto [i, result] : llvm::enumerate(ret.getOperands())) {
+        auto declared = func.getResultAttrOfType<DenseI64ArrayAttr>(i, "onnx.declared_shape");
+        // Through elementwise ops of one data operand (a function's
+        // expansion: ReduceSum then Sqrt, Log, CastLike).
+        Value v = result;
+        while (Operation *def = v.getDefiningOp()) {
+          if (!v.hasOneUse() || def->getNumResults() != 1 || def->getNumOperands() < 1 ||
+              !llvm::is_contained({"onnx.Sqrt", "onnx.Log", "onnx.Exp", "onnx.Abs", "onnx.Neg",
+                                   "onnx.Cast", "onnx.CastLike", "onnx.Identity"},
+                                  def->getName().getStringRef()))
+            break;
+          v = def->getOperand(0);
+        }
+        Operation *def = v.getDefiningOp();
+        auto type = dyn_cast<RankedTensorType>(v.getType());
+        if (declared && def && type && v.hasOneUse() && def->getNumResults() == 1 &&
+            def->getName().getStringRef().starts_with("onnx.Reduce") &&
+            def->getNumOperands() >= 2 && !isa<NoneType>(def->getOperand(1).getType()) &&
+            static_cast<int64_t>(declared.size()) == type.getRank())
+          def->setAttr("onnxcc.declared_shape", declared);
+      }
+    }
+  }
+};
+
+struct TakeDeclaredShapesPass
+    : public PassWrapper<TakeDeclaredShapesPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TakeDeclaredShapesPass)
+  StringRef getArgument() const override { return "onnxcc-take-declared-shapes"; }
+  StringRef getDescription() const override {
+    return "Return the static tensor a Reduce* with run-time axes was lowered to";
+  }
+  void runOnOperation() override {
+    for (func::FuncOp func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isDeclaration() || !func.getBody().hasOneBlock())
+        continue;
+      auto ret = dyn_cast<func::ReturnOp>(func.getBody().front().getTerminator());
+      if (!ret)
+        continue;
+      bool changed = false;
+      for (OpOperand &operand : ret->getOpOperands()) {
+        auto declared = func.getResultAttrOfType<DenseI64ArrayAttr>(
+            operand.getOperandNumber(), "onnx.declared_shape");
+        auto cast = operand.get().getDefiningOp<tensor::CastOp>();
+        if (!declared || !cast)
+          continue;
+        auto source = dyn_cast<RankedTensorType>(cast.getSource().getType());
+        if (!source || source.getShape() != declared.asArrayRef())
+          continue;
+        operand.set(cast.getSource());
+        changed = true;
+      }
+      if (!changed)
+        continue;
+      func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
+                                     ret.getOperandTypes()));
+      if (llvm::all_of(ret.getOperandTypes(), [](Type t) {
+            auto r = dyn_cast<RankedTensorType>(t);
+            return !r || r.hasStaticShape();
+          }))
+        func->removeAttr("onnxcc.num_data_dims");
+    }
+  }
+};
+} // namespace
+
 void buildHalideLoweringPipeline(OpPassManager &pm) {
   buildGraphPipeline(pm);
+  pm.addPass(std::make_unique<MarkDeclaredShapesPass>());
   ConvertOnnxToLinalgPassOptions lowering;
   lowering.kernels = "none";
   pm.addPass(createConvertOnnxToLinalgPass(lowering));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(memref::createResolveRankedShapeTypeResultDimsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(std::make_unique<TakeDeclaredShapesPass>());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createOnnxccFuseElementwisePass());
   pm.addPass(createLinalgGeneralizeNamedOpsPass());

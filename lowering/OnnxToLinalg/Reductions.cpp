@@ -322,6 +322,185 @@ Value finiteOrZero(OpBuilder &b, Location l, Value m) {
 
 enum class ReduceKind { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare };
 
+/// A Reduce* whose axes arrive at run time into a result of static shape
+/// (the shape the model declares, onnxcc-mark-declared-shapes): run()
+/// returns 9 unless the axes give that shape, and each result element
+/// reduces the input elements whose kept coordinates are its own, one
+/// linalg.generic over result x input (no scatter: the Halide target takes
+/// it; the work is result size x input size). `mask` says which input dims
+/// the axes reduce, `position` which result dim a kept one is without
+/// keepdims, `resultDims` the dims the axes give.
+LogicalResult lowerRuntimeAxesStatic(Operation *op, ReduceKind kind, Value data,
+                                     ArrayRef<Value> mask, ArrayRef<Value> position,
+                                     ArrayRef<Value> resultDims, Value reducedCount,
+                                     bool keepDims, bool isUnsigned,
+                                     RankedTensorType resultType, Type convertedType,
+                                     ConversionPatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  OpBuilder &b = rewriter;
+  auto inType = cast<RankedTensorType>(data.getType());
+  Type elem = inType.getElementType();
+  bool isFloat = isa<FloatType>(elem);
+  int64_t rank = inType.getRank(), outRank = resultType.getRank();
+  Type i64 = b.getI64Type();
+  func::FuncOp check = declareRuntimeFunction(b, op, "onnxcc_check_equal",
+                                              "onnxcc_rt::check_equal",
+                                              b.getFunctionType({i64, i64}, {b.getI32Type()}),
+                                              /*usesStringPool=*/false);
+  for (int64_t j = 0; j < outRank; ++j)
+    func::CallOp::create(b, loc, check,
+                         ValueRange{arith::IndexCastOp::create(b, loc, i64, resultDims[j]),
+                                    arith::ConstantIntOp::create(b, loc, resultType.getDimSize(j), 64)});
+
+  // Loops: the result's dims (parallel), then the input's (reduction).
+  MLIRContext *ctx = b.getContext();
+  unsigned numLoops = outRank + rank;
+  SmallVector<AffineExpr> outExprs, inExprs;
+  for (int64_t j = 0; j < outRank; ++j)
+    outExprs.push_back(getAffineDimExpr(j, ctx));
+  for (int64_t d = 0; d < rank; ++d)
+    inExprs.push_back(getAffineDimExpr(outRank + d, ctx));
+  AffineMap inMap = AffineMap::get(numLoops, 0, inExprs, ctx);
+  AffineMap outMap = AffineMap::get(numLoops, 0, outExprs, ctx);
+  SmallVector<utils::IteratorType> iterators(outRank, utils::IteratorType::parallel);
+  iterators.append(rank, utils::IteratorType::reduction);
+  // Whether input element i belongs to result element o.
+  auto belongs = [&](OpBuilder &nb, Location l) {
+    Value all = arith::ConstantIntOp::create(nb, l, 1, 1);
+    for (int64_t d = 0; d < rank; ++d) {
+      Value o = indexConst(nb, l, 0);
+      if (keepDims) {
+        o = linalg::IndexOp::create(nb, l, d);
+      } else {
+        for (int64_t j = 0; j < outRank; ++j)
+          o = arith::SelectOp::create(
+              nb, l,
+              arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, position[d],
+                                    indexConst(nb, l, j)),
+              linalg::IndexOp::create(nb, l, j), o);
+      }
+      Value i = linalg::IndexOp::create(nb, l, outRank + d);
+      Value same = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, i, o);
+      all = arith::AndIOp::create(nb, l, all, arith::OrIOp::create(nb, l, mask[d], same));
+    }
+    return all;
+  };
+  auto filled = [&](TypedAttr value) {
+    Value v = arith::ConstantOp::create(b, loc, value);
+    return linalg::FillOp::create(b, loc, v, emptyTensor(b, loc, resultType, {})).getResult(0);
+  };
+  // acc[o] = combine(acc[o], x) over the input elements of o; `extra`, when
+  // given, is read at o too (the max of LogSumExp).
+  auto reduce = [&](Value init, Value extra,
+                    function_ref<Value(OpBuilder &, Location, Value, Value, Value)> combine) {
+    SmallVector<Value> ins = {data};
+    SmallVector<AffineMap> maps = {inMap};
+    if (extra) {
+      ins.push_back(extra);
+      maps.push_back(outMap);
+    }
+    maps.push_back(outMap);
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{resultType}, ins, ValueRange{init}, maps, iterators,
+               [&](OpBuilder &nb, Location l, ValueRange args) {
+                 Value x = args[0], acc = args.back();
+                 Value m = extra ? args[1] : Value();
+                 Value combined = combine(nb, l, acc, x, m);
+                 linalg::YieldOp::create(
+                     nb, l, Value(arith::SelectOp::create(nb, l, belongs(nb, l), combined, acc)));
+               })
+        .getResult(0);
+  };
+  TypedAttr zeroAttr = b.getZeroAttr(elem);
+  Value acc, max;
+  switch (kind) {
+  case ReduceKind::Sum:
+  case ReduceKind::Mean:
+  case ReduceKind::LogSum:
+    acc = reduce(filled(zeroAttr), {}, [](OpBuilder &nb, Location l, Value a, Value x, Value) {
+      return add(nb, l, a, x);
+    });
+    break;
+  case ReduceKind::SumSquare:
+  case ReduceKind::L2:
+    acc = reduce(filled(zeroAttr), {}, [](OpBuilder &nb, Location l, Value a, Value x, Value) {
+      return add(nb, l, a, mul(nb, l, x, x));
+    });
+    break;
+  case ReduceKind::L1:
+    acc = reduce(filled(zeroAttr), {}, [&](OpBuilder &nb, Location l, Value a, Value x, Value) {
+      return add(nb, l, a, absolute(nb, l, x, isUnsigned));
+    });
+    break;
+  case ReduceKind::Prod:
+    acc = reduce(filled(oneAttr(b, elem)), {},
+                 [](OpBuilder &nb, Location l, Value a, Value x, Value) { return mul(nb, l, a, x); });
+    break;
+  case ReduceKind::Max:
+  case ReduceKind::Min: {
+    bool isMax = kind == ReduceKind::Max;
+    acc = reduce(filled(extremeAttr(elem, isUnsigned, !isMax, true)), {},
+                 [&](OpBuilder &nb, Location l, Value a, Value x, Value) {
+                   return isMax ? maximum(nb, l, a, x, isUnsigned)
+                                : minimum(nb, l, a, x, isUnsigned);
+                 });
+    break;
+  }
+  case ReduceKind::LogSumExp:
+    max = reduce(filled(extremeAttr(elem, false, false, true)), {},
+                 [](OpBuilder &nb, Location l, Value a, Value x, Value) -> Value {
+                   return arith::MaximumFOp::create(nb, l, a, x);
+                 });
+    acc = reduce(filled(zeroAttr), max, [&](OpBuilder &nb, Location l, Value a, Value x, Value m) {
+      Value e = math::ExpOp::create(nb, l, arith::SubFOp::create(nb, l, x, finiteOrZero(nb, l, m)));
+      return Value(arith::AddFOp::create(nb, l, a, e));
+    });
+    break;
+  }
+  bool hasEpilogue = kind == ReduceKind::Mean || kind == ReduceKind::L2 ||
+                     kind == ReduceKind::LogSum || kind == ReduceKind::LogSumExp;
+  if (hasEpilogue) {
+    AffineMap id = b.getMultiDimIdentityMap(outRank);
+    SmallVector<Value> ins = {acc};
+    if (max)
+      ins.push_back(max);
+    SmallVector<AffineMap> maps(ins.size() + 1, id);
+    SmallVector<utils::IteratorType> parallel(outRank, utils::IteratorType::parallel);
+    acc = linalg::GenericOp::create(
+              b, loc, TypeRange{resultType}, ins,
+              ValueRange{emptyTensor(b, loc, resultType, {})}, maps, parallel,
+              [&](OpBuilder &nb, Location l, ValueRange args) {
+                Value v = args[0], r;
+                switch (kind) {
+                case ReduceKind::Mean: {
+                  Value n = arith::IndexCastOp::create(nb, l, nb.getI64Type(), reducedCount);
+                  if (isFloat) {
+                    r = arith::DivFOp::create(nb, l, v, arith::SIToFPOp::create(nb, l, elem, n));
+                  } else {
+                    if (elem.getIntOrFloatBitWidth() != 64)
+                      n = arith::TruncIOp::create(nb, l, elem, n);
+                    r = isUnsigned ? Value(arith::DivUIOp::create(nb, l, v, n))
+                                   : Value(arith::DivSIOp::create(nb, l, v, n));
+                  }
+                  break;
+                }
+                case ReduceKind::L2: r = math::SqrtOp::create(nb, l, v); break;
+                case ReduceKind::LogSum: r = math::LogOp::create(nb, l, v); break;
+                default:
+                  r = arith::AddFOp::create(nb, l, math::LogOp::create(nb, l, v),
+                                            finiteOrZero(nb, l, args[1]));
+                  break;
+                }
+                linalg::YieldOp::create(nb, l, r);
+              })
+              .getResult(0);
+  }
+  if (acc.getType() != convertedType)
+    acc = tensor::CastOp::create(b, loc, convertedType, acc);
+  rewriter.replaceOp(op, acc);
+  return success();
+}
+
 /// A Reduce* whose axes arrive at run time (a 1-D tensor of k axes): which
 /// dims are reduced is a mask computed from them (run() returns 9 unless
 /// they are k distinct axes in range), the result dims are data-dependent
@@ -393,17 +572,20 @@ LogicalResult lowerRuntimeAxes(Operation *op, ReduceKind kind, Value data, Value
         b, loc, reducedCount, arith::SelectOp::create(b, loc, mask[d], sizes[d], one));
   }
   SmallVector<Value> resultDims;
-  if (keepDims) {
-    resultDims = kept;
-  } else {
-    // Result dim j is the j-th kept input dim.
-    SmallVector<Value> position(rank);
+  // Input dim d is result dim position[d] when it is kept and not keepdims.
+  SmallVector<Value> position(rank);
+  {
     Value before = zero;
     for (int64_t d = 0; d < rank; ++d) {
       position[d] = before;
       before = arith::AddIOp::create(b, loc, before,
                                      arith::SelectOp::create(b, loc, mask[d], zero, one));
     }
+  }
+  if (keepDims) {
+    resultDims = kept;
+  } else {
+    // Result dim j is the j-th kept input dim.
     for (int64_t j = 0; j < resultType.getRank(); ++j) {
       Value dim = zero;
       for (int64_t d = j; d < rank; ++d) {
@@ -415,6 +597,17 @@ LogicalResult lowerRuntimeAxes(Operation *op, ReduceKind kind, Value data, Value
       resultDims.push_back(dim);
     }
   }
+  // The shape the model declares, where the target compiles for it
+  // (onnxcc-mark-declared-shapes).
+  if (auto declared = op->getAttrOfType<DenseI64ArrayAttr>("onnxcc.declared_shape");
+      declared && inType.hasStaticShape() &&
+      static_cast<int64_t>(declared.size()) == resultType.getRank() &&
+      llvm::all_of(declared.asArrayRef(), [](int64_t d) { return d >= 0; })) {
+    auto staticType = RankedTensorType::get(declared.asArrayRef(), elem);
+    return lowerRuntimeAxesStatic(op, kind, data, mask, position, resultDims, reducedCount,
+                                  keepDims, isUnsigned, staticType, resultType, rewriter);
+  }
+
   // The result's element count from the dims as defined (with their
   // bounds), so that its buffers have a planned size.
   SmallVector<Value> dynamicDims;

@@ -166,7 +166,8 @@ cl::list<std::string> inspectShapes("shape",
                                     cl::sub(inspectCmd));
 
 cl::SubCommand optimizeCmd("optimize", "Run the graph passes and write the result as an "
-                                       "ONNX model of standard operators (opset 17)");
+                                       "ONNX model of standard operators (the opset read, "
+                                       "17 at least)");
 cl::opt<std::string> optimizeModelPath(cl::Positional, cl::desc("<model.onnx|.onnxtxt>"),
                                        cl::Required, cl::sub(optimizeCmd));
 cl::opt<std::string> optimizeOut("o", cl::desc("Output model (.onnx, or .onnxtxt for text)"),
@@ -603,6 +604,11 @@ int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   // For --pass-pipeline: the project's passes and pipelines by name.
   onnxcc::registerAllPasses();
+  // `onnxcc --help` lists the subcommands, not the hundreds of options LLVM
+  // and MLIR register (they stay usable, and listed by --help-hidden).
+  for (auto &[name, option] : cl::getRegisteredOptions(cl::SubCommand::getTopLevel()))
+    if (name != "help" && name != "version")
+      option->setHiddenFlag(cl::Hidden);
   cl::ParseCommandLineOptions(argc, argv, "onnxcc: an ahead-of-time compiler for ONNX models\n");
   if (compileCmd)
     return runCompile();

@@ -6,6 +6,11 @@ with a data set that passes (reference: numpy) and one that fails a check:
   dropout/  Dropout with ratio and training_mode given at run time:
             inference (the identity) and training with ratio 0.5 (the mask
             would come from a random generator: run() returns 15)
+  reduce/   ReduceL1 with the axes given at run time into the declared shape
+            [2, 1, 3] of a [2, 1, 3] input: axes [1] (a dim of size 1, which
+            the shape does not tell from none: the sum of |x| over it) and
+            [-1, 1] into keepdims=0's declared [2] (other model, reduce0/);
+            axes [0] give [1, 1, 3], not the declared shape: run() returns 9
 """
 import os
 import sys
@@ -56,3 +61,19 @@ save(model, os.path.join(out, "dropout"), [
     ([x, np.array(0.5, dtype=np.float32), np.array(False)], [x]),
     ([x, np.array(0.5, dtype=np.float32), np.array(True)], [x]),
 ])
+
+x3 = np.array([[[1, -2, 3]], [[-4, 5, -6]]], dtype=np.float32)
+for name, keepdims, declared, datasets in [
+        ("reduce", 1, [2, 1, 3], [
+            ([x3, np.array([1], dtype=np.int64)], [np.abs(x3).sum(axis=1, keepdims=True)]),
+            ([x3, np.array([0], dtype=np.int64)], [np.abs(x3).sum(axis=1, keepdims=True)])]),
+        ("reduce0", 0, [2], [
+            ([x3, np.array([-1, 1], dtype=np.int64)], [np.abs(x3).sum(axis=(1, 2))])])]:
+    graph = helper.make_graph(
+        [helper.make_node("ReduceL1", ["x", "axes"], ["y"], keepdims=keepdims)], name,
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 1, 3]),
+         helper.make_tensor_value_info("axes", TensorProto.INT64, [len(datasets[0][0][1])])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, declared)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = 8
+    save(model, os.path.join(out, name), datasets)
