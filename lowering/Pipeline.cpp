@@ -1,6 +1,7 @@
 //===- Pipeline.cpp - From the onnx dialect to loops over one arena ------===//
 #include "lowering/Passes.h"
 
+#include "dialects/onnx/ShapeContext.h"
 #include "dialects/onnx/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -175,6 +176,34 @@ struct MarkDeclaredShapesPass
             static_cast<int64_t>(declared.size()) == type.getRank())
           def->setAttr("onnxcc.declared_shape", declared);
       }
+      // Any other data-dependent dim an output declares static (a Range's
+      // length, a window's size): its value is the declared one, checked
+      // at run time (OnnxTypeConverter::defineDataDim).
+      onnx::ShapeMap shapes;
+      {
+        ScopedDiagnosticHandler quiet(func.getContext(), [](Diagnostic &) { return success(); });
+        (void)onnx::inferShapesInFunction(func, &shapes);
+      }
+      NamedAttrList declaredDims;
+      for (auto [i, result] : llvm::enumerate(ret.getOperands())) {
+        auto declared = func.getResultAttrOfType<DenseI64ArrayAttr>(i, "onnx.declared_shape");
+        std::optional<onnx::Shape> shape = shapes.lookup(result);
+        if (!declared || !shape || shape->size() != declared.size())
+          continue;
+        for (auto [d, dim] : llvm::enumerate(*shape)) {
+          if (!dim.isSymbolic())
+            continue;
+          auto terms = dim.expr.getTerms();
+          if (terms.size() != 1 || terms[0].coeff != 1 || terms[0].syms.size() != 1 ||
+              !shapes.isDataSymbol(terms[0].syms[0]) || declaredDims.get(terms[0].syms[0]))
+            continue;
+          declaredDims.set(terms[0].syms[0],
+                           IntegerAttr::get(IntegerType::get(func.getContext(), 64), declared[d]));
+        }
+      }
+      if (!declaredDims.empty())
+        func->setAttr("onnxcc.declared_data_dims",
+                      declaredDims.getDictionary(func.getContext()));
     }
   }
 };

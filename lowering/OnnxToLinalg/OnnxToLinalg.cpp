@@ -93,6 +93,19 @@ Value OnnxTypeConverter::defineDataDim(OpBuilder &b, Location loc, Operation *op
                                        Value count) const {
   auto names = op->getAttrOfType<ArrayAttr>("onnxcc.data_dims");
   StringAttr name = names && k < names.size() ? dyn_cast<StringAttr>(names[k]) : StringAttr();
+  // A dim an output declares static, for a target that compiles for it
+  // (onnxcc-mark-declared-shapes): that value; run() returns 9 unless the
+  // data gives it.
+  auto func = op->getParentOfType<func::FuncOp>();
+  auto declared = func ? func->getAttrOfType<DictionaryAttr>("onnxcc.declared_data_dims")
+                       : DictionaryAttr();
+  if (auto value = name && declared ? declared.getAs<IntegerAttr>(name) : IntegerAttr()) {
+    Value v = indexConst(b, loc, value.getInt());
+    checkDims(b, loc, op, "equal", count, v);
+    if (Value placeholder = dataPlaceholders.lookup(name))
+      dataValues[placeholder] = v;
+    return v;
+  }
   std::optional<onnx::SymExpr> bound = name ? shapes.boundOf(name) : std::nullopt;
   Value limit = bound ? materialize(b, loc, op, *bound) : Value();
   if (!limit)

@@ -11,6 +11,9 @@ with a data set that passes (reference: numpy) and one that fails a check:
             the shape does not tell from none: the sum of |x| over it) and
             [-1, 1] into keepdims=0's declared [2] (other model, reduce0/);
             axes [0] give [1, 1, 3], not the declared shape: run() returns 9
+  range/    Range with start, limit and delta given at run time into the
+            declared [5]: 0..5 step 1 (numpy.arange), and 0..7, whose 7
+            elements are not the declared 5: run() returns 9
 """
 import os
 import sys
@@ -77,3 +80,15 @@ for name, keepdims, declared, datasets in [
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
     model.ir_version = 8
     save(model, os.path.join(out, name), datasets)
+
+graph = helper.make_graph(
+    [helper.make_node("Range", ["start", "limit", "delta"], ["y"])], "range",
+    [helper.make_tensor_value_info(n, TensorProto.FLOAT, []) for n in ("start", "limit", "delta")],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [5])])
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)])
+model.ir_version = 7
+f32 = lambda v: np.array(v, dtype=np.float32)
+save(model, os.path.join(out, "range"), [
+    ([f32(0), f32(5), f32(1)], [np.arange(0, 5, 1, dtype=np.float32)]),
+    ([f32(0), f32(7), f32(1)], [np.arange(0, 5, 1, dtype=np.float32)]),
+])
