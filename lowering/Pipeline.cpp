@@ -11,6 +11,8 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -247,6 +249,31 @@ struct TakeDeclaredShapesPass
     }
   }
 };
+/// onnxcc-unroll-static-loops: an scf.for of tensors with a constant trip
+/// count of at most `kMaxTrips` (an RNN's or a Scan's steps, a linear
+/// attention's recurrence) becomes its iterations one after the other: a
+/// Halide pipeline is a graph of Funcs without loops around them. Longer
+/// loops stay (the emitter refuses them in one line).
+struct UnrollStaticLoopsPass
+    : public PassWrapper<UnrollStaticLoopsPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(UnrollStaticLoopsPass)
+  static constexpr int64_t kMaxTrips = 64;
+  StringRef getArgument() const override { return "onnxcc-unroll-static-loops"; }
+  StringRef getDescription() const override {
+    return "Unroll scf.for loops with a small constant trip count";
+  }
+  void runOnOperation() override {
+    // Innermost first: post-order.
+    SmallVector<scf::ForOp> loops;
+    getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops) {
+      std::optional<APInt> trips = loop.getStaticTripCount();
+      if (!trips || trips->getSExtValue() > kMaxTrips)
+        continue;
+      (void)loopUnrollFull(loop);
+    }
+  }
+};
 } // namespace
 
 void buildHalideLoweringPipeline(OpPassManager &pm) {
@@ -259,6 +286,8 @@ void buildHalideLoweringPipeline(OpPassManager &pm) {
   pm.addPass(memref::createResolveRankedShapeTypeResultDimsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(std::make_unique<TakeDeclaredShapesPass>());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(std::make_unique<UnrollStaticLoopsPass>());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createOnnxccFuseElementwisePass());
   pm.addPass(createLinalgGeneralizeNamedOpsPass());

@@ -1322,6 +1322,24 @@ Error Emitter::emitOp(Operation &op) {
        << halideType(type.getElementType()) << ");\n";
     return Error::success();
   }
+  if (auto sel = dyn_cast<arith::SelectOp>(op);
+      sel && isa<RankedTensorType>(sel.getType()) && sel.getCondition().getType().isInteger(1)) {
+    // A whole-tensor choice (an If whose branches are constants).
+    auto cond = exprOf(sel.getCondition(), &op);
+    if (!cond)
+      return cond.takeError();
+    auto a = funcOf(sel.getTrueValue(), &op);
+    if (!a)
+      return a.takeError();
+    auto b = funcOf(sel.getFalseValue(), &op);
+    if (!b)
+      return b.takeError();
+    int64_t rank = cast<RankedTensorType>(sel.getType()).getRank();
+    std::string f = newFunc(sel.getResult(), "select");
+    os << "    " << f << pureVars(rank) << " = select(" << *cond << ", " << *a << pureVars(rank)
+       << ", " << *b << pureVars(rank) << ");\n";
+    return Error::success();
+  }
   if (auto g = dyn_cast<linalg::GenericOp>(op))
     return emitGeneric(g);
   if (auto s = dyn_cast<tensor::ExtractSliceOp>(op))
