@@ -108,6 +108,7 @@ Error writeHalideModel(ModuleOp module, StringRef modelPath, const CompileOption
   emitOptions.name = options.name;
   emitOptions.modelPath = path::filename(modelPath).str();
   emitOptions.autoscheduler = options.halideAutoscheduler;
+  emitOptions.threads = options.threads;
   auto model = codegen::emitHalide(module, emitOptions);
   if (!model)
     return makeError(modelPath + ": " + toString(model.takeError()));

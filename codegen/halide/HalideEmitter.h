@@ -18,6 +18,10 @@ struct HalideEmitOptions {
   /// The autoscheduler the CMake fragment asks for (Mullapudi2016, Li2018,
   /// Adams2019); empty: the emitter's own schedule.
   std::string autoscheduler;
+  /// Threads of Halide's pool that run() asks for (halide_set_num_threads),
+  /// as --threads sizes the cpp target's pool: 1 runs `parallel` loops
+  /// serially.
+  int64_t threads = 1;
 };
 
 /// The generated files (see codegen/halide/README.md).

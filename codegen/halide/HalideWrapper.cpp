@@ -222,7 +222,9 @@ void emitHalideWrapper(const HalideEmitOptions &options, llvm::ArrayRef<HalidePo
   for (const std::string &p : outNames)
     cs << " || !" << p;
   cs << ")\n    return 1;\n  if (reinterpret_cast<uintptr_t>(arena) % 64 != 0)\n    return 2;\n"
-     << "  halide_set_error_handler(quiet_error);\n";
+     << "  halide_set_error_handler(quiet_error);\n"
+     << "  // Halide's thread pool is the process's: the size --threads gave.\n"
+     << "  halide_set_num_threads(" << options.threads << ");\n";
   std::string args;
   for (auto [i, p] : llvm::enumerate(inputs)) {
     cs << "  Dense buf" << i << "(" << inNames[i] << ", " << halideTypeFields(p.type.getElementType())
