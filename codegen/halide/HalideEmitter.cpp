@@ -373,6 +373,8 @@ private:
     std::string func;
     SmallVector<int64_t> extents;
     bool hasUpdate;
+    /// Dims of its RDom (r<N> for Func f<N>).
+    unsigned reductionDims = 0;
   };
   SmallVector<Heavy> heavy;
   /// Funcs defined here that more than one op reads.
@@ -1100,7 +1102,8 @@ Error Emitter::emitGeneric(linalg::GenericOp op) {
     for (AffineExpr e : outMap.getResults())
       extents.push_back(ranges[cast<AffineDimExpr>(e).getPosition()]);
     // The Func's pure vars in ONNX order are lhsArgs.
-    heavy.push_back({f + "|" + llvm::join(lhsArgs, ","), extents, true});
+    heavy.push_back({f + "|" + llvm::join(lhsArgs, ","), extents, true,
+                     static_cast<unsigned>(reductionDims.size())});
   } else if (numResults > 1 || !op.getResult(0).hasOneUse()) {
     // Computed once rather than inlined into each consumer.
     shared.push_back(f);
@@ -1380,9 +1383,9 @@ std::string estimates(RankedTensorType type) {
 int64_t lanesOf(Type t) { return std::max<int64_t>(1, 256 / std::max(8u, t.getIntOrFloatBitWidth())); }
 
 Error Emitter::emitSchedule(func::FuncOp func) {
-  // Reductions (convolution, GEMM, pooling, reduce): computed once, the two
-  // innermost pure dims tiled, the inner tile dim vectorized, the outermost
-  // dim spread over threads; their update the same.
+  // Reductions (convolution, GEMM, pooling, reduce): computed once, their
+  // initial values vectorized, their update a register tile with the
+  // reduction loops around it (below), the outermost dim over threads.
   std::string &s = body;
   s += "    if (!auto_schedule) {\n";
   for (const std::string &f : shared)
@@ -1403,25 +1406,57 @@ Error Emitter::emitSchedule(func::FuncOp func) {
     auto tail = [](int64_t extent, int64_t factor) {
       return extent % factor ? ", TailStrategy::GuardWithIf" : "";
     };
-    for (StringRef stage : {"", ".update()"}) {
-      std::string st = "      " + f.str() + stage.str();
-      if (n >= 2 && h.extents[n - 1] >= lanes && h.extents[n - 2] >= 4) {
-        std::string outer = vars[n - 2].str();
-        bool even = h.extents[n - 1] % lanes == 0 && h.extents[n - 2] % 4 == 0;
-        s += st + ".tile(" + inner + ", " + outer + ", " + inner + "o, " + outer + "o, " + inner +
-             "i, " + outer + "i, " + std::to_string(lanes) + ", 4" +
-             (even ? "" : ", TailStrategy::GuardWithIf") + ").vectorize(" + inner + "i);\n";
-      } else if (h.extents[n - 1] >= lanes) {
-        s += st + ".vectorize(" + inner + ", " + std::to_string(lanes) +
-             tail(h.extents[n - 1], lanes) + ");\n";
+    // The initial values: vectorized.
+    std::string pure = "      " + f.str();
+    if (h.extents[n - 1] >= lanes)
+      s += pure + ".vectorize(" + inner + ", " + std::to_string(lanes) +
+           tail(h.extents[n - 1], lanes) + ");\n";
+    // The update: a register tile of accumulators (the innermost dim
+    // vectorized, the third innermost unrolled by 4 -- a convolution's
+    // output channels, which share the input's vectors -- and the second by
+    // 2; a GEMM's rows by 4) with the reduction loops outside the tile and
+    // inside the rest, so the accumulators stay in registers.
+    std::string up = "      " + f.str() + ".update()";
+    SmallVector<std::string> insideR;
+    SmallVector<size_t> splitDims;
+    auto split = [&](size_t k, int64_t factor, bool vector) {
+      std::string v = vars[k].str();
+      s += up + ".split(" + v + ", " + v + "o, " + v + "i, " + std::to_string(factor) +
+           tail(h.extents[k], factor) + ")." + (vector ? "vectorize(" : "unroll(") + v + "i);\n";
+      insideR.push_back(v + "i");
+      splitDims.push_back(k);
+    };
+    if (h.extents[n - 1] >= lanes)
+      split(n - 1, lanes, true);
+    if (n >= 3 && h.extents[n - 3] >= 4)
+      split(n - 3, 4, false);
+    if (n >= 3 && h.extents[n - 2] >= 2)
+      split(n - 2, 2, false);
+    if (n == 2 && h.extents[0] >= 4)
+      split(0, 4, false);
+    if (!insideR.empty() && h.reductionDims) {
+      std::string r = "r" + f.drop_front(1).str();
+      SmallVector<std::string> order(insideR.begin(), insideR.end());
+      for (unsigned k = 0; k < h.reductionDims; ++k)
+        order.push_back(r + "[" + std::to_string(k) + "]");
+      // The outer parts of the split dims, innermost first.
+      llvm::sort(splitDims, std::greater<size_t>());
+      for (size_t k : splitDims)
+        order.push_back(vars[k].str() + "o");
+      s += up + ".reorder(" + llvm::join(order, ", ") + ");\n";
+    }
+    // Threads over the outermost dim with more than one iteration (the
+    // outer part of a split one), but the vector's.
+    for (size_t k = 0; k + 1 < n; ++k) {
+      if (h.extents[k] < 2)
+        continue;
+      if (llvm::is_contained(splitDims, k)) {
+        s += up + ".parallel(" + vars[k].str() + "o);\n";
+      } else {
+        s += up + ".parallel(" + vars[k].str() + ");\n";
+        s += pure + ".parallel(" + vars[k].str() + ");\n";
       }
-      // Threads over the largest dim outside the tile.
-      size_t par = 0;
-      for (size_t k = 1; k + 2 < n; ++k)
-        if (h.extents[k] > h.extents[par])
-          par = k;
-      if (n >= 3 && h.extents[par] > 1)
-        s += st + ".parallel(" + vars[par].str() + ");\n";
+      break;
     }
   }
   for (auto [i, t] : llvm::enumerate(func.getResultTypes())) {
