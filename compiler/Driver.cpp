@@ -168,6 +168,14 @@ Error applyShapes(func::FuncOp func, const CompileOptions &options) {
       bounds.push_back(NamedAttribute(StringAttr::get(ctx, node),
                                       IntegerAttr::get(IntegerType::get(ctx, 64), n)));
     func->setAttr("onnxcc.bounds", DictionaryAttr::get(ctx, bounds));
+    // A bound turns a dim the model declares (and the shape functions took)
+    // into a data-dependent one: keep the declared shape for the targets
+    // that compile for it (onnxcc-mark-declared-shapes).
+    for (unsigned i = 0; i < func.getNumResults(); ++i) {
+      auto t = dyn_cast<RankedTensorType>(func.getResultTypes()[i]);
+      if (t && t.hasStaticShape() && !func.getResultAttr(i, "onnx.declared_shape"))
+        func.setResultAttr(i, "onnx.declared_shape", DenseI64ArrayAttr::get(ctx, t.getShape()));
+    }
   }
   SmallVector<Type> argTypes(func.getArgumentTypes());
   for (unsigned i = 0; i < func.getNumArguments(); ++i) {
