@@ -143,6 +143,13 @@ namespace {
 /// reduces without a scatter loop, then casts to the dynamic type.
 /// onnxcc-take-declared-shapes (after it) makes the result that static
 /// tensor.
+/// The return of a function of one block (null for a declaration).
+func::ReturnOp singleReturn(func::FuncOp func) {
+  if (func.isDeclaration() || !func.getBody().hasOneBlock())
+    return {};
+  return dyn_cast<func::ReturnOp>(func.getBody().front().getTerminator());
+}
+
 struct MarkDeclaredShapesPass
     : public PassWrapper<MarkDeclaredShapesPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(MarkDeclaredShapesPass)
@@ -152,9 +159,7 @@ struct MarkDeclaredShapesPass
   }
   void runOnOperation() override {
     for (func::FuncOp func : getOperation().getOps<func::FuncOp>()) {
-      if (func.isDeclaration() || !func.getBody().hasOneBlock())
-        continue;
-      auto ret = dyn_cast<func::ReturnOp>(func.getBody().front().getTerminator());
+      func::ReturnOp ret = singleReturn(func);
       if (!ret)
         continue;
       for (auto [i, result] : llvm::enumerate(ret.getOperands())) {
@@ -219,9 +224,7 @@ struct TakeDeclaredShapesPass
   }
   void runOnOperation() override {
     for (func::FuncOp func : getOperation().getOps<func::FuncOp>()) {
-      if (func.isDeclaration() || !func.getBody().hasOneBlock())
-        continue;
-      auto ret = dyn_cast<func::ReturnOp>(func.getBody().front().getTerminator());
+      func::ReturnOp ret = singleReturn(func);
       if (!ret)
         continue;
       bool changed = false;

@@ -322,6 +322,41 @@ Value finiteOrZero(OpBuilder &b, Location l, Value m) {
 
 enum class ReduceKind { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare };
 
+/// How a Reduce* of run-time axes accumulates (all kinds but LogSumExp,
+/// which takes two passes): the initial value and acc = combine(acc, x).
+struct Accumulation {
+  TypedAttr init;
+  std::function<Value(OpBuilder &, Location, Value, Value)> combine;
+};
+Accumulation accumulationOf(OpBuilder &b, ReduceKind kind, Type elem, bool isUnsigned) {
+  switch (kind) {
+  case ReduceKind::SumSquare:
+  case ReduceKind::L2:
+    return {b.getZeroAttr(elem), [](OpBuilder &nb, Location l, Value a, Value x) {
+              return add(nb, l, a, mul(nb, l, x, x));
+            }};
+  case ReduceKind::L1:
+    return {b.getZeroAttr(elem), [isUnsigned](OpBuilder &nb, Location l, Value a, Value x) {
+              return add(nb, l, a, absolute(nb, l, x, isUnsigned));
+            }};
+  case ReduceKind::Prod:
+    return {oneAttr(b, elem),
+            [](OpBuilder &nb, Location l, Value a, Value x) { return mul(nb, l, a, x); }};
+  case ReduceKind::Max:
+  case ReduceKind::Min: {
+    // Infinity, also for an empty reduction (the ONNX spec, ONNX Runtime 1.30).
+    bool isMax = kind == ReduceKind::Max;
+    return {extremeAttr(elem, isUnsigned, !isMax, true),
+            [isMax, isUnsigned](OpBuilder &nb, Location l, Value a, Value x) {
+              return isMax ? maximum(nb, l, a, x, isUnsigned) : minimum(nb, l, a, x, isUnsigned);
+            }};
+  }
+  default: // Sum, Mean, LogSum
+    return {b.getZeroAttr(elem),
+            [](OpBuilder &nb, Location l, Value a, Value x) { return add(nb, l, a, x); }};
+  }
+}
+
 /// A Reduce* whose axes arrive at run time into a result of static shape
 /// (the shape the model declares, onnxcc-mark-declared-shapes): run()
 /// returns 9 unless the axes give that shape, and each result element
@@ -411,51 +446,24 @@ LogicalResult lowerRuntimeAxesStatic(Operation *op, ReduceKind kind, Value data,
                })
         .getResult(0);
   };
-  TypedAttr zeroAttr = b.getZeroAttr(elem);
   Value acc, max;
-  switch (kind) {
-  case ReduceKind::Sum:
-  case ReduceKind::Mean:
-  case ReduceKind::LogSum:
-    acc = reduce(filled(zeroAttr), {}, [](OpBuilder &nb, Location l, Value a, Value x, Value) {
-      return add(nb, l, a, x);
-    });
-    break;
-  case ReduceKind::SumSquare:
-  case ReduceKind::L2:
-    acc = reduce(filled(zeroAttr), {}, [](OpBuilder &nb, Location l, Value a, Value x, Value) {
-      return add(nb, l, a, mul(nb, l, x, x));
-    });
-    break;
-  case ReduceKind::L1:
-    acc = reduce(filled(zeroAttr), {}, [&](OpBuilder &nb, Location l, Value a, Value x, Value) {
-      return add(nb, l, a, absolute(nb, l, x, isUnsigned));
-    });
-    break;
-  case ReduceKind::Prod:
-    acc = reduce(filled(oneAttr(b, elem)), {},
-                 [](OpBuilder &nb, Location l, Value a, Value x, Value) { return mul(nb, l, a, x); });
-    break;
-  case ReduceKind::Max:
-  case ReduceKind::Min: {
-    bool isMax = kind == ReduceKind::Max;
-    acc = reduce(filled(extremeAttr(elem, isUnsigned, !isMax, true)), {},
-                 [&](OpBuilder &nb, Location l, Value a, Value x, Value) {
-                   return isMax ? maximum(nb, l, a, x, isUnsigned)
-                                : minimum(nb, l, a, x, isUnsigned);
-                 });
-    break;
-  }
-  case ReduceKind::LogSumExp:
+  if (kind == ReduceKind::LogSumExp) {
     max = reduce(filled(extremeAttr(elem, false, false, true)), {},
                  [](OpBuilder &nb, Location l, Value a, Value x, Value) -> Value {
                    return arith::MaximumFOp::create(nb, l, a, x);
                  });
-    acc = reduce(filled(zeroAttr), max, [&](OpBuilder &nb, Location l, Value a, Value x, Value m) {
-      Value e = math::ExpOp::create(nb, l, arith::SubFOp::create(nb, l, x, finiteOrZero(nb, l, m)));
-      return Value(arith::AddFOp::create(nb, l, a, e));
-    });
-    break;
+    acc = reduce(filled(b.getZeroAttr(elem)), max,
+                 [&](OpBuilder &nb, Location l, Value a, Value x, Value m) {
+                   Value e = math::ExpOp::create(
+                       nb, l, arith::SubFOp::create(nb, l, x, finiteOrZero(nb, l, m)));
+                   return Value(arith::AddFOp::create(nb, l, a, e));
+                 });
+  } else {
+    Accumulation accumulation = accumulationOf(b, kind, elem, isUnsigned);
+    acc = reduce(filled(accumulation.init), {},
+                 [&](OpBuilder &nb, Location l, Value a, Value x, Value) {
+                   return accumulation.combine(nb, l, a, x);
+                 });
   }
   bool hasEpilogue = kind == ReduceKind::Mean || kind == ReduceKind::L2 ||
                      kind == ReduceKind::LogSum || kind == ReduceKind::LogSumExp;
@@ -674,54 +682,23 @@ LogicalResult lowerRuntimeAxes(Operation *op, ReduceKind kind, Value data, Value
                })
         .getResult(0);
   };
-  TypedAttr zeroAttr = b.getZeroAttr(elem);
   Value acc, max;
-  switch (kind) {
-  case ReduceKind::Sum:
-  case ReduceKind::Mean:
-  case ReduceKind::LogSum:
-    acc = pass(filled(zeroAttr), [](OpBuilder &nb, Location l, Value a, Value x, Value) {
-      return add(nb, l, a, x);
-    });
-    break;
-  case ReduceKind::SumSquare:
-  case ReduceKind::L2:
-    acc = pass(filled(zeroAttr), [](OpBuilder &nb, Location l, Value a, Value x, Value) {
-      return add(nb, l, a, mul(nb, l, x, x));
-    });
-    break;
-  case ReduceKind::L1:
-    acc = pass(filled(zeroAttr), [&](OpBuilder &nb, Location l, Value a, Value x, Value) {
-      return add(nb, l, a, absolute(nb, l, x, isUnsigned));
-    });
-    break;
-  case ReduceKind::Prod:
-    acc = pass(filled(oneAttr(b, elem)), [](OpBuilder &nb, Location l, Value a, Value x, Value) {
-      return mul(nb, l, a, x);
-    });
-    break;
-  case ReduceKind::Max:
-  case ReduceKind::Min: {
-    // Infinity, also for an empty reduction (the ONNX spec, ONNX Runtime 1.30).
-    bool isMax = kind == ReduceKind::Max;
-    Value init = filled(extremeAttr(elem, isUnsigned, !isMax, true));
-    acc = pass(init, [&](OpBuilder &nb, Location l, Value a, Value x, Value) {
-      return isMax ? maximum(nb, l, a, x, isUnsigned) : minimum(nb, l, a, x, isUnsigned);
-    });
-    break;
-  }
-  case ReduceKind::LogSumExp:
+  if (kind == ReduceKind::LogSumExp) {
     // log(sum(exp(x - m))) + m with m the max (0 where not finite).
     max = pass(filled(extremeAttr(elem, false, false, true)),
                [](OpBuilder &nb, Location l, Value a, Value x, Value) -> Value {
                  return arith::MaximumFOp::create(nb, l, a, x);
                });
-    acc = pass(filled(zeroAttr), [&](OpBuilder &nb, Location l, Value a, Value x, Value o) {
+    acc = pass(filled(b.getZeroAttr(elem)), [&](OpBuilder &nb, Location l, Value a, Value x, Value o) {
       Value m = finiteOrZero(nb, l, tensor::ExtractOp::create(nb, l, max, ValueRange{o}));
       Value e = math::ExpOp::create(nb, l, arith::SubFOp::create(nb, l, x, m));
       return Value(arith::AddFOp::create(nb, l, a, e));
     });
-    break;
+  } else {
+    Accumulation accumulation = accumulationOf(b, kind, elem, isUnsigned);
+    acc = pass(filled(accumulation.init), [&](OpBuilder &nb, Location l, Value a, Value x, Value) {
+      return accumulation.combine(nb, l, a, x);
+    });
   }
 
   // The epilogue, element by element.
