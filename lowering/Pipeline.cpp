@@ -195,7 +195,7 @@ struct MarkDeclaredShapesPass
       for (auto [i, result] : llvm::enumerate(ret.getOperands())) {
         auto declared = func.getResultAttrOfType<DenseI64ArrayAttr>(i, "onnx.declared_shape");
         std::optional<onnx::Shape> shape = shapes.lookup(result);
-        if (!declared || !shape || shape->size() != declared.size())
+        if (!declared || !shape || static_cast<int64_t>(shape->size()) != declared.size())
           continue;
         for (auto [d, dim] : llvm::enumerate(*shape)) {
           if (!dim.isSymbolic())
@@ -256,11 +256,14 @@ struct TakeDeclaredShapesPass
 /// count of at most `kMaxTrips` (an RNN's or a Scan's steps, a linear
 /// attention's recurrence) becomes its iterations one after the other: a
 /// Halide pipeline is a graph of Funcs without loops around them. Longer
-/// loops stay (the emitter refuses them in one line).
+/// loops stay (the emitter refuses them in one line), and so does a loop
+/// whose unrolled body would pass `kMaxUnrolledOps` ops (nested loops of a
+/// hostile model must not blow up the compile).
 struct UnrollStaticLoopsPass
     : public PassWrapper<UnrollStaticLoopsPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(UnrollStaticLoopsPass)
   static constexpr int64_t kMaxTrips = 64;
+  static constexpr int64_t kMaxUnrolledOps = 1 << 16;
   StringRef getArgument() const override { return "onnxcc-unroll-static-loops"; }
   StringRef getDescription() const override {
     return "Unroll scf.for loops with a small constant trip count";
@@ -272,6 +275,10 @@ struct UnrollStaticLoopsPass
     for (scf::ForOp loop : loops) {
       std::optional<APInt> trips = loop.getStaticTripCount();
       if (!trips || trips->getSExtValue() > kMaxTrips)
+        continue;
+      int64_t bodyOps = 0;
+      loop.getBody()->walk([&](Operation *) { ++bodyOps; });
+      if (bodyOps * trips->getSExtValue() > kMaxUnrolledOps)
         continue;
       (void)loopUnrollFull(loop);
     }

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/cpp/CppEmitter.h"
+#include "codegen/SmallFloats.h"
 #include "codegen/SourceText.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -51,24 +52,6 @@ Error errorAt(Operation *op, const Twine &message) {
       ("cannot generate C++ for '" + op->getName().getStringRef() + "': " + message).str();
   op->emitError(text);
   return llvm::createStringError(llvm::inconvertibleErrorCode(), text);
-}
-
-/// The name of onnxcc_rt's conversions for the 8-bit and 4-bit float types
-/// (`f8e4m3fn_to_f32`, `f32_to_f8e4m3fn`, `round_f8e4m3fn`), or "".
-StringRef smallFloatName(Type t) {
-  if (isa<Float8E4M3FNType>(t))
-    return "f8e4m3fn";
-  if (isa<Float8E4M3FNUZType>(t))
-    return "f8e4m3fnuz";
-  if (isa<Float8E5M2Type>(t))
-    return "f8e5m2";
-  if (isa<Float8E5M2FNUZType>(t))
-    return "f8e5m2fnuz";
-  if (isa<Float8E8M0FNUType>(t))
-    return "f8e8m0";
-  if (isa<Float4E2M1FNType>(t))
-    return "f4e2m1";
-  return "";
 }
 
 /// The C++ type of a scalar MLIR type, or empty when there is none.

@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/halide/HalideEmitter.h"
+#include "codegen/SmallFloats.h"
 #include "codegen/SourceText.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -57,20 +58,9 @@ Error errorAt(Operation *op, const Twine &message) {
                                  "'" + op->getName().getStringRef().str() + "': " + text);
 }
 
-/// The Halide function suffix of ONNX's 8-bit and 4-bit float types
-/// (`f8e4m3fn_to_f32`, `f32_to_f8e4m3fn` in the generator), or "". Their
-/// tensors hold one bit pattern per byte (ABI.md), Halide UInt(8); only
-/// truncf to them and extf from them compute on their values.
-StringRef smallFloatName(Type t) {
-  return llvm::TypeSwitch<Type, StringRef>(t)
-      .Case<Float8E4M3FNType>([](auto) { return "f8e4m3fn"; })
-      .Case<Float8E4M3FNUZType>([](auto) { return "f8e4m3fnuz"; })
-      .Case<Float8E5M2Type>([](auto) { return "f8e5m2"; })
-      .Case<Float8E5M2FNUZType>([](auto) { return "f8e5m2fnuz"; })
-      .Case<Float8E8M0FNUType>([](auto) { return "f8e8m0"; })
-      .Case<Float4E2M1FNType>([](auto) { return "f4e2m1"; })
-      .Default([](Type) { return ""; });
-}
+// float8/float4 tensors (smallFloatName) hold one bit pattern per byte (ABI.md),
+// Halide UInt(8); only truncf to them and extf from them compute on their
+// values, with the generator's f32_to_NAME / NAME_to_f32.
 
 /// The Halide type of an element (signless integers as signed; index as
 /// int32), or "" when Halide cannot hold it.
@@ -134,6 +124,11 @@ std::string floatLiteral(const APFloat &v, Type t) {
   return "make_const(" + type + ", " + buf + ")";
 }
 
+/// A float8/float4 value as its bit pattern (a UInt(8) Expr).
+std::string smallFloatLiteral(const APFloat &v) {
+  return "make_const(UInt(8), " + std::to_string(v.bitcastToAPInt().getZExtValue()) + ")";
+}
+
 std::string intLiteral(const APInt &v, Type t) {
   if (t.isInteger(1))
     return v.isZero() ? "const_false()" : "const_true()";
@@ -178,6 +173,27 @@ std::string call(StringRef f, ArrayRef<std::string> onnxOrder) {
 
 std::string dimVar(int64_t d) { return "d" + std::to_string(d); }
 
+/// Whether float bit patterns of `ft` (packed, raw) hold an infinity or a
+/// NaN: an all-ones exponent for the IEEE layouts (float16, bfloat16,
+/// float32, float64), APFloat for the others.
+bool rawHasNonFinite(FloatType ft, ArrayRef<char> raw) {
+  unsigned width = ft.getWidth(), bytes = width / 8;
+  if (!bytes || width % 8)
+    return false;
+  const llvm::fltSemantics &sem = ft.getFloatSemantics();
+  bool ieee = ft.isF16() || ft.isBF16() || ft.isF32() || ft.isF64();
+  unsigned mantissa = APFloat::semanticsPrecision(sem) - 1;
+  uint64_t exponent = ((uint64_t(1) << (width - 1 - mantissa)) - 1) << mantissa;
+  for (size_t at = 0; at + bytes <= raw.size(); at += bytes) {
+    uint64_t bits = 0;
+    memcpy(&bits, raw.data() + at, bytes);
+    if (ieee ? (bits & exponent) == exponent
+             : !APFloat(sem, APInt(width, bits)).isFinite())
+      return true;
+  }
+  return false;
+}
+
 /// Whether a float constant (scalar or tensor, inline or a blob) holds an
 /// infinity or a NaN.
 bool constantIsNonFinite(arith::ConstantOp op) {
@@ -189,24 +205,11 @@ bool constantIsNonFinite(arith::ConstantOp op) {
   if (auto dense = dyn_cast<DenseFPElementsAttr>(op.getValue())) {
     if (dense.isSplat())
       return !dense.getSplatValue<APFloat>().isFinite();
-    return llvm::any_of(dense.getValues<APFloat>(), [](const APFloat &v) { return !v.isFinite(); });
+    return rawHasNonFinite(ft, dense.getRawData());
   }
-  if (auto res = dyn_cast<DenseResourceElementsAttr>(op.getValue())) {
-    AsmResourceBlob *blob = res.getRawHandle().getBlob();
-    if (!blob)
-      return false;
-    ArrayRef<char> raw = blob->getData();
-    unsigned bytes = ft.getWidth() / 8;
-    if (!bytes || ft.getWidth() % 8)
-      return false;
-    const llvm::fltSemantics &sem = ft.getFloatSemantics();
-    for (size_t at = 0; at + bytes <= raw.size(); at += bytes) {
-      uint64_t bits = 0;
-      memcpy(&bits, raw.data() + at, bytes);
-      if (!APFloat(sem, APInt(ft.getWidth(), bits)).isFinite())
-        return true;
-    }
-  }
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(op.getValue()))
+    if (AsmResourceBlob *blob = res.getRawHandle().getBlob())
+      return rawHasNonFinite(ft, blob->getData());
   return false;
 }
 
@@ -256,14 +259,17 @@ Expr f32_to_f8e4m3fn(Expr f) {
   return select(a >= u32(0x7f800000) || code > u32(0x7e), sign | 0x7f, a == u32(0), sign,
                 sign | cast(UInt(8), code));
 }
-Expr f8e4m3fnuz_to_f32(Expr b) {
-  return select(b == 0x80, f32_nan(const_false()), small_float_value(b, 3, 8, 4));
+// The FNUZ types: no inf, no -0, NaN is 0x80.
+Expr fnuz_to_f32(Expr b, int M, int B) {
+  return select(b == 0x80, f32_nan(const_false()), small_float_value(b, M, B, 7 - M));
 }
-Expr f32_to_f8e4m3fnuz(Expr f) {
-  Expr sign = f32_sign8(f, 7), a = f32_abs_bits(f), code = small_float_code(f, 3, 8);
+Expr f32_to_fnuz(Expr f, int M, int B) {
+  Expr sign = f32_sign8(f, 7), a = f32_abs_bits(f), code = small_float_code(f, M, B);
   return select(a >= u32(0x7f800000) || code > u32(0x7f), make_const(UInt(8), 0x80),
                 code == u32(0), make_const(UInt(8), 0), sign | cast(UInt(8), code));
 }
+Expr f8e4m3fnuz_to_f32(Expr b) { return fnuz_to_f32(b, 3, 8); }
+Expr f32_to_f8e4m3fnuz(Expr f) { return f32_to_fnuz(f, 3, 8); }
 Expr f8e5m2_to_f32(Expr b) {
   Expr inf = reinterpret(Float(32), select((b & 0x80) != 0, u32(0xff800000), u32(0x7f800000)));
   return select((b & 0x7f) > 0x7c, f32_nan((b & 0x80) != 0), (b & 0x7f) == 0x7c, inf,
@@ -274,14 +280,8 @@ Expr f32_to_f8e5m2(Expr f) {
   return select(a > u32(0x7f800000), sign | 0x7e, a == u32(0x7f800000) || code > u32(0x7b),
                 sign | 0x7c, a == u32(0), sign, sign | cast(UInt(8), code));
 }
-Expr f8e5m2fnuz_to_f32(Expr b) {
-  return select(b == 0x80, f32_nan(const_false()), small_float_value(b, 2, 16, 5));
-}
-Expr f32_to_f8e5m2fnuz(Expr f) {
-  Expr sign = f32_sign8(f, 7), a = f32_abs_bits(f), code = small_float_code(f, 2, 16);
-  return select(a >= u32(0x7f800000) || code > u32(0x7f), make_const(UInt(8), 0x80),
-                code == u32(0), make_const(UInt(8), 0), sign | cast(UInt(8), code));
-}
+Expr f8e5m2fnuz_to_f32(Expr b) { return fnuz_to_f32(b, 2, 16); }
+Expr f32_to_f8e5m2fnuz(Expr f) { return f32_to_fnuz(f, 2, 16); }
 Expr f4e2m1_to_f32(Expr b) { return small_float_value(b & 0xf, 1, 1, 2); }
 Expr f32_to_f4e2m1(Expr f) {
   Expr sign = f32_sign8(f, 3), a = f32_abs_bits(f), code = small_float_code(f, 1, 1);
@@ -422,19 +422,18 @@ void Emitter::findNonFinite(func::FuncOp func) {
   auto isMinMax = [](Operation *op) {
     return isa<arith::MaxNumFOp, arith::MinNumFOp, arith::MaximumFOp, arith::MinimumFOp>(op);
   };
-  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) -> WalkResult {
     if (auto c = dyn_cast<arith::ConstantOp>(op)) {
       if (constantIsNonFinite(c))
         nonFinite.insert(c.getResult());
-      return;
+      return WalkResult::advance();
     }
     auto generic = dyn_cast<linalg::GenericOp>(op);
     if (!generic) {
-      // Ops inside a generic's body are visited after its block arguments
-      // were marked; their results follow their operands.
+      // Results follow their operands.
       if (anyIn(op->getOperands()))
         nonFinite.insert(op->result_begin(), op->result_end());
-      return;
+      return WalkResult::advance();
     }
     Block &block = generic.getRegion().front();
     SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
@@ -462,7 +461,8 @@ void Emitter::findNonFinite(func::FuncOp func) {
         continue;
       nonFinite.insert(generic->getResult(k));
     }
-    return;
+    // Its body was walked above, after its block arguments were marked.
+    return WalkResult::skip();
   });
 }
 
@@ -514,9 +514,11 @@ Error Emitter::emitConstant(arith::ConstantOp op) {
     return errorAt(op, "tensor element type the Halide target does not support");
   if (auto dense = dyn_cast<DenseElementsAttr>(op.getValue()); dense && dense.isSplat()) {
     std::string f = newFunc(op.getResult(), "splat constant");
-    std::string lit = isa<FloatType>(type.getElementType())
-                          ? floatLiteral(dense.getSplatValue<APFloat>(), type.getElementType())
-                          : intLiteral(dense.getSplatValue<APInt>(), type.getElementType());
+    Type elem = type.getElementType();
+    std::string lit = !smallFloatName(elem).empty()
+                          ? smallFloatLiteral(dense.getSplatValue<APFloat>())
+                      : isa<FloatType>(elem) ? floatLiteral(dense.getSplatValue<APFloat>(), elem)
+                                             : intLiteral(dense.getSplatValue<APInt>(), elem);
     os << "    " << f << pureVars(type.getRank()) << " = " << lit << ";\n";
     return Error::success();
   }
@@ -911,9 +913,7 @@ Error Emitter::emitScalar(Operation &op, StringRef indent) {
     if (halideType(t).empty())
       return errorAt(&op, "element type the Halide target does not support");
     if (auto f = dyn_cast<FloatAttr>(c.getValue()); f && !smallFloatName(t).empty())
-      declare(c.getResult(),
-              "make_const(UInt(8), " + std::to_string(f.getValue().bitcastToAPInt().getZExtValue()) + ")",
-              indent);
+      declare(c.getResult(), smallFloatLiteral(f.getValue()), indent);
     else if (f)
       declare(c.getResult(), floatLiteral(f.getValue(), t), indent);
     else
