@@ -20,9 +20,11 @@
 #
 # TARGET_KIND halide writes NAME_generator.cpp next to NAME.cpp and builds it
 # with Halide 14's own functions (find_package(Halide), add_halide_generator,
-# add_halide_library, which runs the generator for the build's target into
-# the pipeline NAME_pipeline); NAME.cpp wraps that pipeline in the same C
-# ABI as the cpp target.
+# add_halide_library, which runs the generator into the pipeline
+# NAME_pipeline); NAME.cpp wraps that pipeline in the same C ABI as the cpp
+# target. The pipeline's Halide target is what `onnxcc target-info` gives
+# for TARGET_CPU (default native: the CPU features of the building machine),
+# unless Halide_TARGET names one other than host.
 #
 # TARGET_KIND cuda compiles to PTX kernels embedded in NAME.cpp (codegen/cpp/
 # ABI.md, "The CUDA target"); the library needs no CUDA toolkit or library to
@@ -168,6 +170,25 @@ macro(_onnxcc_add_halide_model)
     message(FATAL_ERROR "${where}: TARGET_KIND halide needs Halide 14 "
                         "(apt-get install libhalide14-0-dev)")
   endif()
+  # The Halide target from the CPU features onnxcc finds (onnxcc target-info),
+  # for TARGET_CPU when given: Halide's own "host" may name instructions the
+  # CPU lacks (Halide 14 takes a Zen 5 for a Sapphire Rapids and emits
+  # AVX512-FP16). A Halide_TARGET other than host is the user's choice.
+  if(Halide_TARGET AND NOT Halide_TARGET STREQUAL "host")
+    set(halide_target "${Halide_TARGET}")
+  else()
+    set(cpu_option)
+    if(ARG_TARGET_CPU)
+      set(cpu_option "--target-cpu=${ARG_TARGET_CPU}")
+    endif()
+    execute_process(
+      COMMAND "${ONNXCC_EXECUTABLE}" target-info ${cpu_option} --print=halide-target
+      OUTPUT_VARIABLE halide_target ERROR_VARIABLE halide_target_error
+      RESULT_VARIABLE halide_target_status OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(NOT halide_target_status EQUAL 0 OR halide_target STREQUAL "")
+      message(FATAL_ERROR "${where}: cannot find the Halide target: ${halide_target_error}")
+    endif()
+  endif()
   set(generator "${dir}/${ARG_NAME}_generator.cpp")
   add_custom_command(
     OUTPUT "${dir}/${ARG_NAME}.h" "${dir}/${ARG_NAME}.cpp" "${dir}/${ARG_NAME}.cpp.weights"
@@ -179,11 +200,11 @@ macro(_onnxcc_add_halide_model)
   add_halide_generator(${ARG_TARGET}_halide_generator SOURCES "${generator}")
   if(ARG_HALIDE_AUTOSCHEDULER)
     add_halide_library(${ARG_NAME}_pipeline FROM ${ARG_TARGET}_halide_generator
-                       GENERATOR ${ARG_NAME}
+                       GENERATOR ${ARG_NAME} TARGETS "${halide_target}"
                        AUTOSCHEDULER Halide::${ARG_HALIDE_AUTOSCHEDULER})
   else()
     add_halide_library(${ARG_NAME}_pipeline FROM ${ARG_TARGET}_halide_generator
-                       GENERATOR ${ARG_NAME})
+                       GENERATOR ${ARG_NAME} TARGETS "${halide_target}")
   endif()
   add_library(${ARG_TARGET} STATIC "${dir}/${ARG_NAME}.cpp" "${dir}/${ARG_NAME}.h")
   set_source_files_properties("${dir}/${ARG_NAME}.cpp" PROPERTIES

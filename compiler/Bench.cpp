@@ -602,7 +602,7 @@ Error benchModel(StringRef modelPath, const BenchOptions &options, raw_ostream &
   std::string cxxFlags = options.cxxFlags;
   if (options.target == "halide") {
     auto flags = buildHalidePipeline(workDir, compileOptions.name, options.cxx,
-                                     options.halideAutoscheduler);
+                                     options.halideAutoscheduler, options.targetCpu);
     if (!flags)
       return flags.takeError();
     cxxFlags += " " + *flags;

@@ -6,6 +6,7 @@
 #include "codegen/cpp/CppEmitter.h"
 #include "compiler/Exporter.h"
 #include "compiler/HalideTarget.h"
+#include "compiler/TargetCpu.h"
 #include "compiler/Importer.h"
 #include "compiler/ModelLoader.h"
 #include "compiler/Registration.h"
@@ -27,7 +28,6 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
-#include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
 #include <chrono>
@@ -366,25 +366,10 @@ std::string sanitizeIdentifier(StringRef s) {
 llvm::Expected<std::string> kernelIsaForTarget(StringRef targetCpu) {
   if (targetCpu == "none" || targetCpu == "generic")
     return targetCpu.str();
-  if (targetCpu == "x86-64-v3" || targetCpu == "avx2")
-    return std::string("avx2");
-  if (targetCpu == "x86-64-v4" || targetCpu == "avx512")
-    return std::string("avx512");
-  if (targetCpu == "armv8-a" || targetCpu == "neon")
-    return std::string("neon");
-  if (targetCpu != "native")
-    return makeError("--target-cpu: unknown CPU '" + targetCpu +
-                     "' (native, generic, x86-64-v3, x86-64-v4, armv8-a or none)");
-  // Advanced SIMD is part of every AArch64 CPU.
-  if (llvm::Triple(llvm::sys::getProcessTriple()).isAArch64())
-    return std::string("neon");
-  llvm::StringMap<bool, llvm::MallocAllocator> features = llvm::sys::getHostCPUFeatures();
-  auto has = [&](StringRef f) { return features.lookup(f); };
-  if (has("avx512f") && has("avx512vl") && has("avx512bw") && has("avx512dq") && has("fma"))
-    return std::string("avx512");
-  if (has("avx2") && has("fma"))
-    return std::string("avx2");
-  return std::string("generic");
+  auto cpu = describeTargetCpu(targetCpu);
+  if (!cpu)
+    return cpu.takeError();
+  return kernelIsaFor(*cpu);
 }
 
 namespace {

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/HalideTarget.h"
 #include "compiler/Errors.h"
+#include "compiler/TargetCpu.h"
 #include "compiler/Verify.h"
 
 #include "codegen/halide/HalideEmitter.h"
@@ -101,14 +102,25 @@ Error checkHalideAutoscheduler(StringRef name) {
                    "' (Mullapudi2016, Li2018 or Adams2019)");
 }
 
+Expected<std::string> halideTargetForCpu(StringRef targetCpu) {
+  auto cpu = describeTargetCpu(targetCpu);
+  if (!cpu)
+    return cpu.takeError();
+  return halideTargetFor(*cpu);
+}
+
 Error writeHalideModel(ModuleOp module, StringRef modelPath, const CompileOptions &options) {
   if (Error e = checkHalideAutoscheduler(options.halideAutoscheduler))
     return e;
+  auto halideTarget = halideTargetForCpu(options.targetCpu);
+  if (!halideTarget)
+    return halideTarget.takeError();
   codegen::HalideEmitOptions emitOptions;
   emitOptions.name = options.name;
   emitOptions.modelPath = path::filename(modelPath).str();
   emitOptions.autoscheduler = options.halideAutoscheduler;
   emitOptions.threads = options.threads;
+  emitOptions.halideTarget = *halideTarget;
   auto model = codegen::emitHalide(module, emitOptions);
   if (!model)
     return makeError(modelPath + ": " + toString(model.takeError()));
@@ -136,7 +148,7 @@ Expected<bool> findHalideInstall(std::string *reason) {
 }
 
 Expected<std::string> buildHalidePipeline(StringRef workDir, StringRef name, StringRef cxx,
-                                          StringRef autoscheduler) {
+                                          StringRef autoscheduler, StringRef targetCpu) {
   std::optional<HalideInstall> halide = locateHalide();
   if (!halide)
     return makeError("build: Halide 14 is not installed (apt-get install libhalide14-0-dev, "
@@ -146,6 +158,9 @@ Expected<std::string> buildHalidePipeline(StringRef workDir, StringRef name, Str
   auto compiler = findCxxCompiler(cxx);
   if (!compiler)
     return compiler.takeError();
+  auto halideTarget = halideTargetForCpu(targetCpu);
+  if (!halideTarget)
+    return halideTarget.takeError();
 
   // GenGen.cpp once per compiler and Halide version, shared by every build.
   SmallString<256> genGenObj;
@@ -182,7 +197,7 @@ Expected<std::string> buildHalidePipeline(StringRef workDir, StringRef name, Str
     return std::move(e);
 
   SmallVector<std::string> run{generator, "-g", name.str(), "-o", workDir.str(), "-e", "object,c_header",
-                               "-f", (name + "_pipeline").str(), "target=host-no_runtime"};
+                               "-f", (name + "_pipeline").str(), "target=" + *halideTarget + "-no_runtime"};
   if (!autoscheduler.empty()) {
     std::string lower = StringRef(autoscheduler).lower();
     run.append({"-p", halide->pluginDir + "/libautoschedule_" + lower + ".so", "-s",
@@ -195,10 +210,11 @@ Expected<std::string> buildHalidePipeline(StringRef workDir, StringRef name, Str
   // The runtime depends only on Halide and the target: one for every build.
   SmallString<256> runtimeObj;
   path::system_temp_directory(/*ErasedOnReboot=*/true, runtimeObj);
-  path::append(runtimeObj, "onnxcc-halide-runtime-" + hashFile(halide->library) + ".o");
+  path::append(runtimeObj, "onnxcc-halide-runtime-" + hashFile(halide->library) + "-" +
+                               llvm::utohexstr(llvm::xxh3_64bits(*halideTarget)) + ".o");
   if (!fs::exists(runtimeObj)) {
     SmallVector<std::string> runtime{generator, "-r", name.str() + "_halide_runtime", "-o",
-                                     workDir.str(), "-e", "object", "target=host"};
+                                     workDir.str(), "-e", "object", "target=" + *halideTarget};
     if (Error e = runHarnessProgram(VerifyStage::Build, "the Halide runtime", runtime,
                                     inDir(workDir, "halide.log"), inDir(workDir, "halide.log")))
       return std::move(e);

@@ -25,13 +25,19 @@ llvm::Error writeHalideModel(mlir::ModuleOp module, llvm::StringRef modelPath,
 /// reason when not.
 llvm::Expected<bool> findHalideInstall(std::string *reason = nullptr);
 
+/// The Halide target string for --target-cpu `targetCpu` (TargetCpu.h:
+/// only features the CPU has; never Halide's own guess of the host).
+llvm::Expected<std::string> halideTargetForCpu(llvm::StringRef targetCpu);
+
 /// Builds what `onnxcc compile --target halide` wrote into `workDir` as
 /// Halide's CMake functions would, without CMake: the generator (with
-/// `cxx`), run for the host into NAME_pipeline.o and a runtime object.
-/// Returns the compiler flags that link NAME.cpp against them.
+/// `cxx`), run for the Halide target of --target-cpu `targetCpu` into
+/// NAME_pipeline.o and a runtime object. Returns the compiler flags that
+/// link NAME.cpp against them.
 llvm::Expected<std::string> buildHalidePipeline(llvm::StringRef workDir, llvm::StringRef name,
                                                 llvm::StringRef cxx,
-                                                llvm::StringRef autoscheduler);
+                                                llvm::StringRef autoscheduler,
+                                                llvm::StringRef targetCpu);
 
 } // namespace onnxcc
 

@@ -2265,7 +2265,8 @@ Expected<bool> verifyModel(StringRef modelPath, StringRef datasetDir,
 
   std::string cxxFlags = options.cxxOptLevel;
   if (options.target == "halide") {
-    auto flags = buildHalidePipeline(workDir, name, options.cxx, options.halideAutoscheduler);
+    auto flags = buildHalidePipeline(workDir, name, options.cxx, options.halideAutoscheduler,
+                                     options.targetCpu);
     if (!flags)
       return flags.takeError();
     cxxFlags += " " + *flags;

@@ -22,6 +22,9 @@ struct HalideEmitOptions {
   /// as --threads sizes the cpp target's pool: 1 runs `parallel` loops
   /// serially.
   int64_t threads = 1;
+  /// The Halide target the generated CMakeLists.txt builds the pipeline for
+  /// (the default of its ONNXCC_<NAME>_HALIDE_TARGET cache variable).
+  std::string halideTarget = "host";
 };
 
 /// The generated files (see codegen/halide/README.md).

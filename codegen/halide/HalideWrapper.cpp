@@ -274,14 +274,19 @@ void emitHalideWrapper(const HalideEmitOptions &options, llvm::ArrayRef<HalidePo
      << (options.autoscheduler.empty() ? "" : "Halide::" + options.autoscheduler) << "\"\n"
      << "    CACHE STRING \"Halide autoscheduler for " << n
      << " (Halide::Mullapudi2016, Halide::Li2018, Halide::Adams2019; empty: onnxcc's schedule)\")\n"
+     << "# The CPU features onnxcc found for --target-cpu (Halide's own guess of the\n"
+     << "# host may name instructions the CPU lacks).\n"
+     << "set(ONNXCC_" << n << "_HALIDE_TARGET \"" << options.halideTarget << "\"\n"
+     << "    CACHE STRING \"Halide target of " << n << "'s pipeline\")\n"
      << "add_halide_generator(" << n << "_generator SOURCES ${CMAKE_CURRENT_LIST_DIR}/" << n
      << "_generator.cpp)\n"
      << "if (ONNXCC_" << n << "_AUTOSCHEDULER)\n"
      << "  add_halide_library(" << n << "_pipeline FROM " << n << "_generator GENERATOR " << n
+     << "\n                     TARGETS ${ONNXCC_" << n << "_HALIDE_TARGET}"
      << "\n                     AUTOSCHEDULER ${ONNXCC_" << n << "_AUTOSCHEDULER})\n"
      << "else ()\n"
      << "  add_halide_library(" << n << "_pipeline FROM " << n << "_generator GENERATOR " << n
-     << ")\nendif ()\n"
+     << "\n                     TARGETS ${ONNXCC_" << n << "_HALIDE_TARGET})\nendif ()\n"
      << "add_library(" << n << " STATIC ${CMAKE_CURRENT_LIST_DIR}/" << n << ".cpp)\n"
      << "set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/" << n
      << ".cpp PROPERTIES OBJECT_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/" << n << ".cpp.weights)\n"

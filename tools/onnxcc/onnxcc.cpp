@@ -16,6 +16,7 @@
 #include "compiler/Inspect.h"
 #include "compiler/ModelLoader.h"
 #include "compiler/Registration.h"
+#include "compiler/TargetCpu.h"
 #include "compiler/Verify.h"
 
 #include "onnx.pb.h"
@@ -164,6 +165,17 @@ cl::list<std::string> inspectShapes("shape",
                                     cl::desc("With --optimized: static dims of an input, "
                                              "NAME=D0xD1x... (repeatable)"),
                                     cl::sub(inspectCmd));
+
+cl::SubCommand targetInfoCmd("target-info",
+                             "Print what onnxcc compiles for a CPU: its features, the "
+                             "kernel ISA of the cpp target and the Halide target string");
+cl::opt<std::string> targetInfoCpu("target-cpu",
+                                   cl::desc("CPU, as for compile (default native: this machine)"),
+                                   cl::init("native"), cl::sub(targetInfoCmd));
+cl::opt<std::string> targetInfoPrint(
+    "print",
+    cl::desc("Print only this value: kernel-isa or halide-target (for build scripts)"),
+    cl::sub(targetInfoCmd));
 
 cl::SubCommand optimizeCmd("optimize", "Run the graph passes and write the result as an "
                                        "ONNX model of standard operators (the opset read, "
@@ -598,6 +610,37 @@ int runCompile() {
     return reportError(toString(std::move(e)));
   return 0;
 }
+
+int runTargetInfo() {
+  auto cpu = onnxcc::describeTargetCpu(targetInfoCpu);
+  if (!cpu)
+    return reportError(toString(cpu.takeError()));
+  std::string isa = targetInfoCpu == "none" || targetInfoCpu == "generic"
+                        ? std::string(targetInfoCpu)
+                        : onnxcc::kernelIsaFor(*cpu);
+  std::string halide = onnxcc::halideTargetFor(*cpu);
+  if (targetInfoPrint == "kernel-isa") {
+    outs() << isa << "\n";
+    return 0;
+  }
+  if (targetInfoPrint == "halide-target") {
+    outs() << halide << "\n";
+    return 0;
+  }
+  if (!targetInfoPrint.empty())
+    return reportError("--print: unknown value '" + targetInfoPrint +
+                       "' (kernel-isa or halide-target)");
+  SmallVector<StringRef> features;
+  for (const auto &f : cpu->features)
+    features.push_back(f.getKey());
+  llvm::sort(features);
+  outs() << "target-cpu: " << targetInfoCpu << "\n"
+         << "arch: " << cpu->arch << ", os: " << cpu->os << "\n"
+         << "features: " << llvm::join(features, " ") << "\n"
+         << "kernel-isa: " << isa << "\n"
+         << "halide-target: " << halide << "\n";
+  return 0;
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -624,6 +667,8 @@ int main(int argc, char **argv) {
     return runBench();
   if (graphCmd)
     return runGraph();
+  if (targetInfoCmd)
+    return runTargetInfo();
   errs() << "onnxcc: no command given; see 'onnxcc --help'\n";
   return 1;
 }
