@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 #include "lowering/Passes.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Builders.h"
@@ -190,6 +191,20 @@ struct MapToGpu : impl::OnnxccMapToGpuPassBase<MapToGpu> {
         continue;
       // Constants are read through pointers the host passes.
       Block &entry = func.getBody().front();
+      // A memref.dim of a reinterpret_cast is that size (upstream's folder
+      // does not look through the cast): the canonicalizer after this pass
+      // then drops a view the host reads only for its dims, which would be
+      // an unused variable in the host code.
+      func.walk([&](memref::DimOp dim) {
+        auto cast = dim.getSource().getDefiningOp<memref::ReinterpretCastOp>();
+        std::optional<int64_t> index = dim.getConstantIndex();
+        if (!cast || !index || *index < 0 || *index >= cast.getType().getRank())
+          return;
+        OpBuilder b(dim);
+        dim.replaceAllUsesWith(
+            getValueOrCreateConstantIndexOp(b, dim.getLoc(), cast.getMixedSizes()[*index]));
+        dim.erase();
+      });
       SmallVector<memref::GetGlobalOp> globals;
       func.walk([&](memref::GetGlobalOp g) { globals.push_back(g); });
       for (memref::GetGlobalOp g : globals)

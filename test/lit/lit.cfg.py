@@ -33,6 +33,13 @@ if cxx:
     config.available_features.add("onnxcc-compile")
     config.substitutions.append(("%cxx", cxx))
 
+# Debian's clang 22 (the project's own compiler) for tests that build
+# generated code with a second compiler's warnings too.
+clangxx = shutil.which("clang++-22") or shutil.which("clang++")
+if clangxx:
+    config.available_features.add("clangxx")
+    config.substitutions.append(("%clangxx", clangxx))
+
 # The CUDA toolkit's PTX assembler, for the tests of --target cuda's PTX
 # (/usr/local/cuda on the project's machines; CI without it skips them).
 ptxas = shutil.which("ptxas") or next(
