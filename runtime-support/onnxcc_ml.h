@@ -1141,7 +1141,8 @@ int cast_map(const int64_t *keys, const V *values, int64_t n, bool value_strings
   if (width < 0) {
     for (int64_t i = 0; i < n; ++i)
       order[i] = i;
-    std::stable_sort(order, order + n, [&](int64_t a, int64_t b) { return keys[a] < keys[b]; });
+    onnxcc_rt::sort_indices(order, order + n,
+                            [&](int64_t a, int64_t b) { return keys[a] < keys[b]; });
     for (int64_t j = 0; j < n; ++j)
       if (int status = convert(order[j], y[j]))
         return status;

@@ -67,6 +67,40 @@ inline int check_differs(int64_t dim, int64_t other) { return dim != other ? 0 :
 /// when within, else status_bound.
 inline int check_bound(int64_t dim, int64_t bound) { return dim <= bound ? 0 : status_bound; }
 
+/// Sorts the indices [first, last), which hold increasing values, by
+/// `less` as std::stable_sort would (ties keep their index order), without
+/// std::stable_sort's heap buffer: run() allocates nothing. `less` must be a
+/// strict weak order (float keys: see float_desc_less).
+template <typename Less> inline void sort_indices(int64_t *first, int64_t *last, Less less) {
+  std::sort(first, last, [&](int64_t a, int64_t b) {
+    if (less(a, b))
+      return true;
+    if (less(b, a))
+      return false;
+    return a < b;
+  });
+}
+
+/// a before b in descending order of float values, NaN after every number
+/// (a strict weak order, which `>` alone is not with NaN).
+inline bool float_desc_less(float a, float b) {
+  if (std::isnan(a))
+    return false;
+  return std::isnan(b) || a > b;
+}
+
+/// a before b in ascending order, NaN after every number (equal to NaN);
+/// for other types plain `<`.
+template <typename T> inline bool total_less(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a))
+      return false;
+    return std::isnan(b) || a < b;
+  } else {
+    return a < b;
+  }
+}
+
 /// The intersection over union of boxes `a` and `b`: corners (y1, x1, y2,
 /// x2) in either order, or (x_center, y_center, width, height) with
 /// `center_point_box`; 0 when the union is empty.
@@ -112,8 +146,8 @@ inline int non_max_suppression(const float *boxes, const float *scores, int64_t 
       for (int64_t i = 0; i < spatial; ++i)
         if (!has_score_threshold || s[i] > score_threshold)
           order[candidates++] = i;
-      std::stable_sort(order, order + candidates,
-                       [&](int64_t x, int64_t y) { return s[x] > s[y]; });
+      sort_indices(order, order + candidates,
+                   [&](int64_t x, int64_t y) { return float_desc_less(s[x], s[y]); });
       int64_t numKept = 0;
       for (int64_t k = 0; k < candidates && numKept < max_per_class; ++k) {
         const float *box = boxes + (b * spatial + order[k]) * 4;
@@ -151,9 +185,9 @@ inline int unique(const void *xp, int64_t outer, int64_t dim, int64_t inner, boo
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t k = 0; k < inner; ++k) {
         T va = x[(o * dim + a) * inner + k], vb = x[(o * dim + b) * inner + k];
-        if (va < vb)
+        if (total_less(va, vb))
           return -1;
-        if (vb < va)
+        if (total_less(vb, va))
           return 1;
       }
     return 0;
@@ -161,7 +195,7 @@ inline int unique(const void *xp, int64_t outer, int64_t dim, int64_t inner, boo
   int64_t *order = scratch, *groupFirst = scratch + dim, *rank = scratch + 2 * dim;
   for (int64_t j = 0; j < dim; ++j)
     order[j] = j;
-  std::stable_sort(order, order + dim, [&](int64_t a, int64_t b) { return compare(a, b) < 0; });
+  sort_indices(order, order + dim, [&](int64_t a, int64_t b) { return compare(a, b) < 0; });
   // Groups of equal slices in sorted order; a group's first position is its
   // first member (the sort is stable).
   int64_t groups = 0;
@@ -174,8 +208,8 @@ inline int unique(const void *xp, int64_t outer, int64_t dim, int64_t inner, boo
   for (int64_t g = 0; g < groups; ++g)
     rank[g] = g;
   if (!sorted)
-    std::stable_sort(rank, rank + groups,
-                     [&](int64_t a, int64_t b) { return groupFirst[a] < groupFirst[b]; });
+    sort_indices(rank, rank + groups,
+                 [&](int64_t a, int64_t b) { return groupFirst[a] < groupFirst[b]; });
   // rank holds groups in output order; invert it into order[] (free now).
   for (int64_t r = 0; r < groups; ++r)
     order[rank[r]] = r;
