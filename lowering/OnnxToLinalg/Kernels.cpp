@@ -33,13 +33,12 @@
 // only match with a higher benefit.
 //
 //===----------------------------------------------------------------------===//
-#include "lowering/OnnxToLinalg/Patterns.h"
+#include "lowering/OnnxToLinalg/KernelCall.h"
 
 #include "dialects/onnx/Transforms/Constants.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 
 #include "runtime-support/onnxcc_kernels.h"
 
@@ -65,57 +64,7 @@ namespace {
 
 namespace k = onnxcc_rt::kernels;
 
-Value present(Value v) { return v && !isa<NoneType>(v.getType()) ? v : Value(); }
-
-bool isF32Tensor(Value v, int64_t rank = -1) {
-  auto t = dyn_cast<RankedTensorType>(v.getType());
-  return t && t.getElementType().isF32() && (rank < 0 || t.getRank() == rank);
-}
-
-/// The epilogue activation as the kernels encode it.
-struct Activation {
-  int32_t code = 0;
-  float p0 = 0, p1 = 0;
-};
-
-/// The kernel encoding of a fused op's activation; nullopt when the kernels
-/// do not compute it (the linalg lowering then reports or handles it).
-std::optional<Activation> kernelActivation(StringRef kind, std::optional<ArrayRef<float>> params) {
-  struct Entry {
-    StringRef name;
-    int32_t code;
-    unsigned numParams;
-    float default0, default1; // ONNX's defaults when params are absent
-    bool paramsOptional;
-  };
-  static const Entry table[] = {
-      {"", 0, 0, 0, 0, false},          {"Relu", 1, 0, 0, 0, false},
-      {"Clip", 2, 2, 0, 0, false},      {"LeakyRelu", 3, 1, 0.01f, 0, true},
-      {"Sigmoid", 4, 0, 0, 0, false},   {"HardSigmoid", 5, 2, 0.2f, 0.5f, true},
-      {"HardSwish", 6, 0, 0, 0, false}, {"SiLU", 7, 0, 0, 0, false},
-      {"Gelu", 8, 0, 0, 0, false},      {"GeluTanh", 9, 0, 0, 0, false},
-      {"Tanh", 10, 0, 0, 0, false},
-  };
-  const Entry *e = llvm::find_if(table, [&](const Entry &x) { return x.name == kind; });
-  if (e == std::end(table))
-    return std::nullopt;
-  Activation a;
-  a.code = e->code;
-  if (!params) {
-    if (e->numParams && !e->paramsOptional)
-      return std::nullopt;
-    a.p0 = e->default0;
-    a.p1 = e->default1;
-    return a;
-  }
-  if (params->size() != e->numParams)
-    return std::nullopt;
-  if (e->numParams > 0)
-    a.p0 = (*params)[0];
-  if (e->numParams > 1)
-    a.p1 = (*params)[1];
-  return a;
-}
+using Activation = KernelActivation;
 
 template <typename OpTy> std::optional<Activation> activationOf(OpTy op) {
   if constexpr (std::is_same_v<OpTy, onnx::FusedConvOp> ||
@@ -126,104 +75,6 @@ template <typename OpTy> std::optional<Activation> activationOf(OpTy op) {
   else
     return Activation();
 }
-
-/// The float32 elements of constant `v` (static shape), or nullopt.
-std::optional<std::vector<float>> constantFloats(Value v) {
-  ElementsAttr attr = onnx::staticConstantValue(v);
-  if (!attr || !attr.getElementType().isF32())
-    return std::nullopt;
-  auto values = onnx::readFloatElements(attr);
-  if (!values)
-    return std::nullopt;
-  return std::vector<float>(values->begin(), values->end());
-}
-
-/// A constant 1-D f32 tensor holding `data`, as a resource blob named after
-/// `op` (deterministic), viewed as a flat buffer.
-Value packedConstant(OpBuilder &b, Location loc, Operation *op, StringRef suffix,
-                     ArrayRef<float> data) {
-  // Weights with a dim of 0 still get a buffer: one element, never read
-  // (an empty blob would copy from a null pointer).
-  static const float unread = 0;
-  if (data.empty())
-    data = ArrayRef<float>(unread);
-  auto type = RankedTensorType::get({static_cast<int64_t>(data.size())}, b.getF32Type());
-  ArrayRef<char> raw(reinterpret_cast<const char *>(data.data()), data.size() * sizeof(float));
-  auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, alignof(float));
-  auto attr = DenseResourceElementsAttr::get(type, blobName(op, suffix), std::move(blob));
-  Value c = arith::ConstantOp::create(b, loc, attr);
-  return flatBuffer(b, loc, c, /*readOnly=*/true);
-}
-
-/// Builds the operand list of one kernel call and issues it.
-class KernelCall {
-public:
-  KernelCall(ConversionPatternRewriter &rewriter, Location loc, int64_t parts)
-      : b(rewriter), loc(loc), parts(parts) {}
-  void buffer(Value v) { operands.push_back(v); }
-  void i64(int64_t v) {
-    operands.push_back(arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v)));
-  }
-  void i64(Value index) {
-    operands.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), index));
-  }
-  void i32(int32_t v) {
-    operands.push_back(arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v)));
-  }
-  void f32(float v) { operands.push_back(arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v))); }
-  /// The part and parts operands: part is 0 here; with parts > 1 the
-  /// emitter runs the call once per part (attributes onnxcc.parts and
-  /// onnxcc.part_operand).
-  void partition() {
-    partOperand = operands.size();
-    i64(0);
-    i64(parts);
-  }
-  void activation(const Activation &a) {
-    i32(a.code);
-    f32(a.p0);
-    f32(a.p1);
-  }
-  /// Calls onnxcc_rt::kernels::`name`.
-  void emit(Operation *at, StringRef name) {
-    SmallVector<Type> types;
-    for (Value v : operands)
-      types.push_back(v.getType());
-    auto type = FunctionType::get(b.getContext(), types, {b.getI32Type()});
-    func::FuncOp callee = declareRuntimeFunction(b, at, ("onnxcc_kernels_" + name).str(),
-                                                 ("onnxcc_rt::kernels::" + name).str(), type,
-                                                 /*usesStringPool=*/false);
-    auto call = func::CallOp::create(b, loc, callee, operands);
-    if (parts > 1) {
-      call->setAttr("onnxcc.parts", b.getI64IntegerAttr(parts));
-      call->setAttr("onnxcc.part_operand", b.getI64IntegerAttr(partOperand));
-    }
-  }
-
-private:
-  ConversionPatternRewriter &b;
-  Location loc;
-  int64_t parts;
-  int64_t partOperand = -1;
-  SmallVector<Value> operands;
-};
-
-/// A writable scratch buffer of `floats` floats (at least one, so that the
-/// kernel always gets a valid pointer).
-Value scratchBuffer(OpBuilder &b, Location loc, int64_t floats) {
-  auto type = RankedTensorType::get({std::max<int64_t>(floats, 16)}, b.getF32Type());
-  return flatBuffer(b, loc, emptyTensor(b, loc, type), /*readOnly=*/false);
-}
-
-/// A pattern of this file: the kernel ISA and the parts of each call, with a
-/// benefit above the linalg lowering of the same op.
-template <typename OpTy> struct KernelPattern : OpConversionPattern<OpTy> {
-  KernelPattern(const TypeConverter &converter, MLIRContext *ctx, int isa, int64_t threads)
-      : OpConversionPattern<OpTy>(converter, ctx, /*benefit=*/2), target(isa), threads(threads) {}
-
-  int target; // the kernel ISA
-  int64_t threads;
-};
 
 /// The NCHW view of channels-last (NHWC) type `t`.
 RankedTensorType nchwView(RankedTensorType t) {

@@ -398,6 +398,13 @@ std::optional<int> kernelIsaFromName(llvm::StringRef name);
 /// lowerings where they apply.
 void populateKernelPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns,
                             int isa, int64_t threads);
+/// DFT/STFT to the FFT kernels (Signal.cpp), as populateKernelPatterns.
+void populateSignalKernelPatterns(OnnxTypeConverter &converter, mlir::RewritePatternSet &patterns,
+                                  int isa, int64_t threads);
+/// RNN/GRU/LSTM to the recurrence kernels (Recurrent.cpp), as
+/// populateKernelPatterns.
+void populateRecurrentKernelPatterns(OnnxTypeConverter &converter,
+                                     mlir::RewritePatternSet &patterns, int isa, int64_t threads);
 
 } // namespace onnxcc::lowering
 

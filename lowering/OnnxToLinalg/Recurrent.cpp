@@ -727,4 +727,9 @@ void populateRecurrentPatterns(OnnxTypeConverter &converter, RewritePatternSet &
                RecurrentLowering<onnx::LSTMOp, Cell::Lstm>>(converter, patterns.getContext());
 }
 
+void populateRecurrentKernelPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns, int isa,
+                                     int64_t threads) {
+  (void)converter, (void)patterns, (void)isa, (void)threads;
+}
+
 } // namespace onnxcc::lowering

@@ -567,4 +567,9 @@ void populateSignalPatterns(OnnxTypeConverter &converter, RewritePatternSet &pat
   patterns.add<DFTLowering, MelWeightMatrixLowering, STFTLowering>(converter, patterns.getContext());
 }
 
+void populateSignalKernelPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns, int isa,
+                                  int64_t threads) {
+  (void)converter, (void)patterns, (void)isa, (void)threads;
+}
+
 } // namespace onnxcc::lowering

@@ -1,0 +1,123 @@
+//===- KernelCall.cpp - Building calls into runtime-support kernels ------===//
+#include "lowering/OnnxToLinalg/KernelCall.h"
+
+#include "dialects/onnx/Transforms/Constants.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+using namespace mlir;
+
+namespace onnxcc::lowering {
+
+bool isF32Tensor(Value v, int64_t rank) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.getElementType().isF32() && (rank < 0 || t.getRank() == rank);
+}
+
+std::optional<KernelActivation> kernelActivation(StringRef kind,
+                                                 std::optional<ArrayRef<float>> params) {
+  struct Entry {
+    StringRef name;
+    int32_t code;
+    unsigned numParams;
+    float default0, default1; // ONNX's defaults when params are absent
+    bool paramsOptional;
+  };
+  static const Entry table[] = {
+      {"", 0, 0, 0, 0, false},          {"Relu", 1, 0, 0, 0, false},
+      {"Clip", 2, 2, 0, 0, false},      {"LeakyRelu", 3, 1, 0.01f, 0, true},
+      {"Sigmoid", 4, 0, 0, 0, false},   {"HardSigmoid", 5, 2, 0.2f, 0.5f, true},
+      {"HardSwish", 6, 0, 0, 0, false}, {"SiLU", 7, 0, 0, 0, false},
+      {"Gelu", 8, 0, 0, 0, false},      {"GeluTanh", 9, 0, 0, 0, false},
+      {"Tanh", 10, 0, 0, 0, false},
+  };
+  const Entry *e = llvm::find_if(table, [&](const Entry &x) { return x.name == kind; });
+  if (e == std::end(table))
+    return std::nullopt;
+  KernelActivation a;
+  a.code = e->code;
+  if (!params) {
+    if (e->numParams && !e->paramsOptional)
+      return std::nullopt;
+    a.p0 = e->default0;
+    a.p1 = e->default1;
+    return a;
+  }
+  if (params->size() != e->numParams)
+    return std::nullopt;
+  if (e->numParams > 0)
+    a.p0 = (*params)[0];
+  if (e->numParams > 1)
+    a.p1 = (*params)[1];
+  return a;
+}
+
+std::optional<std::vector<float>> constantFloats(Value v) {
+  ElementsAttr attr = onnx::staticConstantValue(v);
+  if (!attr || !attr.getElementType().isF32())
+    return std::nullopt;
+  auto values = onnx::readFloatElements(attr);
+  if (!values)
+    return std::nullopt;
+  return std::vector<float>(values->begin(), values->end());
+}
+
+Value packedConstant(OpBuilder &b, Location loc, Operation *op, StringRef suffix,
+                     ArrayRef<float> data) {
+  // Weights with a dim of 0 still get a buffer: one element, never read
+  // (an empty blob would copy from a null pointer).
+  static const float unread = 0;
+  if (data.empty())
+    data = ArrayRef<float>(unread);
+  auto type = RankedTensorType::get({static_cast<int64_t>(data.size())}, b.getF32Type());
+  ArrayRef<char> raw(reinterpret_cast<const char *>(data.data()), data.size() * sizeof(float));
+  auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, alignof(float));
+  auto attr = DenseResourceElementsAttr::get(type, blobName(op, suffix), std::move(blob));
+  Value c = arith::ConstantOp::create(b, loc, attr);
+  return flatBuffer(b, loc, c, /*readOnly=*/true);
+}
+
+Value scratchBuffer(OpBuilder &b, Location loc, int64_t floats) {
+  auto type = RankedTensorType::get({std::max<int64_t>(floats, 16)}, b.getF32Type());
+  return flatBuffer(b, loc, emptyTensor(b, loc, type), /*readOnly=*/false);
+}
+
+void KernelCall::i64(int64_t v) {
+  operands.push_back(arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v)));
+}
+
+void KernelCall::i64(Value index) {
+  operands.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), index));
+}
+
+void KernelCall::i32(int32_t v) {
+  operands.push_back(arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v)));
+}
+
+void KernelCall::f32(float v) {
+  operands.push_back(arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v)));
+}
+
+void KernelCall::partition() {
+  partOperand = operands.size();
+  i64(0);
+  i64(parts);
+}
+
+void KernelCall::emit(Operation *at, StringRef name) {
+  SmallVector<Type> types;
+  for (Value v : operands)
+    types.push_back(v.getType());
+  auto type = FunctionType::get(b.getContext(), types, {b.getI32Type()});
+  func::FuncOp callee = declareRuntimeFunction(b, at, ("onnxcc_kernels_" + name).str(),
+                                               ("onnxcc_rt::kernels::" + name).str(), type,
+                                               /*usesStringPool=*/false);
+  auto call = func::CallOp::create(b, loc, callee, operands);
+  if (parts > 1) {
+    call->setAttr("onnxcc.parts", b.getI64IntegerAttr(parts));
+    call->setAttr("onnxcc.part_operand", b.getI64IntegerAttr(partOperand));
+  }
+}
+
+} // namespace onnxcc::lowering
