@@ -115,6 +115,10 @@ constexpr int conv_nr(int isa) {
 }
 /// Columns per packed GEMM-B panel.
 constexpr int gemm_nr(int isa) { return conv_nr(isa); }
+/// Rows of the GEMM register tile (Vec::GemmMR of the ISA).
+constexpr int gemm_mr(int isa) {
+  return isa == ONNXCC_ISA_AVX512 || isa == ONNXCC_ISA_NEON ? 8 : 4;
+}
 
 namespace detail {
 inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -223,13 +227,6 @@ inline DwPlan dw_plan(int64_t H, int64_t W, int64_t SH, int64_t SW, int64_t PT, 
   return {hq, rq, (hq + 1) * rq + 128, OH * rq + 128};
 }
 } // namespace detail
-
-/// Scratch floats per part of attention(): K of one head transposed
-/// ([D][Sk]) and one row of scores.
-inline int64_t attention_scratch_floats(int isa, int64_t sk, int64_t d) {
-  (void)isa;
-  return detail::round_up(d * sk, 16) + detail::round_up(sk, 16);
-}
 
 inline int64_t depthwise_conv2d_scratch_floats(int isa, int64_t H, int64_t W, int64_t KH,
                                                int64_t KW, int64_t SH, int64_t SW, int64_t PT,
@@ -664,6 +661,7 @@ struct Vec {
 
 using VT = Vec::T;
 static_assert(vec_width(ONNXCC_KERNELS_ISA) == Vec::W, "vec_width disagrees with Vec");
+static_assert(gemm_mr(ONNXCC_KERNELS_ISA) == Vec::GemmMR, "gemm_mr disagrees with Vec");
 
 //===----------------------------------------------------------------------===//
 // Elementary functions.
@@ -1232,6 +1230,16 @@ inline void exp_array(const float *x, float *y, int64_t n) {
 
 namespace detail {
 
+/// The largest lane of v (-inf for none).
+inline float hmax(VT v) {
+  float lanes[Vec::W];
+  Vec::store(lanes, v);
+  float m = -std::numeric_limits<float>::infinity();
+  for (float x : lanes)
+    m = x > m ? x : m;
+  return m;
+}
+
 /// The lanes of v summed in lane order (deterministic).
 inline float hsum(VT v) {
   float t[Vec::W];
@@ -1337,171 +1345,6 @@ inline int layer_norm(const float *x, const float *scale, const float *bias, int
       if (has_bias)
         v = Vec::add(v, Vec::load_n(bias + i, n));
       Vec::store_n(yr + i, v, n);
-    }
-  }
-  return 0;
-}
-
-/// Scaled dot-product attention: for each of `heads` heads, Q [sq][d],
-/// K [sk][d], V [sk][dv] give Y [sq][dv] = softmax(Q K^T * scale + mask) V.
-/// The mask element of (head, row, col) is mask[head * mhs + row * mrs +
-/// col * mcs]. One query row at a time: its scores (against K transposed in
-/// scratch, so that they are computed a vector of keys at once), softmax,
-/// then the weighted sum of V's rows. Part `part` of `parts` takes a
-/// contiguous range of (head, row) pairs.
-inline int attention(const float *q, const float *k, const float *v, const float *mask,
-                     int32_t has_mask, float *y, float *scratch, int64_t heads, int64_t sq,
-                     int64_t sk, int64_t d, int64_t dv, float scale, int64_t mhs, int64_t mrs,
-                     int64_t mcs, int64_t part, int64_t parts) {
-  using detail::Vec;
-  using detail::VT;
-  float *kt = scratch + part * attention_scratch_floats(ONNXCC_KERNELS_ISA, sk, d);
-  float *scores = kt + detail::round_up(d * sk, 16);
-  int64_t r0, r1;
-  detail::part_range(heads * sq, part, parts, r0, r1);
-  int64_t loaded = -1; // the head whose K is in kt
-  for (int64_t r = r0; r < r1; ++r) {
-    int64_t h = r / sq, i = r % sq;
-    const float *kh = k + h * sk * d;
-    if (h != loaded) {
-      for (int64_t j = 0; j < sk; ++j)
-        for (int64_t c = 0; c < d; ++c)
-          kt[c * sk + j] = kh[j * d + c];
-      loaded = h;
-    }
-    const float *qi = q + (h * sq + i) * d;
-    const VT vscale = Vec::set1(scale);
-    for (int64_t j = 0; j < sk; j += Vec::W) {
-      int n = static_cast<int>(std::min<int64_t>(Vec::W, sk - j));
-      VT acc = Vec::zero();
-      for (int64_t c = 0; c < d; ++c)
-        acc = Vec::fma(Vec::set1(qi[c]), Vec::load_n(kt + c * sk + j, n), acc);
-      acc = Vec::mul(acc, vscale);
-      if (has_mask) {
-        const float *mrow = mask + h * mhs + i * mrs;
-        if (mcs == 1) {
-          acc = Vec::add(acc, Vec::load_n(mrow + j, n));
-        } else {
-          acc = Vec::add(acc, Vec::set1(mrow[0]));
-        }
-      }
-      Vec::store_n(scores + j, acc, n);
-    }
-    detail::softmax_row(scores, scores, sk);
-    const float *vh = v + h * sk * dv;
-    float *yi = y + (h * sq + i) * dv;
-    for (int64_t c = 0; c < dv; c += Vec::W) {
-      int n = static_cast<int>(std::min<int64_t>(Vec::W, dv - c));
-      VT acc = Vec::zero();
-      for (int64_t j = 0; j < sk; ++j)
-        acc = Vec::fma(Vec::set1(scores[j]), Vec::load_n(vh + j * dv + c, n), acc);
-      Vec::store_n(yi + c, acc, n);
-    }
-  }
-  return 0;
-}
-
-/// Scratch floats per part of attention_heads(): K of one head transposed
-/// ([D][T]) and one row of scores.
-inline int64_t attention_heads_scratch_floats(int isa, int64_t t, int64_t d) {
-  return attention_scratch_floats(isa, t, d);
-}
-
-/// ONNX Attention over strided operands: Q (batch, hq heads, sq rows, d),
-/// K (batch, hkv heads, t keys, d), V (batch, hkv, t, dv) and Y (batch, hq,
-/// sq, dv), each addressed as base + b * bs + h * hs + row * rs + column
-/// (columns contiguous), so that 3-D [B, S, H * D] layouts need no copy.
-/// Query head h reads key/value head h / (hq / hkv). The logits are
-/// softcap(Q K^T * scale) (softcap 0: none) plus the additive mask element
-/// mask[b * mbs + h * mhs + i * mrs + j] when has_mask; with causal, key j
-/// is visible to row i only when j <= i + offset. A row whose keys are all
-/// hidden (-inf) gives zeros. Part `part` of `parts` takes a contiguous
-/// range of (batch, head, row) triples.
-inline int attention_heads(const float *q, const float *k, const float *v, const float *mask,
-                           int32_t has_mask, float *y, float *scratch, int64_t batch,
-                           int64_t hq, int64_t hkv, int64_t sq, int64_t t, int64_t d, int64_t dv,
-                           int64_t qbs, int64_t qhs, int64_t qrs, int64_t kbs, int64_t khs,
-                           int64_t krs, int64_t vbs, int64_t vhs, int64_t vrs, int64_t ybs,
-                           int64_t yhs, int64_t yrs, int64_t mbs, int64_t mhs, int64_t mrs,
-                           float scale, float softcap, int32_t causal, int64_t offset,
-                           int64_t part, int64_t parts) {
-  using detail::Vec;
-  using detail::VT;
-  // The lowering checks that hkv >= 1 divides hq.
-  const int64_t group = hq / hkv;
-  float *kt = scratch + part * attention_heads_scratch_floats(ONNXCC_KERNELS_ISA, t, d);
-  float *scores = kt + detail::round_up(d * t, 16);
-  const float ninf = -std::numeric_limits<float>::infinity();
-  int64_t r0, r1;
-  detail::part_range(batch * hq * sq, part, parts, r0, r1);
-  int64_t loaded = -1; // the (batch, kv head) whose K is in kt
-  for (int64_t r = r0; r < r1; ++r) {
-    const int64_t b = r / (hq * sq), h = (r / sq) % hq, i = r % sq;
-    const int64_t hk = h / group;
-    if (b * hkv + hk != loaded) {
-      const float *kh = k + b * kbs + hk * khs;
-      for (int64_t j = 0; j < t; ++j)
-        for (int64_t c = 0; c < d; ++c)
-          kt[c * t + j] = kh[j * krs + c];
-      loaded = b * hkv + hk;
-    }
-    // Keys [0, n) can be visible; the rest are hidden by the causal rule.
-    int64_t n = t;
-    if (causal)
-      n = std::max<int64_t>(0, std::min<int64_t>(t, i + offset + 1));
-    const float *qi = q + b * qbs + h * qhs + i * qrs;
-    const float *mrow = has_mask ? mask + b * mbs + h * mhs + i * mrs : nullptr;
-    const VT vscale = Vec::set1(scale);
-    VT vmax = Vec::set1(ninf);
-    float m = ninf;
-    for (int64_t j = 0; j < n; j += Vec::W) {
-      int w = static_cast<int>(std::min<int64_t>(Vec::W, n - j));
-      VT acc = Vec::zero();
-      for (int64_t c = 0; c < d; ++c)
-        acc = Vec::fma(Vec::set1(qi[c]), Vec::load_n(kt + c * t + j, w), acc);
-      acc = Vec::mul(acc, vscale);
-      if (softcap > 0) {
-        Vec::store_n(scores + j, acc, w);
-        for (int e = 0; e < w; ++e)
-          scores[j + e] = softcap * std::tanh(scores[j + e] / softcap);
-        acc = Vec::load_n(scores + j, w);
-      }
-      if (mrow)
-        acc = Vec::add(acc, Vec::load_n(mrow + j, w));
-      Vec::store_n(scores + j, acc, w);
-      if (w == Vec::W) {
-        vmax = Vec::max(acc, vmax);
-      } else {
-        for (int e = 0; e < w; ++e)
-          m = scores[j + e] > m ? scores[j + e] : m;
-      }
-    }
-    {
-      float lanes[Vec::W];
-      Vec::store(lanes, vmax);
-      for (float x : lanes)
-        m = x > m ? x : m;
-    }
-    float *yi = y + b * ybs + h * yhs + i * yrs;
-    if (m == ninf) {
-      // Every key hidden gives a zero row; a NaN among them a NaN row.
-      bool nan = false;
-      for (int64_t j = 0; j < n; ++j)
-        nan = nan || scores[j] != scores[j];
-      if (!nan) {
-        for (int64_t c = 0; c < dv; ++c)
-          yi[c] = 0.0f;
-        continue;
-      }
-    }
-    detail::softmax_row(scores, scores, n); // a NaN makes the row NaN
-    const float *vh = v + b * vbs + hk * vhs;
-    for (int64_t c = 0; c < dv; c += Vec::W) {
-      int w = static_cast<int>(std::min<int64_t>(Vec::W, dv - c));
-      VT acc = Vec::zero();
-      for (int64_t j = 0; j < n; ++j)
-        acc = Vec::fma(Vec::set1(scores[j]), Vec::load_n(vh + j * vrs + c, w), acc);
-      Vec::store_n(yi + c, acc, w);
     }
   }
   return 0;
@@ -1636,6 +1479,404 @@ inline int gemm_packed_b(const float *a, int64_t lda, const float *bpacked, cons
       }
       if (K == 0)
         break;
+    }
+  }
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// MatMul of two activations (neither operand constant): the MLAS approach,
+// operands packed at run time into the layout of the GEMM micro-kernel.
+//===----------------------------------------------------------------------===//
+
+namespace detail {
+
+/// How matmul() computes one product, from the strides of its operands:
+///  - dot: B's columns are contiguous (B is a transposed activation, as
+///    K^T in attention) and A has few rows: each output is one dot product
+///    of two contiguous vectors, no packing (a decode step's Q K^T);
+///  - packA: A's k steps are not contiguous (a transposed A): its rows are
+///    copied into scratch first;
+///  - packB: B's rows are not contiguous (and not the dot case): B is packed
+///    into pack_gemm_b's panels in scratch; otherwise the micro-kernel reads
+///    B in place (row pitch sbk), its last vector masked.
+struct MatmulPlan {
+  bool dot, packA, packB;
+};
+inline MatmulPlan matmul_plan(int64_t M, int64_t N, int64_t K, int64_t sak, int64_t sbk,
+                              int64_t sbn) {
+  MatmulPlan p;
+  const bool aContiguous = sak == 1 || K <= 1, bRows = sbn == 1 || N <= 1;
+  p.dot = !bRows && (sbk == 1 || K <= 1) && M <= 4;
+  p.packA = !aContiguous;
+  p.packB = !bRows && !p.dot;
+  return p;
+}
+
+/// Panels j0 .. j1-1 of B (element (k, n) at b[k*sbk + n*sbn]) in
+/// pack_gemm_b's layout: out[(j*K + k)*NR + n], zeros past column N.
+inline void pack_b_panels(const float *b, int64_t K, int64_t N, int64_t sbk, int64_t sbn,
+                          int64_t j0, int64_t j1, float *out) {
+  const int64_t nr = Vec::W * Vec::NV;
+  for (int64_t j = j0; j < j1; ++j) {
+    float *dst = out + j * K * nr;
+    const int64_t n0 = j * nr, nn = std::min(nr, N - n0);
+    if (sbk == 1) {
+      // Columns of B are contiguous: read each once, write it with pitch NR.
+      for (int64_t n = 0; n < nn; ++n) {
+        const float *src = b + (n0 + n) * sbn;
+        for (int64_t k = 0; k < K; ++k)
+          dst[k * nr + n] = src[k];
+      }
+      for (int64_t k = 0; k < K; ++k)
+        for (int64_t n = nn; n < nr; ++n)
+          dst[k * nr + n] = 0.0f;
+      continue;
+    }
+    for (int64_t k = 0; k < K; ++k) {
+      const float *src = b + k * sbk + n0 * sbn;
+      for (int64_t n = 0; n < nn; ++n)
+        dst[k * nr + n] = src[n * sbn];
+      for (int64_t n = nn; n < nr; ++n)
+        dst[k * nr + n] = 0.0f;
+    }
+  }
+}
+
+/// The sum of x[i] * y[i] for i < n, in a fixed order: four vector
+/// accumulators over the whole vectors, then the tail, then the lanes.
+inline float dot_contiguous(const float *x, const float *y, int64_t n) {
+  constexpr int W = Vec::W;
+  VT s0 = Vec::zero(), s1 = Vec::zero(), s2 = Vec::zero(), s3 = Vec::zero();
+  int64_t i = 0;
+  for (; i + 4 * W <= n; i += 4 * W) {
+    s0 = Vec::fma(Vec::load(x + i), Vec::load(y + i), s0);
+    s1 = Vec::fma(Vec::load(x + i + W), Vec::load(y + i + W), s1);
+    s2 = Vec::fma(Vec::load(x + i + 2 * W), Vec::load(y + i + 2 * W), s2);
+    s3 = Vec::fma(Vec::load(x + i + 3 * W), Vec::load(y + i + 3 * W), s3);
+  }
+  for (; i + W <= n; i += W)
+    s0 = Vec::fma(Vec::load(x + i), Vec::load(y + i), s0);
+  if (i < n) {
+    const int rest = static_cast<int>(n - i);
+    s1 = Vec::fma(Vec::load_n(x + i, rest), Vec::load_n(y + i, rest), s1);
+  }
+  return hsum(Vec::add(Vec::add(s0, s1), Vec::add(s2, s3)));
+}
+
+} // namespace detail
+
+/// Scratch floats per part of matmul() for these dims and strides (the
+/// lowering passes at least this much per part; see detail::matmul_plan).
+inline int64_t matmul_scratch_floats(int isa, int64_t M, int64_t N, int64_t K, int64_t sak,
+                                     int64_t sbk, int64_t sbn) {
+  (void)isa;
+  detail::MatmulPlan p = detail::matmul_plan(M, N, K, sak, sbk, sbn);
+  return (p.packA ? M * K : 0) + (p.packB ? detail::round_up(N, gemm_nr(isa)) * K : 0);
+}
+
+/// C = act(A x B + bias + Z) for float32 activations in any layout, batched
+/// with broadcasting: for batch index (i0, i1, i2) < (nb0, nb1, nb2), A's
+/// element (m, k) is a[i0*sa0 + i1*sa1 + i2*sa2 + m*sam + k*sak] and B's
+/// (k, n) is b[i0*sb0 + i1*sb1 + i2*sb2 + k*sbk + n*sbn] (a 0 batch stride
+/// broadcasts; a transposed operand is a swap of its two strides), so that a
+/// Transpose feeding a MatMul needs no copy. C and Z are dense [batch][M][N];
+/// bias has N values (per column). `scratch` holds `scratch_floats` floats
+/// per part (matmul_scratch_floats). Work units are (batch, B panel, chunk
+/// of rows); part `part` of `parts` takes a contiguous range and packs what
+/// its units read. Every output is the same sequence of operations whatever
+/// the split (results bitwise identical for any `parts`). Z may be C.
+inline int matmul(const float *a, const float *b, const float *bias, int32_t has_bias,
+                  const float *z, int32_t has_z, float *c, float *scratch,
+                  int64_t scratch_floats, int64_t M, int64_t N, int64_t K, int64_t sam,
+                  int64_t sak, int64_t sbk, int64_t sbn, int64_t nb0, int64_t nb1, int64_t nb2,
+                  int64_t sa0, int64_t sa1, int64_t sa2, int64_t sb0, int64_t sb1, int64_t sb2,
+                  int32_t act, float p0, float p1, int64_t part, int64_t parts,
+                  int32_t isa_check) {
+  using namespace detail;
+  if (isa_check != ONNXCC_KERNELS_ISA)
+    return kStatusWrongIsa;
+  constexpr int MR = Vec::GemmMR;
+  const int64_t nr = Vec::W * Vec::NV;
+  const int64_t batches = nb0 * nb1 * nb2;
+  if (batches == 0 || M == 0 || N == 0)
+    return 0;
+  const MatmulPlan plan = matmul_plan(M, N, K, sak, sbk, sbn);
+  float *aPacked = scratch + part * scratch_floats;
+  float *bPacked = aPacked + (plan.packA ? M * K : 0);
+  const bool init = has_bias || has_z;
+  const ActParams actp{act, p0, p1};
+  const int64_t npan = plan.dot ? 1 : ceil_div(N, nr);
+  const int64_t mblocks = ceil_div(M, MR);
+  int64_t nmc = 1;
+  if (parts > 1 && batches * npan < 2 * parts)
+    nmc = std::min(mblocks, ceil_div(2 * parts, batches * npan));
+  const int64_t total = batches * npan * nmc;
+  const int64_t u0 = total * part / parts, u1 = total * (part + 1) / parts;
+  int64_t packedBatch = -1, bPan0 = 0, bPan1 = 0;
+  for (int64_t u = u0; u < u1; ++u) {
+    const int64_t bi = u / (npan * nmc), j = (u / nmc) % npan, mc = u % nmc;
+    const int64_t i2 = bi % nb2, i1 = (bi / nb2) % nb1, i0 = bi / (nb2 * nb1);
+    const float *ab = a + i0 * sa0 + i1 * sa1 + i2 * sa2;
+    const float *bb = b + i0 * sb0 + i1 * sb1 + i2 * sb2;
+    float *cb = c + bi * M * N;
+    const float *zb = has_z ? z + bi * M * N : nullptr;
+    const int64_t r0 = mblocks * mc / nmc * MR, r1 = std::min(M, mblocks * (mc + 1) / nmc * MR);
+    // A's rows (all of them: another unit of this batch may need others)
+    // and this part's panels of B, once per batch.
+    if (bi != packedBatch) {
+      if (plan.packA)
+        for (int64_t m = 0; m < M; ++m)
+          for (int64_t k = 0; k < K; ++k)
+            aPacked[m * K + k] = ab[m * sam + k * sak];
+      if (plan.packB) {
+        // The panels of this batch the part's units read: from j to the
+        // last unit of the batch within the part.
+        const int64_t lastU = std::min(u1, (bi + 1) * npan * nmc) - 1;
+        bPan0 = j;
+        bPan1 = (lastU / nmc) % npan + 1;
+        pack_b_panels(bb, K, N, sbk, sbn, bPan0, bPan1, bPacked);
+      }
+      packedBatch = bi;
+    }
+    const float *arows = plan.packA ? aPacked : ab;
+    const int64_t lda = plan.packA ? K : sam;
+    if (plan.dot) {
+      // Few rows against B's contiguous columns: one dot product each.
+      for (int64_t m = r0; m < r1; ++m)
+        for (int64_t n = 0; n < N; ++n) {
+          float v = K > 0 ? dot_contiguous(arows + m * lda, bb + n * sbn, K) : 0.0f;
+          if (has_bias)
+            v += bias[n];
+          if (zb)
+            v += zb[m * N + n];
+          cb[m * N + n] = v;
+        }
+      if (act != kActNone)
+        for (int64_t m = r0; m < r1; ++m)
+          activate(cb + m * N, N, act, p0, p1);
+      continue;
+    }
+    const int64_t n0 = j * nr;
+    const int ncols = static_cast<int>(std::min(nr, N - n0));
+    // B in place (row pitch sbk, the last vector masked) or its packed panel.
+    const float *bp = plan.packB ? bPacked + j * K * nr : bb + n0;
+    const int64_t ldb = plan.packB ? nr : sbk;
+    const bool maskedB = !plan.packB;
+    for (int64_t k0 = 0; k0 < K || k0 == 0; k0 += kGemmKc) {
+      const int64_t kc = std::min(kGemmKc, K - k0);
+      const bool last = k0 + kc >= K;
+      for (int64_t m = r0; m < r1;) {
+        const int64_t rows = r1 - m;
+        const float *ap = arows + m * lda + k0;
+        const float *bk = bp + k0 * ldb;
+        float *cp = cb + m * N + n0;
+        const int step = rows >= MR ? MR : (MR > 2 && rows >= 2) ? 2 : 1;
+        if (k0 == 0 && init)
+          init_tile(cp, N, step, ncols,
+                    TileInit{has_bias ? bias + n0 : nullptr, false,
+                             zb ? zb + m * N + n0 : nullptr, N});
+        const bool acc = k0 > 0 || init;
+        const ActParams *e = last && act != kActNone ? &actp : nullptr;
+        if (step == MR)
+          ukernel_cols<MR, false>(kc, ap, lda, bk, ldb, maskedB, cp, N, ncols, MR, acc, e);
+        else if (step == 2)
+          ukernel_cols<2, false>(kc, ap, lda, bk, ldb, maskedB, cp, N, ncols, 2, acc, e);
+        else
+          ukernel_cols<1, false>(kc, ap, lda, bk, ldb, maskedB, cp, N, ncols, 1, acc, e);
+        m += step;
+      }
+      if (K == 0)
+        break;
+    }
+  }
+  (void)bPan0;
+  (void)bPan1;
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Attention: softmax(Q K^T * scale + mask) V, blocked like a GEMM.
+//===----------------------------------------------------------------------===//
+
+namespace detail {
+/// Query rows per block of attention(): their scores against every key
+/// (rows x T floats) stay within ~128 KB, a multiple of the GEMM row tile,
+/// between one tile and 64 rows.
+inline int64_t attention_block_rows(int isa, int64_t t) {
+  const int64_t mr = gemm_mr(isa);
+  int64_t rows = (int64_t(32) * 1024 / std::max<int64_t>(t, 1)) / mr * mr;
+  return std::min<int64_t>(64, std::max<int64_t>(mr, rows));
+}
+} // namespace detail
+
+/// Scratch floats per part of attention(): K of one (batch, kv head) packed
+/// as the GEMM's B panels ([D][T], panel-major) and the scores of one block
+/// of query rows.
+inline int64_t attention_scratch_floats(int isa, int64_t t, int64_t d) {
+  const int64_t tp = detail::round_up(std::max<int64_t>(t, 1), gemm_nr(isa));
+  return tp * std::max<int64_t>(d, 1) + detail::attention_block_rows(isa, t) * tp;
+}
+
+/// Attention over strided operands: Q (batch, hq heads, sq rows, d), K
+/// (batch, hkv heads, t keys, d), V (batch, hkv, t, dv) and Y (batch, hq, sq,
+/// dv), each addressed as base + b * bs + h * hs + row * rs + column
+/// (columns contiguous), so that [B, S, H * D] and [B, H, S, D] layouts need
+/// no copy, and a 0 batch or head stride broadcasts. Query head h reads
+/// key/value head h / (hq / hkv) (GQA/MQA). The logits are softcap(Q K^T *
+/// scale) (softcap 0: none) plus the additive mask element mask[b * mbs + h *
+/// mhs + i * mrs + j * mcs] when has_mask; with causal, key j is visible to
+/// row i only when j <= i + offset. A row whose keys are all hidden (-inf)
+/// gives zeros.
+///
+/// Blocked like a GEMM, never materializing the sq x t scores: per (batch,
+/// kv head) K is packed once into the micro-kernel's panels; per block of
+/// query rows (attention_block_rows) the scores Q K^T come from the GEMM
+/// micro-kernel (each K vector loaded feeds a tile of rows), the softmax
+/// runs row by row in place, and P V is a second GEMM reading V in place.
+/// Work units are (batch, head, row block); part `part` of `parts` takes a
+/// contiguous range. Every output is the same sequence of operations
+/// whatever the split.
+inline int attention(const float *q, const float *k, const float *v, const float *mask,
+                     int32_t has_mask, float *y, float *scratch, int64_t batch, int64_t hq,
+                     int64_t hkv, int64_t sq, int64_t t, int64_t d, int64_t dv, int64_t qbs,
+                     int64_t qhs, int64_t qrs, int64_t kbs, int64_t khs, int64_t krs,
+                     int64_t vbs, int64_t vhs, int64_t vrs, int64_t ybs, int64_t yhs,
+                     int64_t yrs, int64_t mbs, int64_t mhs, int64_t mrs, int64_t mcs,
+                     float scale, float softcap, int32_t causal, int64_t offset, int64_t part,
+                     int64_t parts) {
+  using namespace detail;
+  constexpr int MR = Vec::GemmMR;
+  const int64_t nr = Vec::W * Vec::NV;
+  if (batch == 0 || hq == 0 || sq == 0 || dv == 0)
+    return 0;
+  // The lowering checks that hkv >= 1 divides hq.
+  const int64_t group = hq / hkv;
+  const int64_t tp = round_up(std::max<int64_t>(t, 1), nr);
+  const int64_t rb = attention_block_rows(ONNXCC_KERNELS_ISA, t);
+  const int64_t blocks = ceil_div(sq, rb);
+  float *kp = scratch + part * attention_scratch_floats(ONNXCC_KERNELS_ISA, t, d);
+  float *scores = kp + tp * std::max<int64_t>(d, 1);
+  const float ninf = -std::numeric_limits<float>::infinity();
+  const int64_t total = batch * hq * blocks;
+  const int64_t u0 = total * part / parts, u1 = total * (part + 1) / parts;
+  int64_t loaded = -1, loadedPanels = 0; // the (batch, kv head) packed in kp
+  for (int64_t u = u0; u < u1; ++u) {
+    const int64_t blk = u % blocks, h = (u / blocks) % hq, b = u / (blocks * hq);
+    const int64_t hk = h / group;
+    const int64_t i0 = blk * rb, i1 = std::min(sq, i0 + rb), rows = i1 - i0;
+    // Keys any row of the block may see.
+    int64_t n = t;
+    if (causal)
+      n = std::max<int64_t>(0, std::min<int64_t>(t, i1 - 1 + offset + 1));
+    const int64_t panels = ceil_div(n, nr);
+    if (b * hkv + hk != loaded || panels > loadedPanels) {
+      pack_b_panels(k + b * kbs + hk * khs, d, t, 1, krs, 0, ceil_div(t, nr), kp);
+      loaded = b * hkv + hk;
+      loadedPanels = ceil_div(t, nr);
+    }
+    // Scores of the block: Q rows x K panels.
+    const float *qb = q + b * qbs + h * qhs + i0 * qrs;
+    for (int64_t j = 0; j < panels; ++j) {
+      const int ncols = static_cast<int>(std::min(nr, n - j * nr));
+      for (int64_t k0 = 0; k0 < d || k0 == 0; k0 += kGemmKc) {
+        const int64_t kc = std::min(kGemmKc, d - k0);
+        const bool acc = k0 > 0;
+        for (int64_t r = 0; r < rows;) {
+          const int64_t left = rows - r;
+          const int step = left >= MR ? MR : (MR > 2 && left >= 2) ? 2 : 1;
+          const float *ap = qb + r * qrs + k0;
+          const float *bp = kp + j * d * nr + k0 * nr;
+          float *cp = scores + r * tp + j * nr;
+          if (step == MR)
+            ukernel_cols<MR, false>(kc, ap, qrs, bp, nr, false, cp, tp, ncols, MR, acc, nullptr);
+          else if (step == 2)
+            ukernel_cols<2, false>(kc, ap, qrs, bp, nr, false, cp, tp, ncols, 2, acc, nullptr);
+          else
+            ukernel_cols<1, false>(kc, ap, qrs, bp, nr, false, cp, tp, ncols, 1, acc, nullptr);
+          r += step;
+        }
+        if (d == 0)
+          break;
+      }
+    }
+    // Softmax of each row in place; hidden keys get probability 0.
+    const VT vscale = Vec::set1(scale);
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t i = i0 + r;
+      float *s = scores + r * tp;
+      int64_t visible = n;
+      if (causal)
+        visible = std::max<int64_t>(0, std::min<int64_t>(t, i + offset + 1));
+      const float *mrow = has_mask ? mask + b * mbs + h * mhs + i * mrs : nullptr;
+      // Scale, softcap and mask, and the row's maximum (Vec::max skips a
+      // NaN operand: a row whose maximum is -inf is looked at again).
+      VT vmax = Vec::set1(ninf);
+      for (int64_t j = 0; j < visible; j += Vec::W) {
+        const int w = static_cast<int>(std::min<int64_t>(Vec::W, visible - j));
+        VT x = Vec::mul(Vec::load_n(s + j, w), vscale);
+        if (softcap > 0) {
+          Vec::store_n(s + j, x, w);
+          for (int e = 0; e < w; ++e)
+            s[j + e] = softcap * std::tanh(s[j + e] / softcap);
+          x = Vec::load_n(s + j, w);
+        }
+        if (mrow) {
+          if (mcs == 1)
+            x = Vec::add(x, Vec::load_n(mrow + j, w));
+          else
+            x = Vec::add(x, Vec::set1(mrow[0]));
+        }
+        Vec::store_n(s + j, x, w);
+        if (w == Vec::W)
+          vmax = Vec::max(x, vmax);
+        else
+          for (int e = 0; e < w; ++e)
+            if (s[j + e] > ninf) {
+              vmax = Vec::max(Vec::set1(s[j + e]), vmax);
+            }
+      }
+      float m = hmax(vmax);
+      bool nan = false;
+      if (m == ninf)
+        for (int64_t j = 0; j < visible; ++j)
+          nan = nan || s[j] != s[j];
+      if (m == ninf && !nan) {
+        // Every key hidden: a zero row.
+        for (int64_t j = 0; j < n; ++j)
+          s[j] = 0.0f;
+        continue;
+      }
+      softmax_row(s, s, visible); // a NaN makes the row NaN
+      for (int64_t j = visible; j < n; ++j)
+        s[j] = 0.0f;
+    }
+    // Y rows = P x V, V read in place (row pitch vrs, the last vector
+    // masked).
+    const float *vb = v + b * vbs + hk * vhs;
+    float *yb = y + b * ybs + h * yhs + i0 * yrs;
+    for (int64_t c0 = 0; c0 < dv; c0 += nr) {
+      const int ncols = static_cast<int>(std::min(nr, dv - c0));
+      for (int64_t k0 = 0; k0 < n || k0 == 0; k0 += kGemmKc) {
+        const int64_t kc = std::min(kGemmKc, n - k0);
+        const bool acc = k0 > 0;
+        for (int64_t r = 0; r < rows;) {
+          const int64_t left = rows - r;
+          const int step = left >= MR ? MR : (MR > 2 && left >= 2) ? 2 : 1;
+          const float *ap = scores + r * tp + k0;
+          const float *bp = vb + k0 * vrs + c0;
+          float *cp = yb + r * yrs + c0;
+          if (step == MR)
+            ukernel_cols<MR, false>(kc, ap, tp, bp, vrs, true, cp, yrs, ncols, MR, acc, nullptr);
+          else if (step == 2)
+            ukernel_cols<2, false>(kc, ap, tp, bp, vrs, true, cp, yrs, ncols, 2, acc, nullptr);
+          else
+            ukernel_cols<1, false>(kc, ap, tp, bp, vrs, true, cp, yrs, ncols, 1, acc, nullptr);
+          r += step;
+        }
+        if (n == 0)
+          break;
+      }
     }
   }
   return 0;

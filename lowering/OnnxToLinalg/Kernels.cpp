@@ -38,6 +38,7 @@
 #include "dialects/onnx/Transforms/Constants.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 
 #include "runtime-support/onnxcc_kernels.h"
@@ -335,84 +336,456 @@ template <typename OpTy> struct GemmKernelLowering : KernelPattern<OpTy> {
   }
 };
 
-/// ScaledDotProductAttention over float32 Q, K, V with the same leading dims:
-/// onnxcc_rt::kernels::attention, one query row at a time (scores, scale,
-/// mask, softmax and the weighted sum of V without a scores tensor).
+/// The scratch buffer of an attention() call over `keys` keys (static or
+/// symbolic) of head size `d`, split into `parts`: attention_scratch_floats
+/// per part, or for a symbolic count the polynomial bound memory planning
+/// reads ((T + NR - 1) (D + 64) per part: K packed and 64 rows of scores).
+Value attentionScratch(OpBuilder &b, Location loc, Value keys, int64_t d, int target,
+                       int64_t parts) {
+  if (std::optional<int64_t> t = getConstantIntValue(keys))
+    return scratchBuffer(b, loc, k::attention_scratch_floats(target, *t, d) * parts);
+  Value tp = arith::AddIOp::create(b, loc, keys, indexConst(b, loc, k::gemm_nr(target) - 1));
+  Value perPart =
+      arith::MulIOp::create(b, loc, tp, indexConst(b, loc, std::max<int64_t>(d, 1) + 64));
+  Value floats = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, perPart, indexConst(b, loc, parts)),
+      indexConst(b, loc, 16));
+  return flatBuffer(b, loc,
+                    emptyTensor(b, loc, RankedTensorType::get({ShapedType::kDynamic}, b.getF32Type()),
+                                {floats}),
+                    /*readOnly=*/false);
+}
+
+/// An operand of a contraction read in place: the flat buffer of the value
+/// behind a chain of Transposes (which then need no copy) and the stride of
+/// each of the operand's dims in it; `innermost` is the operand dim whose
+/// stride is 1.
+struct StridedOperand {
+  Value buffer;
+  SmallVector<Value> strides;
+  int64_t innermost = -1;
+};
+
+FailureOr<StridedOperand> stridedOperand(ConversionPatternRewriter &rewriter, Location loc,
+                                         Value onnxValue) {
+  auto type = dyn_cast<RankedTensorType>(onnxValue.getType());
+  if (!type)
+    return failure();
+  int64_t rank = type.getRank();
+  // perm[i]: the source dim that operand dim i reads.
+  SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  Value v = onnxValue;
+  while (auto t = v.getDefiningOp<onnx::TransposeOp>()) {
+    SmallVector<int64_t> p;
+    if (auto attr = t.getPerm())
+      p.assign(attr->begin(), attr->end());
+    else
+      for (int64_t d = rank - 1; d >= 0; --d)
+        p.push_back(d);
+    if (static_cast<int64_t>(p.size()) != rank)
+      break;
+    for (int64_t &d : perm)
+      d = p[d];
+    v = t.getData();
+  }
+  Value source = rewriter.getRemappedValue(v);
+  if (!source || !isF32Tensor(source, rank))
+    return failure();
+  StridedOperand r;
+  r.buffer = flatBuffer(rewriter, loc, source, /*readOnly=*/true);
+  for (int64_t i = 0; i < rank; ++i) {
+    r.strides.push_back(dimProduct(rewriter, loc, source, perm[i] + 1, rank));
+    if (perm[i] == rank - 1)
+      r.innermost = i;
+  }
+  return r;
+}
+
+/// MatMul, FusedMatMul, Gemm and FusedGemm whose B is an activation (or a
+/// constant the packed-weights pattern does not take): onnxcc_rt::kernels::
+/// matmul, which reads both operands in place through their strides
+/// (Transposes feeding it included), broadcasts batch dims (up to three)
+/// and packs at run time what the micro-kernel needs packed.
+template <typename OpTy> struct MatMulKernelLowering : KernelPattern<OpTy> {
+  using KernelPattern<OpTy>::KernelPattern;
+  using KernelPattern<OpTy>::target;
+  using KernelPattern<OpTy>::threads;
+  static constexpr bool isGemm =
+      std::is_same_v<OpTy, onnx::GemmOp> || std::is_same_v<OpTy, onnx::FusedGemmOp>;
+
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Value aValue = op.getA(), bValue = op.getB();
+    auto aType = dyn_cast<RankedTensorType>(adaptor.getA().getType());
+    auto bType = dyn_cast<RankedTensorType>(adaptor.getB().getType());
+    if (!aType || !bType || !isF32Tensor(adaptor.getA()) || !isF32Tensor(adaptor.getB()))
+      return rewriter.notifyMatchFailure(op, "A and B are not float32 tensors");
+    std::optional<KernelActivation> act = activationOf(op);
+    if (!act)
+      return rewriter.notifyMatchFailure(op, "an activation the kernels do not compute");
+    bool transA = false, transB = false;
+    float alpha = 1, beta = 1;
+    if constexpr (isGemm) {
+      transA = op.getTransA() != 0;
+      transB = op.getTransB() != 0;
+      alpha = op.getAlpha().convertToFloat();
+      beta = op.getBeta().convertToFloat();
+      if (alpha != 1)
+        return rewriter.notifyMatchFailure(op, "alpha is not 1");
+    }
+    // A constant 2-D B goes to gemm_packed_b (weights packed at compile
+    // time) unless that pattern cannot take it (a transposed A).
+    if (constantFloats(bValue) && bType.getRank() == 2 && !transA)
+      return rewriter.notifyMatchFailure(op, "a constant B: the packed-weights kernel");
+    int64_t aRank = aType.getRank(), bRank = bType.getRank();
+    if (aRank < 1 || bRank < 1 || (isGemm && (aRank != 2 || bRank != 2)))
+      return rewriter.notifyMatchFailure(op, "operands of rank 0");
+    auto typeAndSizes = symbolicResultType(rewriter, this->getTypeConverter(), op);
+    if (failed(typeAndSizes))
+      return failure();
+    auto [yType, ySizes] = *typeAndSizes;
+    if (yType.getRank() == 0)
+      return rewriter.notifyMatchFailure(op, "a dot product of two vectors");
+    bool hasM = aRank >= 2, hasN = bRank >= 2;
+    int64_t batchRank = yType.getRank() - (hasM ? 1 : 0) - (hasN ? 1 : 0);
+    if (batchRank < 0 || batchRank > 3)
+      return rewriter.notifyMatchFailure(op, "more than three batch dims");
+    // Matrix dims of each operand.
+    int64_t aM = hasM ? (transA ? aRank - 1 : aRank - 2) : -1;
+    int64_t aK = hasM ? (transA ? aRank - 2 : aRank - 1) : 0;
+    int64_t bK = hasN ? (transB ? bRank - 1 : bRank - 2) : 0;
+    int64_t bN = hasN ? (transB ? bRank - 2 : bRank - 1) : -1;
+    if (!aType.isDynamicDim(aK) && !bType.isDynamicDim(bK) &&
+        aType.getDimSize(aK) != bType.getDimSize(bK))
+      return rewriter.notifyMatchFailure(op, "A's K differs from B's");
+
+    Location loc = op.getLoc();
+    auto a = stridedOperand(rewriter, loc, aValue);
+    auto b = stridedOperand(rewriter, loc, bValue);
+    if (failed(a) || failed(b))
+      return rewriter.notifyMatchFailure(op, "an operand is not a float32 tensor");
+    const OnnxTypeConverter &converter = onnxConverter(this->getTypeConverter());
+    std::optional<onnx::Shape> aShape = converter.shapeOf(aValue),
+                               bShape = converter.shapeOf(bValue),
+                               yShape = converter.shapeOf(op.getResult());
+    if (!aShape || !bShape || !yShape)
+      return rewriter.notifyMatchFailure(op, "shapes unknown");
+    Value zero = indexConst(rewriter, loc, 0), one = indexConst(rewriter, loc, 1);
+    Value dimA = adaptor.getA(), dimB = adaptor.getB();
+    auto dimOf = [&](Value t, int64_t d) -> Value {
+      auto tt = cast<RankedTensorType>(t.getType());
+      if (!tt.isDynamicDim(d))
+        return indexConst(rewriter, loc, tt.getDimSize(d));
+      return tensor::DimOp::create(rewriter, loc, t, d);
+    };
+    Value M = hasM ? dimOf(dimA, aM) : one;
+    Value K = dimOf(dimA, aK);
+    Value N = hasN ? dimOf(dimB, bN) : one;
+    Value sam = hasM ? a->strides[aM] : zero, sak = a->strides[aK];
+    Value sbk = b->strides[bK], sbn = hasN ? b->strides[bN] : zero;
+
+    // Batch dims: the result's, each operand's aligned to the right; an
+    // operand dim of 1 against a larger one broadcasts (stride 0).
+    SmallVector<Value> nb(3, one), sa(3, zero), sb(3, zero);
+    auto batchStride = [&](const onnx::Shape &shape, const StridedOperand &x, int64_t xBatch,
+                           int64_t d, Value &stride) -> bool {
+      int64_t od = d - (batchRank - xBatch);
+      if (od < 0)
+        return true;
+      const onnx::Dim &dim = shape[od], &ydim = (*yShape)[d];
+      if (dim == ydim) {
+        stride = x.strides[od];
+        return true;
+      }
+      return dim.isStatic() && dim.size == 1;
+    };
+    int64_t aBatch = aRank - (hasM ? 2 : 1), bBatch = bRank - (hasN ? 2 : 1);
+    for (int64_t d = 0; d < batchRank; ++d) {
+      int64_t slot = 3 - batchRank + d;
+      nb[slot] = yType.isDynamicDim(d) ? tensor::DimOp::create(rewriter, loc,
+                                                               emptyTensor(rewriter, loc, yType,
+                                                                           ySizes),
+                                                               d)
+                                               .getResult()
+                                       : indexConst(rewriter, loc, yType.getDimSize(d));
+      if (!batchStride(*aShape, *a, aBatch, d, sa[slot]) ||
+          !batchStride(*bShape, *b, bBatch, d, sb[slot]))
+        return rewriter.notifyMatchFailure(op, "batch dims that do not broadcast");
+    }
+
+    // The bias, one value per column: Gemm's C (times beta) or FusedMatMul's
+    // Bias, when it broadcasts along the rows only.
+    Value biasBuffer;
+    Value biasValue;
+    if constexpr (isGemm)
+      biasValue = beta != 0 ? present(op.getC()) : Value();
+    else if constexpr (std::is_same_v<OpTy, onnx::FusedMatMulOp>)
+      biasValue = present(op.getBias());
+    if (biasValue) {
+      auto t = dyn_cast<RankedTensorType>(biasValue.getType());
+      int64_t n = hasN ? bType.getDimSize(bN) : 1;
+      if (!t || !t.hasStaticShape() || !t.getElementType().isF32() || ShapedType::isDynamic(n))
+        return rewriter.notifyMatchFailure(op, "the bias is not a static float32 tensor");
+      for (int64_t d = 0; d + 1 < t.getRank(); ++d)
+        if (t.getDimSize(d) != 1)
+          return rewriter.notifyMatchFailure(op, "the bias varies along the rows");
+      int64_t last = t.getRank() ? t.getDimSize(t.getRank() - 1) : 1;
+      if (last != n && last != 1)
+        return rewriter.notifyMatchFailure(op, "the bias does not broadcast to N");
+      if (std::optional<std::vector<float>> values = constantFloats(biasValue)) {
+        std::vector<float> perColumn(n);
+        for (int64_t i = 0; i < n; ++i)
+          perColumn[i] = beta * (*values)[last == 1 ? 0 : i];
+        biasBuffer = packedConstant(rewriter, loc, op, "_bias", perColumn);
+      } else if (last == n && beta == 1) {
+        biasBuffer = flatBuffer(rewriter, loc, adaptor.getOperands()[2], /*readOnly=*/true);
+      } else {
+        return rewriter.notifyMatchFailure(op, "a scaled or broadcast bias that is not constant");
+      }
+    }
+    Value z;
+    if constexpr (std::is_same_v<OpTy, onnx::FusedGemmOp> ||
+                  std::is_same_v<OpTy, onnx::FusedMatMulOp>) {
+      z = present(adaptor.getZ());
+      if (z && cast<RankedTensorType>(z.getType()).getShape() != yType.getShape())
+        return rewriter.notifyMatchFailure(op, "Z does not have the result's shape");
+    }
+
+    // Scratch per part: what the kernel may pack (A when its k dim is not
+    // contiguous, B when its n dim is not), sized for the largest plan as a
+    // polynomial of the dims (what memory planning reads): N rounded up to
+    // whole panels is at most N + NR - 1.
+    auto mul = [&](Value x, Value y) { return arith::MulIOp::create(rewriter, loc, x, y); };
+    auto add = [&](Value x, Value y) { return arith::AddIOp::create(rewriter, loc, x, y); };
+    Value perPart = zero;
+    if (a->innermost != aK)
+      perPart = add(perPart, mul(M, K));
+    if (hasN && b->innermost != bN)
+      perPart = add(perPart, mul(add(N, indexConst(rewriter, loc, k::gemm_nr(target) - 1)), K));
+    Value scratchFloats =
+        add(mul(perPart, indexConst(rewriter, loc, threads)), indexConst(rewriter, loc, 16));
+    Value scratch = flatBuffer(
+        rewriter, loc,
+        emptyTensor(rewriter, loc,
+                    RankedTensorType::get({ShapedType::kDynamic}, rewriter.getF32Type()),
+                    {scratchFloats}),
+        /*readOnly=*/false);
+
+    KernelCall call(rewriter, loc, threads);
+    call.buffer(a->buffer);
+    call.buffer(b->buffer);
+    call.buffer(biasBuffer ? biasBuffer : b->buffer);
+    call.i32(biasBuffer ? 1 : 0);
+    call.buffer(z ? flatBuffer(rewriter, loc, z, /*readOnly=*/true) : b->buffer);
+    call.i32(z ? 1 : 0);
+    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType, ySizes),
+                           /*readOnly=*/false);
+    call.buffer(out);
+    call.buffer(scratch);
+    call.i64(perPart);
+    for (Value v : {M, N, K, sam, sak, sbk, sbn})
+      call.i64(v);
+    for (Value v : nb)
+      call.i64(v);
+    for (Value v : sa)
+      call.i64(v);
+    for (Value v : sb)
+      call.i64(v);
+    call.activation(*act);
+    call.partition();
+    call.i32(target);
+    call.emit(op, "matmul");
+    rewriter.replaceOp(op, resultTensor(rewriter, loc, out, yType, ySizes));
+    return success();
+  }
+};
+
+/// ScaledDotProductAttention over float32 Q [..., Sq, D], K [..., Sk, D],
+/// V [..., Sk, Dv]: onnxcc_rt::kernels::attention, blocked over query rows
+/// (no [Sq, Sk] scores tensor). Q, K and V are read in place through the
+/// Transposes that feed them ([B, S, H, D] viewed as [B, H, S, D]); the two
+/// dims before the matrix dims are the kernel's batch and head (K and V
+/// broadcast along them with stride 0), more leading dims are read as one
+/// contiguous batch. A mask broadcasts to [..., Sq, Sk] dim by dim.
 struct AttentionKernelLowering : KernelPattern<onnx::ScaledDotProductAttentionOp> {
   using KernelPattern::KernelPattern;
 
   LogicalResult matchAndRewrite(onnx::ScaledDotProductAttentionOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    Value q = adaptor.getQ(), key = adaptor.getK(), v = adaptor.getV();
-    auto qType = dyn_cast<RankedTensorType>(q.getType());
-    auto kType = dyn_cast<RankedTensorType>(key.getType());
-    auto vType = dyn_cast<RankedTensorType>(v.getType());
-    if (!qType || !kType || !vType || !isF32Tensor(q) || !isF32Tensor(key) || !isF32Tensor(v) ||
-        qType.getRank() < 2 || kType.getRank() != qType.getRank() ||
-        vType.getRank() != qType.getRank())
+    auto qType = dyn_cast<RankedTensorType>(adaptor.getQ().getType());
+    auto kType = dyn_cast<RankedTensorType>(adaptor.getK().getType());
+    auto vType = dyn_cast<RankedTensorType>(adaptor.getV().getType());
+    if (!qType || !kType || !vType || !isF32Tensor(adaptor.getQ()) ||
+        !isF32Tensor(adaptor.getK()) || !isF32Tensor(adaptor.getV()) || qType.getRank() < 2 ||
+        kType.getRank() != qType.getRank() || vType.getRank() != qType.getRank())
       return rewriter.notifyMatchFailure(op, "Q, K, V are not float32 tensors of one rank");
     int64_t rank = qType.getRank();
-    // Equal leading dims (no broadcasting) and static head sizes.
-    for (int64_t d = 0; d + 2 < rank; ++d)
-      if (qType.getDimSize(d) != kType.getDimSize(d) || qType.getDimSize(d) != vType.getDimSize(d))
-        return rewriter.notifyMatchFailure(op, "Q, K and V broadcast their leading dims");
     int64_t D = qType.getDimSize(rank - 1), Dv = vType.getDimSize(rank - 1);
     if (ShapedType::isDynamic(D) || ShapedType::isDynamic(Dv) ||
-        kType.getDimSize(rank - 1) != D || kType.getDimSize(rank - 2) != vType.getDimSize(rank - 2))
+        kType.getDimSize(rank - 1) != D)
       return rewriter.notifyMatchFailure(op, "head sizes are not static or do not agree");
     auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
     if (failed(typeAndSizes))
       return failure();
     auto [yType, ySizes] = *typeAndSizes;
-    // A mask broadcasts to [..., Sq, Sk]: strides per head, row and column.
-    Value mask = present(adaptor.getMask());
-    int64_t maskStrides[3] = {0, 0, 0};
-    if (mask) {
-      auto mType = dyn_cast<RankedTensorType>(mask.getType());
-      if (!mType || !mType.hasStaticShape() || !mType.getElementType().isF32() ||
-          !qType.hasStaticShape() || !kType.hasStaticShape() || mType.getRank() > rank)
-        return rewriter.notifyMatchFailure(op, "a mask that is not static float32");
-      int64_t mRank = mType.getRank(), lead = 1, mLead = 1;
-      for (int64_t d = 0; d + 2 < rank; ++d) {
-        lead *= qType.getDimSize(d);
-        int64_t md = d - (rank - mRank);
-        mLead *= md >= 0 ? mType.getDimSize(md) : 1;
-      }
-      auto dimOr1 = [&](int64_t fromEnd) {
-        return mRank >= fromEnd ? mType.getDimSize(mRank - fromEnd) : 1;
-      };
-      int64_t rows = dimOr1(2), cols = dimOr1(1);
-      if ((mLead != 1 && mLead != lead) || (rows != 1 && rows != qType.getDimSize(rank - 2)) ||
-          (cols != 1 && cols != kType.getDimSize(rank - 2)))
-        return rewriter.notifyMatchFailure(op, "a mask the kernel cannot broadcast");
-      maskStrides[2] = cols == 1 ? 0 : 1;
-      maskStrides[1] = rows == 1 ? 0 : cols;
-      maskStrides[0] = mLead == 1 ? 0 : rows * cols;
-    }
+    const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
+    std::optional<onnx::Shape> qShape = converter.shapeOf(op.getQ()),
+                               kShape = converter.shapeOf(op.getK()),
+                               vShape = converter.shapeOf(op.getV());
+    if (!qShape || !kShape || !vShape || !((*kShape)[rank - 2] == (*vShape)[rank - 2]))
+      return rewriter.notifyMatchFailure(op, "K and V do not have the same keys");
 
     Location loc = op.getLoc();
-    KernelCall call(rewriter, loc, threads);
-    call.buffer(flatBuffer(rewriter, loc, q, /*readOnly=*/true));
-    call.buffer(flatBuffer(rewriter, loc, key, /*readOnly=*/true));
-    Value vBuffer = flatBuffer(rewriter, loc, v, /*readOnly=*/true);
-    call.buffer(vBuffer);
-    call.buffer(mask ? flatBuffer(rewriter, loc, mask, /*readOnly=*/true) : vBuffer);
-    call.i32(mask ? 1 : 0);
+    Value zero = indexConst(rewriter, loc, 0), one = indexConst(rewriter, loc, 1);
+    auto dimOf = [&](Value t, int64_t d) -> Value {
+      auto tt = cast<RankedTensorType>(t.getType());
+      if (!tt.isDynamicDim(d))
+        return indexConst(rewriter, loc, tt.getDimSize(d));
+      return tensor::DimOp::create(rewriter, loc, t, d);
+    };
+    // Each operand: in place through Transposes when it has at most two
+    // leading dims, else its contiguous buffer (leading dims as one batch).
+    struct Operand {
+      Value buffer;
+      Value bs, hs, rs; // batch, head and row strides
+    };
+    Value batch = one, heads = one;
+    if (rank >= 4) {
+      batch = dimProduct(rewriter, loc, adaptor.getQ(), 0, rank - 3);
+      heads = dimOf(adaptor.getQ(), rank - 3);
+    } else if (rank == 3) {
+      heads = dimOf(adaptor.getQ(), 0);
+    }
+    auto operand = [&](Value onnxValue, Value converted, const onnx::Shape &shape,
+                       Operand &out) -> bool {
+      auto strided = rank <= 4 ? stridedOperand(rewriter, loc, onnxValue)
+                               : FailureOr<StridedOperand>(failure());
+      SmallVector<Value> strides;
+      if (succeeded(strided) && strided->innermost == rank - 1) {
+        out.buffer = strided->buffer;
+        strides = strided->strides;
+      } else {
+        out.buffer = flatBuffer(rewriter, loc, converted, /*readOnly=*/true);
+        for (int64_t d = 0; d < rank; ++d)
+          strides.push_back(dimProduct(rewriter, loc, converted, d + 1, rank));
+      }
+      out.rs = strides[rank - 2];
+      out.hs = out.bs = zero;
+      // A leading dim of 1 against Q's larger one broadcasts.
+      auto lead = [&](int64_t d) -> std::optional<Value> {
+        const onnx::Dim &dim = shape[d], &qdim = (*qShape)[d];
+        if (dim == qdim)
+          return strides[d];
+        if (dim.isStatic() && dim.size == 1)
+          return zero;
+        return std::nullopt;
+      };
+      if (rank >= 3) {
+        auto h = lead(rank - 3);
+        if (!h)
+          return false;
+        out.hs = *h;
+      }
+      if (rank == 4) {
+        auto b = lead(0);
+        if (!b)
+          return false;
+        out.bs = *b;
+      } else if (rank > 4) {
+        for (int64_t d = 0; d < rank - 3; ++d)
+          if (!((*qShape)[d] == shape[d]))
+            return false;
+        out.bs = strides[rank - 4];
+      }
+      return true;
+    };
+    Operand q, k, v;
+    if (!operand(op.getQ(), adaptor.getQ(), *qShape, q) ||
+        !operand(op.getK(), adaptor.getK(), *kShape, k) ||
+        !operand(op.getV(), adaptor.getV(), *vShape, v))
+      return rewriter.notifyMatchFailure(op, "K or V does not broadcast to Q's leading dims");
+
+    // The mask, aligned to [..., Sq, Sk], strides 0 where it broadcasts
+    // (static or symbolic dims: each is 1 or the dim it meets).
+    Value mask = present(adaptor.getMask());
+    Value mbs = zero, mhs = zero, mrs = zero, mcs = zero;
+    if (mask) {
+      auto mType = dyn_cast<RankedTensorType>(mask.getType());
+      std::optional<onnx::Shape> mShape = converter.shapeOf(op.getMask());
+      if (!mType || !mType.getElementType().isF32() || mType.getRank() > rank || !mShape)
+        return rewriter.notifyMatchFailure(op, "a mask that is not float32");
+      int64_t mRank = mType.getRank();
+      // What dim d of [..., Sq, Sk] is: Q's leading dims, Sq, then Sk.
+      auto target = [&](int64_t d) -> const onnx::Dim & {
+        return d == rank - 1 ? (*kShape)[rank - 2] : (*qShape)[d];
+      };
+      auto maskStride = [&](int64_t d, Value &stride) -> bool {
+        int64_t md = d - (rank - mRank);
+        if (md < 0)
+          return true;
+        const onnx::Dim &dim = (*mShape)[md];
+        if (dim.isStatic() && dim.size == 1) {
+          stride = zero;
+          return true;
+        }
+        if (!(dim == target(d)))
+          return false;
+        stride = dimProduct(rewriter, loc, mask, md + 1, mRank);
+        return true;
+      };
+      bool ok = maskStride(rank - 1, mcs) && maskStride(rank - 2, mrs);
+      if (ok && rank >= 3)
+        ok = maskStride(rank - 3, mhs);
+      if (ok && rank == 4)
+        ok = maskStride(0, mbs);
+      if (ok && rank > 4) {
+        // The batch dims merged: the mask has all of them or none.
+        bool all = mRank == rank, none = true;
+        for (int64_t d = 0; d < rank - 3; ++d) {
+          int64_t md = d - (rank - mRank);
+          if (md < 0)
+            continue;
+          const onnx::Dim &dim = (*mShape)[md];
+          bool one = dim.isStatic() && dim.size == 1;
+          none = none && one;
+          all = all && dim == target(d);
+        }
+        ok = all || none;
+        if (all)
+          mbs = dimProduct(rewriter, loc, mask, rank - 3, mRank);
+      }
+      if (!ok)
+        return rewriter.notifyMatchFailure(op, "a mask the kernel cannot broadcast");
+      mask = flatBuffer(rewriter, loc, mask, /*readOnly=*/true);
+    }
+
+    Value sq = dimOf(adaptor.getQ(), rank - 2), sk = dimOf(adaptor.getK(), rank - 2);
     Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType, ySizes),
                            /*readOnly=*/false);
+    auto mul = [&](Value x, Value y) { return arith::MulIOp::create(rewriter, loc, x, y); };
+    // Y: dense [lead..., Sq, Dv].
+    Value yrs = indexConst(rewriter, loc, Dv);
+    Value yhs = mul(sq, yrs);
+    Value ybs = rank >= 3 ? mul(heads, yhs) : zero;
+    KernelCall call(rewriter, loc, threads);
+    call.buffer(q.buffer);
+    call.buffer(k.buffer);
+    call.buffer(v.buffer);
+    call.buffer(mask ? mask : v.buffer);
+    call.i32(mask ? 1 : 0);
     call.buffer(out);
-    int64_t sk = kType.getDimSize(rank - 2);
-    if (ShapedType::isDynamic(sk))
-      return rewriter.notifyMatchFailure(op, "a symbolic key length");
-    call.buffer(scratchBuffer(rewriter, loc, k::attention_scratch_floats(target, sk, D) * threads));
-    call.i64(dimProduct(rewriter, loc, q, 0, rank - 2));
-    call.i64(dimProduct(rewriter, loc, q, rank - 2, rank - 1));
-    call.i64(sk);
+    call.buffer(attentionScratch(rewriter, loc, sk, D, target, threads));
+    for (Value x : {batch, heads, heads, sq, sk})
+      call.i64(x);
     call.i64(D);
     call.i64(Dv);
+    for (Value x : {q.bs, q.hs, q.rs, k.bs, k.hs, k.rs, v.bs, v.hs, v.rs, ybs, yhs, yrs, mbs, mhs,
+                    mrs, mcs})
+      call.i64(x);
     call.f32(op.getScale().convertToFloat());
-    for (int64_t s : maskStrides)
-      call.i64(s);
+    call.f32(0.0f);
+    call.i32(0);
+    call.i64(0);
     call.partition();
     call.emit(op, "attention");
     rewriter.replaceOp(op, resultTensor(rewriter, loc, out, yType, ySizes));
@@ -584,8 +957,7 @@ struct OnnxAttentionKernelLowering : KernelPattern<onnx::AttentionOp> {
     call.i32(mask ? 1 : 0);
     Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType), /*readOnly=*/false);
     call.buffer(out);
-    call.buffer(
-        scratchBuffer(rewriter, loc, k::attention_heads_scratch_floats(target, t, d) * threads));
+    call.buffer(scratchBuffer(rewriter, loc, k::attention_scratch_floats(target, t, d) * threads));
     for (int64_t x : {batch, hq, hkv, sq, t, d, dv})
       call.i64(x);
     for (const auto &st : {qst, kst, vst, yst})
@@ -593,12 +965,13 @@ struct OnnxAttentionKernelLowering : KernelPattern<onnx::AttentionOp> {
         call.i64(x);
     for (int64_t x : mst)
       call.i64(x);
+    call.i64(1); // the mask's columns are contiguous
     call.f32(static_cast<float>(scale));
     call.f32(op.getSoftcap().convertToFloat());
     call.i32(op.getIsCausal() ? 1 : 0);
     call.i64(past);
     call.partition();
-    call.emit(op, "attention_heads");
+    call.emit(op, "attention");
     results[0] = resultTensor(rewriter, loc, out, yType, {});
     // Outputs nothing reads get an (unused) empty tensor.
     for (unsigned r = 1; r < 4; ++r)
@@ -823,7 +1196,9 @@ void populateKernelPatterns(OnnxTypeConverter &converter, RewritePatternSet &pat
   patterns.add<ConvKernelLowering<onnx::ConvOp>, ConvKernelLowering<onnx::FusedConvOp>,
                ConvKernelLowering<onnx::FusedConvNHWCOp>,
                GemmKernelLowering<onnx::GemmOp>, GemmKernelLowering<onnx::FusedGemmOp>,
-               GemmKernelLowering<onnx::MatMulOp>, GemmKernelLowering<onnx::FusedMatMulOp>>(
+               GemmKernelLowering<onnx::MatMulOp>, GemmKernelLowering<onnx::FusedMatMulOp>,
+               MatMulKernelLowering<onnx::GemmOp>, MatMulKernelLowering<onnx::FusedGemmOp>,
+               MatMulKernelLowering<onnx::MatMulOp>, MatMulKernelLowering<onnx::FusedMatMulOp>>(
       converter, ctx, isa, threads);
   patterns.add<AttentionKernelLowering, OnnxAttentionKernelLowering, LayerNormKernelLowering,
                SoftmaxKernelLowering,

@@ -16,7 +16,8 @@
 //   SiLU                x * Sigmoid(x)
 //   HardSwish           x * HardSigmoid(x, alpha 1/6, beta 0.5)
 //   ScaledDotProduct-   Softmax(MatMul(Q, Transpose(K)) * c [+ Mask], -1) V,
-//   Attention           the scale c also found as a division or on Q
+//   Attention           the scale c also found as a division, on Q, on K
+//                       (before or after its Transpose), or on both
 //
 // Products are read as a whole: a tree of single-use Muls, and Divs by a
 // constant, is a constant factor times its other leaves, so x * 0.5 * t,
@@ -490,10 +491,17 @@ struct RecognizeAttention : OpRewritePattern<MatMulOp> {
 
     // K^T = Transpose(K0, perm) where K0's last dim (D) becomes the
     // contraction dim; K is K0 with that perm but the last two swapped.
-    auto transpose = singleUse<TransposeOp>(qk.getB());
+    // A scale may sit on K^T or on K0 (Whisper scales Q and K each by
+    // D^-1/4).
+    Value kt = qk.getB();
+    if (Value inner = stripScale(kt, scale))
+      kt = inner;
+    auto transpose = singleUse<TransposeOp>(kt);
     if (!transpose)
       return failure();
     Value k0 = transpose.getData();
+    if (Value inner = stripScale(k0, scale))
+      k0 = inner;
     auto k0Type = dyn_cast<RankedTensorType>(k0.getType());
     if (!k0Type || k0Type.getRank() != rank)
       return failure();

@@ -199,3 +199,44 @@ func.func @attention_scalar_mask(%q: tensor<1x2x3x4xf32>, %k: tensor<1x2x3x4xf32
   %y = "onnx.ScaledDotProductAttention"(%q, %k, %v, %m) {scale = 0.5 : f32} : (tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<f32>) -> tensor<1x2x3x4xf32>
   return %y : tensor<1x2x3x4xf32>
 }
+
+// -----
+
+/// A MatMul of two activations is one call of the matmul kernel: B comes
+/// through a Transpose, which the kernel reads in place (its buffer is the
+/// Transpose's input; the transposed copy is left unused, for the
+/// canonicalizer to drop), and the batch dims of [4, 1, 5, 6] x [3, 6, 7]
+/// broadcast with strides 0.
+// CHECK-LABEL: func.func @matmul_activations(
+// CHECK-SAME: %[[A:[^:]*]]: tensor<4x1x5x6xf32>, %[[B:[^:]*]]: tensor<3x7x6xf32>
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[B]]
+// CHECK-NOT: linalg.generic
+// CHECK: %[[BF:.*]] = tensor.collapse_shape %[[B]]
+// CHECK: %[[BC:.*]] = tensor.cast %[[BF]]
+// CHECK: %[[BB:.*]] = bufferization.to_buffer %[[BC]] read_only
+// CHECK: call @onnxcc_kernels_matmul(%{{[^,]*}}, %[[BB]],
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: %[[T]]
+// NONE-LABEL: func.func @matmul_activations(
+// NONE: linalg.transpose
+// NONE: linalg.generic
+func.func @matmul_activations(%a: tensor<4x1x5x6xf32>, %b: tensor<3x7x6xf32>) -> tensor<4x3x5x7xf32> {
+  %bt = "onnx.Transpose"(%b) {perm = array<i64: 0, 2, 1>} : (tensor<3x7x6xf32>) -> tensor<3x6x7xf32>
+  %y = "onnx.MatMul"(%a, %bt) : (tensor<4x1x5x6xf32>, tensor<3x6x7xf32>) -> tensor<4x3x5x7xf32>
+  return %y : tensor<4x3x5x7xf32>
+}
+
+// -----
+
+/// Attention over [B, S, H, D] activations with a symbolic sequence and a
+/// padding mask [B, 1, 1, S]: one call of the attention kernel, Q read in
+/// place through its Transpose, the mask broadcast over heads and rows.
+// CHECK-LABEL: func.func @attention_symbolic_mask(
+// CHECK-NOT: linalg.generic
+// CHECK: call @onnxcc_kernels_attention(
+// CHECK-NOT: linalg.generic
+func.func @attention_symbolic_mask(%q: tensor<1x?x4x8xf32> {onnx.dim_params = ["", "seq", "", ""]}, %k: tensor<1x4x?x8xf32> {onnx.dim_params = ["", "", "seq", ""]}, %v: tensor<1x4x?x8xf32> {onnx.dim_params = ["", "", "seq", ""]}, %m: tensor<1x1x1x?xf32> {onnx.dim_params = ["", "", "", "seq"]}) -> tensor<1x4x?x8xf32> {
+  %qt = "onnx.Transpose"(%q) {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x?x4x8xf32>) -> tensor<1x4x?x8xf32>
+  %y = "onnx.ScaledDotProductAttention"(%qt, %k, %v, %m) {scale = 0.35355339 : f32} : (tensor<1x4x?x8xf32>, tensor<1x4x?x8xf32>, tensor<1x4x?x8xf32>, tensor<1x1x1x?xf32>) -> tensor<1x4x?x8xf32>
+  return %y : tensor<1x4x?x8xf32>
+}

@@ -6,7 +6,7 @@
 /// 3; the scale and the causal frontier (key <= query: no past, no offset) are
 /// one pass; the softmax keeps fully masked rows (max = -inf) at zero; Y is
 /// written as [B, S, H, Dv] and collapsed. With kernels: one call of
-/// attention_heads, no loop nest (and no [Sq, T] tensor).
+/// attention, no loop nest (and no [Sq, T] tensor).
 // CHECK-DAG: #[[QMAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d1, d4)>
 // CHECK-DAG: #[[KMAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d1 floordiv 3, d4)>
 // CHECK-DAG: #[[VMAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d1 floordiv 3, d3)>
@@ -32,7 +32,7 @@
 // CHECK: tensor.collapse_shape %[[Y]] {{\[\[}}0], [1], [2, 3]] : tensor<2x4x9x8xf32> into tensor<2x4x72xf32>
 // KERNEL-LABEL: func.func @gqa_causal_3d(
 // KERNEL-NOT: linalg.generic
-// KERNEL: call @onnxcc_kernels_attention_heads(
+// KERNEL: call @onnxcc_kernels_attention(
 // KERNEL-NOT: linalg.generic
 // KERNEL: return
 func.func @gqa_causal_3d(%q: tensor<2x4x72xf32>, %k: tensor<2x6x24xf32>, %v: tensor<2x6x24xf32>) -> tensor<2x4x72xf32> {
@@ -58,7 +58,7 @@ func.func @gqa_causal_3d(%q: tensor<2x4x72xf32>, %k: tensor<2x6x24xf32>, %v: ten
 // CHECK: arith.andi %[[M]]
 // CHECK: return %{{.*}}, %{{.*}}, %[[L]]#1 :
 // KERNEL-LABEL: func.func @past_mask_qk(
-// KERNEL-NOT: call @onnxcc_kernels_attention_heads
+// KERNEL-NOT: call @onnxcc_kernels_attention(
 // KERNEL: return
 func.func @past_mask_qk(%q: tensor<1x2x5x4xf32>, %k: tensor<1x2x5x4xf32>, %v: tensor<1x2x5x4xf32>, %pk: tensor<1x2x2x4xf32>, %pv: tensor<1x2x2x4xf32>, %m: tensor<5x7xi1>) -> (tensor<1x2x5x4xf32>, tensor<1x2x7x4xf32>, tensor<1x2x5x7xf32>) {
   %none = onnx.NoValue

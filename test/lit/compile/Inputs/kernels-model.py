@@ -1,7 +1,8 @@
 """Writes OUT/kernels.onnx, a model that exercises every runtime-support
 kernel onnxcc calls (convolutions of many shapes with fused epilogues,
-Winograd, depthwise, grouped, Gemm/MatMul with constant weights, attention
-with a mask, LayerNormalization, Softmax, max and global average pooling), and OUT/test/test_data_set_0 with its inputs
+Winograd, depthwise, grouped, Gemm/MatMul with constant weights, MatMul of
+two activations in every layout, attention with a mask and in Whisper's
+form, LayerNormalization, Softmax, max and global average pooling), and OUT/test/test_data_set_0 with its inputs
 and the outputs PyTorch computes for them (float64, rounded to float32).
 
 Sizes are odd on purpose, so that every kernel meets partial tiles.
@@ -37,6 +38,16 @@ inputs = {
     "q": rand(2, 4, 10, 16),
     "k": rand(2, 4, 10, 16),
     "w": rand(2, 4, 10, 16),
+    "a3": rand(2, 21, 13),
+    "b3": rand(2, 21, 30),
+    "ab": rand(4, 1, 5, 6),
+    "bb": rand(3, 6, 7),
+    "g1": rand(19, 9),
+    "g2": rand(26, 19),
+    "dq": rand(2, 3, 2, 16),
+    "dk": rand(2, 3, 37, 16),
+    "hx": rand(2, 71, 24),
+    "hm": rand(2, 71),
 }
 inits, nodes, outputs, expected = [], [], [], {}
 
@@ -174,6 +185,61 @@ node("Softmax", ["qkm"], "p", axis=-1)
 node("MatMul", ["p", "w"], "y_attention")
 scores = t(inputs["q"]) @ t(inputs["k"]).transpose(-1, -2) * 0.25 + t(mask)
 output("y_attention", torch.softmax(scores, dim=-1) @ t(inputs["w"]))
+
+# MatMul of two activations (onnxcc_rt::kernels::matmul): A transposed by a
+# Transpose it reads in place, the batch dims of A and B broadcast, a Gemm
+# with transA and transB, and B transposed against few rows (the dot
+# products of a decode step) and against more (B packed at run time).
+node("Transpose", ["a3"], "a3t", perm=[0, 2, 1])
+node("MatMul", ["a3t", "b3"], "y_matmul_transposed_a")
+output("y_matmul_transposed_a", t(inputs["a3"]).transpose(1, 2) @ t(inputs["b3"]))
+node("MatMul", ["ab", "bb"], "y_matmul_broadcast")
+output("y_matmul_broadcast", t(inputs["ab"]) @ t(inputs["bb"]))
+node("Gemm", ["g1", "g2"], "y_gemm_activations", transA=1, transB=1)
+output("y_gemm_activations", t(inputs["g1"]).T @ t(inputs["g2"]).T)
+node("Transpose", ["dk"], "dkt", perm=[0, 1, 3, 2])
+node("MatMul", ["dq", "dkt"], "y_matmul_dot")
+output("y_matmul_dot", t(inputs["dq"]) @ t(inputs["dk"]).transpose(-1, -2))
+node("Transpose", ["q"], "qt", perm=[0, 1, 3, 2])
+node("MatMul", ["k", "qt"], "y_matmul_packed_b")
+output("y_matmul_packed_b", t(inputs["k"]) @ t(inputs["q"]).transpose(-1, -2))
+
+# Whisper's attention over [B, S, H * D] (3 heads of 8, 71 keys: three
+# panels and a partial one): Q and K each scaled by D^-1/4, K transposed to
+# [B, H, D, S] straight from [B, S, H, D], a padding mask [B, 1, 1, S] as
+# BERT writes it (0 or -10000), and the heads merged back.
+wq, wk, wv = rand(24, 24, scale=0.3), rand(24, 24, scale=0.3), rand(24, 24, scale=0.3)
+hscale = np.float32(8 ** -0.25)
+shape4 = const("hx_shape4", np.array([2, 71, 3, 8], np.int64))
+node("MatMul", ["hx", const("hx_wq", wq)], "hq0")
+node("Reshape", ["hq0", shape4], "hq1")
+node("Transpose", ["hq1"], "hq2", perm=[0, 2, 1, 3])
+node("Mul", ["hq2", const("hx_scale_q", hscale)], "hq3")
+node("MatMul", ["hx", const("hx_wk", wk)], "hk0")
+node("Reshape", ["hk0", shape4], "hk1")
+node("Transpose", ["hk1"], "hk2", perm=[0, 2, 3, 1])
+node("Mul", ["hk2", const("hx_scale_k", hscale)], "hk3")
+node("MatMul", ["hx", const("hx_wv", wv)], "hv0")
+node("Reshape", ["hv0", shape4], "hv1")
+node("Transpose", ["hv1"], "hv2", perm=[0, 2, 1, 3])
+node("MatMul", ["hq3", "hk3"], "hs")
+node("Unsqueeze", ["hm", const("hm_axes", np.array([1, 2], np.int64))], "hm4")
+node("Greater", ["hm4", const("hm_zero", np.float32(0))], "hm_keep")
+node("Where", ["hm_keep", const("hm_open", np.float32(0)), const("hm_shut", np.float32(-1e4))],
+     "hm_add")
+node("Add", ["hs", "hm_add"], "hsm")
+node("Softmax", ["hsm"], "hp", axis=-1)
+node("MatMul", ["hp", "hv2"], "ho")
+node("Transpose", ["ho"], "ho2", perm=[0, 2, 1, 3])
+node("Reshape", ["ho2", const("hx_shape3", np.array([2, 71, 24], np.int64))],
+     "y_attention_whisper")
+hx = t(inputs["hx"])
+hq = (hx @ t(wq)).reshape(2, 71, 3, 8).permute(0, 2, 1, 3) * float(hscale)
+hk = (hx @ t(wk)).reshape(2, 71, 3, 8).permute(0, 2, 3, 1) * float(hscale)
+hv = (hx @ t(wv)).reshape(2, 71, 3, 8).permute(0, 2, 1, 3)
+hmask = torch.where(t(inputs["hm"])[:, None, None, :] > 0, 0.0, -1e4)
+hattn = torch.softmax(hq @ hk + hmask, dim=-1) @ hv
+output("y_attention_whisper", hattn.permute(0, 2, 1, 3).reshape(2, 71, 24))
 
 graph = helper.make_graph(
     nodes, "kernels",
