@@ -191,6 +191,16 @@ inline void pack_gemm_b(int isa, const float *b, int64_t K, int64_t N, bool tran
       }
 }
 
+/// Scratch floats per part of conv3d: one packed im2col block, or 0 for a
+/// 1x1x1 stride-1 unpadded convolution (it reads the input directly).
+inline int64_t conv3d_scratch_floats(int isa, int64_t C, int64_t KD, int64_t KH, int64_t KW,
+                                     int64_t G, int64_t OD, int64_t OH, int64_t OW, bool direct) {
+  if (direct)
+    return 0;
+  detail::ConvPlan plan = detail::conv_plan(isa, (C / G) * KD * KH * KW, OD * OH * OW);
+  return plan.kc * plan.nb;
+}
+
 /// Scratch floats per part of conv2d: one packed im2col block, or 0 for a
 /// 1x1 stride-1 unpadded convolution (it reads the input directly).
 inline int64_t conv2d_scratch_floats(int isa, int64_t C, int64_t KH, int64_t KW, int64_t G,
@@ -1157,41 +1167,53 @@ inline void im2col_run(float *blk, int64_t kc, int64_t kk, int64_t q, int64_t n,
   }
 }
 
+/// A convolution's geometry for one image group: Cg input channels of D x H
+/// x W, output OD x OH x OW, window KD x KH x KW with strides, front / top /
+/// left pads and dilations. A 2-D convolution has D = OD = KD = SD = DD = 1
+/// and PF = 0 (a 1-D one also H = OH = KH = 1).
 struct ConvShape {
-  int64_t C, H, W, OH, OW, KH, KW, SH, SW, PT, PL, DH, DW;
+  int64_t C, D, H, W, OD, OH, OW, KD, KH, KW, SD, SH, SW, PF, PT, PL, DD, DH, DW;
 };
 
-/// Packs im2col rows k0 .. k0+kc-1 for output pixels p0 .. p0+np-1 of one
-/// image group `x` (Cg channels): tile t of the block holds kc steps of NR
-/// pixels, blk[(t*kc + kk)*NR + lane].
+/// Packs im2col rows k0 .. k0+kc-1 (k = (c*KD + kd)*KH*KW + kh*KW + kw) for
+/// output pixels p0 .. p0+np-1 (p = (od*OH + oh)*OW + ow) of one image group
+/// `x` (Cg channels): tile t of the block holds kc steps of NR pixels,
+/// blk[(t*kc + kk)*NR + lane].
 inline void pack_im2col(const float *x, const ConvShape &s, int64_t k0, int64_t kc, int64_t p0,
                         int64_t np, float *blk) {
-  const int64_t khw = s.KH * s.KW, nr = Vec::W * Vec::NV;
-  const int64_t oh0 = p0 / s.OW, ow0 = p0 % s.OW;
+  const int64_t khw = s.KH * s.KW, kdhw = s.KD * khw, nr = Vec::W * Vec::NV;
+  const int64_t row0 = p0 / s.OW, ow0 = p0 % s.OW;
   for (int64_t kk = 0; kk < kc; ++kk) {
-    int64_t k = k0 + kk, ch = k / khw, kh = (k % khw) / s.KW, kw = k % s.KW;
-    const float *plane = x + ch * s.H * s.W;
+    int64_t k = k0 + kk, ch = k / kdhw, kd = (k % kdhw) / khw, kh = (k % khw) / s.KW,
+            kw = k % s.KW;
+    const float *volume = x + ch * s.D * s.H * s.W;
     // Runs over whole output rows share their padding split (no divisions
     // per row: these runs are short, 7 to 112 pixels).
     const int64_t iwFull = -s.PL + kw * s.DW;
     int64_t leadFull, validFull;
     im2col_span(s.OW, iwFull, s.SW, s.W, leadFull, validFull);
-    int64_t q = 0, oh = oh0, ow = ow0;
+    int64_t q = 0, row = row0, ow = ow0;
+    int64_t od = row / s.OH, oh = row % s.OH;
     while (q < np) {
       int64_t n = std::min(np - q, s.OW - ow);
-      int64_t ih = oh * s.SH - s.PT + kh * s.DH;
-      const float *row = (ih >= 0 && ih < s.H) ? plane + ih * s.W : nullptr;
+      int64_t id = od * s.SD - s.PF + kd * s.DD, ih = oh * s.SH - s.PT + kh * s.DH;
+      const float *in = (id >= 0 && id < s.D && ih >= 0 && ih < s.H)
+                            ? volume + (id * s.H + ih) * s.W
+                            : nullptr;
       if (ow == 0 && n == s.OW) {
-        im2col_run(blk, kc, kk, q, n, row, iwFull, s.SW, leadFull, validFull);
+        im2col_run(blk, kc, kk, q, n, in, iwFull, s.SW, leadFull, validFull);
       } else {
         const int64_t iw0 = ow * s.SW - s.PL + kw * s.DW;
         int64_t lead, valid;
         im2col_span(n, iw0, s.SW, s.W, lead, valid);
-        im2col_run(blk, kc, kk, q, n, row, iw0, s.SW, lead, valid);
+        im2col_run(blk, kc, kk, q, n, in, iw0, s.SW, lead, valid);
       }
       q += n;
       ow = 0;
-      ++oh;
+      if (++oh == s.OH) {
+        oh = 0;
+        ++od;
+      }
     }
     // Zero the unused lanes of a partial last tile (they are loaded, never
     // stored).
@@ -1350,26 +1372,19 @@ inline int layer_norm(const float *x, const float *scale, const float *bias, int
   return 0;
 }
 
-/// 2-D convolution (NCHW), see the file comment for the scheme. Work units
-/// are (image, group, pixel block, chunk of weight panels); part `part` of
-/// `parts` takes a contiguous range. Every output element is computed by the
-/// same sequence of operations whatever the split, so results are bitwise
-/// identical for any `parts`.
-inline int conv2d(const float *x, const float *wpacked, const float *bias, int32_t has_bias,
-                  const float *z, int32_t has_z, float *y, float *scratch, int64_t batch, int64_t C,
-                  int64_t H, int64_t W, int64_t M, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
-                  int64_t SH, int64_t SW, int64_t PT, int64_t PL, int64_t PB, int64_t PR,
-                  int64_t DH, int64_t DW, int64_t G, int32_t act, float p0, float p1, int64_t part,
-                  int64_t parts, int32_t isa_check) {
-  using namespace detail;
-  if (isa_check != ONNXCC_KERNELS_ISA)
-    return kStatusWrongIsa;
+namespace detail {
+/// The convolution of conv2d and conv3d (NCDHW, shape `s` per group of
+/// `s.C` input channels): see the file comment for the scheme. `direct`: a
+/// 1x1(x1) stride-1 unpadded window, whose im2col is the input itself.
+inline void conv_gemm(const float *x, const float *wpacked, const float *bias, int32_t has_bias,
+                      const float *z, int32_t has_z, float *y, float *scratch, int64_t batch,
+                      int64_t M, int64_t G, const ConvShape &s, bool direct, int32_t act,
+                      float p0, float p1, int64_t part, int64_t parts) {
   constexpr int MR = Vec::MR;
   const int64_t nr = Vec::W * Vec::NV;
-  const int64_t cg = C / G, mg = M / G, K = cg * KH * KW, P = OH * OW;
+  const int64_t cg = s.C, mg = M / G, K = cg * s.KD * s.KH * s.KW, P = s.OD * s.OH * s.OW;
+  const int64_t in = s.D * s.H * s.W;
   const int64_t panels = ceil_div(mg, MR);
-  const bool direct =
-      KH == 1 && KW == 1 && SH == 1 && SW == 1 && PT == 0 && PL == 0 && PB == 0 && PR == 0;
   const ConvPlan plan = conv_plan(ONNXCC_KERNELS_ISA, K, P);
   const int64_t npb = ceil_div(P, plan.nb);
   const int64_t outer = batch * G * npb;
@@ -1379,10 +1394,8 @@ inline int conv2d(const float *x, const float *wpacked, const float *bias, int32
   const int64_t total = outer * nmc;
   const int64_t u0 = total * part / parts, u1 = total * (part + 1) / parts;
   float *blk = scratch + part * (direct ? 0 : plan.kc * plan.nb);
-  const ConvShape shape{cg, H, W, OH, OW, KH, KW, SH, SW, PT, PL, DH, DW};
   const bool init = has_bias || has_z;
   const ActParams actp{act, p0, p1};
-  (void)PB, (void)PR;
   // Consecutive units of one pixel block (chunks of panels) run as one: the
   // block's im2col is packed once per part, not once per chunk.
   for (int64_t u = u0, next; u < u1; u = next) {
@@ -1393,7 +1406,7 @@ inline int conv2d(const float *x, const float *wpacked, const float *bias, int32
     int64_t g = t % G, b = t / G;
     int64_t pan0 = panels * (u % nmc) / nmc, pan1 = panels * ((next - 1) % nmc + 1) / nmc;
     int64_t pix0 = pb * plan.nb, np = std::min(plan.nb, P - pix0);
-    const float *xg = x + (b * C + g * cg) * H * W;
+    const float *xg = x + (b * G + g) * cg * in;
     float *yg = y + (b * M + g * mg) * P + pix0;
     const float *zg = has_z ? z + (b * M + g * mg) * P + pix0 : nullptr;
     const float *wg = wpacked + g * panels * MR * K;
@@ -1401,7 +1414,7 @@ inline int conv2d(const float *x, const float *wpacked, const float *bias, int32
       int64_t kc = std::min(plan.kc, K - k0);
       bool last = k0 + kc == K;
       if (!direct)
-        pack_im2col(xg, shape, k0, kc, pix0, np, blk);
+        pack_im2col(xg, s, k0, kc, pix0, np, blk);
       for (int64_t pan = pan0; pan < pan1; ++pan) {
         int64_t m0 = pan * MR;
         int nrows = static_cast<int>(std::min<int64_t>(MR, mg - m0));
@@ -1421,6 +1434,189 @@ inline int conv2d(const float *x, const float *wpacked, const float *bias, int32
           else
             ukernel_cols<MR, true>(kc, ap, 0, blk + (q0 / nr) * kc * nr, nr, false, cp, P, ncols,
                                    nrows, acc, a);
+        }
+      }
+    }
+  }
+}
+} // namespace detail
+
+/// 2-D convolution (NCHW), see the file comment for the scheme (a 1-D one is
+/// H = OH = KH = 1). Work units are (image, group, pixel block, chunk of
+/// weight panels); part `part` of `parts` takes a contiguous range. Every
+/// output element is computed by the same sequence of operations whatever
+/// the split, so results are bitwise identical for any `parts`.
+inline int conv2d(const float *x, const float *wpacked, const float *bias, int32_t has_bias,
+                  const float *z, int32_t has_z, float *y, float *scratch, int64_t batch, int64_t C,
+                  int64_t H, int64_t W, int64_t M, int64_t OH, int64_t OW, int64_t KH, int64_t KW,
+                  int64_t SH, int64_t SW, int64_t PT, int64_t PL, int64_t PB, int64_t PR,
+                  int64_t DH, int64_t DW, int64_t G, int32_t act, float p0, float p1, int64_t part,
+                  int64_t parts, int32_t isa_check) {
+  using namespace detail;
+  if (isa_check != ONNXCC_KERNELS_ISA)
+    return kStatusWrongIsa;
+  const bool direct =
+      KH == 1 && KW == 1 && SH == 1 && SW == 1 && PT == 0 && PL == 0 && PB == 0 && PR == 0;
+  const ConvShape shape{C / G, 1, H, W, 1, OH, OW, 1, KH, KW, 1, SH, SW, 0, PT, PL, 1, DH, DW};
+  conv_gemm(x, wpacked, bias, has_bias, z, has_z, y, scratch, batch, M, G, shape, direct, act,
+            p0, p1, part, parts);
+  return 0;
+}
+
+/// 3-D convolution (NCDHW): conv2d's scheme with the depth in the im2col
+/// rows (K = Cg*KD*KH*KW) and the output pixels (OD*OH*OW). Weights packed
+/// by pack_conv_weights with that K.
+inline int conv3d(const float *x, const float *wpacked, const float *bias, int32_t has_bias,
+                  const float *z, int32_t has_z, float *y, float *scratch, int64_t batch, int64_t C,
+                  int64_t D, int64_t H, int64_t W, int64_t M, int64_t OD, int64_t OH, int64_t OW,
+                  int64_t KD, int64_t KH, int64_t KW, int64_t SD, int64_t SH, int64_t SW,
+                  int64_t PF, int64_t PT, int64_t PL, int64_t PK, int64_t PB, int64_t PR,
+                  int64_t DD, int64_t DH, int64_t DW, int64_t G, int32_t act, float p0, float p1,
+                  int64_t part, int64_t parts, int32_t isa_check) {
+  using namespace detail;
+  if (isa_check != ONNXCC_KERNELS_ISA)
+    return kStatusWrongIsa;
+  const bool direct = KD == 1 && KH == 1 && KW == 1 && SD == 1 && SH == 1 && SW == 1 &&
+                      PF == 0 && PT == 0 && PL == 0 && PK == 0 && PB == 0 && PR == 0;
+  const ConvShape shape{C / G, D, H, W, OD, OH, OW, KD, KH, KW, SD, SH, SW, PF, PT, PL, DD, DH, DW};
+  conv_gemm(x, wpacked, bias, has_bias, z, has_z, y, scratch, batch, M, G, shape, direct, act,
+            p0, p1, part, parts);
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// ConvTranspose: a GEMM per kernel tap, scattered into the output.
+//===----------------------------------------------------------------------===//
+
+/// Floats of pack_conv_transpose_weights' output.
+inline int64_t packed_conv_transpose_weights_floats(int isa, int64_t C, int64_t Mg, int64_t G,
+                                                    int64_t taps) {
+  return G * taps * detail::round_up(Mg, conv_mr(isa)) * (C / G);
+}
+
+/// Packs ConvTranspose weights W [C][Mg][taps] (taps = KD*KH*KW; group g
+/// owns input channels g*Cg .. (g+1)*Cg-1) as, per group and tap, the GEMM's
+/// A panels over the Mg output channels: panel p holds Cg steps of MR
+/// values, out[(((g*taps + t)*panels + p)*Cg + c)*MR + r] =
+/// W[g*Cg + c][p*MR + r][t]; rows past Mg are zero.
+inline void pack_conv_transpose_weights(int isa, const float *w, int64_t C, int64_t Mg, int64_t G,
+                                        int64_t taps, float *out) {
+  const int64_t mr = conv_mr(isa), cg = C / G, panels = detail::ceil_div(Mg, mr);
+  for (int64_t g = 0; g < G; ++g)
+    for (int64_t t = 0; t < taps; ++t)
+      for (int64_t p = 0; p < panels; ++p) {
+        float *dst = out + ((g * taps + t) * panels + p) * cg * mr;
+        for (int64_t c = 0; c < cg; ++c)
+          for (int64_t r = 0; r < mr; ++r) {
+            int64_t m = p * mr + r;
+            dst[c * mr + r] = m < Mg ? w[((g * cg + c) * Mg + m) * taps + t] : 0.0f;
+          }
+      }
+}
+
+/// Scratch floats per part of conv_transpose(): one tile of products (the
+/// MR output channels of one tap over a block of input pixels).
+inline int64_t conv_transpose_scratch_floats(int isa, int64_t C, int64_t G, int64_t P) {
+  return conv_mr(isa) * detail::conv_plan(isa, C / G, P).nb;
+}
+
+/// ConvTranspose (NCDHW; 2-D: D = OD = KD = 1, 1-D also H = OH = KH = 1):
+/// input pixel (id, ih, iw) of channel c adds W[c][m][kd][kh][kw] times its
+/// value to output (id*SD - PF + kd*DD, ih*SH - PT + kh*DH, iw*SW - PL +
+/// kw*DW) of channel m, when inside the output; y starts from the bias.
+/// Per (image, group, chunk of output channels), per block of input pixels
+/// and per tap: the products of the channel panels (weights packed by
+/// pack_conv_transpose_weights) with the block's pixels are one GEMM tile
+/// (the input read in place), then added at their output positions. Work
+/// units are (image, group, chunk of output-channel panels): each part owns
+/// whole output channels, so no two parts write one element, and every
+/// output sums its contributions in the same order whatever the split.
+inline int conv_transpose(const float *x, const float *wpacked, const float *bias,
+                          int32_t has_bias, float *y, float *scratch, int64_t batch, int64_t C,
+                          int64_t D, int64_t H, int64_t W, int64_t M, int64_t OD, int64_t OH,
+                          int64_t OW, int64_t KD, int64_t KH, int64_t KW, int64_t SD, int64_t SH,
+                          int64_t SW, int64_t PF, int64_t PT, int64_t PL, int64_t DD, int64_t DH,
+                          int64_t DW, int64_t G, int64_t part, int64_t parts,
+                          int32_t isa_check) {
+  using namespace detail;
+  if (isa_check != ONNXCC_KERNELS_ISA)
+    return kStatusWrongIsa;
+  constexpr int MR = Vec::MR;
+  const int64_t nr = Vec::W * Vec::NV;
+  const int64_t cg = C / G, mg = M / G, taps = KD * KH * KW;
+  const int64_t P = D * H * W, OP = OD * OH * OW;
+  const int64_t panels = ceil_div(mg, MR);
+  const ConvPlan plan = conv_plan(ONNXCC_KERNELS_ISA, cg, P);
+  const int64_t outer = batch * G;
+  int64_t nmc = 1;
+  if (parts > 1 && outer < 2 * parts)
+    nmc = std::min(panels, ceil_div(2 * parts, outer));
+  const int64_t total = outer * nmc;
+  const int64_t u0 = total * part / parts, u1 = total * (part + 1) / parts;
+  float *tile = scratch + part * conv_transpose_scratch_floats(ONNXCC_KERNELS_ISA, C, G, P);
+  for (int64_t u = u0; u < u1; ++u) {
+    const int64_t mc = u % nmc, g = (u / nmc) % G, b = u / (nmc * G);
+    const int64_t pan0 = panels * mc / nmc, pan1 = panels * (mc + 1) / nmc;
+    const int64_t m0 = pan0 * MR, m1 = std::min(mg, pan1 * MR);
+    const float *xg = x + (b * G + g) * cg * P;
+    float *yg = y + (b * M + g * mg) * OP;
+    for (int64_t m = m0; m < m1; ++m) {
+      const float v = has_bias ? bias[g * mg + m] : 0.0f;
+      for (int64_t o = 0; o < OP; ++o)
+        yg[m * OP + o] = v;
+    }
+    for (int64_t pix0 = 0; pix0 < P; pix0 += plan.nb) {
+      const int64_t np = std::min(plan.nb, P - pix0);
+      for (int64_t t = 0; t < taps; ++t) {
+        const int64_t kd = t / (KH * KW), kh = (t / KW) % KH, kw = t % KW;
+        for (int64_t pan = pan0; pan < pan1; ++pan) {
+          const int nrows = static_cast<int>(std::min<int64_t>(MR, mg - pan * MR));
+          const float *ap = wpacked + ((g * taps + t) * panels + pan) * cg * MR;
+          // The products of MR channels with the block's pixels.
+          for (int64_t q0 = 0; q0 < np; q0 += nr) {
+            const int ncols = static_cast<int>(std::min(nr, np - q0));
+            for (int64_t k0 = 0; k0 < cg || k0 == 0; k0 += plan.kc) {
+              const int64_t kc = std::min(plan.kc, cg - k0);
+              ukernel_cols<MR, true>(kc, ap + k0 * MR, 0, xg + k0 * P + pix0 + q0, P, true,
+                                     tile + q0, plan.nb, ncols, nrows, k0 > 0, nullptr);
+              if (cg == 0)
+                break;
+            }
+          }
+          // Each run of the block's pixels along one input row lands on one
+          // output row, SW apart.
+          for (int64_t q = 0; q < np;) {
+            const int64_t p = pix0 + q, iw0 = p % W, ih = (p / W) % H, id = p / (W * H);
+            const int64_t n = std::min(np - q, W - iw0);
+            const int64_t od = id * SD - PF + kd * DD, oh = ih * SH - PT + kh * DH;
+            if (od >= 0 && od < OD && oh >= 0 && oh < OH) {
+              // Input columns iw0 + j whose output column ow lies in [0, OW).
+              const int64_t base = -PL + kw * DW; // ow = iw * SW + base
+              int64_t j0 = 0, j1 = n;
+              if (iw0 * SW + base < 0)
+                j0 = std::min(n, ceil_div(-(iw0 * SW + base), SW));
+              const int64_t lastIw = OW - 1 - base >= 0 ? (OW - 1 - base) / SW : -1;
+              j1 = std::max(j0, std::min(n, lastIw - iw0 + 1));
+              if (j0 < j1)
+                for (int r = 0; r < nrows; ++r) {
+                  const float *src = tile + r * plan.nb + q + j0;
+                  float *dst =
+                      yg + (pan * MR + r) * OP + (od * OH + oh) * OW + (iw0 + j0) * SW + base;
+                  const int64_t len = j1 - j0;
+                  if (SW == 1) {
+                    int64_t j = 0;
+                    for (; j + Vec::W <= len; j += Vec::W)
+                      Vec::store(dst + j, Vec::add(Vec::load(dst + j), Vec::load(src + j)));
+                    for (; j < len; ++j)
+                      dst[j] += src[j];
+                  } else {
+                    for (int64_t j = 0; j < len; ++j)
+                      dst[j * SW] += src[j];
+                  }
+                }
+            }
+            q += n;
+          }
         }
       }
     }

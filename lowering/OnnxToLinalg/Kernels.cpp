@@ -95,9 +95,11 @@ template <typename OpTy> struct ConvKernelLowering : KernelPattern<OpTy> {
                                 ConversionPatternRewriter &rewriter) const override {
     auto xType = dyn_cast<RankedTensorType>(adaptor.getX().getType());
     auto yType = staticResultType(rewriter, this->getTypeConverter(), op);
-    if (!yType || !xType || !xType.hasStaticShape() || !isF32Tensor(adaptor.getX(), 4) ||
-        yType.getRank() != 4)
-      return rewriter.notifyMatchFailure(op, "not a static 2-D float32 convolution");
+    if (!yType || !xType || !xType.hasStaticShape() || !isF32Tensor(adaptor.getX()) ||
+        xType.getRank() < 3 || xType.getRank() > 5 || yType.getRank() != xType.getRank() ||
+        (kChannelsLast && xType.getRank() != 4))
+      return rewriter.notifyMatchFailure(op, "not a static 1-D, 2-D or 3-D float32 convolution");
+    const int64_t spatial = xType.getRank() - 2;
     // Dims and the window are read from NCHW views of the types.
     RankedTensorType xView = kChannelsLast ? nchwView(xType) : xType;
     RankedTensorType yView = kChannelsLast ? nchwView(yType) : yType;
@@ -106,18 +108,16 @@ template <typename OpTy> struct ConvKernelLowering : KernelPattern<OpTy> {
       return rewriter.notifyMatchFailure(op, "an activation the kernels do not compute");
     std::optional<std::vector<float>> weights = constantFloats(op.getW());
     auto wType = dyn_cast<RankedTensorType>(op.getW().getType());
-    if (!weights || !wType || wType.getRank() != 4)
-      return rewriter.notifyMatchFailure(op, "W is not a constant 4-D float32 tensor");
-    int64_t batch = xView.getDimSize(0), C = xView.getDimSize(1), H = xView.getDimSize(2),
-            W = xView.getDimSize(3);
-    int64_t M = wType.getDimSize(0), OH = yView.getDimSize(2), OW = yView.getDimSize(3);
+    if (!weights || !wType || wType.getRank() != xType.getRank())
+      return rewriter.notifyMatchFailure(op, "W is not a constant float32 tensor of X's rank");
+    int64_t batch = xView.getDimSize(0), C = xView.getDimSize(1);
+    int64_t M = wType.getDimSize(0);
     int64_t G = static_cast<int64_t>(op.getGroup());
     if (yView.getDimSize(0) != batch || yView.getDimSize(1) != M)
       return rewriter.notifyMatchFailure(op, "the dims of X, W and Y disagree");
     auto w = resolveConvWindow(rewriter, op, xView, wType, yView);
     if (failed(w))
       return failure();
-    ArrayRef<int64_t> kernel = wType.getShape().drop_front(2);
     Value bias = present(adaptor.getB());
     if (bias && (!isF32Tensor(bias, 1) ||
                  cast<RankedTensorType>(bias.getType()).getDimSize(0) != M))
@@ -129,10 +129,60 @@ template <typename OpTy> struct ConvKernelLowering : KernelPattern<OpTy> {
         return rewriter.notifyMatchFailure(op, "Z does not have the result's type");
     }
 
+    // The geometry as 3-D (depth, height, width): a 2-D convolution has a
+    // depth of 1, a 1-D one also a height of 1.
     Location loc = op.getLoc();
-    int64_t KH = kernel[0], KW = kernel[1];
-    int64_t SH = w->strides[0], SW = w->strides[1], DH = w->dilations[0], DW = w->dilations[1];
-    int64_t PT = w->padBegin[0], PL = w->padBegin[1], PB = w->padEnd[0], PR = w->padEnd[1];
+    int64_t dims[3][8]; // per axis: in, out, kernel, stride, dilation, pad begin, pad end
+    for (int64_t a = 0; a < 3; ++a) {
+      int64_t i = a - (3 - spatial);
+      if (i < 0) {
+        int64_t unit[8] = {1, 1, 1, 1, 1, 0, 0, 0};
+        std::copy(unit, unit + 8, dims[a]);
+        continue;
+      }
+      int64_t axis[8] = {xView.getDimSize(2 + i), yView.getDimSize(2 + i), w->kernel[i],
+                         w->strides[i],           w->dilations[i],        w->padBegin[i],
+                         w->padEnd[i],            0};
+      std::copy(axis, axis + 8, dims[a]);
+    }
+    int64_t D = dims[0][0], H = dims[1][0], W = dims[2][0];
+    int64_t OD = dims[0][1], OH = dims[1][1], OW = dims[2][1];
+    int64_t KD = dims[0][2], KH = dims[1][2], KW = dims[2][2];
+    int64_t SD = dims[0][3], SH = dims[1][3], SW = dims[2][3];
+    int64_t DD = dims[0][4], DH = dims[1][4], DW = dims[2][4];
+    int64_t PF = dims[0][5], PT = dims[1][5], PL = dims[2][5];
+    int64_t PK = dims[0][6], PB = dims[1][6], PR = dims[2][6];
+    if (spatial == 3) {
+      // conv3d: im2col over the depth too (any group, depthwise included).
+      int64_t K = (C / G) * KD * KH * KW;
+      std::vector<float> packed(k::packed_conv_weights_floats(target, M, K, G));
+      k::pack_conv_weights(target, weights->data(), M, K, G, packed.data());
+      Value weightBuffer = packedConstant(rewriter, loc, op, "_packed", packed);
+      bool direct = KD == 1 && KH == 1 && KW == 1 && SD == 1 && SH == 1 && SW == 1 &&
+                    PF == 0 && PT == 0 && PL == 0 && PK == 0 && PB == 0 && PR == 0;
+      KernelCall call(rewriter, loc, threads);
+      call.buffer(flatBuffer(rewriter, loc, adaptor.getX(), /*readOnly=*/true));
+      call.buffer(weightBuffer);
+      call.buffer(bias ? flatBuffer(rewriter, loc, bias, /*readOnly=*/true) : weightBuffer);
+      call.i32(bias ? 1 : 0);
+      call.buffer(z ? flatBuffer(rewriter, loc, z, /*readOnly=*/true) : weightBuffer);
+      call.i32(z ? 1 : 0);
+      Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType), /*readOnly=*/false);
+      call.buffer(out);
+      call.buffer(scratchBuffer(
+          rewriter, loc,
+          k::conv3d_scratch_floats(target, C, KD, KH, KW, G, OD, OH, OW, direct) * threads));
+      for (int64_t v : {batch, C, D, H, W, M, OD, OH, OW, KD, KH, KW, SD, SH, SW, PF, PT, PL, PK,
+                        PB, PR, DD, DH, DW, G})
+        call.i64(v);
+      call.activation(*act);
+      call.partition();
+      call.i32(target);
+      call.emit(op, "conv3d");
+      rewriter.replaceOp(op, resultTensor(rewriter, loc, out, yType, {}));
+      return success();
+    }
+    (void)D, (void)OD, (void)KD, (void)SD, (void)DD, (void)PF, (void)PK;
     // NCHW: depthwise, Winograd (3x3 stride 1, where the header says it
     // pays) and im2col + GEMM; channels-last: depthwise and im2col + GEMM
     // (group 1).
@@ -223,6 +273,114 @@ template <typename OpTy> struct ConvKernelLowering : KernelPattern<OpTy> {
                                               "conv2d_winograd", "conv2d_nhwc",
                                               "depthwise_conv2d_nhwc", "conv2d_winograd_nhwc"};
     call.emit(op, names[algorithm]);
+    rewriter.replaceOp(op, resultTensor(rewriter, loc, out, yType, {}));
+    return success();
+  }
+};
+
+/// ConvTranspose over a static float32 X of 1 to 3 spatial dims with a
+/// constant W: onnxcc_rt::kernels::conv_transpose, the weights packed here
+/// per group and tap (pack_conv_transpose_weights). The pads are resolved
+/// as the linalg lowering resolves them (auto_pad, output_shape,
+/// output_padding), the output dims are the result's.
+struct ConvTransposeKernelLowering : KernelPattern<onnx::ConvTransposeOp> {
+  using KernelPattern::KernelPattern;
+
+  LogicalResult matchAndRewrite(onnx::ConvTransposeOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto xType = dyn_cast<RankedTensorType>(adaptor.getX().getType());
+    auto yType = staticResultType(rewriter, getTypeConverter(), op);
+    if (!yType || !xType || !xType.hasStaticShape() || !isF32Tensor(adaptor.getX()) ||
+        xType.getRank() < 3 || xType.getRank() > 5 || yType.getRank() != xType.getRank())
+      return rewriter.notifyMatchFailure(op, "not a static float32 ConvTranspose of 1-3 dims");
+    std::optional<std::vector<float>> weights = constantFloats(op.getW());
+    auto wType = dyn_cast<RankedTensorType>(op.getW().getType());
+    if (!weights || !wType || wType.getRank() != xType.getRank())
+      return rewriter.notifyMatchFailure(op, "W is not a constant float32 tensor of X's rank");
+    int64_t group = static_cast<int64_t>(op.getGroup());
+    int64_t batch = xType.getDimSize(0), C = xType.getDimSize(1), Mg = wType.getDimSize(1);
+    int64_t M = Mg * group;
+    if (group < 1 || C % group || C != wType.getDimSize(0) || yType.getDimSize(1) != M ||
+        yType.getDimSize(0) != batch)
+      return rewriter.notifyMatchFailure(op, "channels do not match W and group");
+    ArrayRef<int64_t> kernel = wType.getShape().drop_front(2);
+    if (auto k = op.getKernelShape(); k && *k != kernel)
+      return rewriter.notifyMatchFailure(op, "kernel_shape does not match W");
+    size_t n = kernel.size();
+    auto strides = intsOr(rewriter, op, op.getStrides(), n, 1, "strides", 1);
+    auto dilations = intsOr(rewriter, op, op.getDilations(), n, 1, "dilations", 1);
+    auto pads = intsOr(rewriter, op, op.getPads(), 2 * n, 0, "pads", 0);
+    auto outputPadding = intsOr(rewriter, op, op.getOutputPadding(), n, 0, "output_padding", 0);
+    if (failed(strides) || failed(dilations) || failed(pads) || failed(outputPadding))
+      return failure();
+    StringRef autoPad = op.getAutoPad();
+    if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
+        autoPad != "SAME_LOWER")
+      return rewriter.notifyMatchFailure(op, "unknown auto_pad value");
+    Value bias = present(adaptor.getB());
+    if (bias && (!isF32Tensor(bias, 1) ||
+                 cast<RankedTensorType>(bias.getType()).getDimSize(0) != M))
+      return rewriter.notifyMatchFailure(op, "B is not a float32 [M] tensor");
+
+    // Per axis, as 3-D (depth, height, width): in, out, kernel, stride,
+    // dilation and the begin pad (output o = i * s - pad + k * d).
+    int64_t g3[3][6];
+    for (int64_t a = 0; a < 3; ++a) {
+      int64_t i = a - (3 - static_cast<int64_t>(n));
+      if (i < 0) {
+        int64_t unit[6] = {1, 1, 1, 1, 1, 0};
+        std::copy(unit, unit + 6, g3[a]);
+        continue;
+      }
+      int64_t in = xType.getDimSize(2 + i), out = yType.getDimSize(2 + i);
+      int64_t s = (*strides)[i], d = (*dilations)[i], reach = (kernel[i] - 1) * d;
+      int64_t padBegin = (*pads)[i];
+      if (autoPad == "VALID") {
+        padBegin = 0;
+      } else if (op.getOutputShape() || autoPad != "NOTSET") {
+        int64_t total = s * (in - 1) + (*outputPadding)[i] + reach + 1 - out;
+        int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+        padBegin = autoPad == "SAME_UPPER" ? half : total - half;
+      }
+      int64_t axis[6] = {in, out, kernel[i], s, d, padBegin};
+      std::copy(axis, axis + 6, g3[a]);
+    }
+    // A begin pad below 0 (output_shape larger than the formula) shifts
+    // the output right; the kernel takes pads >= 0 only.
+    for (auto &axis : g3)
+      if (axis[5] < 0)
+        return rewriter.notifyMatchFailure(op, "a negative begin pad");
+    int64_t taps = g3[0][2] * g3[1][2] * g3[2][2];
+    Location loc = op.getLoc();
+    std::vector<float> packed(k::packed_conv_transpose_weights_floats(target, C, Mg, group, taps));
+    k::pack_conv_transpose_weights(target, weights->data(), C, Mg, group, taps, packed.data());
+    Value weightBuffer = packedConstant(rewriter, loc, op, "_packed", packed);
+    KernelCall call(rewriter, loc, threads);
+    call.buffer(flatBuffer(rewriter, loc, adaptor.getX(), /*readOnly=*/true));
+    call.buffer(weightBuffer);
+    call.buffer(bias ? flatBuffer(rewriter, loc, bias, /*readOnly=*/true) : weightBuffer);
+    call.i32(bias ? 1 : 0);
+    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType), /*readOnly=*/false);
+    call.buffer(out);
+    int64_t pixels = g3[0][0] * g3[1][0] * g3[2][0];
+    call.buffer(scratchBuffer(
+        rewriter, loc, k::conv_transpose_scratch_floats(target, C, group, pixels) * threads));
+    call.i64(batch);
+    call.i64(C);
+    for (auto &axis : g3)
+      call.i64(axis[0]);
+    call.i64(M);
+    for (int field : {1, 2, 3})
+      for (auto &axis : g3)
+        call.i64(axis[field]);
+    for (auto &axis : g3) // pads
+      call.i64(axis[5]);
+    for (auto &axis : g3) // dilations
+      call.i64(axis[4]);
+    call.i64(group);
+    call.partition();
+    call.i32(target);
+    call.emit(op, "conv_transpose");
     rewriter.replaceOp(op, resultTensor(rewriter, loc, out, yType, {}));
     return success();
   }
@@ -1200,7 +1358,8 @@ void populateKernelPatterns(OnnxTypeConverter &converter, RewritePatternSet &pat
                MatMulKernelLowering<onnx::GemmOp>, MatMulKernelLowering<onnx::FusedGemmOp>,
                MatMulKernelLowering<onnx::MatMulOp>, MatMulKernelLowering<onnx::FusedMatMulOp>>(
       converter, ctx, isa, threads);
-  patterns.add<AttentionKernelLowering, OnnxAttentionKernelLowering, LayerNormKernelLowering,
+  patterns.add<ConvTransposeKernelLowering, AttentionKernelLowering, OnnxAttentionKernelLowering,
+               LayerNormKernelLowering,
                SoftmaxKernelLowering,
                MaxPoolKernelLowering, GlobalAveragePoolKernelLowering, ReduceMeanKernelLowering>(
       converter, ctx, isa, threads);

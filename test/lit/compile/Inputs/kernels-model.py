@@ -2,7 +2,8 @@
 kernel onnxcc calls (convolutions of many shapes with fused epilogues,
 Winograd, depthwise, grouped, Gemm/MatMul with constant weights, MatMul of
 two activations in every layout, attention with a mask and in Whisper's
-form, LayerNormalization, Softmax, max and global average pooling), and OUT/test/test_data_set_0 with its inputs
+form, Conv1d, Conv3d, ConvTranspose in 1, 2 and 3 dims, LayerNormalization,
+Softmax, max and global average pooling), and OUT/test/test_data_set_0 with its inputs
 and the outputs PyTorch computes for them (float64, rounded to float32).
 
 Sizes are odd on purpose, so that every kernel meets partial tiles.
@@ -48,6 +49,9 @@ inputs = {
     "dk": rand(2, 3, 37, 16),
     "hx": rand(2, 71, 24),
     "hm": rand(2, 71),
+    "c1": rand(2, 6, 37),
+    "c3d": rand(1, 4, 5, 7, 6),
+    "ct": rand(1, 6, 5, 7),
 }
 inits, nodes, outputs, expected = [], [], [], {}
 
@@ -240,6 +244,42 @@ hv = (hx @ t(wv)).reshape(2, 71, 3, 8).permute(0, 2, 1, 3)
 hmask = torch.where(t(inputs["hm"])[:, None, None, :] > 0, 0.0, -1e4)
 hattn = torch.softmax(hq @ hk + hmask, dim=-1) @ hv
 output("y_attention_whisper", hattn.permute(0, 2, 1, 3).reshape(2, 71, 24))
+
+# Conv1d (conv2d with a height of 1): stride 2, pads, dilation 2, two
+# groups, GELU-free Relu; depthwise Conv1d; Conv3d (im2col over the depth).
+w, b = rand(8, 3, 5, scale=0.3), rand(8)
+node("Conv", ["c1", const("w_c1", w), const("b_c1", b)], "c1c", strides=[2], pads=[3, 1],
+     dilations=[2], group=2)
+node("Relu", ["c1c"], "y_conv1d_relu")
+c1 = t(inputs["c1"])
+output("y_conv1d_relu", F.relu(F.conv1d(F.pad(c1, (3, 1)), t(w), t(b), stride=2, dilation=2,
+                                        groups=2)))
+w = rand(6, 1, 3, scale=0.5)
+node("Conv", ["c1", const("w_c1dw", w)], "y_conv1d_depthwise", pads=[1, 1], group=6)
+output("y_conv1d_depthwise", F.conv1d(c1, t(w), padding=1, groups=6))
+w, b = rand(5, 4, 3, 2, 3, scale=0.3), rand(5)
+node("Conv", ["c3d", const("w_c3d", w), const("b_c3d", b)], "y_conv3d",
+     strides=[1, 2, 1], pads=[1, 0, 1, 1, 1, 0])
+output("y_conv3d", F.conv3d(F.pad(t(inputs["c3d"]), (1, 0, 0, 1, 1, 1)), t(w), t(b),
+                            stride=(1, 2, 1)))
+
+# ConvTranspose: 2-D stride 2 with pads, output_padding, dilation and two
+# groups; 1-D stride 3; 3-D over a depth of 1 (a UNet's upsampling 2x2,
+# stride 2).
+ct = t(inputs["ct"])
+w, b = rand(6, 4, 3, 3, scale=0.3), rand(8)
+node("ConvTranspose", ["ct", const("w_ct2", w), const("b_ct2", b)], "y_conv_transpose2d",
+     strides=[2, 2], pads=[1, 0, 0, 1], output_padding=[1, 0], dilations=[1, 2], group=2)
+full = F.conv_transpose2d(ct, t(w), t(b), stride=2, output_padding=(1, 0), dilation=(1, 2),
+                          groups=2)
+output("y_conv_transpose2d", full[:, :, 1:full.shape[2] - 0, 0:full.shape[3] - 1])
+w = rand(6, 3, 4, scale=0.3)
+node("ConvTranspose", ["c1", const("w_ct1", w)], "y_conv_transpose1d", strides=[3])
+output("y_conv_transpose1d", F.conv_transpose1d(c1, t(w), stride=3))
+w, b = rand(4, 3, 1, 2, 2, scale=0.3), rand(3)
+node("ConvTranspose", ["c3d", const("w_ct3", w), const("b_ct3", b)], "y_conv_transpose3d",
+     strides=[1, 2, 2])
+output("y_conv_transpose3d", F.conv_transpose3d(t(inputs["c3d"]), t(w), t(b), stride=(1, 2, 2)))
 
 graph = helper.make_graph(
     nodes, "kernels",
