@@ -20,7 +20,12 @@
 // generated code. Shape and Size only need static dims, not a constant.
 //
 // A result is folded when its bytes are at most `size-limit`, or no more
-// than the constant operands that die with the fold. Results of 1 KiB or more
+// than the constant operands that die with the fold, or when it is read only
+// as the weights of heavy ops (Conv W, MatMul B...), which the lowering packs
+// at compile time anyway. Elementwise float arithmetic (Cast between float
+// types, +, -, *, /) of any size is evaluated on APFloat values as the
+// folders of its body compute it; other elementwise ops fold up to 64 Ki
+// elements. Results of 1 KiB or more
 // become resource blobs named after the node (deterministic); smaller ones,
 // splats and booleans stay inline. Anything unexpected skips the fold.
 //
@@ -302,10 +307,78 @@ public:
     return values.lookup(result);
   }
 
+  /// Whether the body is float arithmetic only (add, sub, mul, div, neg,
+  /// extf), which evaluateFloats computes as the ops' folders do (IEEE
+  /// operations of APFloat, round to nearest even) without an attribute per
+  /// value: how weights of millions of elements (a Cast from float16, a
+  /// scale) fold.
+  bool isFloatArithmetic() const {
+    for (BlockArgument arg : block->getArguments())
+      if (!isa<FloatType>(arg.getType()))
+        return false;
+    for (Operation &op : *block) {
+      if (!isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp, arith::NegFOp,
+               arith::ExtFOp>(op))
+        return false;
+      if (auto fm = dyn_cast<arith::ArithFastMathInterface>(op);
+          fm && fm.getFastMathFlagsAttr() &&
+          fm.getFastMathFlagsAttr().getValue() != arith::FastMathFlags::none)
+        return false;
+    }
+    return true;
+  }
+
+  /// The value of `result` for `args` (isFloatArithmetic bodies); nullopt
+  /// where an operation is invalid or divides by zero (the op then stays
+  /// for run time, as when a folder declines).
+  std::optional<APFloat> evaluateFloats(Value result, ArrayRef<APFloat> args) {
+    floats.clear();
+    for (auto [arg, v] : llvm::zip_equal(block->getArguments(), args))
+      floats.try_emplace(arg, v);
+    for (Operation &op : *block) {
+      auto in = [&](unsigned i) -> const APFloat * {
+        auto it = floats.find(op.getOperand(i));
+        return it == floats.end() ? nullptr : &it->second;
+      };
+      const APFloat *a = in(0);
+      if (!a)
+        return std::nullopt;
+      APFloat r = *a;
+      APFloat::opStatus status = APFloat::opOK;
+      if (isa<arith::NegFOp>(op)) {
+        r.changeSign();
+      } else if (isa<arith::ExtFOp>(op)) {
+        bool loses = false;
+        status = r.convert(cast<FloatType>(op.getResult(0).getType()).getFloatSemantics(),
+                           APFloat::rmNearestTiesToEven, &loses);
+      } else {
+        const APFloat *b = in(1);
+        if (!b)
+          return std::nullopt;
+        if (isa<arith::AddFOp>(op))
+          status = r.add(*b, APFloat::rmNearestTiesToEven);
+        else if (isa<arith::SubFOp>(op))
+          status = r.subtract(*b, APFloat::rmNearestTiesToEven);
+        else if (isa<arith::MulFOp>(op))
+          status = r.multiply(*b, APFloat::rmNearestTiesToEven);
+        else
+          status = r.divide(*b, APFloat::rmNearestTiesToEven);
+      }
+      if (status & (APFloat::opInvalidOp | APFloat::opDivByZero))
+        return std::nullopt;
+      floats.insert_or_assign(op.getResult(0), r);
+    }
+    auto it = floats.find(result);
+    if (it == floats.end())
+      return std::nullopt;
+    return it->second;
+  }
+
 private:
   MLIRContext *ctx;
   std::unique_ptr<Block> block;
   DenseMap<Value, Attribute> values;
+  DenseMap<Value, APFloat> floats;
 };
 
 /// Row-major strides of `shape`.
@@ -948,8 +1021,7 @@ private:
   /// folders of the body's ops.
   std::optional<Tensor> foldElementwise() {
     RankedTensorType type = resultType();
-    if (!type || op->getNumResults() != 1 || op->getNumOperands() == 0 ||
-        type.getNumElements() > kMaxEvaluatedElements)
+    if (!type || op->getNumResults() != 1 || op->getNumOperands() == 0)
       return std::nullopt;
     // float8/float4 values stay for run time: APFloat has no NaN for float4
     // (ONNX's cast gives 0x8), and its conversions are not onnxcc_rt's.
@@ -979,15 +1051,42 @@ private:
     Type resultScalar = scalarType(type.getElementType());
     if (!r || r.getType() != resultScalar)
       return std::nullopt;
+    SmallVector<SmallVector<int64_t>> strides;
+    for (const Tensor &t : inputs)
+      strides.push_back(stridesOf(t.shape()));
+    if (prog.isFloatArithmetic() && isa<FloatType>(resultScalar)) {
+      // Float arithmetic, any size: APFloat values, no attributes.
+      const llvm::fltSemantics &sem = cast<FloatType>(resultScalar).getFloatSemantics();
+      Tensor out = Tensor::zeros(type);
+      SmallVector<APFloat> args;
+      for (Type t : argTypes)
+        args.push_back(APFloat::getZero(cast<FloatType>(t).getFloatSemantics()));
+      bool ok = true;
+      forEachIndex(type.getShape(), [&](ArrayRef<int64_t> idx, int64_t i) {
+        for (size_t k = 0; k < inputs.size(); ++k) {
+          const llvm::fltSemantics &in = cast<FloatType>(argTypes[k]).getFloatSemantics();
+          uint64_t bits = inputs[k].bits(broadcastIndex(inputs[k].shape(), strides[k], idx));
+          args[k] = APFloat(in, APInt(APFloat::getSizeInBits(in), bits));
+        }
+        std::optional<APFloat> v = prog.evaluateFloats(r, args);
+        if (!v || &v->getSemantics() != &sem)
+          return ok = false;
+        out.setBits(i, v->bitcastToAPInt().getZExtValue());
+        return true;
+      });
+      if (!ok)
+        return std::nullopt;
+      return out;
+    }
+    if (type.getNumElements() > kMaxEvaluatedElements)
+      return std::nullopt;
 
     // Each input element becomes an attribute once.
     SmallVector<SmallVector<Attribute>> attrs;
-    SmallVector<SmallVector<int64_t>> strides;
     for (auto [t, argType] : llvm::zip_equal(inputs, argTypes)) {
       SmallVector<Attribute> &a = attrs.emplace_back();
       for (int64_t i = 0; i < t.size(); ++i)
         a.push_back(scalarAttr(argType, t.bits(i)));
-      strides.push_back(stridesOf(t.shape()));
     }
     Tensor out = Tensor::zeros(type);
     SmallVector<Attribute> args(inputs.size());
@@ -1048,7 +1147,48 @@ bool operandsReady(Operation *op) {
   return true;
 }
 
-Outcome tryFold(Operation *op, int64_t sizeLimit) {
+/// Whether operand `i` of `op` is a weight of a heavy op that the lowering
+/// packs at compile time when it is constant (so that folding it costs no
+/// more than the packed copy): Conv/ConvTranspose W and B, Gemm B and C,
+/// MatMul B, RNN/GRU/LSTM W, R and B.
+bool isWeightOperand(Operation *op, unsigned i) {
+  if (isa<onnx::ConvOp, onnx::FusedConvOp, onnx::ConvTransposeOp>(op))
+    return i == 1 || i == 2;
+  if (isa<onnx::GemmOp, onnx::FusedGemmOp>(op))
+    return i == 1 || i == 2;
+  if (isa<onnx::MatMulOp, onnx::FusedMatMulOp>(op))
+    return i == 1;
+  if (isa<onnx::RNNOp, onnx::GRUOp, onnx::LSTMOp>(op))
+    return i >= 1 && i <= 3;
+  return false;
+}
+
+/// The candidate ops whose every result is read only as a weight, directly
+/// or through other such ops: they fold whatever their size (ConstantOfShape
+/// weights, a Cast of float16 weights, a scaled weight), as an initializer
+/// would have been.
+llvm::DenseSet<Operation *> weightProducers(Operation *root) {
+  SmallVector<Operation *> ops;
+  root->walk([&](Operation *op) { ops.push_back(op); });
+  llvm::DenseSet<Operation *> producers;
+  // Users come after their operands' producers in a block: walk backwards.
+  for (Operation *op : llvm::reverse(ops)) {
+    if (!isCandidate(op))
+      continue;
+    bool onlyWeights = true;
+    for (Value r : op->getResults())
+      for (OpOperand &use : r.getUses()) {
+        Operation *user = use.getOwner();
+        if (!isWeightOperand(user, use.getOperandNumber()) && !producers.contains(user))
+          onlyWeights = false;
+      }
+    if (onlyWeights && !op->use_empty())
+      producers.insert(op);
+  }
+  return producers;
+}
+
+Outcome tryFold(Operation *op, int64_t sizeLimit, bool weight) {
   if (!operandsReady(op))
     return Outcome::NotConstant;
   // The constants that die with the fold: only this op reads them.
@@ -1064,7 +1204,7 @@ Outcome tryFold(Operation *op, int64_t sizeLimit) {
       if (auto t = foldableType(v.getType()))
         dyingBytes += bytesOf(t);
   }
-  if (resultBytes > sizeLimit && resultBytes > dyingBytes)
+  if (resultBytes > sizeLimit && resultBytes > dyingBytes && !weight)
     return Outcome::NotConstant; // may change when other readers go
   Folder::Results results = Folder(op).run();
   if (!results || results->size() != op->getNumResults())
@@ -1149,8 +1289,9 @@ struct OnnxFoldConstantsPass : public impl::OnnxFoldConstantsPassBase<OnnxFoldCo
         if (isCandidate(op) && !skipped.contains(op))
           ops.push_back(op);
       });
+      llvm::DenseSet<Operation *> weights = weightProducers(getOperation());
       for (Operation *op : ops) {
-        Outcome o = tryFold(op, sizeLimit);
+        Outcome o = tryFold(op, sizeLimit, weights.contains(op));
         if (o == Outcome::Folded)
           changed = true;
         else if (o == Outcome::Skipped)

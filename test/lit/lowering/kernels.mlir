@@ -114,10 +114,13 @@ func.func @negative_matmul_f64(%a: tensor<2x4xf64>) -> tensor<2x3xf64> {
 
 // -----
 
-// CHECK-LABEL: func.func @negative_conv1d(
-// CHECK-NOT: call @onnxcc_kernels
-// CHECK: linalg.generic
-func.func @negative_conv1d(%x: tensor<1x2x5xf32>) -> tensor<1x3x3xf32> {
+/// A 1-D convolution is conv2d with a height of 1: the geometry (batch 1,
+/// C 2, H 1, W 5, M 3, OH 1, OW 3, KH 1, KW 3, ...) and no loop nest.
+// CHECK-LABEL: func.func @conv1d(
+// CHECK-NOT: linalg.generic
+// CHECK: call @onnxcc_kernels_conv2d(%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %c1_i64{{[_0-9]*}}, %c2_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c5_i64{{[_0-9]*}}, %c3_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c3_i64{{[_0-9]*}}, %c1_i64{{[_0-9]*}}, %c3_i64{{[_0-9]*}},
+// CHECK-NOT: linalg.generic
+func.func @conv1d(%x: tensor<1x2x5xf32>) -> tensor<1x3x3xf32> {
   %none = "onnx.NoValue"() : () -> none
   %w = "onnx.Constant"() {value = dense<1.0> : tensor<3x2x3xf32>} : () -> tensor<3x2x3xf32>
   %y = "onnx.Conv"(%x, %w, %none) : (tensor<1x2x5xf32>, tensor<3x2x3xf32>, none) -> tensor<1x3x3xf32>

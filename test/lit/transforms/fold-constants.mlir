@@ -413,3 +413,56 @@ func.func @zero_size_data_movement() -> (tensor<0xi64>, tensor<2xi64>) {
   %c = "onnx.Concat"(%e, %a) {axis = 0 : i64} : (tensor<0xi64>, tensor<2xi64>) -> tensor<2xi64>
   return %s, %c : tensor<0xi64>, tensor<2xi64>
 }
+
+// -----
+
+/// The same Expand read only as a MatMul's B (a weight the lowering packs
+/// at compile time anyway) folds whatever its size: weights that exporters
+/// build from Constant/ConstantOfShape/Expand take the packed kernels.
+// CHECK-LABEL: func.func @expand_weight_over_limit(
+// CHECK-NOT: "onnx.Expand"
+// CHECK: %[[W:.*]] = "onnx.Constant"() <{value = dense<1.500000e+00> : tensor<129x128xf32>}>
+// CHECK: "onnx.MatMul"(%{{.*}}, %[[W]])
+func.func @expand_weight_over_limit(%x: tensor<2x129xf32>) -> tensor<2x128xf32> {
+  %a = "onnx.Constant"() {value = dense<1.5> : tensor<f32>} : () -> tensor<f32>
+  %shape = "onnx.Constant"() {value = dense<[129, 128]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %e = "onnx.Expand"(%a, %shape) : (tensor<f32>, tensor<2xi64>) -> tensor<129x128xf32>
+  %y = "onnx.MatMul"(%x, %e) : (tensor<2x129xf32>, tensor<129x128xf32>) -> tensor<2x128xf32>
+  return %y : tensor<2x128xf32>
+}
+
+// -----
+
+/// negative_: read as a weight and as an activation, it stays.
+// CHECK-LABEL: func.func @negative_expand_weight_and_data(
+// CHECK: "onnx.Expand"
+func.func @negative_expand_weight_and_data(%x: tensor<2x129xf32>) -> (tensor<2x128xf32>, tensor<129x128xf32>) {
+  %a = "onnx.Constant"() {value = dense<1.5> : tensor<f32>} : () -> tensor<f32>
+  %shape = "onnx.Constant"() {value = dense<[129, 128]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %e = "onnx.Expand"(%a, %shape) : (tensor<f32>, tensor<2xi64>) -> tensor<129x128xf32>
+  %y = "onnx.MatMul"(%x, %e) : (tensor<2x129xf32>, tensor<129x128xf32>) -> tensor<2x128xf32>
+  return %y, %e : tensor<2x128xf32>, tensor<129x128xf32>
+}
+
+// -----
+
+/// A Conv weight cast from float16 and scaled, 72 Ki elements (over the
+/// 64 Ki elements of attribute-per-value evaluation): the float arithmetic
+/// folds on APFloat values. 0x3C00 is 1.0 in float16, 0x4000 2.0; times
+/// 0.25 gives 0.25 and 0.5 (exact).
+// CHECK-LABEL: func.func @cast_scale_weight(
+// CHECK-NOT: "onnx.Cast"
+// CHECK-NOT: "onnx.Mul"
+// CHECK: %[[W:.*]] = "onnx.Constant"() <{value = dense_resource<{{.*}}> : tensor<128x64x3x3xf32>}>
+// CHECK: "onnx.Conv"(%{{.*}}, %[[W]],
+func.func @cast_scale_weight(%x: tensor<1x64x8x8xf32>) -> tensor<1x128x6x6xf32> {
+  %h = "onnx.Constant"() {value = dense<[[[[1.0, 2.0, 1.0], [2.0, 1.0, 2.0], [1.0, 2.0, 1.0]]]]> : tensor<1x1x3x3xf16>} : () -> tensor<1x1x3x3xf16>
+  %shape = "onnx.Constant"() {value = dense<[128, 64, 3, 3]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %big = "onnx.Expand"(%h, %shape) : (tensor<1x1x3x3xf16>, tensor<4xi64>) -> tensor<128x64x3x3xf16>
+  %f = "onnx.Cast"(%big) {to = 1 : i64} : (tensor<128x64x3x3xf16>) -> tensor<128x64x3x3xf32>
+  %q = "onnx.Constant"() {value = dense<0.25> : tensor<f32>} : () -> tensor<f32>
+  %w = "onnx.Mul"(%f, %q) : (tensor<128x64x3x3xf32>, tensor<f32>) -> tensor<128x64x3x3xf32>
+  %none = "onnx.NoValue"() : () -> none
+  %y = "onnx.Conv"(%x, %w, %none) : (tensor<1x64x8x8xf32>, tensor<128x64x3x3xf32>, none) -> tensor<1x128x6x6xf32>
+  return %y : tensor<1x128x6x6xf32>
+}

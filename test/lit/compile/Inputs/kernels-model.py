@@ -281,6 +281,20 @@ node("ConvTranspose", ["c3d", const("w_ct3", w), const("b_ct3", b)], "y_conv_tra
      strides=[1, 2, 2])
 output("y_conv_transpose3d", F.conv_transpose3d(t(inputs["c3d"]), t(w), t(b), stride=(1, 2, 2)))
 
+# Weights that only folding makes constant (issue 39): a float16 weight
+# cast to float32 and scaled, and a ConstantOfShape weight; they take the
+# packed kernels like initializers.
+wh = rand(16, 8, 3, 3, scale=0.3).astype(np.float16)
+node("Cast", [const("w_half", wh)], "w_half32", to=TensorProto.FLOAT)
+node("Mul", ["w_half32", const("w_half_scale", np.float32(0.5))], "w_half_scaled")
+node("Conv", ["x", "w_half_scaled"], "y_conv_folded_weights", pads=[1, 1, 1, 1])
+output("y_conv_folded_weights", F.conv2d(x, t(wh.astype(np.float32)) * 0.5, padding=1))
+node("ConstantOfShape", [const("w_cos_shape", np.array([37, 12], np.int64))], "w_cos",
+     value=numpy_helper.from_array(np.array([0.125], np.float32)))
+node("MatMul", ["v", "w_cos"], "y_matmul_constant_of_shape")
+output("y_matmul_constant_of_shape", t(inputs["v"]) @ torch.full((37, 12), 0.125,
+                                                                 dtype=torch.float64))
+
 graph = helper.make_graph(
     nodes, "kernels",
     [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(a.shape))
