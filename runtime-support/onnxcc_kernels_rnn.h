@@ -79,7 +79,8 @@ inline bool rnn_split_candidate(int32_t cell, int32_t linear_before_reset) {
 inline int64_t packed_recurrent_r_floats(int isa, int32_t cell, int32_t linear_before_reset,
                                          int64_t hidden) {
   if (rnn_split_candidate(cell, linear_before_reset))
-    return packed_gemm_b_floats(isa, hidden, 2 * hidden) + packed_gemm_b_floats(isa, hidden, hidden);
+    return packed_gemm_b_floats(isa, hidden, 2 * hidden) +
+           packed_gemm_b_floats(isa, hidden, hidden);
   return packed_gemm_b_floats(isa, hidden, rnn_gates(cell) * hidden);
 }
 
@@ -221,7 +222,9 @@ template <int A> inline VT rnn_act_v(VT x, VT alpha, VT beta) {
 
 template <int A> ONNXCC_NOINLINE void rnn_act_run(float *x, int64_t n, float alpha, float beta) {
   const VT a = Vec::set1(alpha), b = Vec::set1(beta);
-  rnn_each(n, [&](int64_t i, int m) { rnn_store(x + i, rnn_act_v<A>(rnn_load(x + i, m), a, b), m); });
+  rnn_each(n, [&](int64_t i, int m) {
+    rnn_store(x + i, rnn_act_v<A>(rnn_load(x + i, m), a, b), m);
+  });
 }
 
 /// Applies activation act = {code, alpha, beta} to x[0..n) in place.

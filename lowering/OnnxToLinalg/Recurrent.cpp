@@ -847,8 +847,8 @@ template <typename OpTy, Cell kind> struct RecurrentKernelLowering : KernelPatte
           acts.insert(acts.end(), {static_cast<float>(k::kRnnTanh), 0.0f, 0.0f});
           continue;
         }
-        auto encoded =
-            recurrentActivation(rc.activationList[d * perDir + i], alphas, betas, nextAlpha, nextBeta);
+        auto encoded = recurrentActivation(rc.activationList[d * perDir + i], alphas, betas,
+                                           nextAlpha, nextBeta);
         if (!encoded)
           return rewriter.notifyMatchFailure(op, "an unknown activation or missing alpha/beta");
         acts.insert(acts.end(), encoded->begin(), encoded->end());
@@ -965,8 +965,9 @@ template <typename OpTy, Cell kind> struct RecurrentKernelLowering : KernelPatte
     SmallVector<Value> outBuffers;
     for (unsigned i = 0; i < 3; ++i) {
       RankedTensorType t = i < resultTypes.size() ? resultTypes[i] : RankedTensorType();
-      Value buffer =
-          t ? flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, t), /*readOnly=*/false) : Value();
+      Value buffer;
+      if (t)
+        buffer = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, t), /*readOnly=*/false);
       outBuffers.push_back(buffer);
       call.buffer(buffer ? buffer : scratch);
       call.i32(buffer ? 1 : 0);
@@ -1004,8 +1005,8 @@ void populateRecurrentPatterns(OnnxTypeConverter &converter, RewritePatternSet &
                RecurrentLowering<onnx::LSTMOp, Cell::Lstm>>(converter, patterns.getContext());
 }
 
-void populateRecurrentKernelPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns, int isa,
-                                     int64_t threads) {
+void populateRecurrentKernelPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns,
+                                     int isa, int64_t threads) {
   patterns.add<RecurrentKernelLowering<onnx::RNNOp, Cell::Rnn>,
                RecurrentKernelLowering<onnx::GRUOp, Cell::Gru>,
                RecurrentKernelLowering<onnx::LSTMOp, Cell::Lstm>>(converter, patterns.getContext(),

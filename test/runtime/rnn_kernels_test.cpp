@@ -248,7 +248,9 @@ std::string run_case(const Case &c, uint64_t seed, double &worst) {
                 pv[j] = peep[d * 3 * H + j];
             p = pv.data();
             double gi = f(0, x[i] + hr[i] + p[i] * cs[i]);
-            double gf = c.inputForget ? 1 - gi : f(0, x[2 * H + i] + hr[2 * H + i] + p[2 * H + i] * cs[i]);
+            double gf = c.inputForget
+                            ? 1 - gi
+                            : f(0, x[2 * H + i] + hr[2 * H + i] + p[2 * H + i] * cs[i]);
             double gc = f(1, x[3 * H + i] + hr[3 * H + i]);
             double cn = gf * cs[i] + gi * gc;
             double go = f(0, x[H + i] + hr[H + i] + p[H + i] * cn);
@@ -423,7 +425,8 @@ void test_long_sequence() {
 void test_bad_lengths() {
   const int64_t H = 4;
   std::vector<float> xw(2 * 3 * H), packed(k::packed_recurrent_r_floats(kIsa, 1, 1, H)),
-      scratch(k::recurrent_scratch_floats(kIsa, 1, 1, H, 1)), y(2 * H, 5.0f), acts = {0, 0, 0, 1, 0, 0, 1, 0, 0};
+      scratch(k::recurrent_scratch_floats(kIsa, 1, 1, H, 1)), y(2 * H, 5.0f),
+      acts = {0, 0, 0, 1, 0, 0, 1, 0, 0};
   int bad = 0;
   for (int32_t len : {-1, 3}) {
     int rc = k::recurrent(xw.data(), packed.data(), xw.data(), 0, xw.data(), 0, &len, 1,
