@@ -1,16 +1,29 @@
-//===- Recurrent.cpp - RNN, GRU and LSTM to an scf.for over time steps ---===//
+//===- Recurrent.cpp - RNN, GRU and LSTM to kernels or an scf.for --------===//
 //
-// Each direction becomes one scf.for over the sequence carrying the hidden
-// state (and the LSTM cell state) as tensors. The input projection X W^T + Wb
-// of every step is one contraction before the loop; inside it, H R^T + Rb is
-// a contraction per step and the gates are one elementwise linalg.generic over
-// [batch, hidden].
+// With a kernel ISA, float32 RNN, GRU and LSTM nodes with constant W, R and
+// B become two kernel calls: gemm_packed_b for the input projections of
+// every step and direction at once (W packed at compile time, the biases
+// that add to a gate input unchanged folded into its bias), then
+// onnxcc_rt::kernels::recurrent (runtime-support/onnxcc_kernels_rnn.h) for
+// the time loop, with R packed at compile time so that each step streams it
+// once and the gates run on the step's product in L1.
+//
+// Otherwise (no kernels, weights computed at run time, activations without
+// their parameters) each direction becomes one scf.for over the sequence
+// carrying the hidden state (and the LSTM cell state) as tensors. The input
+// projection X W^T + Wb of every step is one contraction before the loop;
+// inside it, H R^T + Rb is a contraction per step and the gates are one
+// elementwise linalg.generic over [batch, hidden].
 //
 //===----------------------------------------------------------------------===//
-#include "lowering/OnnxToLinalg/Patterns.h"
+#include "lowering/OnnxToLinalg/KernelCall.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/AffineMap.h"
+
+#include "runtime-support/onnxcc_kernels.h"
+
+#include <array>
 
 using namespace mlir;
 
@@ -64,13 +77,14 @@ struct Recurrent {
   int64_t seq = 0, batch = 0, input = 0, hidden = 0, dirs = 1, gates = 1;
   bool batchMajor = false;
   Type elem;
+  /// The activation names, f (g, h) of each direction in turn.
+  SmallVector<StringRef> activationList;
   SmallVector<Activation> activations;
 };
 
-Value present(Value v) { return !v || isa<NoneType>(v.getType()) ? Value() : v; }
-
-/// Checks shapes, element types and attributes; fills the derived sizes.
-LogicalResult prepare(ConversionPatternRewriter &rewriter, Operation *op, Recurrent &rc) {
+/// Checks shapes, element types and the number of activations; fills the
+/// derived sizes and `activationList`.
+LogicalResult prepareShapes(ConversionPatternRewriter &rewriter, Operation *op, Recurrent &rc) {
   auto xType = dyn_cast<RankedTensorType>(rc.x.getType());
   if (!xType || !xType.hasStaticShape() || xType.getRank() != 3)
     return rewriter.notifyMatchFailure(op, "X needs a static rank-3 shape");
@@ -113,7 +127,7 @@ LogicalResult prepare(ConversionPatternRewriter &rewriter, Operation *op, Recurr
     return rewriter.notifyMatchFailure(op, "sequence_lens must be i32 [batch]");
 
   ArrayRef<StringRef> defaults = defaultActivations(rc.cell);
-  SmallVector<StringRef> names;
+  SmallVector<StringRef> &names = rc.activationList;
   if (rc.activationNames) {
     for (Attribute a : rc.activationNames)
       names.push_back(cast<StringAttr>(a).getValue());
@@ -123,7 +137,14 @@ LogicalResult prepare(ConversionPatternRewriter &rewriter, Operation *op, Recurr
   }
   if (static_cast<int64_t>(names.size()) != rc.dirs * static_cast<int64_t>(defaults.size()))
     return rewriter.notifyMatchFailure(op, "activations has the wrong number of entries");
-  for (StringRef name : names) {
+  return success();
+}
+
+/// prepareShapes, and the activations the loop lowering computes.
+LogicalResult prepare(ConversionPatternRewriter &rewriter, Operation *op, Recurrent &rc) {
+  if (failed(prepareShapes(rewriter, op, rc)))
+    return failure();
+  for (StringRef name : rc.activationList) {
     if (name.equals_insensitive("sigmoid"))
       rc.activations.push_back(Activation::Sigmoid);
     else if (name.equals_insensitive("tanh"))
@@ -692,31 +713,288 @@ LogicalResult lowerRecurrent(ConversionPatternRewriter &rewriter, Operation *op,
   return success();
 }
 
+/// The operands (converted) and attributes of `op` into `rc`.
+template <typename OpTy, Cell kind>
+void collect(OpTy op, typename OpTy::Adaptor adaptor, Recurrent &rc) {
+  rc.cell = kind;
+  rc.x = adaptor.getX();
+  rc.w = adaptor.getW();
+  rc.r = adaptor.getR();
+  rc.bias = present(adaptor.getB());
+  rc.seqLens = present(adaptor.getSequenceLens());
+  rc.initialH = present(adaptor.getInitialH());
+  rc.activationNames = op.getActivationsAttr();
+  rc.clip = op.getClipAttr();
+  rc.direction = op.getDirection();
+  rc.layout = static_cast<int64_t>(op.getLayout());
+  if constexpr (kind == Cell::Gru)
+    rc.linearBeforeReset = op.getLinearBeforeReset() != 0;
+  if constexpr (kind == Cell::Lstm) {
+    rc.initialC = present(adaptor.getInitialC());
+    rc.peepholes = present(adaptor.getP());
+    rc.inputForget = op.getInputForget() != 0;
+  }
+}
+
 template <typename OpTy, Cell kind>
 struct RecurrentLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Recurrent rc;
-    rc.cell = kind;
-    rc.x = adaptor.getX();
-    rc.w = adaptor.getW();
-    rc.r = adaptor.getR();
-    rc.bias = present(adaptor.getB());
-    rc.seqLens = present(adaptor.getSequenceLens());
-    rc.initialH = present(adaptor.getInitialH());
-    rc.activationNames = op.getActivationsAttr();
-    rc.clip = op.getClipAttr();
-    rc.direction = op.getDirection();
-    rc.layout = static_cast<int64_t>(op.getLayout());
-    if constexpr (kind == Cell::Gru)
-      rc.linearBeforeReset = op.getLinearBeforeReset() != 0;
-    if constexpr (kind == Cell::Lstm) {
-      rc.initialC = present(adaptor.getInitialC());
-      rc.peepholes = present(adaptor.getP());
-      rc.inputForget = op.getInputForget() != 0;
-    }
+    collect<OpTy, kind>(op, adaptor, rc);
     return lowerRecurrent(rewriter, op, this->getTypeConverter(), rc);
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+namespace k = onnxcc_rt::kernels;
+
+/// The kernel's encoding {code, alpha, beta} of ONNX activation `name`,
+/// taking its alpha and beta from the node's lists in turn (`nextAlpha`,
+/// `nextBeta`) or, where the lists run out, the defaults of the ONNX op of
+/// that name; nullopt for an unknown name or a missing parameter without a
+/// default (Affine, ScaledTanh).
+std::optional<std::array<float, 3>> recurrentActivation(StringRef name, ArrayRef<float> alphas,
+                                                     ArrayRef<float> betas, size_t &nextAlpha,
+                                                     size_t &nextBeta) {
+  struct Entry {
+    StringRef name;
+    int32_t code;
+    bool alpha, beta;
+    std::optional<float> alphaDefault, betaDefault;
+  };
+  static const Entry table[] = {
+      {"Sigmoid", k::kRnnSigmoid, false, false, {}, {}},
+      {"Tanh", k::kRnnTanh, false, false, {}, {}},
+      {"Relu", k::kRnnRelu, false, false, {}, {}},
+      {"Affine", k::kRnnAffine, true, true, {}, {}},
+      {"LeakyRelu", k::kRnnLeakyRelu, true, false, 0.01f, {}},
+      {"ThresholdedRelu", k::kRnnThresholdedRelu, true, false, 1.0f, {}},
+      {"ScaledTanh", k::kRnnScaledTanh, true, true, {}, {}},
+      {"HardSigmoid", k::kRnnHardSigmoid, true, true, 0.2f, 0.5f},
+      {"Elu", k::kRnnElu, true, false, 1.0f, {}},
+      {"Softsign", k::kRnnSoftsign, false, false, {}, {}},
+      {"Softplus", k::kRnnSoftplus, false, false, {}, {}},
+  };
+  const Entry *e =
+      llvm::find_if(table, [&](const Entry &x) { return x.name.equals_insensitive(name); });
+  if (e == std::end(table))
+    return std::nullopt;
+  std::array<float, 3> encoded = {static_cast<float>(e->code), 0.0f, 0.0f};
+  auto take = [](bool used, ArrayRef<float> list, size_t &next, std::optional<float> fallback,
+                 float &out) {
+    if (!used)
+      return true;
+    if (next < list.size()) {
+      out = list[next++];
+      return true;
+    }
+    if (!fallback)
+      return false;
+    out = *fallback;
+    return true;
+  };
+  if (!take(e->alpha, alphas, nextAlpha, e->alphaDefault, encoded[1]) ||
+      !take(e->beta, betas, nextBeta, e->betaDefault, encoded[2]))
+    return std::nullopt;
+  return encoded;
+}
+
+/// Float32 RNN, GRU and LSTM with constant W, R and B (when present) and
+/// static shapes: gemm_packed_b for X W^T + biases, then
+/// onnxcc_rt::kernels::recurrent (see the top of this file).
+template <typename OpTy, Cell kind> struct RecurrentKernelLowering : KernelPattern<OpTy> {
+  using KernelPattern<OpTy>::KernelPattern;
+  using KernelPattern<OpTy>::target;
+  using KernelPattern<OpTy>::threads;
+
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Recurrent rc;
+    collect<OpTy, kind>(op, adaptor, rc);
+    if (failed(prepareShapes(rewriter, op, rc)))
+      return failure();
+    if (!rc.elem.isF32())
+      return rewriter.notifyMatchFailure(op, "not float32");
+    const int64_t seq = rc.seq, batch = rc.batch, input = rc.input, hidden = rc.hidden,
+                  dirs = rc.dirs, gh = rc.gates * hidden;
+    if (seq < 1 || batch < 1 || input < 1 || hidden < 1)
+      return rewriter.notifyMatchFailure(op, "an empty dim");
+    std::optional<std::vector<float>> w = constantFloats(op.getW());
+    std::optional<std::vector<float>> r = constantFloats(op.getR());
+    if (!w || !r)
+      return rewriter.notifyMatchFailure(op, "W or R is not constant");
+    std::optional<std::vector<float>> bias;
+    if (rc.bias && !(bias = constantFloats(op.getB())))
+      return rewriter.notifyMatchFailure(op, "B is not constant");
+
+    // Activations: f (g, h) per direction, padded to three with unused Tanh.
+    std::vector<float> acts;
+    ArrayRef<float> alphas, betas;
+    if (auto a = op.getActivationAlpha())
+      alphas = *a;
+    if (auto b = op.getActivationBeta())
+      betas = *b;
+    size_t nextAlpha = 0, nextBeta = 0;
+    int64_t perDir = defaultActivations(rc.cell).size();
+    for (int64_t d = 0; d < dirs; ++d) {
+      for (int64_t i = 0; i < 3; ++i) {
+        if (i >= perDir) {
+          acts.insert(acts.end(), {static_cast<float>(k::kRnnTanh), 0.0f, 0.0f});
+          continue;
+        }
+        auto encoded = recurrentActivation(rc.activationList[d * perDir + i], alphas, betas,
+                                           nextAlpha, nextBeta);
+        if (!encoded)
+          return rewriter.notifyMatchFailure(op, "an unknown activation or missing alpha/beta");
+        acts.insert(acts.end(), encoded->begin(), encoded->end());
+      }
+    }
+
+    // The results that are present and read.
+    SmallVector<RankedTensorType> resultTypes;
+    for (unsigned i = 0, e = op->getNumResults(); i < e; ++i) {
+      Value res = op->getResult(i);
+      if (isa<NoneType>(res.getType()) || res.use_empty()) {
+        resultTypes.push_back({});
+        continue;
+      }
+      auto t = staticResultType(rewriter, this->getTypeConverter(), op, i);
+      if (!t)
+        return failure();
+      resultTypes.push_back(t);
+    }
+    SmallVector<int64_t> yShape = rc.batchMajor
+                                      ? SmallVector<int64_t>{batch, seq, dirs, hidden}
+                                      : SmallVector<int64_t>{seq, dirs, batch, hidden};
+    SmallVector<int64_t> stateShape = rc.batchMajor
+                                          ? SmallVector<int64_t>{batch, dirs, hidden}
+                                          : SmallVector<int64_t>{dirs, batch, hidden};
+    for (unsigned i = 0; i < resultTypes.size(); ++i)
+      if (resultTypes[i] &&
+          (resultTypes[i].getShape() != ArrayRef<int64_t>(i == 0 ? yShape : stateShape) ||
+           !resultTypes[i].getElementType().isF32()))
+        return rewriter.notifyMatchFailure(op, "a result of an unexpected type");
+
+    Location loc = op.getLoc();
+    int32_t cell = rc.cell == Cell::Rnn ? k::kRnnCellRnn
+                   : rc.cell == Cell::Gru ? k::kRnnCellGru
+                                          : k::kRnnCellLstm;
+    bool lbr = rc.linearBeforeReset;
+
+    // 1. XW = X W^T + Wb + Rb for every row of X, both directions at once:
+    // W [dirs][G*H][I] is B^T of the product with N = dirs * G * H. GRU's
+    // Rbh with linear_before_reset is scaled by r: it stays for the kernel.
+    int64_t n = dirs * gh, rows = seq * batch;
+    std::vector<float> packedW(k::packed_gemm_b_floats(target, input, n));
+    k::pack_gemm_b(target, w->data(), input, n, /*transposed=*/true, 1.0f, packedW.data());
+    std::vector<float> rbh;
+    std::vector<float> columnBias;
+    if (bias) {
+      columnBias.resize(n);
+      for (int64_t d = 0; d < dirs; ++d)
+        for (int64_t j = 0; j < gh; ++j) {
+          const float *b = bias->data() + d * 2 * gh;
+          bool keepRb = rc.cell == Cell::Gru && lbr && j >= 2 * hidden;
+          columnBias[d * gh + j] = b[j] + (keepRb ? 0.0f : b[gh + j]);
+          if (keepRb)
+            rbh.push_back(b[gh + j]);
+        }
+    }
+    auto xwType = RankedTensorType::get({rows, n}, rewriter.getF32Type());
+    Value xwBuffer;
+    {
+      KernelCall call(rewriter, loc, threads);
+      call.buffer(flatBuffer(rewriter, loc, rc.x, /*readOnly=*/true));
+      call.i64(input);
+      Value weights = packedConstant(rewriter, loc, op, "_w_packed", packedW);
+      call.buffer(weights);
+      call.buffer(bias ? packedConstant(rewriter, loc, op, "_w_bias", columnBias) : weights);
+      call.i32(bias ? 1 : 0);
+      call.buffer(weights);
+      call.i32(0);
+      xwBuffer = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, xwType), /*readOnly=*/false);
+      call.buffer(xwBuffer);
+      call.i64(rows);
+      call.i64(n);
+      call.i64(input);
+      call.activation(KernelActivation());
+      call.partition();
+      call.i32(target);
+      call.emit(op, "gemm_packed_b");
+    }
+    Value xw = tensorFromFlatBuffer(rewriter, loc, xwBuffer, xwType);
+
+    // 2. The recurrence, one unit of work per (direction, block of batch
+    // rows).
+    int64_t perDirR = k::packed_recurrent_r_floats(target, cell, lbr, hidden);
+    std::vector<float> packedR(dirs * perDirR);
+    for (int64_t d = 0; d < dirs; ++d)
+      k::pack_recurrent_r(target, cell, lbr, r->data() + d * gh * hidden, hidden,
+                          packedR.data() + d * perDirR);
+    int64_t units = dirs * ((batch + k::kRnnRows - 1) / k::kRnnRows);
+    KernelCall call(rewriter, loc, std::min(threads, units));
+    call.buffer(flatBuffer(rewriter, loc, xw, /*readOnly=*/true));
+    Value rBuffer = packedConstant(rewriter, loc, op, "_r_packed", packedR);
+    call.buffer(rBuffer);
+    call.buffer(rbh.empty() ? rBuffer : packedConstant(rewriter, loc, op, "_rbh", rbh));
+    call.i32(rbh.empty() ? 0 : 1);
+    auto optionalInput = [&](Value v) {
+      call.buffer(v ? flatBuffer(rewriter, loc, v, /*readOnly=*/true) : rBuffer);
+      call.i32(v ? 1 : 0);
+    };
+    optionalInput(rc.peepholes);
+    if (rc.seqLens) {
+      call.buffer(flatBuffer(rewriter, loc, rc.seqLens, /*readOnly=*/true));
+    } else {
+      auto lensType = RankedTensorType::get({1}, rewriter.getI32Type());
+      Value zero = arith::ConstantOp::create(
+          rewriter, loc, DenseElementsAttr::get(lensType, rewriter.getI32IntegerAttr(0)));
+      call.buffer(flatBuffer(rewriter, loc, zero, /*readOnly=*/true));
+    }
+    call.i32(rc.seqLens ? 1 : 0);
+    optionalInput(rc.initialH);
+    optionalInput(rc.initialC);
+    // Outputs nothing reads are not written: the scratch stands in for them.
+    Value scratch = scratchBuffer(
+        rewriter, loc, k::recurrent_scratch_floats(target, cell, batch, hidden, dirs));
+    SmallVector<Value> outBuffers;
+    for (unsigned i = 0; i < 3; ++i) {
+      RankedTensorType t = i < resultTypes.size() ? resultTypes[i] : RankedTensorType();
+      Value buffer;
+      if (t)
+        buffer = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, t), /*readOnly=*/false);
+      outBuffers.push_back(buffer);
+      call.buffer(buffer ? buffer : scratch);
+      call.i32(buffer ? 1 : 0);
+    }
+    call.buffer(scratch);
+    call.buffer(packedConstant(rewriter, loc, op, "_acts", acts));
+    for (int64_t v : {seq, batch, hidden, dirs})
+      call.i64(v);
+    call.i32(cell);
+    call.i32(rc.direction == "reverse" ? 1 : 0);
+    call.i32(rc.batchMajor ? 1 : 0);
+    call.i32(lbr ? 1 : 0);
+    call.i32(rc.inputForget ? 1 : 0);
+    call.f32(rc.clip ? static_cast<float>(rc.clip.getValueAsDouble()) : 0.0f);
+    call.i32(rc.clip ? 1 : 0);
+    call.partition();
+    call.i32(target);
+    call.emit(op, "recurrent");
+
+    SmallVector<SmallVector<Value>> replacements;
+    for (unsigned i = 0, e = op->getNumResults(); i < e; ++i)
+      replacements.push_back(
+          outBuffers[i] ? SmallVector<Value>{tensorFromFlatBuffer(rewriter, loc, outBuffers[i],
+                                                                  resultTypes[i])}
+                        : SmallVector<Value>{});
+    rewriter.replaceOpWithMultiple(op, std::move(replacements));
+    return success();
   }
 };
 
@@ -727,9 +1005,12 @@ void populateRecurrentPatterns(OnnxTypeConverter &converter, RewritePatternSet &
                RecurrentLowering<onnx::LSTMOp, Cell::Lstm>>(converter, patterns.getContext());
 }
 
-void populateRecurrentKernelPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns, int isa,
-                                     int64_t threads) {
-  (void)converter, (void)patterns, (void)isa, (void)threads;
+void populateRecurrentKernelPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns,
+                                     int isa, int64_t threads) {
+  patterns.add<RecurrentKernelLowering<onnx::RNNOp, Cell::Rnn>,
+               RecurrentKernelLowering<onnx::GRUOp, Cell::Gru>,
+               RecurrentKernelLowering<onnx::LSTMOp, Cell::Lstm>>(converter, patterns.getContext(),
+                                                                  isa, threads);
 }
 
 } // namespace onnxcc::lowering
