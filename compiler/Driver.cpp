@@ -68,6 +68,8 @@ std::string dtypeName(Type t) {
 // kWinogradHeader: runtime-support/onnxcc_kernels_winograd.h, likewise (the
 // kernels header includes it).
 #include "onnxcc_kernels_winograd.inc"
+// kFftHeader: runtime-support/onnxcc_kernels_fft.h, likewise.
+#include "onnxcc_kernels_fft.inc"
 // kThreadsHeader: runtime-support/onnxcc_threads.h, likewise.
 #include "onnxcc_threads.inc"
 // kMLHeader: runtime-support/onnxcc_ml.h (ai.onnx.ml kernels), likewise.
@@ -544,6 +546,9 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
       return e;
     if (Error e = writeFile(options.outDir, "onnxcc_kernels_winograd.h",
                             StringRef(kWinogradHeader, sizeof(kWinogradHeader) - 1)))
+      return e;
+    if (Error e = writeFile(options.outDir, "onnxcc_kernels_fft.h",
+                            StringRef(kFftHeader, sizeof(kFftHeader) - 1)))
       return e;
   }
   if (cpp->usesML)
