@@ -589,6 +589,62 @@ inline float *fft_run_stages(float *a, float *b, int64_t n, const FftFactors &f,
   return a;
 }
 
+/// Transposes the W x W block v (lane j of v[i] <-> lane i of v[j]).
+#if ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX2 || ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX512
+inline void fft_transpose8(__m256 *r) {
+  __m256 t[8], u[8];
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 2; ++i) {
+    u[4 * i] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    u[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    u[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    u[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int i = 0; i < 4; ++i) {
+    r[i] = _mm256_permute2f128_ps(u[i], u[4 + i], 0x20);
+    r[4 + i] = _mm256_permute2f128_ps(u[i], u[4 + i], 0x31);
+  }
+}
+#endif
+
+inline void fft_transpose(VT *v) {
+#if ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX512
+  // Four 8 x 8 blocks: rows 0-7 / 8-15 by columns 0-7 / 8-15. (The maskz
+  // forms: see Vec::max.)
+  __m256 q[4][8];
+  for (int i = 0; i < 8; ++i) {
+    q[0][i] = _mm512_maskz_extractf32x8_ps(0xff, v[i], 0);
+    q[1][i] = _mm512_maskz_extractf32x8_ps(0xff, v[i], 1);
+    q[2][i] = _mm512_maskz_extractf32x8_ps(0xff, v[8 + i], 0);
+    q[3][i] = _mm512_maskz_extractf32x8_ps(0xff, v[8 + i], 1);
+  }
+  for (int blk = 0; blk < 4; ++blk)
+    fft_transpose8(q[blk]);
+  const __m512 zero = _mm512_setzero_ps();
+  for (int i = 0; i < 8; ++i) {
+    v[i] = _mm512_maskz_insertf32x8(0xffff, _mm512_maskz_insertf32x8(0xffff, zero, q[0][i], 0),
+                                    q[2][i], 1);
+    v[8 + i] = _mm512_maskz_insertf32x8(
+        0xffff, _mm512_maskz_insertf32x8(0xffff, zero, q[1][i], 0), q[3][i], 1);
+  }
+#elif ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX2
+  fft_transpose8(v);
+#elif ONNXCC_KERNELS_ISA == ONNXCC_ISA_NEON
+  float32x4x2_t p = vtrnq_f32(v[0], v[1]), q = vtrnq_f32(v[2], v[3]);
+  v[0] = vcombine_f32(vget_low_f32(p.val[0]), vget_low_f32(q.val[0]));
+  v[1] = vcombine_f32(vget_low_f32(p.val[1]), vget_low_f32(q.val[1]));
+  v[2] = vcombine_f32(vget_high_f32(p.val[0]), vget_high_f32(q.val[0]));
+  v[3] = vcombine_f32(vget_high_f32(p.val[1]), vget_high_f32(q.val[1]));
+#else
+  for (int i = 0; i < Vec::W; ++i)
+    for (int j = i + 1; j < Vec::W; ++j)
+      std::swap(v[i].v[j], v[j].v[i]);
+#endif
+}
+
 /// x[e] *= (cr, ci) per element e < count, (cr, ci) from interleaved pairs;
 /// with `conjugate`, the product's conjugate.
 inline void fft_mul_scalars(float *x, const float *c, int64_t count, bool conjugate) {
@@ -692,23 +748,62 @@ inline int fft_lines(const float *x, const float *window, int32_t has_window, fl
   auto lineX = [&](int64_t l) { return x + (l / inner) * xs_outer + (l % inner) * xs_inner; };
   auto lineY = [&](int64_t l) { return y + (l / inner) * ys_outer + (l % inner) * ys_inner; };
   const float invN = 1.0f / static_cast<float>(n);
-  const int64_t nLoad = hermitian ? n : x_len;
+  const int halves = paired ? 2 : 1;
   for (int64_t g = g0; g < g1; ++g) {
     const int64_t l0 = g * perGroup;
-    std::fill(a, a + n * E, 0.0f);
-    // Copy in: lane k of element j.
-    for (int k = 0; k < perGroup; ++k) {
-      const int64_t l = l0 + k;
-      if (l >= lines)
-        break;
-      const float *src = lineX(l);
-      const int lane = k % W;
+    const int count = static_cast<int>(std::min<int64_t>(perGroup, lines - l0));
+    const float *srcLine[2 * W];
+    float *dstLine[2 * W];
+    for (int q = 0; q < count; ++q) {
+      srcLine[q] = lineX(l0 + q);
+      dstLine[q] = lineY(l0 + q);
+    }
+    // Copy in: element j of line q goes to lane q % W of element j (real
+    // parts for the first W lines, imaginary ones for the next W when
+    // paired). Contiguous lines move a W x W block at a time through a
+    // transpose; the rest (and block tails) element by element.
+    int64_t done = 0; // elements [0, done) written for every lane
+    if (!hermitian && x_c == 1 && xs_elem == 1) {
+      for (; done + W <= x_len; done += W) {
+        const VT w = has_window ? Vec::load(window + done) : Vec::set1(1.0f);
+        for (int h = 0; h < 2; ++h) {
+          VT rows[W];
+          for (int q = 0; q < W; ++q)
+            rows[q] = h * W + q < count ? Vec::mul(Vec::load(srcLine[h * W + q] + done), w)
+                                        : Vec::zero();
+          detail::fft_transpose(rows);
+          for (int i = 0; i < W; ++i)
+            Vec::store(a + (done + i) * E + h * W, rows[i]);
+        }
+      }
+    } else if (!paired && xs_elem == 2) {
+      constexpr int half = W / 2;
+      const VT sign = Vec::set1(inverse ? -1.0f : 1.0f);
+      for (; done + half <= x_len; done += half) {
+        alignas(64) float pairs[W];
+        for (int i = 0; i < half; ++i)
+          pairs[2 * i] = pairs[2 * i + 1] = has_window ? window[done + i] : 1.0f;
+        const VT w = Vec::load(pairs);
+        VT rows[W];
+        for (int q = 0; q < W; ++q)
+          rows[q] = q < count ? Vec::mul(Vec::load(srcLine[q] + 2 * done), w) : Vec::zero();
+        detail::fft_transpose(rows);
+        for (int i = 0; i < half; ++i) {
+          Vec::store(a + (done + i) * E, rows[2 * i]);
+          Vec::store(a + (done + i) * E + W, Vec::mul(rows[2 * i + 1], sign));
+        }
+      }
+    }
+    std::fill(a + done * E, a + n * E, 0.0f);
+    for (int q = 0; q < count; ++q) {
+      const float *src = srcLine[q];
+      const int lane = q % W;
       if (hermitian) {
         // Spectrum bin j of the line: bins above n / 2 are conjugates.
         // Line a: (re, -im) (the conjugate the inverse transform wants);
         // line b adds i times its bin, conjugated: (-bi, -br).
-        const bool second = k >= W;
-        for (int64_t j = 0; j < nLoad; ++j) {
+        const bool second = q >= W;
+        for (int64_t j = 0; j < n; ++j) {
           const int64_t sj = 2 * j <= n ? j : n - j;
           if (sj >= x_len)
             continue;
@@ -727,62 +822,65 @@ inline int fft_lines(const float *x, const float *window, int32_t has_window, fl
           }
         }
       } else if (paired) {
-        // Real lines: the first W in the real parts, the next W in the
-        // imaginary ones.
-        float *e = a + lane + (k >= W ? W : 0);
-        for (int64_t j = 0; j < nLoad; ++j)
+        float *e = a + lane + (q >= W ? W : 0);
+        for (int64_t j = done; j < x_len; ++j)
           e[j * E] = src[j * xs_elem] * (has_window ? window[j] : 1.0f);
       } else {
         const float sign = inverse ? -1.0f : 1.0f;
-        for (int64_t j = 0; j < nLoad; ++j) {
+        for (int64_t j = done; j < x_len; ++j) {
           const float w = has_window ? window[j] : 1.0f;
           a[j * E + lane] = src[j * xs_elem] * w;
           a[j * E + W + lane] = src[j * xs_elem + 1] * w * sign;
         }
       }
     }
-    float *r = detail::fft_transform(a, b, n, plan_len, f, plan);
-    // Copy out.
-    alignas(64) float tmp[4][W];
-    if (hermitian) {
-      for (int64_t t = 0; t < y_len; ++t) {
-        Vec::store(tmp[0], Vec::mul(Vec::load(r + t * E), Vec::set1(invN)));
-        Vec::store(tmp[1], Vec::mul(Vec::load(r + t * E + W), Vec::set1(-invN)));
-        for (int k = 0; k < perGroup && l0 + k < lines; ++k)
-          lineY(l0 + k)[t * ys_elem] = tmp[k / W][k % W];
-      }
-    } else if (paired) {
-      // A = (Z[k] + conj Z[n-k]) / 2, B = (Z[k] - conj Z[n-k]) / 2i; the
-      // inverse conjugates and scales.
-      const VT half = Vec::set1(0.5f * (inverse ? invN : 1.0f));
-      const VT halfIm = Vec::set1(0.5f * (inverse ? -invN : 1.0f));
-      for (int64_t k = 0; k < y_len; ++k) {
-        const int64_t nk = k == 0 ? 0 : n - k;
-        VT zr = Vec::load(r + k * E), zi = Vec::load(r + k * E + W);
-        VT wr = Vec::load(r + nk * E), wi = Vec::load(r + nk * E + W);
-        Vec::store(tmp[0], Vec::mul(half, Vec::add(zr, wr)));
-        Vec::store(tmp[1], Vec::mul(halfIm, Vec::sub(zi, wi)));
-        Vec::store(tmp[2], Vec::mul(half, Vec::add(zi, wi)));
-        Vec::store(tmp[3], Vec::mul(halfIm, Vec::sub(wr, zr)));
-        for (int q = 0; q < perGroup && l0 + q < lines; ++q) {
-          float *dst = lineY(l0 + q) + k * ys_elem;
-          const int second = q >= W ? 2 : 0;
-          dst[0] = tmp[second][q % W];
-          dst[1] = tmp[second + 1][q % W];
+
+    const float *r = detail::fft_transform(a, b, n, plan_len, f, plan);
+
+    // Copy out: value(k, h, c) holds channel c of bin k of lines h W + lane.
+    // Hermitian: the two real signals are Re and -Im of r, over n. Paired:
+    // A = (Z[k] + conj Z[n-k]) / 2, B = (Z[k] - conj Z[n-k]) / 2i. The
+    // inverse conjugates and scales.
+    const float scale = inverse ? invN : 1.0f;
+    const VT reScale = Vec::set1((paired && !hermitian ? 0.5f : 1.0f) * scale);
+    const VT imScale = Vec::set1((paired && !hermitian ? 0.5f : 1.0f) * (inverse ? -scale : scale));
+    auto value = [&](int64_t k, int h, int c) -> VT {
+      const float *zk = r + k * E;
+      if (hermitian)
+        return h == 0 ? Vec::mul(Vec::load(zk), reScale) : Vec::mul(Vec::load(zk + W), imScale);
+      if (!paired)
+        return c == 0 ? Vec::mul(Vec::load(zk), reScale) : Vec::mul(Vec::load(zk + W), imScale);
+      const float *zn = r + (k == 0 ? 0 : n - k) * E;
+      if (h == 0)
+        return c == 0 ? Vec::mul(reScale, Vec::add(Vec::load(zk), Vec::load(zn)))
+                      : Vec::mul(imScale, Vec::sub(Vec::load(zk + W), Vec::load(zn + W)));
+      return c == 0 ? Vec::mul(reScale, Vec::add(Vec::load(zk + W), Vec::load(zn + W)))
+                    : Vec::mul(imScale, Vec::sub(Vec::load(zn), Vec::load(zk)));
+    };
+    for (int h = 0; h < halves; ++h) {
+      const int present = std::min(count - h * W, W);
+      float *const *dst = dstLine + h * W;
+      int64_t k = 0;
+      if (ys_elem == y_c) {
+        // Bins contiguous along each line: blocks of W / y_c bins.
+        const int64_t perBlock = W / y_c;
+        for (; k + perBlock <= y_len; k += perBlock) {
+          VT rows[W];
+          for (int64_t i = 0; i < perBlock; ++i)
+            for (int64_t c = 0; c < y_c; ++c)
+              rows[i * y_c + c] = value(k + i, h, static_cast<int>(c));
+          detail::fft_transpose(rows);
+          for (int q = 0; q < present; ++q)
+            Vec::store(dst[q] + k * y_c, rows[q]);
         }
       }
-    } else {
-      const VT scale = Vec::set1(inverse ? invN : 1.0f);
-      const VT scaleIm = Vec::set1(inverse ? -invN : 1.0f);
-      for (int64_t k = 0; k < y_len; ++k) {
-        Vec::store(tmp[0], Vec::mul(Vec::load(r + k * E), scale));
-        Vec::store(tmp[1], Vec::mul(Vec::load(r + k * E + W), scaleIm));
-        for (int q = 0; q < W && l0 + q < lines; ++q) {
-          float *dst = lineY(l0 + q) + k * ys_elem;
-          dst[0] = tmp[0][q];
-          dst[1] = tmp[1][q];
+      for (; k < y_len; ++k)
+        for (int64_t c = 0; c < y_c; ++c) {
+          alignas(64) float tmp[W];
+          Vec::store(tmp, value(k, h, static_cast<int>(c)));
+          for (int q = 0; q < present; ++q)
+            dst[q][k * ys_elem + c] = tmp[q];
         }
-      }
     }
   }
   return 0;
