@@ -4,7 +4,7 @@
 // -I runtime-support; prints one PASS/FAIL line per case group and exits
 // non-zero on any failure.
 //
-// Cases: the twiddle-matrix lengths (up to 16), direct ones (radix 4, 2, 3,
+// Cases: the twiddle-matrix lengths (up to 12), direct ones (radix 4, 2, 3,
 // 5, odd primes up to 61) and Bluestein ones (primes 67, 97, 127, 401, 1021,
 // 4093), every mode (forward real and complex, one-sided, inverse, IRFFT),
 // inputs shorter and longer than n, lines along a middle axis (strided) and

@@ -88,26 +88,26 @@ func.func @inverse_axis1(%x: tensor<3x20x4x2xf32>) -> tensor<3x20x4x2xf32> {
 
 // -----
 
-/// IRFFT of 9 bins to 16 real values: mode 2, one output channel; a length
-/// up to 16 is a product with its 16 x 16 twiddle matrix (512 floats).
-// CHECK-LABEL: func.func @irfft_16(
-// CHECK: arith.constant dense_resource<{{.*}}_fft> : tensor<512xf32>
-// CHECK: arith.constant 9 : i64
+/// IRFFT of 7 bins to 12 real values: mode 2, one output channel; a length
+/// up to 12 is a product with its 12 x 12 twiddle matrix (288 floats).
+// CHECK-LABEL: func.func @irfft_12(
+// CHECK: arith.constant dense_resource<{{.*}}_fft> : tensor<288xf32>
+// CHECK: arith.constant 7 : i64
 // CHECK-NEXT: arith.constant 2 : i64
-// CHECK-NEXT: arith.constant 16 : i64
+// CHECK-NEXT: arith.constant 12 : i64
 // CHECK-NEXT: arith.constant 1 : i64
 // CHECK-NEXT: arith.constant 1 : i64
-// CHECK-NEXT: arith.constant 16 : i64
+// CHECK-NEXT: arith.constant 12 : i64
 // CHECK-NEXT: arith.constant 1 : i64
-// CHECK-NEXT: arith.constant 16 : i64
-// CHECK-NEXT: arith.constant 16 : i64
+// CHECK-NEXT: arith.constant 12 : i64
+// CHECK-NEXT: arith.constant 12 : i64
 // CHECK-NEXT: arith.constant 2 : i32
 // CHECK: call @onnxcc_kernels_fft_lines(
 // CHECK-NOT: linalg.generic
-func.func @irfft_16(%x: tensor<2x9x2xf32>) -> tensor<2x16x1xf32> {
+func.func @irfft_12(%x: tensor<2x7x2xf32>) -> tensor<2x12x1xf32> {
   %none = "onnx.NoValue"() : () -> none
-  %y = "onnx.DFT"(%x, %none) {inverse = 1 : i64, onesided = 1 : i64} : (tensor<2x9x2xf32>, none) -> tensor<2x16x1xf32>
-  return %y : tensor<2x16x1xf32>
+  %y = "onnx.DFT"(%x, %none) {inverse = 1 : i64, onesided = 1 : i64} : (tensor<2x7x2xf32>, none) -> tensor<2x12x1xf32>
+  return %y : tensor<2x12x1xf32>
 }
 
 // -----
