@@ -571,7 +571,6 @@ struct STFTLowering : OpConversionPattern<onnx::STFTOp> {
   }
 };
 
-
 namespace k = onnxcc_rt::kernels;
 
 /// The strides and lengths of one fft_lines call (see the kernel).
@@ -750,7 +749,8 @@ struct STFTKernelLowering : KernelPattern<onnx::STFTOp> {
 
 } // namespace
 
-/// Registered by OnnxToLinalg.cpp (declared there).
+/// Registered by OnnxToLinalg.cpp (declared there); the kernel patterns
+/// only when kernels are on, above the contraction (benefit 2).
 void populateSignalPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns);
 void populateSignalPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<DFTLowering, MelWeightMatrixLowering, STFTLowering>(converter, patterns.getContext());

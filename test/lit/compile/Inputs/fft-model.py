@@ -47,7 +47,8 @@ class Model:
         self.feeds, self.expected = {}, {}
 
     def input(self, name, value):
-        self.inputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, list(value.shape)))
+        self.inputs.append(
+            helper.make_tensor_value_info(name, TensorProto.FLOAT, list(value.shape)))
         self.feeds[name] = value
         return name
 
