@@ -71,6 +71,8 @@ std::string dtypeName(Type t) {
 // kRnnHeader: runtime-support/onnxcc_kernels_rnn.h (RNN, GRU and LSTM),
 // likewise.
 #include "onnxcc_kernels_rnn.inc"
+// kFftHeader: runtime-support/onnxcc_kernels_fft.h, likewise.
+#include "onnxcc_kernels_fft.inc"
 // kThreadsHeader: runtime-support/onnxcc_threads.h, likewise.
 #include "onnxcc_threads.inc"
 // kMLHeader: runtime-support/onnxcc_ml.h (ai.onnx.ml kernels), likewise.
@@ -550,6 +552,9 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
       return e;
     if (Error e = writeFile(options.outDir, "onnxcc_kernels_rnn.h",
                             StringRef(kRnnHeader, sizeof(kRnnHeader) - 1)))
+      return e;
+    if (Error e = writeFile(options.outDir, "onnxcc_kernels_fft.h",
+                            StringRef(kFftHeader, sizeof(kFftHeader) - 1)))
       return e;
   }
   if (cpp->usesML)

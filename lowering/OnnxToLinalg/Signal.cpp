@@ -10,7 +10,17 @@
 // at or beyond n are dropped (W is 0 there); an input shorter than n reads
 // as zero-padded.
 //
+// With kernels on (--target-cpu other than none), float32 DFT and STFT with
+// static shapes and constant lengths become one call to
+// onnxcc_rt::kernels::fft_lines instead (runtime-support/
+// onnxcc_kernels_fft.h): batched mixed-radix or Bluestein FFTs whose
+// twiddles are computed here, in double, into a constant blob. STFT's frames
+// and window are strides and a multiplier of that call. The contraction
+// stays the fallback (other dtypes, dynamic shapes, the Halide and CUDA
+// targets).
+//
 //===----------------------------------------------------------------------===//
+#include "lowering/OnnxToLinalg/KernelCall.h"
 #include "lowering/OnnxToLinalg/Patterns.h"
 
 #include "dialects/onnx/OnnxOps.h"
@@ -21,6 +31,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
+
+#include "runtime-support/onnxcc_kernels.h"
 
 #include <cmath>
 
@@ -559,9 +571,186 @@ struct STFTLowering : OpConversionPattern<onnx::STFTOp> {
   }
 };
 
+namespace k = onnxcc_rt::kernels;
+
+/// The strides and lengths of one fft_lines call (see the kernel).
+struct FftLines {
+  int64_t outer, inner, xsOuter, xsInner, xsElem, xLen, xC;
+  int64_t ysOuter, ysInner, ysElem, yLen, yC;
+  int64_t n;
+  int32_t mode;
+};
+
+/// Replaces `op` by a call to fft_lines over `x` (and `window`, if any),
+/// its twiddles computed here into a constant blob; `type` is the result.
+LogicalResult emitFftLines(ConversionPatternRewriter &rewriter, Operation *op, Value x,
+                           Value window, RankedTensorType type, const FftLines &l, int isa,
+                           int64_t threads) {
+  int64_t planLen = k::fft_plan_length(l.n);
+  if (planLen == 0)
+    return rewriter.notifyMatchFailure(op, "transform length outside what the FFT kernel takes");
+  Location loc = op->getLoc();
+  std::vector<float> plan(static_cast<size_t>(k::fft_plan_floats(l.n, planLen)));
+  std::vector<double> work(static_cast<size_t>(k::fft_plan_work_doubles(l.n, planLen)));
+  k::fft_plan(l.n, planLen, plan.data(), work.data());
+  // Groups of lines (2W real lines, W complex ones) are the unit of work:
+  // no more parts than groups.
+  int64_t perGroup =
+      (l.mode == k::kFftInverseHermitian || l.xC == 1 ? 2 : 1) * k::vec_width(isa);
+  int64_t groups = (l.outer * l.inner + perGroup - 1) / perGroup;
+  int64_t parts = std::max<int64_t>(1, std::min(threads, groups));
+  KernelCall call(rewriter, loc, parts);
+  Value xBuffer = flatBuffer(rewriter, loc, x, /*readOnly=*/true);
+  call.buffer(xBuffer);
+  // An absent window still passes a valid pointer, which the kernel ignores.
+  call.buffer(window ? flatBuffer(rewriter, loc, window, /*readOnly=*/true) : xBuffer);
+  call.i32(window ? 1 : 0);
+  Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, type), /*readOnly=*/false);
+  call.buffer(out);
+  call.buffer(packedConstant(rewriter, loc, op, "_fft", plan));
+  call.buffer(scratchBuffer(rewriter, loc, k::fft_scratch_floats(isa, planLen) * parts));
+  for (int64_t v : {l.outer, l.inner, l.xsOuter, l.xsInner, l.xsElem, l.xLen, l.xC, l.ysOuter,
+                    l.ysInner, l.ysElem, l.yLen, l.yC, l.n, planLen})
+    call.i64(v);
+  call.i32(l.mode);
+  call.i32(isa);
+  call.partition();
+  call.emit(op, "fft_lines");
+  rewriter.replaceOp(op, resultTensor(rewriter, loc, out, type, {}));
+  return success();
+}
+
+/// Float32 DFT with static shapes and a constant dft_length: the lines along
+/// `axis` of x viewed as [outer][m][inner][1 or 2].
+struct DFTKernelLowering : KernelPattern<onnx::DFTOp> {
+  using KernelPattern::KernelPattern;
+
+  LogicalResult matchAndRewrite(onnx::DFTOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = staticResultType(rewriter, getTypeConverter(), op);
+    Value x = adaptor.getInput();
+    auto xType = dyn_cast<RankedTensorType>(x.getType());
+    if (!type || !xType || !xType.hasStaticShape() || !isF32Tensor(x) ||
+        !type.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "not a static float32 DFT");
+    int64_t rank = xType.getRank();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    if (axis < 0 || axis > rank - 2 || type.getRank() != rank)
+      return rewriter.notifyMatchFailure(op, "axis out of range");
+    int64_t m = xType.getDimSize(axis), inC = xType.getDimSize(rank - 1);
+    bool inverse = op.getInverse() != 0, onesided = op.getOnesided() != 0;
+    bool irfft = inverse && onesided;
+    int64_t n = irfft ? 2 * (m - 1) : m;
+    if (!isa<NoneType>(op.getDftLength().getType())) {
+      auto len = constantInts(op.getDftLength());
+      if (!len || len->size() != 1)
+        return rewriter.notifyMatchFailure(op, "dft_length must be a constant");
+      n = (*len)[0];
+    }
+    int64_t bins = type.getDimSize(axis), outC = type.getDimSize(rank - 1);
+    if (n < 1 || (inC != 1 && inC != 2) || outC != (irfft ? 1 : 2) ||
+        bins != (onesided && !inverse ? n / 2 + 1 : n))
+      return rewriter.notifyMatchFailure(op, "input and result shapes do not match");
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < axis; ++d)
+      outer *= xType.getDimSize(d);
+    for (int64_t d = axis + 1; d < rank - 1; ++d)
+      inner *= xType.getDimSize(d);
+    if (type.getNumElements() == 0 || m == 0)
+      return rewriter.notifyMatchFailure(op, "an empty DFT");
+    FftLines l;
+    l.outer = outer;
+    l.inner = inner;
+    l.xC = inC;
+    l.xsElem = inner * inC;
+    l.xsOuter = m * l.xsElem;
+    l.xsInner = inC;
+    // IRFFT reads bins up to n / 2 of what is there; the others at most n
+    // positions.
+    l.xLen = irfft ? m : std::min(m, n);
+    l.yC = outC;
+    l.ysElem = inner * outC;
+    l.ysOuter = bins * l.ysElem;
+    l.ysInner = outC;
+    l.yLen = bins;
+    l.n = n;
+    l.mode = irfft ? k::kFftInverseHermitian : inverse ? k::kFftInverse : k::kFftForward;
+    return emitFftLines(rewriter, op, x, Value(), type, l, target, threads);
+  }
+};
+
+/// Float32 STFT with static shapes, a constant frame_step and frame_length
+/// (or a window giving it): frame f of batch b is the line at
+/// signal[b][f * frame_step], its element t multiplied by window[t].
+struct STFTKernelLowering : KernelPattern<onnx::STFTOp> {
+  using KernelPattern::KernelPattern;
+
+  LogicalResult matchAndRewrite(onnx::STFTOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast_or_null<RankedTensorType>(
+        getTypeConverter()->convertType(op.getResult().getType()));
+    Value x = adaptor.getSignal();
+    auto xType = dyn_cast<RankedTensorType>(x.getType());
+    if (!type || !type.hasStaticShape() || type.getRank() != 4 || !xType ||
+        !xType.hasStaticShape() || xType.getRank() != 3 || !isF32Tensor(x) ||
+        !type.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "not a static float32 STFT");
+    int64_t batch = xType.getDimSize(0), length = xType.getDimSize(1),
+            inC = xType.getDimSize(2);
+    Value window = present(adaptor.getWindow());
+    int64_t windowLen = 0;
+    if (window) {
+      auto wType = dyn_cast<RankedTensorType>(window.getType());
+      if (!wType || !wType.hasStaticShape() || wType.getRank() != 1 || !isF32Tensor(window) ||
+          wType.getDimSize(0) < 1)
+        return rewriter.notifyMatchFailure(op, "window is not a static float32 vector");
+      windowLen = wType.getDimSize(0);
+    }
+    auto step = constantInts(op.getFrameStep());
+    if (!step || step->size() != 1 || (*step)[0] < 1)
+      return rewriter.notifyMatchFailure(op, "frame_step is not a positive constant");
+    int64_t frameLength = windowLen;
+    if (Value fl = present(op.getFrameLength())) {
+      auto len = constantInts(fl);
+      if (!len || len->size() != 1)
+        return rewriter.notifyMatchFailure(op, "frame_length is not a constant");
+      frameLength = (*len)[0];
+    }
+    if (frameLength < 1)
+      return rewriter.notifyMatchFailure(op, "no positive frame length");
+    bool onesided = op.getOnesided() != 0;
+    int64_t frames = type.getDimSize(1), bins = type.getDimSize(2);
+    // Elements read per frame: the window's, at most the frame's.
+    int64_t taps = window ? std::min(windowLen, frameLength) : frameLength;
+    if ((inC != 1 && inC != 2) || type.getDimSize(0) != batch || type.getDimSize(3) != 2 ||
+        bins != (onesided ? frameLength / 2 + 1 : frameLength) || frames < 1 ||
+        (frames - 1) * (*step)[0] + taps > length)
+      return rewriter.notifyMatchFailure(op, "signal and result shapes do not match");
+    FftLines l;
+    l.outer = batch;
+    l.inner = frames;
+    l.xC = inC;
+    l.xsOuter = length * inC;
+    l.xsInner = (*step)[0] * inC;
+    l.xsElem = inC;
+    l.xLen = taps;
+    l.yC = 2;
+    l.ysOuter = frames * bins * 2;
+    l.ysInner = bins * 2;
+    l.ysElem = 2;
+    l.yLen = bins;
+    l.n = frameLength;
+    l.mode = k::kFftForward;
+    return emitFftLines(rewriter, op, x, window, type, l, target, threads);
+  }
+};
+
 } // namespace
 
-/// Registered by OnnxToLinalg.cpp (declared there).
+/// Registered by OnnxToLinalg.cpp (declared there); the kernel patterns
+/// only when kernels are on, above the contraction (benefit 2).
 void populateSignalPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns);
 void populateSignalPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<DFTLowering, MelWeightMatrixLowering, STFTLowering>(converter, patterns.getContext());
@@ -569,7 +758,8 @@ void populateSignalPatterns(OnnxTypeConverter &converter, RewritePatternSet &pat
 
 void populateSignalKernelPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns, int isa,
                                   int64_t threads) {
-  (void)converter, (void)patterns, (void)isa, (void)threads;
+  patterns.add<DFTKernelLowering, STFTKernelLowering>(converter, patterns.getContext(), isa,
+                                                      threads);
 }
 
 } // namespace onnxcc::lowering
