@@ -60,8 +60,11 @@ CompileReport buildCompileReport(ModuleOp lowered, llvm::ArrayRef<NodeFlops> flo
     std::string name, opType;
     SmallVector<std::string> calls;
     bool loops = false, copies = false;
-    int order = 0;
+    /// The order of its first code that computes (views of its weights may
+    /// come earlier, hoisted to the top of the function).
+    int order = -1;
   };
+  int computing = 0;
   std::vector<Lowered> nodes;
   std::map<std::pair<std::string, std::string>, size_t> byLabel;
   std::map<std::pair<std::string, unsigned>, size_t> bySource; // ONNX node -> nodes[i]
@@ -71,11 +74,11 @@ CompileReport buildCompileReport(ModuleOp lowered, llvm::ArrayRef<NodeFlops> flo
       if (segment.opType.empty())
         continue;
       auto [it, added] = byLabel.try_emplace({segment.opType, segment.nodeName}, nodes.size());
-      if (added) {
-        nodes.push_back({segment.nodeName, segment.opType, {}, false, false,
-                         static_cast<int>(nodes.size())});
-      }
+      if (added)
+        nodes.push_back({segment.nodeName, segment.opType, {}, false, false, -1});
       Lowered &node = nodes[it->second];
+      if (segment.work() && node.order < 0)
+        node.order = computing++;
       for (const std::string &call : segment.calls)
         if (!llvm::is_contained(node.calls, call))
           node.calls.push_back(call);
@@ -109,7 +112,7 @@ CompileReport buildCompileReport(ModuleOp lowered, llvm::ArrayRef<NodeFlops> flo
       op.sourceTypes = {counted.opType};
       op.path = "folded";
       op.flops = counted.flops;
-      folded.push_back({static_cast<int>(nodes.size() + k), std::move(op)});
+      folded.push_back({static_cast<int>(nodes.size() + flops.size() + k), std::move(op)});
       continue;
     }
     auto [row, added] = rows.try_emplace(index);
@@ -132,8 +135,9 @@ CompileReport buildCompileReport(ModuleOp lowered, llvm::ArrayRef<NodeFlops> flo
   }
 
   std::vector<std::pair<int, HeavyOp>> ordered;
+  int last = computing;
   for (auto &[index, op] : rows)
-    ordered.push_back({nodes[index].order, std::move(op)});
+    ordered.push_back({nodes[index].order >= 0 ? nodes[index].order : last++, std::move(op)});
   for (auto &entry : folded)
     ordered.push_back(std::move(entry));
   llvm::sort(ordered, [](const auto &a, const auto &b) {
