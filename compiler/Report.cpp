@@ -202,14 +202,15 @@ void printCompileReport(const CompileReport &report, llvm::raw_ostream &os) {
   auto part = [&](const Sum &sum, StringRef what) {
     os << ", " << sum.count << " " << what << " (" << share(sum.flops) << ")";
   };
-  os << "total: " << humanFlops(report.totalFlops) << "FLOP in " << report.ops.size()
+  os << "total: " << humanFlops(report.totalFlops) << (report.totalFlops < 1000 ? " " : "")
+     << "FLOP in " << report.ops.size()
      << " heavy ops";
   part(kernels, "in kernels");
   part(loops, "in loops");
   if (other.count)
     part(other, "folded or copies");
   if (unknown)
-    os << "; " << unknown << " of unknown shape";
+    os << "; " << unknown << " of unknown shape (--shape gives the dims)";
   os << "\n";
 }
 
