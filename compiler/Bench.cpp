@@ -770,6 +770,9 @@ Error benchModel(StringRef modelPath, const BenchOptions &options, raw_ostream &
   auto inputs = chooseInputs(modelPath, options.shapes);
   if (!inputs)
     return inputs.takeError();
+  if (!options.inputFiles.empty() && options.inputFiles.size() != inputs->size())
+    return makeError(Twine(options.inputFiles.size()) + " --input files for the model's " +
+                     Twine(inputs->size()) + " inputs");
   Shapes fixedShapes;
   for (const BenchInput &input : *inputs)
     if (input.fixed)
@@ -852,9 +855,6 @@ Error benchModel(StringRef modelPath, const BenchOptions &options, raw_ostream &
       runPath,  "--iters", std::to_string(options.iters), "--warmup",
       std::to_string(options.warmup), "--seed", std::to_string(options.seed), "--spawn-ns",
       std::to_string(spawnNs)};
-  if (!options.inputFiles.empty() && options.inputFiles.size() != inputs->size())
-    return makeError(Twine(options.inputFiles.size()) + " --input files for the model's " +
-                     Twine(inputs->size()) + " inputs");
   for (const std::string &file : options.inputFiles) {
     harnessArgs.push_back("--input");
     harnessArgs.push_back(file);
