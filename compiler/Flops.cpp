@@ -14,6 +14,7 @@
 #include "compiler/ModelLoader.h"
 #include "compiler/Registration.h"
 #include "dialects/onnx/Transforms/Passes.h"
+#include "lowering/Passes.h"
 
 #include "onnx.pb.h"
 
@@ -21,6 +22,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -240,7 +242,8 @@ std::optional<uint64_t> nodeFlops(Operation *op, StringRef type) {
 }
 } // namespace
 
-std::vector<NodeFlops> countNodeFlops(func::FuncOp func) {
+namespace {
+std::vector<NodeFlops> countInferred(func::FuncOp func) {
   std::vector<NodeFlops> nodes;
   func.walk([&](Operation *op) {
     StringRef name = op->getName().getStringRef();
@@ -261,6 +264,23 @@ std::vector<NodeFlops> countNodeFlops(func::FuncOp func) {
     nodes.push_back(std::move(node));
   });
   return nodes;
+}
+} // namespace
+
+std::vector<NodeFlops> countNodeFlops(func::FuncOp func) {
+  std::vector<NodeFlops> nodes = countInferred(func);
+  if (llvm::all_of(nodes, [](const NodeFlops &n) { return n.flops.has_value(); }))
+    return nodes;
+  // Shapes that only folding makes static (exporters compute a Pad's pads
+  // or a Reshape's shape from constants): fold as the compiler does, infer
+  // again, count again. No counted node is removed unless its operands
+  // are all constant, which is no run-time work.
+  PassManager pm(func.getContext(), func::FuncOp::getOperationName());
+  pm.addPass(createOnnxFoldConstantsPass());
+  pm.addPass(onnx::createOnnxInferShapesPass());
+  if (failed(pm.run(func)))
+    return nodes;
+  return countInferred(func);
 }
 
 llvm::Expected<FlopCount>

@@ -53,7 +53,9 @@ struct NodeFlops {
 };
 
 /// The counted nodes of `func` (an imported model after shape inference),
-/// in graph order, subgraphs included.
+/// in graph order, subgraphs included. Where a node's shapes are not static
+/// it folds `func`'s constants (onnx-fold-constants), infers the shapes
+/// again and counts again.
 std::vector<NodeFlops> countNodeFlops(mlir::func::FuncOp func);
 
 /// Imports the model at `modelPath` with its inputs' dims set to `shapes`

@@ -203,8 +203,7 @@ void printCompileReport(const CompileReport &report, llvm::raw_ostream &os) {
     os << ", " << sum.count << " " << what << " (" << share(sum.flops) << ")";
   };
   os << "total: " << humanFlops(report.totalFlops) << (report.totalFlops < 1000 ? " " : "")
-     << "FLOP in " << report.ops.size()
-     << " heavy ops";
+     << "FLOP in " << report.ops.size() << (report.ops.size() == 1 ? " heavy op" : " heavy ops");
   part(kernels, "in kernels");
   part(loops, "in loops");
   if (other.count)
