@@ -163,9 +163,8 @@ void printCompileReport(const CompileReport &report, llvm::raw_ostream &os) {
     s << llvm::format("%.1f%%", total > 0 ? 100.0 * double(*f) / total : 0.0);
     return text;
   };
-  os << "heavy ops of " << codegen::displayText(report.model) << " (target-cpu "
-     << report.targetCpu << ", kernels " << report.kernelIsa << ", threads "
-     << report.threads << "), by FLOPs:\n";
+  os << "heavy ops of " << codegen::displayText(report.model) << " (target-cpu " << report.targetCpu
+     << ", kernels " << report.kernelIsa << ", threads " << report.threads << "), by FLOPs:\n";
   size_t pathWidth = 4, typeWidth = 2;
   for (const HeavyOp &op : report.ops) {
     pathWidth = std::max(pathWidth, op.path.size());
@@ -179,13 +178,14 @@ void printCompileReport(const CompileReport &report, llvm::raw_ostream &os) {
   for (const HeavyOp &op : report.ops) {
     std::string type = op.opType;
     // What a fused node holds, where that is not obvious from its name.
-    if (op.sourceTypes.size() > 1 || (op.sourceTypes.size() == 1 && op.opType != op.sourceTypes[0] &&
-                                      !StringRef(op.opType).contains(op.sourceTypes[0])))
+    if (op.sourceTypes.size() > 1 ||
+        (op.sourceTypes.size() == 1 && op.opType != op.sourceTypes[0] &&
+         !StringRef(op.opType).contains(op.sourceTypes[0])))
       type += " (" + llvm::join(op.sourceTypes, "+") + ")";
     os << llvm::left_justify(op.flops ? humanFlops(*op.flops) : std::string("?"), 10) << " "
-       << llvm::right_justify(share(op.flops), 6) << "  "
-       << llvm::left_justify(op.path, pathWidth) << "  " << llvm::left_justify(type, typeWidth)
-       << "  " << codegen::displayText(op.node, 120) << "\n";
+       << llvm::right_justify(share(op.flops), 6) << "  " << llvm::left_justify(op.path, pathWidth)
+       << "  " << llvm::left_justify(type, typeWidth) << "  " << codegen::displayText(op.node, 120)
+       << "\n";
   }
   // Totals: kernels, loop nests (with no kernel), folded.
   struct Sum {
@@ -235,9 +235,8 @@ void printCompileReportJson(const CompileReport &report, llvm::raw_ostream &os) 
           j.attribute("loops", op.loops);
           if (op.flops) {
             j.attribute("flops", static_cast<int64_t>(*op.flops));
-            j.attribute("share", report.totalFlops
-                                     ? double(*op.flops) / double(report.totalFlops)
-                                     : 0.0);
+            j.attribute("share",
+                        report.totalFlops ? double(*op.flops) / double(report.totalFlops) : 0.0);
           } else {
             j.attribute("flops", nullptr);
             j.attribute("share", nullptr);

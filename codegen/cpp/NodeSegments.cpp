@@ -64,8 +64,7 @@ void classify(Operation *op, NodeSegment &segment) {
     } else if (isa<memref::StoreOp>(inner)) {
       segment.stores = true;
     } else if (auto call = dyn_cast<func::CallOp>(inner)) {
-      auto callee =
-          SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
       auto runtime = callee ? callee->getAttrOfType<StringAttr>("onnxcc.runtime") : StringAttr();
       StringRef name = runtime ? runtime.getValue() : call.getCallee();
       if (!name.consume_front("onnxcc_rt::kernels::"))
@@ -85,9 +84,9 @@ std::vector<NodeSegment> segmentFunction(func::FuncOp func) {
     std::string type = loweredOpType(op.getLoc());
     SmallVector<SourceNode> nodes = sourceNodes(op.getLoc());
     std::string name = nodes.empty() ? std::string() : nodes.front().name;
-    bool continues = !segments.empty() &&
-                     (type.empty() || (segments.back().opType == type &&
-                                       segments.back().nodeName == name));
+    bool continues =
+        !segments.empty() &&
+        (type.empty() || (segments.back().opType == type && segments.back().nodeName == name));
     if (!continues) {
       segments.emplace_back();
       segments.back().opType = type;
