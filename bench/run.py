@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """onnxcc against ONNX Runtime on a model zoo, in one run.
 
-Usage: bench/run.py [--models resnet18,text_encoder] [--threads 1,2] [--iters 50]
-                    [--rounds 5] [--out bench/RESULTS.md] [--build build]
+Usage: bench/run.py [--models resnet18,text_encoder|users|offpath|...] [--threads 1,2]
+                    [--iters 50] [--rounds 5] [--out bench/RESULTS.md] [--build build]
+                    [--profile-above 1.1]
 
 For each model of the zoo (generated into bench/.work/ by the scripts of
 test/models/ from fixed seeds, with PyTorch's outputs as the reference) this
@@ -18,13 +19,14 @@ test/models/ from fixed seeds, with PyTorch's outputs as the reference) this
   4. prints a Markdown table and writes it to --out with the machine's CPU.
 
 The columns: median and p90 (nearest rank) of all timed runs; onnxcc/ORT, the
-ratio of the medians (below 1: onnxcc is faster), and its geometric mean over
-the models; the peak RSS of each process (VmHWM; node's includes V8, about
+ratio of the medians (below 1: onnxcc is faster), its geometric mean over
+the models and the worst ratio (per thread count); the peak RSS of each process (VmHWM; node's includes V8, about
 40 MiB); cold start, the median over the rounds of the time from
 spawning the process to its first output line (after its first inference:
 for ORT that includes loading the runtime and creating the session); GFLOP/s,
 the model's FLOPs (2 per multiply-add of Conv/ConvTranspose/MatMul/Gemm, as
-counted by `onnxcc bench`) over the median, and its share of the peak of the
+counted by `onnxcc bench`; also attention, RNNs, FFTs, pooling and reductions,
+see compiler/Flops.h) over the median, and its share of the peak of the
 cores used (one core's, measured by a probe of independent FMA chains,
 times the threads; peak_flops_per_cycle gives the nominal figure the report
 prints next to it); the compile time; and the largest
@@ -38,6 +40,22 @@ model is also compiled with `onnxcc bench --target halide` once per schedule
 of that name, `--halide-autoscheduler`), and those harnesses take their turns
 in the same rounds; a second table gives each schedule's median, the best
 one's ratios to the cpp target and to ORT, and its parity.
+
+Models slower than ORT by more than --profile-above (1.1) are then profiled
+with `onnxcc bench --profile` on the same inputs, at the thread count where
+they are slowest, and the report says where the time went: the slowest nodes
+(their op after the graph passes, kernel or loops, time and share) and the
+time by op type, with a Chrome trace of the runs in the work folder.
+
+--models takes model names and groups: default (the CNNs and the text
+encoder), users (what users deploy in 2026: BERT-base, a MiniLM-L6 sentence
+embedder, ViT-B/16, Whisper-tiny's encoder, a GPT-2 small decode step with a
+127-token cache), offpath (a mel-spectrogram front end, an opset-20 STFT+DFT
+model, a GRU classifier, UNets with BatchNormalization and with
+GroupNormalization, a classifier whose weights are Constant nodes), ml (the
+classical-ML models) and all (default, users and offpath). The users and
+offpath models come from test/models/make_user_models.py (a few minutes for
+the large ones, once: bench/.work keeps them until that script changes).
 
 The `tiny` model (examples/models/tiny_cnn.onnx, no PyTorch reference: onnxcc
 is compared with ORT) makes a quick run for tests.
@@ -79,7 +97,24 @@ ZOO = {
     "logreg_b1": ["test/ml/make_bench_model.py", "logreg", "1"],
     "logreg_b1000": ["test/ml/make_bench_model.py", "logreg", "1000"],
 }
+# What users deploy in 2026 and the models off the beaten path (see
+# test/models/make_user_models.py for each architecture and shape).
+USER_MODELS = ["bert_base", "minilm_l6", "vit_b16", "whisper_tiny_encoder", "gpt2_decode"]
+OFFPATH_MODELS = ["melspec", "stft_dft", "gru_classifier", "unet_bn", "unet_groupnorm",
+                  "const_weights_cnn"]
+for _name in USER_MODELS + OFFPATH_MODELS:
+    ZOO[_name] = ["test/models/make_user_models.py", _name]
 DEFAULT_MODELS = "resnet18,mobilenet_v2,squeezenet1_1,efficientnet_b0,text_encoder"
+# --models takes these names for their lists too.
+MODEL_GROUPS = {
+    "default": DEFAULT_MODELS.split(","),
+    "users": USER_MODELS,
+    "offpath": OFFPATH_MODELS,
+    "ml": [m for m in ZOO if ZOO[m] and ZOO[m][0].startswith("test/ml/")],
+}
+MODEL_GROUPS["all"] = MODEL_GROUPS["default"] + USER_MODELS + OFFPATH_MODELS
+# Models slower than ORT by more than this get a "where the time went" list.
+SLOW_RATIO = 1.1
 ORT_VERSION = "1.30.0"  # scripts/setup.sh installs this one
 # --halide: onnxcc's own schedule, or one of Halide 14's autoschedulers.
 HALIDE_SCHEDULES = ("onnxcc", "Mullapudi2016", "Li2018", "Adams2019")
@@ -96,7 +131,12 @@ def log(message):
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--models", default=DEFAULT_MODELS,
-                   help="comma-separated, of: %s (default: all but tiny)" % ", ".join(ZOO))
+                   help="comma-separated, of: %s; or a group of them: %s (default: "
+                        "default)" % (", ".join(ZOO), ", ".join(MODEL_GROUPS)))
+    p.add_argument("--profile-above", type=float, default=SLOW_RATIO,
+                   help="profile the models slower than ORT by more than this ratio with "
+                        "`onnxcc bench --profile` and list where the time went (default %g; "
+                        "0: never)" % SLOW_RATIO)
     p.add_argument("--threads", default="1,2", help="thread counts (default 1,2)")
     p.add_argument("--iters", type=int, default=50,
                    help="timed runs per model and thread count, each side (default 50)")
@@ -123,10 +163,15 @@ def parse_args():
     p.add_argument("--peak-gflops", type=float,
                    help="FP32 peak of one core in GFLOP/s (default: from /proc/cpuinfo)")
     args = p.parse_args()
-    args.models = [m for m in args.models.split(",") if m]
-    for m in args.models:
-        if m not in ZOO:
-            p.error("unknown model '%s' (known: %s)" % (m, ", ".join(ZOO)))
+    models = []
+    for m in (m for m in args.models.split(",") if m):
+        for name in MODEL_GROUPS.get(m, [m]):
+            if name not in ZOO:
+                p.error("unknown model '%s' (known: %s; groups: %s)" % (
+                    name, ", ".join(ZOO), ", ".join(MODEL_GROUPS)))
+            if name not in models:
+                models.append(name)
+    args.models = models
     try:
         args.threads = [int(t) for t in args.threads.split(",") if t]
     except ValueError:
@@ -426,6 +471,30 @@ def compile_model(args, name, model, inputs, threads, schedule=None):
         return json.load(f), None
 
 
+def profile_model(args, name, model, inputs, threads):
+    """`onnxcc bench --profile` on the model's dataset inputs: its nodes by
+    time (dicts of the bench JSON's "profile") and the trace's path, or the
+    one-line error."""
+    folder = os.path.join(args.work, name)
+    keep = os.path.join(folder, "profile-t%d" % threads)
+    json_path = keep + ".json"
+    trace = keep + "-trace.json"
+    command = [args.onnxcc, "bench", model, "--profile", "--keep", keep, "--json", json_path,
+               "--trace", trace, "--iters", str(max(3, math.ceil(args.iters / args.rounds))),
+               "--warmup", str(args.warmup), "--cxx-flags", args.cxx_flags]
+    if threads != 1:
+        command += ["--threads", str(threads)]
+    for k, (input_name, array) in enumerate(inputs):
+        command += ["--shape", "%s=%s" % (input_name, "x".join(str(d) for d in array.shape)),
+                    "--input", os.path.join(folder, "input_%d.bin" % k)]
+    try:
+        run_checked(command, "onnxcc bench --profile")
+    except BenchError as e:
+        return None, str(e)
+    with open(json_path) as f:
+        return json.load(f)["profile"], trace
+
+
 def bench_model(args, name):
     import numpy as np
 
@@ -504,7 +573,8 @@ def bench_model(args, name):
                         command += ["--input", path]
                     ort_runs.append(timed_process(command, "ort_bench.js", env=env))
 
-        row = {"model": name, "threads": threads, "compile_error": compile_error}
+        row = {"model": name, "threads": threads, "compile_error": compile_error,
+               "source": model, "inputs": inputs}
         row["ort"] = summarize(ort_runs)
         if info is not None:
             row["onnxcc"] = summarize(onnxcc_runs)
@@ -661,19 +731,75 @@ def halide_geomeans(rows, thread_counts):
     return lines
 
 
+def ratio(row):
+    """onnxcc/ORT of the medians, or None where onnxcc did not run."""
+    return row["onnxcc"]["median"] / row["ort"]["median"] if row.get("onnxcc") else None
+
+
 def geomeans(rows, thread_counts):
+    """Per thread count: the geometric mean of the ratios and the worst one
+    (a mean hides the model a user brings that is slow)."""
     lines = []
     for threads in thread_counts:
-        ratios = [r["onnxcc"]["median"] / r["ort"]["median"] for r in rows
-                  if r["threads"] == threads and r.get("onnxcc")]
+        timed = [(ratio(r), r["model"]) for r in rows
+                 if r["threads"] == threads and r.get("onnxcc")]
+        ratios = [x for x, _ in timed]
         if ratios:
             g = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
-            lines.append("- geometric mean onnxcc/ORT at %d thread%s: **%.2f** over %d model%s" % (
-                threads, "" if threads == 1 else "s", g, len(ratios),
-                "" if len(ratios) == 1 else "s"))
+            worst, worst_model = max(timed)
+            lines.append("- geometric mean onnxcc/ORT at %d thread%s: **%.2f** over %d model%s; "
+                         "worst: **%.2f** (%s)" % (
+                             threads, "" if threads == 1 else "s", g, len(ratios),
+                             "" if len(ratios) == 1 else "s", worst, worst_model))
         else:
             lines.append("- geometric mean onnxcc/ORT at %d thread%s: n/a (onnxcc did not run)" % (
                 threads, "" if threads == 1 else "s"))
+    return lines
+
+
+def where_time_went(args, rows):
+    """For each model slower than ORT by more than --profile-above, at the
+    thread count where it is slowest: its top nodes from `onnxcc bench
+    --profile`, and the time by op type and path. Markdown lines."""
+    if not args.profile_above:
+        return []
+    worst = {}
+    for r in rows:
+        x = ratio(r)
+        if x is not None and x > args.profile_above and x > worst.get(r["model"], (0, None))[0]:
+            worst[r["model"]] = (x, r)
+    if not worst:
+        return []
+    lines = ["", "## Where the time went", "",
+             "Models slower than ORT by more than %g, at the thread count where they are "
+             "slowest: the nodes that take the most time in `onnxcc bench --profile` (the "
+             "model compiled with per-node timestamps, run on the same inputs; a node is its "
+             "op after the graph passes, which may hold several ONNX nodes), then the time "
+             "by op type and path." % args.profile_above]
+    for name, (x, row) in sorted(worst.items(), key=lambda item: -item[1][0]):
+        threads = row["threads"]
+        log("%s, %d thread%s: profiling" % (name, threads, "" if threads == 1 else "s"))
+        nodes, trace = profile_model(args, name, row["source"], row["inputs"], threads)
+        lines += ["", "### %s, %d thread%s: onnxcc/ORT %.2f" % (
+            name, threads, "" if threads == 1 else "s", x), ""]
+        if nodes is None:
+            lines.append("- the profile failed: %s" % trace)
+            continue
+        lines += ["| ms/run | share | path | op | node |", "|---|---|---|---|---|"]
+        for n in nodes[:8]:
+            lines.append("| %.3f | %.1f%% | %s | %s | `%s` |" % (
+                n["ms_per_run"], 100 * n["share"], n["path"], n["op_type"],
+                n["node"].replace("|", "\\|").replace("`", "'")))
+        by_kind = {}
+        for n in nodes:
+            key = "%s (%s)" % (n["op_type"], n["path"])
+            count, share = by_kind.get(key, (0, 0.0))
+            by_kind[key] = (count + 1, share + n["share"])
+        top = sorted(by_kind.items(), key=lambda item: -item[1][1])[:6]
+        lines.append("")
+        lines.append("By op type: " + "; ".join(
+            "%s x%d %.1f%%" % (key, count, 100 * share) for key, (count, share) in top) +
+            ". Trace: `%s`." % os.path.relpath(trace, ROOT))
     return lines
 
 
@@ -775,6 +901,7 @@ def main():
     v = versions(args)
     lines = table(rows, args.tol)
     summary = geomeans(rows, args.threads)
+    where = where_time_went(args, rows)
     notes = []
     for row in rows:
         if row["compile_error"]:
@@ -793,7 +920,7 @@ def main():
                         "`onnxcc` is the schedule the emitter writes, the others Halide's "
                         "autoschedulers) in the same rounds as the table above.", ""] + \
             halide_table(rows, args.halide, args.tol) + [""] + halide_geomeans(rows, args.threads)
-    print("\n".join(lines + [""] + summary + notes + halide_lines))
+    print("\n".join(lines + [""] + summary + notes + halide_lines + where))
 
     per_round = max(1, math.ceil(args.iters / args.rounds))
     report = [
@@ -813,12 +940,14 @@ def main():
         "process and a fresh ORT process, each %d warm-up + %d timed runs (%d samples a side); "
         "median and p90 (nearest rank) of all samples; cold start: median over the rounds of "
         "spawn to first output line; peak RSS: largest VmHWM of the rounds; GFLOP/s: "
-        "2 x multiply-adds of Conv/ConvTranspose/MatMul/Gemm over the median; compile: "
+        "the FLOPs `onnxcc bench` counts (2 per multiply-add of Conv, MatMul, Gemm, "
+        "attention, RNNs; FFTs; 1 per element of pooling and reductions) over the median; "
+        "compile: "
         "`onnxcc compile` + the C++ build; parity: largest absolute output difference "
         "(fails above %g)" % (args.rounds, args.warmup, per_round, per_round * args.rounds,
                               args.tol),
         "",
-    ] + lines + [""] + summary + notes + halide_lines + [
+    ] + lines + [""] + summary + notes + halide_lines + where + [
         "",
         "<details><summary>CPU flags</summary>",
         "",

@@ -9,10 +9,16 @@
 // harness.
 //
 // FLOPs come from the shape-inferred model (compiler/Flops.h): 2 per
-// multiply-add of Conv, ConvTranspose, MatMul and Gemm, nothing for the rest.
+// multiply-add of the contractions (Conv, MatMul, Gemm, attention, RNNs...),
+// one per element read by pooling and reductions, nothing for the rest.
+//
+// With --profile the model is compiled with its per-node timing hooks; the
+// harness writes the marks of every timed run and this file turns them into
+// the time of each node and a Chrome trace.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Bench.h"
+#include "codegen/SourceText.h"
 #include "compiler/Errors.h"
 #include "compiler/Driver.h"
 #include "compiler/HalideTarget.h"
@@ -49,7 +55,7 @@ namespace {
 /// fixes every dim), so the table's shapes are the tensors' shapes.
 constexpr const char *harnessTemplate = R"(// Timing harness written by onnxcc bench for @NAME@.
 //   run [--iters N] [--warmup N] [--seed S] [--input FILE]... [--outputs DIR]
-//       [--spawn-ns T]
+//       [--spawn-ns T] [--profile-out FILE]
 // Runs @NAME@_run_generic WARMUP + ITERS times (defaults 5 and 50) on the same
 // inputs: seeded random values (float: uniform in [-1, 1]; integers: 0..9;
 // bool: 0 or 1), or, with one --input per model input in order, the raw bytes
@@ -66,6 +72,9 @@ constexpr const char *harnessTemplate = R"(// Timing harness written by onnxcc b
 //                      that counts the parent's memory when it spawned the
 //                      harness without a fork)
 // --outputs DIR writes output K of the last run to DIR/output_K.bin.
+// --profile-out FILE (a model compiled with --profile) writes, for each timed
+// run, its start and end and the @NAME@_PROFILE_MARKS marks of @NAME@.h, as
+// int64_t nanoseconds of steady_clock, one run after the other.
 #define @NAME@_NO_CXX_WRAPPER
 #include "@NAME@.h"
 
@@ -241,6 +250,7 @@ int main(int argc, char **argv) {
   uint64_t seed = 1;
   std::vector<const char *> inputFiles;
   const char *outputDir = nullptr;
+  const char *profileOut = nullptr;
   Clock::time_point start = harnessStart;
   for (int i = 1; i < argc; ++i) {
     const char *arg = argv[i];
@@ -260,6 +270,8 @@ int main(int argc, char **argv) {
       outputDir = argv[++i];
     else if (strcmp(arg, "--spawn-ns") == 0)
       start = Clock::time_point(std::chrono::nanoseconds(parseCount(arg, argv[++i])));
+    else if (strcmp(arg, "--profile-out") == 0)
+      profileOut = argv[++i];
     else {
       fprintf(stderr, "unknown argument '%s'\n", arg);
       return 2;
@@ -311,12 +323,40 @@ int main(int argc, char **argv) {
     return 2;
   }
 
+#ifdef @NAME@_PROFILE_MARKS
+  // Per timed run: its start and end, then the marks (see --profile-out).
+  const size_t profileRow = 2 + @NAME@_PROFILE_MARKS;
+  std::vector<int64_t> profile(profileOut ? profileRow * ((size_t)iters + 1) : 0);
+#else
+  if (profileOut) {
+    fprintf(stderr, "--profile-out needs a model compiled with --profile\n");
+    return 2;
+  }
+#endif
+  auto nanoseconds = [](Clock::time_point t) {
+    return (int64_t)std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch())
+        .count();
+  };
+  (void)nanoseconds;
+
   std::vector<double> times;
   times.reserve((size_t)iters);
   for (long r = 0; r < warmup + iters; ++r) {
+#ifdef @NAME@_PROFILE_MARKS
+    // Warm-up runs write the spare row at the end.
+    int64_t *row = profileOut ? &profile[profileRow * (size_t)(r >= warmup ? r - warmup : iters)]
+                              : nullptr;
+    @NAME@_profile_attach(row ? row + 2 : nullptr);
+#endif
     Clock::time_point before = Clock::now();
     int status = @NAME@_run_generic(arena, inputs, outputs);
     Clock::time_point end = Clock::now();
+#ifdef @NAME@_PROFILE_MARKS
+    if (row) {
+      row[0] = nanoseconds(before);
+      row[1] = nanoseconds(end);
+    }
+#endif
     if (status != 0) {
       fprintf(stderr, "@NAME@_run_generic returned status %d\n", status);
       return 3;
@@ -335,6 +375,17 @@ int main(int argc, char **argv) {
   printf("\n");
   printf("peak_rss_kb=%ld\n", peakRssKb());
 
+#ifdef @NAME@_PROFILE_MARKS
+  @NAME@_profile_attach(nullptr);
+  if (profileOut) {
+    FILE *f = fopen(profileOut, "wb");
+    size_t count = profileRow * (size_t)iters;
+    if (!f || fwrite(profile.data(), sizeof(int64_t), count, f) != count || fclose(f) != 0) {
+      fprintf(stderr, "cannot write %s\n", profileOut);
+      return 2;
+    }
+  }
+#endif
   for (int i = 0; outputDir && i < numOutputs; ++i) {
     std::string path = std::string(outputDir) + "/output_" + std::to_string(i) + ".bin";
     FILE *f = fopen(path.c_str(), "wb");
@@ -534,6 +585,176 @@ std::pair<double, double> medianAndP90(std::vector<double> sorted) {
   return {median, p90};
 }
 
+/// The per-node times of the harness's --profile-out file, with the nodes of
+/// NAME.profile.json (see codegen/cpp/ABI.md, "Profiling").
+struct NodeTime {
+  std::string name, opType, path;
+  double totalNs = 0;
+  uint64_t calls = 0;
+};
+struct ProfileData {
+  std::vector<NodeTime> nodes;
+  std::vector<int> markNode;
+  /// Per timed run: start, end, then the marks (ns of steady_clock).
+  std::vector<int64_t> rows;
+  size_t runs = 0;
+  double runNs = 0; ///< the timed runs' total
+};
+
+Expected<ProfileData> readProfile(StringRef tablePath, StringRef stampsPath, size_t runs) {
+  auto table = MemoryBuffer::getFile(tablePath);
+  if (!table)
+    return makeError("profile: cannot read " + tablePath);
+  auto parsed = json::parse((*table)->getBuffer());
+  if (!parsed)
+    return makeError("profile: " + tablePath + ": " + toString(parsed.takeError()));
+  ProfileData data;
+  const json::Object *root = parsed->getAsObject();
+  const json::Array *nodes = root ? root->getArray("nodes") : nullptr;
+  const json::Array *marks = root ? root->getArray("mark_node") : nullptr;
+  if (!nodes || !marks || marks->empty())
+    return makeError("profile: " + tablePath + " holds no nodes and marks");
+  for (const json::Value &v : *nodes) {
+    const json::Object *node = v.getAsObject();
+    if (!node)
+      return makeError("profile: " + tablePath + ": a node is not an object");
+    NodeTime t;
+    t.name = node->getString("name").value_or("").str();
+    t.opType = node->getString("op_type").value_or("").str();
+    t.path = node->getString("path").value_or("").str();
+    data.nodes.push_back(std::move(t));
+  }
+  for (const json::Value &v : *marks) {
+    std::optional<int64_t> k = v.getAsInteger();
+    if (!k || *k < -1 || *k >= static_cast<int64_t>(data.nodes.size()))
+      return makeError("profile: " + tablePath + ": a mark names no node");
+    data.markNode.push_back(static_cast<int>(*k));
+  }
+  auto stamps = MemoryBuffer::getFile(stampsPath, /*IsText=*/false,
+                                      /*RequiresNullTerminator=*/false);
+  if (!stamps)
+    return makeError("profile: cannot read " + stampsPath);
+  size_t rowSize = 2 + data.markNode.size();
+  StringRef bytes = (*stamps)->getBuffer();
+  if (bytes.size() != runs * rowSize * sizeof(int64_t))
+    return makeError("profile: " + stampsPath + " holds " + Twine(bytes.size()) +
+                     " bytes, expected " + Twine(runs * rowSize * sizeof(int64_t)));
+  data.rows.resize(runs * rowSize);
+  memcpy(data.rows.data(), bytes.data(), bytes.size());
+  data.runs = runs;
+  for (size_t r = 0; r < runs; ++r) {
+    const int64_t *row = &data.rows[r * rowSize];
+    data.runNs += static_cast<double>(row[1] - row[0]);
+    for (size_t k = 0; k + 1 < data.markNode.size(); ++k) {
+      NodeTime &node = data.nodes[data.markNode[k]];
+      node.totalNs += static_cast<double>(row[2 + k + 1] - row[2 + k]);
+      ++node.calls;
+    }
+  }
+  return data;
+}
+
+/// The nodes by time, the largest first (model order among equals).
+std::vector<const NodeTime *> byTime(const ProfileData &data) {
+  std::vector<const NodeTime *> order;
+  for (const NodeTime &node : data.nodes)
+    order.push_back(&node);
+  // Not std::stable_sort (a deprecated temporary buffer under clang 22):
+  // the nodes are in model order, which breaks ties.
+  llvm::sort(order, [](const NodeTime *a, const NodeTime *b) {
+    return a->totalNs != b->totalNs ? a->totalNs > b->totalNs : a < b;
+  });
+  return order;
+}
+
+void printProfile(const ProfileData &data, unsigned top, raw_ostream &os) {
+  double marked = 0;
+  for (const NodeTime &node : data.nodes)
+    marked += node.totalNs;
+  double runs = static_cast<double>(data.runs);
+  auto share = [&](double ns) {
+    return formatNumber(data.runNs > 0 ? 100 * ns / data.runNs : 0, "%.1f%%");
+  };
+  os << "profile: " << data.nodes.size() << " nodes, time per run over " << data.runs
+     << " timed runs (each node's code timed on the calling thread; "
+     << share(data.runNs - marked) << " of the time is outside them):\n";
+  size_t pathWidth = 4, typeWidth = 2;
+  for (const NodeTime &node : data.nodes) {
+    pathWidth = std::max(pathWidth, node.path.size());
+    typeWidth = std::max(typeWidth, node.opType.size());
+  }
+  pathWidth = std::min<size_t>(pathWidth, 40);
+  typeWidth = std::min<size_t>(typeWidth, 28);
+  os << right_justify("ms/run", 9) << right_justify("share", 7) << right_justify("total ms", 10)
+     << right_justify("calls", 7) << "  " << left_justify("path", pathWidth) << "  "
+     << left_justify("op", typeWidth) << "  node\n";
+  std::vector<const NodeTime *> order = byTime(data);
+  size_t shown = top ? std::min<size_t>(top, order.size()) : order.size();
+  for (const NodeTime *node : ArrayRef(order).take_front(shown))
+    os << right_justify(formatNumber(node->totalNs / runs / 1e6, "%.4f"), 9)
+       << right_justify(share(node->totalNs), 7)
+       << right_justify(formatNumber(node->totalNs / 1e6, "%.3f"), 10)
+       << right_justify(std::to_string(node->calls), 7) << "  "
+       << left_justify(node->path, pathWidth) << "  " << left_justify(node->opType, typeWidth)
+       << "  " << codegen::displayText(node->name, 120) << "\n";
+  if (shown < order.size()) {
+    double rest = 0;
+    for (const NodeTime *node : ArrayRef(order).drop_front(shown))
+      rest += node->totalNs;
+    os << "  ... " << order.size() - shown << " more nodes: " << share(rest)
+       << " (--profile-top 0 lists all)\n";
+  }
+}
+
+/// A Chrome trace (chrome://tracing, Perfetto) in the form of ONNX Runtime's
+/// profiler: one "Session" event per timed run and one "Node" event per
+/// node's code in it, microseconds from the first timed run's start.
+Error writeTrace(const ProfileData &data, StringRef modelName, StringRef path) {
+  std::error_code ec;
+  raw_fd_ostream file(path, ec, sys::fs::OF_None);
+  if (ec)
+    return makeError("cannot write " + path + ": " + ec.message());
+  size_t rowSize = 2 + data.markNode.size();
+  int64_t origin = data.rows.empty() ? 0 : data.rows[0];
+  auto us = [&](int64_t ns) { return static_cast<double>(ns - origin) / 1000.0; };
+  json::OStream j(file);
+  j.array([&] {
+    for (size_t r = 0; r < data.runs; ++r) {
+      const int64_t *row = &data.rows[r * rowSize];
+      auto event = [&](StringRef cat, StringRef name, int64_t from, int64_t to,
+                       llvm::function_ref<void()> args) {
+        file << "\n";
+        j.object([&] {
+          j.attribute("cat", cat);
+          j.attribute("pid", 1);
+          j.attribute("tid", 1);
+          j.attribute("dur", static_cast<double>(to - from) / 1000.0);
+          j.attribute("ts", us(from));
+          j.attribute("ph", "X");
+          j.attribute("name", name);
+          j.attributeObject("args", args);
+        });
+      };
+      event("Session", "model_run", row[0], row[1], [&] {
+        j.attribute("model", codegen::cleanText(modelName));
+        j.attribute("run", static_cast<int64_t>(r));
+      });
+      for (size_t k = 0; k + 1 < data.markNode.size(); ++k) {
+        const NodeTime &node = data.nodes[data.markNode[k]];
+        event("Node", node.name, row[2 + k], row[2 + k + 1], [&] {
+          j.attribute("op_name", node.opType);
+          j.attribute("path", node.path);
+        });
+      }
+    }
+  });
+  file << "\n";
+  file.close();
+  if (file.has_error())
+    return makeError("cannot write " + path);
+  return Error::success();
+}
+
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -549,6 +770,9 @@ Error benchModel(StringRef modelPath, const BenchOptions &options, raw_ostream &
   auto inputs = chooseInputs(modelPath, options.shapes);
   if (!inputs)
     return inputs.takeError();
+  if (!options.inputFiles.empty() && options.inputFiles.size() != inputs->size())
+    return makeError(Twine(options.inputFiles.size()) + " --input files for the model's " +
+                     Twine(inputs->size()) + " inputs");
   Shapes fixedShapes;
   for (const BenchInput &input : *inputs)
     if (input.fixed)
@@ -591,6 +815,9 @@ Error benchModel(StringRef modelPath, const BenchOptions &options, raw_ostream &
   compileOptions.targetCpu = options.targetCpu;
   compileOptions.target = options.target;
   compileOptions.halideAutoscheduler = options.halideAutoscheduler;
+  compileOptions.profile = options.profile;
+  if (options.profile && options.target != "cpp")
+    return makeError("--profile needs --target cpp");
   auto compileStart = std::chrono::steady_clock::now();
   if (Error err = compileModel(modelPath, compileOptions, nulls()))
     return makeError("compile: " + toString(std::move(err)));
@@ -624,16 +851,38 @@ Error benchModel(StringRef modelPath, const BenchOptions &options, raw_ostream &
   auto spawnNs = std::chrono::duration_cast<std::chrono::nanoseconds>(
                      std::chrono::steady_clock::now().time_since_epoch())
                      .count();
-  if (Error err = runHarnessProgram(VerifyStage::Run, "the harness",
-                                    {runPath, "--iters", std::to_string(options.iters),
-                                     "--warmup", std::to_string(options.warmup), "--seed",
-                                     std::to_string(options.seed), "--spawn-ns",
-                                     std::to_string(spawnNs)},
-                                    outPath, errPath))
+  std::vector<std::string> harnessArgs = {
+      runPath,  "--iters", std::to_string(options.iters), "--warmup",
+      std::to_string(options.warmup), "--seed", std::to_string(options.seed), "--spawn-ns",
+      std::to_string(spawnNs)};
+  for (const std::string &file : options.inputFiles) {
+    harnessArgs.push_back("--input");
+    harnessArgs.push_back(file);
+  }
+  std::string stampsPath = inDir("profile.bin");
+  if (options.profile) {
+    harnessArgs.push_back("--profile-out");
+    harnessArgs.push_back(stampsPath);
+  }
+  if (Error err = runHarnessProgram(VerifyStage::Run, "the harness", harnessArgs, outPath,
+                                    errPath))
     return err;
   auto report = parseHarnessOutput(outPath);
   if (!report)
     return report.takeError();
+  std::optional<ProfileData> profile;
+  std::string tracePath = options.tracePath.empty()
+                              ? "onnxcc_profile_" + compileOptions.name + ".json"
+                              : options.tracePath;
+  if (options.profile) {
+    auto data = readProfile(inDir(compileOptions.name + ".profile.json"), stampsPath,
+                            report->timesMs.size());
+    if (!data)
+      return data.takeError();
+    profile = std::move(*data);
+    if (Error err = writeTrace(*profile, compileOptions.name, tracePath))
+      return err;
+  }
   std::pair<double, double> stats = medianAndP90(report->timesMs);
   double median = stats.first, p90 = stats.second;
   double gflops = median > 0 ? static_cast<double>(flops->total) / (median * 1e6) : 0;
@@ -668,6 +917,10 @@ Error benchModel(StringRef modelPath, const BenchOptions &options, raw_ostream &
      << " ms, max " << formatNumber(maxMs, "%.4g") << " ms\n";
   os << "peak RSS: " << formatNumber(report->peakRssKb / 1024.0, "%.1f") << " MiB (arena "
      << formatNumber(report->arenaBytes / 1048576.0, "%.2f") << " MiB)\n";
+  if (profile) {
+    printProfile(*profile, options.profileTop, os);
+    os << "trace: " << tracePath << " (Chrome trace: chrome://tracing or ui.perfetto.dev)\n";
+  }
 
   if (!options.jsonPath.empty()) {
     std::error_code ec;
@@ -717,6 +970,21 @@ Error benchModel(StringRef modelPath, const BenchOptions &options, raw_ostream &
       j.attribute("median_ms", median);
       j.attribute("p90_ms", p90);
       j.attribute("gflops", gflops);
+      if (profile) {
+        j.attribute("trace", tracePath);
+        j.attributeArray("profile", [&] {
+          for (const NodeTime *node : byTime(*profile))
+            j.object([&] {
+              j.attribute("node", codegen::cleanText(node->name));
+              j.attribute("op_type", node->opType);
+              j.attribute("path", node->path);
+              j.attribute("total_ms", node->totalNs / 1e6);
+              j.attribute("ms_per_run", node->totalNs / 1e6 / double(profile->runs));
+              j.attribute("share", profile->runNs > 0 ? node->totalNs / profile->runNs : 0.0);
+              j.attribute("calls", static_cast<int64_t>(node->calls));
+            });
+        });
+      }
     });
     jsonFile << "\n";
     jsonFile.close();

@@ -27,6 +27,9 @@ struct BenchOptions {
   unsigned warmup = 5;
   /// Seed of the random inputs.
   uint64_t seed = 1;
+  /// Instead of random inputs: one file per model input, in model order,
+  /// holding its raw bytes (the harness's --input).
+  std::vector<std::string> inputFiles;
   /// Dims of inputs (input name -> dims); inputs with symbolic dims that are
   /// not named here get 1 for their first dim and 64 for the others.
   std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
@@ -39,12 +42,20 @@ struct BenchOptions {
   /// When set, every result (the per-run times included) is written there as
   /// one JSON object.
   std::string jsonPath;
+  /// Compile with per-node timing hooks (`onnxcc compile --profile`), print
+  /// the time of each node over the timed runs and write a Chrome trace.
+  bool profile = false;
+  /// With `profile`: the trace file (empty: onnxcc_profile_NAME.json in the
+  /// current folder) and the nodes the table shows (0: all).
+  std::string tracePath;
+  unsigned profileTop = 30;
 };
 
 /// Compiles `modelPath` with its inputs' dims fixed, builds it with a timing
 /// harness (WORKDIR/run, see Bench.cpp for its flags), runs it on seeded
 /// random inputs and prints a summary to `os` that ends with the one line
-/// `median_ms=<x> p90_ms=<y> gflops=<z>`. Errors are one line.
+/// `median_ms=<x> p90_ms=<y> gflops=<z>`; with `profile`, a table of the
+/// nodes by time before it. Errors are one line.
 llvm::Error benchModel(llvm::StringRef modelPath, const BenchOptions &options,
                        llvm::raw_ostream &os);
 

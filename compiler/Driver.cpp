@@ -5,6 +5,8 @@
 #include "codegen/SourceText.h"
 #include "codegen/cpp/CppEmitter.h"
 #include "compiler/Exporter.h"
+#include "compiler/Flops.h"
+#include "compiler/Report.h"
 #include "compiler/HalideTarget.h"
 #include "compiler/TargetCpu.h"
 #include "compiler/Importer.h"
@@ -468,6 +470,25 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
   std::string diagnostic;
   ScopedDiagnosticHandler handler(&context, firstErrorCollector(diagnostic));
 
+  if ((options.report || options.profile) && options.target != "cpp")
+    return makeError(std::string(options.report ? "--report" : "--profile") +
+                     " needs --target cpp");
+  if ((options.report || options.profile) &&
+      (options.emit != EmitStage::Cpp || !options.passPipeline.empty()))
+    return makeError(std::string(options.report ? "--report" : "--profile") +
+                     " needs the default pipeline and --emit cpp");
+  // --report: the FLOPs of each node, counted on a copy of the imported
+  // model with its shapes inferred (the count of onnxcc bench).
+  std::vector<NodeFlops> nodeFlops;
+  if (options.report) {
+    OwningOpRef<ModuleOp> copy = (*module)->clone();
+    auto copyFunc = *copy->getOps<func::FuncOp>().begin();
+    if (failed(onnx::inferShapesInFunction(copyFunc)))
+      return makeError(modelPath + ": " +
+                       (diagnostic.empty() ? "shape inference failed" : diagnostic));
+    nodeFlops = countNodeFlops(copyFunc);
+  }
+
   PassManager pm(&context);
   if (!options.passPipeline.empty()) {
     std::string message;
@@ -515,6 +536,25 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
     return Error::success();
   }
 
+  if (options.report) {
+    CompileReport report = buildCompileReport(**module, nodeFlops);
+    report.model = llvm::sys::path::filename(modelPath).str();
+    report.targetCpu = options.targetCpu;
+    report.kernelIsa = *kernelIsa;
+    report.threads = options.threads;
+    printCompileReport(report, irOut);
+    if (!options.reportJsonPath.empty()) {
+      std::error_code ec;
+      llvm::raw_fd_ostream json(options.reportJsonPath, ec, llvm::sys::fs::OF_None);
+      if (ec)
+        return makeError("cannot write " + options.reportJsonPath + ": " + ec.message());
+      printCompileReportJson(report, json);
+      json.close();
+      if (json.has_error())
+        return makeError("cannot write " + options.reportJsonPath);
+    }
+  }
+
   if (options.target == "halide") {
     progress.stage("emit Halide");
     Error e = writeHalideModel(**module, modelPath, options);
@@ -530,6 +570,7 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
   emitOptions.modelPath = llvm::sys::path::filename(modelPath).str();
   emitOptions.embedWeights = options.embedWeights;
   emitOptions.cuda = options.target == "cuda";
+  emitOptions.profile = options.profile;
   auto cpp = codegen::emitCpp(**module, emitOptions);
   if (!cpp)
     return makeError(modelPath + ": " + toString(cpp.takeError()));
@@ -540,6 +581,9 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
     return e;
   if (Error e = writeFile(options.outDir, options.name + ".cpp", cpp->source))
     return e;
+  if (options.profile)
+    if (Error e = writeFile(options.outDir, options.name + ".profile.json", cpp->profileJson))
+      return e;
   StringRef weightsFile = options.embedWeights ? ".cpp.weights" : ".weights";
   if (Error e = writeFile(options.outDir, options.name + weightsFile.str(), cpp->weights))
     return e;

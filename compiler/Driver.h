@@ -77,6 +77,14 @@ struct CompileOptions {
   /// Print each stage (import, graph passes, lowering, emit, write) to
   /// stderr as it starts, and the total time at the end.
   bool progress = false;
+  /// Per-node timing hooks in the generated code (--profile; cpp target):
+  /// see codegen/cpp/ABI.md, "Profiling". Also writes NAME.profile.json.
+  bool profile = false;
+  /// --report: print each heavy op's path (kernel or loops), FLOPs and
+  /// share of the model's to the IR stream (stdout) after lowering;
+  /// --report=FILE also writes them to FILE as JSON (compiler/Report.h).
+  bool report = false;
+  std::string reportJsonPath;
 };
 
 /// The CUDA toolkit whose libdevice the CUDA target links ($CUDA_PATH,

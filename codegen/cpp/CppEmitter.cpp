@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/cpp/CppEmitter.h"
+#include "codegen/cpp/NodeSegments.h"
 #include "codegen/SmallFloats.h"
 #include "codegen/SourceText.h"
 
@@ -31,6 +32,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -194,6 +196,10 @@ private:
       lastNode = pendingNode;
       pendingNode.clear();
     }
+    if (pendingMark >= 0) {
+      os.indent(indent * 2) << options.name << "_profile_mark_(" << pendingMark << ");\n";
+      pendingMark = -1;
+    }
     return os.indent(indent * 2);
   }
   /// Declares `v` as a local initialized with `expr`.
@@ -238,6 +244,12 @@ private:
   std::string weights;
   std::string lastNode;
   std::string pendingNode;
+  /// --profile: the mark (timestamp) that starts at each top-level op that
+  /// begins a node's work, the mark line() prints next, and the final mark
+  /// (before run() returns); -1 when not profiling the function emitted.
+  DenseMap<Operation *, int> markAt;
+  int pendingMark = -1;
+  int endMark = -1;
   /// Bytes the string pool takes at the end of the arena (0: no pool).
   int64_t stringPoolBytes = 0;
   /// The CUDA target: the kernels the host launches, by symbol, in the order
@@ -395,8 +407,11 @@ Error Emitter::emitBlock(Block &block) {
 }
 
 Error Emitter::emitOp(Operation &op) {
-  if (indent == 1)
+  if (indent == 1) {
     emitNodeComment(op);
+    if (auto it = markAt.find(&op); it != markAt.end())
+      pendingMark = it->second;
+  }
   Dialect *dialect = op.getDialect();
   StringRef ns = dialect ? dialect->getNamespace() : "";
   if (ns == "arith")
@@ -418,6 +433,8 @@ Error Emitter::emitOp(Operation &op) {
   if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op))
     return emitLaunch(launch);
   if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+    if (endMark >= 0 && indent == 1)
+      line() << options.name << "_profile_mark_(" << endMark << ");\n";
     if (ret.getNumOperands() == 1)
       line() << "return static_cast<size_t>(" << value(ret.getOperand(0)) << ")"
              << (stringPoolBytes ? " + " + std::to_string(stringPoolBytes) + "u" : "") << ";\n";
@@ -1608,8 +1625,44 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
   arenaView.strides.push_back("1");
   views[func.getArgument(arenaArg)] = arenaView;
 
+  // --profile: a mark at the start of each segment that does work (views
+  // and scalars cost nothing), one more at the end; the nodes in order of
+  // their first mark.
+  struct ProfileNode {
+    std::string name, opType;
+    SmallVector<std::string> calls;
+    bool loops = false, copies = false;
+  };
+  std::vector<ProfileNode> profileNodes;
+  std::vector<int> markNodes;
+  if (options.profile) {
+    std::map<std::pair<std::string, std::string>, int> nodeIndex;
+    for (const NodeSegment &segment : segmentFunction(func)) {
+      if (!segment.work())
+        continue;
+      auto [it, added] = nodeIndex.try_emplace({segment.opType, segment.nodeName},
+                                               static_cast<int>(profileNodes.size()));
+      if (added)
+        profileNodes.push_back({segment.nodeName, segment.opType, {}, false, false});
+      ProfileNode &node = profileNodes[it->second];
+      for (const std::string &call : segment.calls)
+        if (!llvm::is_contained(node.calls, call))
+          node.calls.push_back(call);
+      node.loops |= segment.loops;
+      node.copies |= segment.copies || segment.stores;
+      markAt[segment.ops.front()] = static_cast<int>(markNodes.size());
+      markNodes.push_back(it->second);
+    }
+    endMark = static_cast<int>(markNodes.size());
+    markNodes.push_back(-1);
+  }
   if (Error e = emitBlock(func.getBody().front()))
     return std::move(e);
+  markAt.clear();
+  endMark = -1;
+  auto profilePath = [](const ProfileNode &node) {
+    return describePath(node.calls, node.loops, node.copies);
+  };
 
   // Dims as the header shows them: numbers, or the symbols' expressions.
   auto dimsOf = [&](const Port &p) {
@@ -2143,6 +2196,26 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
     return Error::success();
   };
 
+  if (options.profile) {
+    llvm::raw_string_ostream js(model.profileJson);
+    llvm::json::OStream j(js, 1);
+    j.object([&] {
+      j.attribute("model", n);
+      j.attributeArray("nodes", [&] {
+        for (const ProfileNode &node : profileNodes)
+          j.object([&] {
+            j.attribute("name", cleanText(node.name));
+            j.attribute("op_type", cleanText(node.opType));
+            j.attribute("path", profilePath(node));
+          });
+      });
+      j.attributeArray("mark_node", [&] {
+        for (int node : markNodes)
+          j.value(node);
+      });
+    });
+    js << "\n";
+  }
   model.usesKernels = usesKernels;
   model.usesThreads = threads > 1;
   model.usesML = usesML;
@@ -2346,6 +2419,28 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
         << "    void (*fn)(void *task, int64_t part), void *task);\n";
       h << "void " << n << "_set_parallel(" << n << "_parallel_fn parallel, void *ctx);\n\n";
     }
+    if (options.profile) {
+      h << "/* onnxcc profile: begin. Compiled with --profile: run() notes the time\n"
+        << "   (steady clock, ns) at " << n << "_PROFILE_MARKS marks: at mark k < MARKS - 1 "
+        << "the code of\n   node " << n << "_profile_mark_node[k] of " << n
+        << "_profile_nodes starts; it ends at mark k + 1 (the last\n"
+        << "   mark is the end of run()). A node whose code is in several places has "
+           "several\n   marks. " << n << "_profile_attach(stamps) makes every later run on "
+           "the calling\n   thread write mark k to stamps[k] (int64_t stamps["
+        << n << "_PROFILE_MARKS]), until\n   it is called with NULL. */\n";
+      h << "#define " << n << "_PROFILE_NODES " << profileNodes.size() << "\n";
+      h << "#define " << n << "_PROFILE_MARKS " << markNodes.size() << "\n";
+      h << "typedef struct " << n << "_profile_node {\n  const char *name;    /* the ONNX "
+           "node's */\n  const char *op_type; /* after the graph passes: Conv, FusedMatMul"
+           "... */\n  const char *path;    /* kernel names, loops */\n} "
+        << n << "_profile_node;\n";
+      h << "extern const " << n << "_profile_node " << n << "_profile_nodes["
+        << std::max<size_t>(profileNodes.size(), 1) << "];\n";
+      h << "extern const int32_t " << n << "_profile_mark_node[" << markNodes.size()
+        << "];\n";
+      h << "void " << n << "_profile_attach(int64_t *stamps);\n";
+      h << "/* onnxcc profile: end */\n";
+    }
     // The C++ wrapper is a namespace named after the model, which cannot
     // coexist with a C library function of that name (index, exp, ...):
     // the generated sources and harnesses, which include <cstring> and
@@ -2531,6 +2626,30 @@ Expected<CppModel> Emitter::emit(ModuleOp module) {
       for (size_t k = 0; k < symbols.size(); ++k)
         s << (k ? ", " : "") << "dims[" << k << "]";
       s << ") : 0;\n}\n\n";
+    }
+    if (options.profile) {
+      s << "// onnxcc profile: begin (see " << n << ".h)\n#include <chrono>\n";
+      s << "static thread_local int64_t *" << n << "_profile_stamps_ = nullptr;\n";
+      s << "static inline void " << n << "_profile_mark_(int k) {\n  if (int64_t *stamps = "
+        << n << "_profile_stamps_)\n    stamps[k] = static_cast<int64_t>(\n"
+        << "        std::chrono::duration_cast<std::chrono::nanoseconds>(\n"
+        << "            std::chrono::steady_clock::now().time_since_epoch())\n"
+        << "            .count());\n}\n";
+      s << "extern \"C\" void " << n << "_profile_attach(int64_t *stamps) {\n  " << n
+        << "_profile_stamps_ = stamps;\n}\n";
+      s << "extern \"C\" const " << n << "_profile_node " << n << "_profile_nodes["
+        << std::max<size_t>(profileNodes.size(), 1) << "] = {\n";
+      for (const ProfileNode &node : profileNodes)
+        s << "  {" << cStringLiteral(node.name, 96, "\n   ") << ", "
+          << cStringLiteral(node.opType) << ", " << cStringLiteral(profilePath(node)) << "},\n";
+      if (profileNodes.empty())
+        s << "  {nullptr, nullptr, nullptr},\n";
+      s << "};\n";
+      s << "extern \"C\" const int32_t " << n << "_profile_mark_node[" << markNodes.size()
+        << "] = {";
+      for (auto [k, node] : llvm::enumerate(markNodes))
+        s << (k ? "," : "") << (k % 16 == 0 ? "\n    " : " ") << node;
+      s << "};\n// onnxcc profile: end\n";
     }
     if (grouped)
       s << "// The model over its tensor ports; " << n << "_run() below takes the sequences\n"

@@ -21,6 +21,11 @@ struct CppEmitOptions {
   /// ops and the kernels' PTX (gpu.binary); NAME.cpp launches them through
   /// runtime-support/onnxcc_cuda.h (see ABI.md, "The CUDA target").
   bool cuda = false;
+  /// Per-node timing hooks (onnxcc compile --profile): a timestamp at the
+  /// start of each node's code (a kernel call or a loop nest) and at the end
+  /// of run(), written to a table the caller attaches (ABI.md, "Profiling").
+  /// Without it the generated code has no trace of them.
+  bool profile = false;
 };
 
 /// The generated files (see codegen/cpp/ABI.md).
@@ -37,6 +42,9 @@ struct CppModel {
   /// The CUDA target: the kernels' PTX (also embedded in NAME.cpp), written
   /// to NAME.ptx for inspection and ptxas.
   std::string ptx;
+  /// With CppEmitOptions::profile: NAME.profile.json, the nodes the
+  /// timestamps delimit (see ABI.md, "Profiling"), for tools.
+  std::string profileJson;
 };
 
 /// Prints the lowered `module` (one function over memrefs, from the CPU

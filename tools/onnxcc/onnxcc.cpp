@@ -113,6 +113,20 @@ cl::opt<int64_t> compileThreads(
              "threads)"),
     cl::value_desc("N"), cl::init(1), cl::sub(compileCmd));
 
+cl::opt<bool> compileProfile(
+    "profile",
+    cl::desc("Per-node timing hooks in the generated code: a timestamp at the start of each "
+             "node's code, written to a table the caller attaches (NAME_profile_attach); also "
+             "writes NAME.profile.json. Without it the code has none (onnxcc bench --profile "
+             "uses it)"),
+    cl::sub(compileCmd));
+cl::opt<std::string> compileReport(
+    "report",
+    cl::desc("After lowering, print each heavy op (Conv, MatMul, attention, pooling, RNNs, "
+             "DFT...) with the path it took (the kernel, or loops), its FLOPs and share; "
+             "--report=FILE.json also writes them as JSON"),
+    cl::value_desc("file.json"), cl::ValueOptional, cl::sub(compileCmd));
+
 cl::opt<bool> compileQuiet(
     "quiet",
     cl::desc("Print no progress lines (they go to stderr only when it is a terminal)"),
@@ -267,6 +281,11 @@ cl::opt<unsigned> benchWarmup("warmup", cl::desc("Untimed runs before them (defa
                               cl::init(5), cl::sub(benchCmd));
 cl::opt<uint64_t> benchSeed("seed", cl::desc("Seed of the random inputs (default 1)"),
                             cl::init(1), cl::sub(benchCmd));
+cl::list<std::string> benchInputs(
+    "input",
+    cl::desc("The raw bytes of an input instead of random values: one file per model input, "
+             "in model order (repeatable)"),
+    cl::value_desc("file"), cl::sub(benchCmd));
 cl::list<std::string> benchShapes(
     "shape",
     cl::desc("Dims of an input: NAME=D0xD1x... (repeatable; symbolic dims not given get 1 "
@@ -281,6 +300,20 @@ cl::opt<std::string> benchCxx("cxx", cl::desc("C++ compiler (default: $CXX, else
 cl::opt<std::string> benchCxxFlags("cxx-flags",
                                    cl::desc("Flags of the harness build (default -O2)"),
                                    cl::init("-O2"), cl::sub(benchCmd));
+cl::opt<bool> benchProfile(
+    "profile",
+    cl::desc("Compile with per-node timing hooks (compile --profile), print the time of each "
+             "node over the timed runs, sorted, and write a Chrome trace (--trace)"),
+    cl::sub(benchCmd));
+cl::opt<std::string> benchTrace(
+    "trace",
+    cl::desc("With --profile: the Chrome-trace JSON, as ONNX Runtime's profiler writes it "
+             "(default onnxcc_profile_NAME.json in the current folder)"),
+    cl::value_desc("file.json"), cl::sub(benchCmd));
+cl::opt<unsigned> benchProfileTop("profile-top",
+                                  cl::desc("With --profile: the nodes the table lists, the "
+                                           "slowest first (default 30; 0: all)"),
+                                  cl::init(30), cl::sub(benchCmd));
 cl::opt<std::string> benchJson("json",
                                cl::desc("Also write every result (per-run times included) "
                                         "to this file as JSON"),
@@ -486,6 +519,12 @@ int runBench() {
   options.cxx = benchCxx;
   options.cxxFlags = benchCxxFlags;
   options.jsonPath = benchJson;
+  if (!benchProfile && (benchTrace.getNumOccurrences() || benchProfileTop.getNumOccurrences()))
+    return reportError("--trace and --profile-top need --profile");
+  options.profile = benchProfile;
+  options.inputFiles.assign(benchInputs.begin(), benchInputs.end());
+  options.tracePath = benchTrace;
+  options.profileTop = benchProfileTop;
   auto shapes = parseShapes(benchShapes);
   if (!shapes)
     return reportError(toString(shapes.takeError()));
@@ -567,6 +606,9 @@ int runCompile() {
   options.cudaArch = compileCudaArch;
   options.halideAutoscheduler = compileHalideAutoscheduler;
   options.progress = !compileQuiet && sys::Process::StandardErrIsDisplayed();
+  options.profile = compileProfile;
+  options.report = compileReport.getNumOccurrences() > 0;
+  options.reportJsonPath = compileReport;
   if (compileWeights != "embed" && compileWeights != "file")
     return reportError("--weights must be embed or file, not '" + compileWeights + "'");
   options.embedWeights = compileWeights == "embed";

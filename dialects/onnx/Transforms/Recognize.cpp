@@ -408,8 +408,14 @@ struct RecognizeLayerNorm : RewritePattern {
     if (!bias)
       bias = NoValueOp::create(rewriter, root->getLoc(), rewriter.getNoneType());
     Type none = rewriter.getNoneType();
+    // The location names every node it replaces (the last one first, as
+    // before): the ReduceMeans' work is the LayerNormalization's now
+    // (`onnxcc compile --report` finds them there).
+    Location loc = rewriter.getFusedLoc({last->getLoc(), mean.getLoc(), sub.getLoc(),
+                                         square->getLoc(), varMean.getLoc(), addEps.getLoc(),
+                                         sqrt.getLoc(), root->getLoc()});
     auto ln = LayerNormalizationOp::create(
-        rewriter, last->getLoc(), TypeRange{xType, none, none}, ValueRange{x, scale, bias},
+        rewriter, loc, TypeRange{xType, none, none}, ValueRange{x, scale, bias},
         {rewriter.getNamedAttr("axis", rewriter.getI64IntegerAttr(axis)),
          rewriter.getNamedAttr("epsilon", rewriter.getF32FloatAttr(static_cast<float>(*eps))),
          // Statistics in the input's precision, as the chain computed them.
@@ -549,10 +555,14 @@ struct RecognizeAttention : OpRewritePattern<MatMulOp> {
     }
     if (!mask)
       mask = NoValueOp::create(rewriter, loc, rewriter.getNoneType());
-    rewriter.replaceOpWithNewOp<ScaledDotProductAttentionOp>(
-        root, TypeRange{yType}, ValueRange{q, k, v, mask},
+    // The location names both MatMuls and the Softmax (the root first, as
+    // before), so the attention's work is traced to all of them.
+    auto attention = ScaledDotProductAttentionOp::create(
+        rewriter, rewriter.getFusedLoc({loc, qk.getLoc(), softmax.getLoc()}), TypeRange{yType},
+        ValueRange{q, k, v, mask},
         ArrayRef<NamedAttribute>{
             rewriter.getNamedAttr("scale", rewriter.getF32FloatAttr(static_cast<float>(scale)))});
+    rewriter.replaceOp(root, attention.getY());
     return success();
   }
 };
