@@ -78,6 +78,21 @@ Value packedConstant(OpBuilder &b, Location loc, Operation *op, StringRef suffix
   return flatBuffer(b, loc, c, /*readOnly=*/true);
 }
 
+FailureOr<Value> broadcastStride(OpBuilder &b, Location loc, Operation *at, const onnx::Dim &dim,
+                                 const onnx::Dim &target, Value dimValue, Value targetValue,
+                                 Value stride) {
+  if (dim == target)
+    return stride;
+  if (dim.isStatic() && dim.size == 1)
+    return indexConst(b, loc, 0);
+  if (dim.isStatic() && target.isStatic())
+    return failure();
+  checkDims(b, loc, at, "broadcast", dimValue, targetValue);
+  Value one = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, dimValue,
+                                    indexConst(b, loc, 1));
+  return arith::SelectOp::create(b, loc, one, indexConst(b, loc, 0), stride).getResult();
+}
+
 Value scratchBuffer(OpBuilder &b, Location loc, int64_t floats) {
   auto type = RankedTensorType::get({std::max<int64_t>(floats, 16)}, b.getF32Type());
   return flatBuffer(b, loc, emptyTensor(b, loc, type), /*readOnly=*/false);

@@ -45,6 +45,18 @@ std::optional<std::vector<float>> constantFloats(mlir::Value v);
 mlir::Value packedConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
                            llvm::StringRef suffix, llvm::ArrayRef<float> data);
 
+/// The stride a kernel reads a dim of an operand with when it broadcasts to
+/// a dim of the result: `stride` when the two are the same (statically or
+/// as one symbolic dim), 0 for a static 1; for dims only known at run time,
+/// `select(dim == 1, 0, stride)` after a check that dim is 1 or the target
+/// (onnxcc_rt::check_broadcast: run() returns 9 otherwise). Failure for two
+/// static dims that do not broadcast. `dimValue` and `targetValue` are the
+/// two sizes as index values.
+mlir::FailureOr<mlir::Value> broadcastStride(mlir::OpBuilder &b, mlir::Location loc,
+                                             mlir::Operation *at, const onnx::Dim &dim,
+                                             const onnx::Dim &target, mlir::Value dimValue,
+                                             mlir::Value targetValue, mlir::Value stride);
+
 /// A writable scratch buffer of `floats` floats (at least 16, so that the
 /// kernel always gets a valid pointer).
 mlir::Value scratchBuffer(mlir::OpBuilder &b, mlir::Location loc, int64_t floats);

@@ -645,17 +645,17 @@ template <typename OpTy> struct MatMulKernelLowering : KernelPattern<OpTy> {
     // Batch dims: the result's, each operand's aligned to the right; an
     // operand dim of 1 against a larger one broadcasts (stride 0).
     SmallVector<Value> nb(3, one), sa(3, zero), sb(3, zero);
-    auto batchStride = [&](const onnx::Shape &shape, const StridedOperand &x, int64_t xBatch,
-                           int64_t d, Value &stride) -> bool {
+    auto batchStride = [&](const onnx::Shape &shape, Value converted, const StridedOperand &x,
+                           int64_t xBatch, int64_t d, Value target, Value &stride) -> bool {
       int64_t od = d - (batchRank - xBatch);
       if (od < 0)
         return true;
-      const onnx::Dim &dim = shape[od], &ydim = (*yShape)[d];
-      if (dim == ydim) {
-        stride = x.strides[od];
-        return true;
-      }
-      return dim.isStatic() && dim.size == 1;
+      auto s = broadcastStride(rewriter, loc, op, shape[od], (*yShape)[d],
+                               dimOf(converted, od), target, x.strides[od]);
+      if (failed(s))
+        return false;
+      stride = *s;
+      return true;
     };
     int64_t aBatch = aRank - (hasM ? 2 : 1), bBatch = bRank - (hasN ? 2 : 1);
     for (int64_t d = 0; d < batchRank; ++d) {
@@ -666,8 +666,8 @@ template <typename OpTy> struct MatMulKernelLowering : KernelPattern<OpTy> {
                                                                d)
                                                .getResult()
                                        : indexConst(rewriter, loc, yType.getDimSize(d));
-      if (!batchStride(*aShape, *a, aBatch, d, sa[slot]) ||
-          !batchStride(*bShape, *b, bBatch, d, sb[slot]))
+      if (!batchStride(*aShape, dimA, *a, aBatch, d, nb[slot], sa[slot]) ||
+          !batchStride(*bShape, dimB, *b, bBatch, d, nb[slot], sb[slot]))
         return rewriter.notifyMatchFailure(op, "batch dims that do not broadcast");
     }
 
@@ -831,12 +831,11 @@ struct AttentionKernelLowering : KernelPattern<onnx::ScaledDotProductAttentionOp
       out.hs = out.bs = zero;
       // A leading dim of 1 against Q's larger one broadcasts.
       auto lead = [&](int64_t d) -> std::optional<Value> {
-        const onnx::Dim &dim = shape[d], &qdim = (*qShape)[d];
-        if (dim == qdim)
-          return strides[d];
-        if (dim.isStatic() && dim.size == 1)
-          return zero;
-        return std::nullopt;
+        auto s = broadcastStride(rewriter, loc, op, shape[d], (*qShape)[d], dimOf(converted, d),
+                                 dimOf(adaptor.getQ(), d), strides[d]);
+        if (failed(s))
+          return std::nullopt;
+        return *s;
       };
       if (rank >= 3) {
         auto h = lead(rank - 3);
@@ -877,18 +876,18 @@ struct AttentionKernelLowering : KernelPattern<onnx::ScaledDotProductAttentionOp
       auto target = [&](int64_t d) -> const onnx::Dim & {
         return d == rank - 1 ? (*kShape)[rank - 2] : (*qShape)[d];
       };
+      auto targetValue = [&](int64_t d) -> Value {
+        return d == rank - 1 ? dimOf(adaptor.getK(), rank - 2) : dimOf(adaptor.getQ(), d);
+      };
       auto maskStride = [&](int64_t d, Value &stride) -> bool {
         int64_t md = d - (rank - mRank);
         if (md < 0)
           return true;
-        const onnx::Dim &dim = (*mShape)[md];
-        if (dim.isStatic() && dim.size == 1) {
-          stride = zero;
-          return true;
-        }
-        if (!(dim == target(d)))
+        auto s = broadcastStride(rewriter, loc, op, (*mShape)[md], target(d), dimOf(mask, md),
+                                 targetValue(d), dimProduct(rewriter, loc, mask, md + 1, mRank));
+        if (failed(s))
           return false;
-        stride = dimProduct(rewriter, loc, mask, md + 1, mRank);
+        stride = *s;
         return true;
       };
       bool ok = maskStride(rank - 1, mcs) && maskStride(rank - 2, mrs);
@@ -1159,9 +1158,9 @@ struct LayerNormKernelLowering : KernelPattern<onnx::LayerNormalizationOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Value x = adaptor.getX();
     auto xType = dyn_cast<RankedTensorType>(x.getType());
-    if (!xType || !xType.hasStaticShape() || !isF32Tensor(x) || xType.getRank() < 1 ||
+    if (!xType || !isF32Tensor(x) || xType.getRank() < 1 ||
         op.getType(0) != op.getX().getType())
-      return rewriter.notifyMatchFailure(op, "X is not a static float32 tensor");
+      return rewriter.notifyMatchFailure(op, "X is not a float32 tensor");
     int64_t rank = xType.getRank();
     int64_t axis = static_cast<int64_t>(op.getAxis());
     axis = axis < 0 ? axis + rank : axis;
@@ -1169,10 +1168,16 @@ struct LayerNormKernelLowering : KernelPattern<onnx::LayerNormalizationOp> {
       return rewriter.notifyMatchFailure(op, "normalizes more than the last dim");
     if (!isa<NoneType>(op->getResult(1).getType()) || !isa<NoneType>(op->getResult(2).getType()))
       return rewriter.notifyMatchFailure(op, "Mean or InvStdDev is an output");
-    int64_t cols = xType.getDimSize(rank - 1), rows = xType.getNumElements() / std::max<int64_t>(cols, 1);
+    int64_t cols = xType.getDimSize(rank - 1);
     Value scale = adaptor.getScale(), bias = present(adaptor.getB());
-    if (cols == 0 || !isColumnVector(scale, cols) || (bias && !isColumnVector(bias, cols)))
+    if (ShapedType::isDynamic(cols) || cols == 0 || !isColumnVector(scale, cols) ||
+        (bias && !isColumnVector(bias, cols)))
       return rewriter.notifyMatchFailure(op, "Scale or B is not one value per column");
+    // Rows: the leading dims, static or symbolic.
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op, 0);
+    if (failed(typeAndSizes))
+      return failure();
+    auto [yType, ySizes] = *typeAndSizes;
 
     Location loc = op.getLoc();
     KernelCall call(rewriter, loc, threads);
@@ -1181,15 +1186,16 @@ struct LayerNormKernelLowering : KernelPattern<onnx::LayerNormalizationOp> {
     call.buffer(scaleBuffer);
     call.buffer(bias ? flatBuffer(rewriter, loc, bias, /*readOnly=*/true) : scaleBuffer);
     call.i32(bias ? 1 : 0);
-    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, xType), /*readOnly=*/false);
+    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType, ySizes),
+                           /*readOnly=*/false);
     call.buffer(out);
-    call.i64(rows);
+    call.i64(dimProduct(rewriter, loc, x, 0, rank - 1));
     call.i64(cols);
     call.f32(op.getEpsilon().convertToFloat());
     call.partition();
     call.emit(op, "layer_norm");
     Value none = onnx::NoValueOp::create(rewriter, loc, rewriter.getNoneType());
-    rewriter.replaceOp(op, {resultTensor(rewriter, loc, out, xType, {}), none, none});
+    rewriter.replaceOp(op, {resultTensor(rewriter, loc, out, yType, ySizes), none, none});
     return success();
   }
 };
@@ -1203,25 +1209,29 @@ struct SoftmaxKernelLowering : KernelPattern<onnx::SoftmaxOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Value x = adaptor.getInput();
     auto xType = dyn_cast<RankedTensorType>(x.getType());
-    if (!xType || !xType.hasStaticShape() || !isF32Tensor(x) || xType.getRank() < 1 ||
+    if (!xType || !isF32Tensor(x) || xType.getRank() < 1 ||
         op.getType() != op.getInput().getType())
-      return rewriter.notifyMatchFailure(op, "not a static float32 tensor");
+      return rewriter.notifyMatchFailure(op, "not a float32 tensor");
     int64_t rank = xType.getRank();
     int64_t axis = static_cast<int64_t>(op.getAxis());
     axis = axis < 0 ? axis + rank : axis;
-    int64_t cols = xType.getDimSize(rank - 1);
-    if (axis != rank - 1 || cols == 0)
+    if (axis != rank - 1)
       return rewriter.notifyMatchFailure(op, "not over the last dim");
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
+      return failure();
+    auto [yType, ySizes] = *typeAndSizes;
     Location loc = op.getLoc();
     KernelCall call(rewriter, loc, threads);
     call.buffer(flatBuffer(rewriter, loc, x, /*readOnly=*/true));
-    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, xType), /*readOnly=*/false);
+    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType, ySizes),
+                           /*readOnly=*/false);
     call.buffer(out);
-    call.i64(xType.getNumElements() / cols);
-    call.i64(cols);
+    call.i64(dimProduct(rewriter, loc, x, 0, rank - 1));
+    call.i64(dimProduct(rewriter, loc, x, rank - 1, rank));
     call.partition();
     call.emit(op, "softmax");
-    rewriter.replaceOp(op, resultTensor(rewriter, loc, out, xType, {}));
+    rewriter.replaceOp(op, resultTensor(rewriter, loc, out, yType, ySizes));
     return success();
   }
 };

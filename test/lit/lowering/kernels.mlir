@@ -243,3 +243,36 @@ func.func @attention_symbolic_mask(%q: tensor<1x?x4x8xf32> {onnx.dim_params = ["
   %y = "onnx.ScaledDotProductAttention"(%qt, %k, %v, %m) {scale = 0.35355339 : f32} : (tensor<1x4x?x8xf32>, tensor<1x4x?x8xf32>, tensor<1x4x?x8xf32>, tensor<1x1x1x?xf32>) -> tensor<1x4x?x8xf32>
   return %y : tensor<1x4x?x8xf32>
 }
+
+// -----
+
+/// LayerNormalization and Softmax over symbolic rows (a sequence length)
+/// take their kernels: the rows are the product of the leading dims at run
+/// time.
+// CHECK-LABEL: func.func @symbolic_rows(
+// CHECK-NOT: linalg.generic
+// CHECK: call @onnxcc_kernels_layer_norm(
+// CHECK: call @onnxcc_kernels_softmax(
+// CHECK-NOT: linalg.generic
+func.func @symbolic_rows(%x: tensor<?x?x8xf32> {onnx.dim_params = ["b", "s", ""]}) -> tensor<?x?x8xf32> {
+  %g = "onnx.Constant"() {value = dense<1.5> : tensor<8xf32>} : () -> tensor<8xf32>
+  %y, %m, %i = "onnx.LayerNormalization"(%x, %g, %g) {axis = -1 : i64, epsilon = 1.0e-5 : f32} : (tensor<?x?x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<?x?x8xf32>, none, none)
+  %s = "onnx.Softmax"(%y) {axis = -1 : i64} : (tensor<?x?x8xf32>) -> tensor<?x?x8xf32>
+  return %s : tensor<?x?x8xf32>
+}
+
+// -----
+
+/// A padding mask whose key dim is another symbol than K's (an exporter's
+/// position slice gives the sequence a derived symbol): its stride is chosen
+/// at run time after a broadcast check (status 9 unless 1 or equal).
+// CHECK-LABEL: func.func @attention_mask_other_symbol(
+// CHECK-NOT: linalg.generic
+// CHECK: call @onnxcc_check_broadcast(
+// CHECK: arith.select
+// CHECK: call @onnxcc_kernels_attention(
+// CHECK-NOT: linalg.generic
+func.func @attention_mask_other_symbol(%q: tensor<1x4x?x8xf32> {onnx.dim_params = ["", "", "s", ""]}, %k: tensor<1x4x?x8xf32> {onnx.dim_params = ["", "", "s", ""]}, %v: tensor<1x4x?x8xf32> {onnx.dim_params = ["", "", "s", ""]}, %m: tensor<1x1x1x?xf32> {onnx.dim_params = ["", "", "", "t"]}) -> tensor<1x4x?x8xf32> {
+  %y = "onnx.ScaledDotProductAttention"(%q, %k, %v, %m) {scale = 0.35355339 : f32} : (tensor<1x4x?x8xf32>, tensor<1x4x?x8xf32>, tensor<1x4x?x8xf32>, tensor<1x1x1x?xf32>) -> tensor<1x4x?x8xf32>
+  return %y : tensor<1x4x?x8xf32>
+}
