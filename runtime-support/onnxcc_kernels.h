@@ -1372,6 +1372,68 @@ inline int layer_norm(const float *x, const float *scale, const float *bias, int
   return 0;
 }
 
+/// InstanceNormalization (and GroupNormalization, which the importer writes
+/// as one over its groups): `rows` rows of `cols` values (row r is channel
+/// r % channels of its image), y = (x - mean) / sqrt(var + eps) * scale[c] +
+/// bias[c] with the row's mean and variance, two passes as layer_norm.
+/// Part `part` of `parts` takes a contiguous range of rows.
+inline int instance_norm(const float *x, const float *scale, const float *bias, float *y,
+                         int64_t rows, int64_t channels, int64_t cols, float epsilon,
+                         int64_t part, int64_t parts) {
+  using detail::Vec;
+  using detail::VT;
+  int64_t r0, r1;
+  detail::part_range(rows, part, parts, r0, r1);
+  for (int64_t r = r0; r < r1; ++r) {
+    const float *xr = x + r * cols;
+    float *yr = y + r * cols;
+    VT acc = Vec::zero();
+    int64_t i = 0;
+    for (; i + Vec::W <= cols; i += Vec::W)
+      acc = Vec::add(acc, Vec::load(xr + i));
+    if (i < cols)
+      acc = Vec::add(acc, Vec::load_n(xr + i, static_cast<int>(cols - i)));
+    const float mean = detail::hsum(acc) / static_cast<float>(cols);
+    const VT vmean = Vec::set1(mean);
+    acc = Vec::zero();
+    for (i = 0; i + Vec::W <= cols; i += Vec::W) {
+      VT d = Vec::sub(Vec::load(xr + i), vmean);
+      acc = Vec::fma(d, d, acc);
+    }
+    float tail = 0;
+    for (; i < cols; ++i)
+      tail += (xr[i] - mean) * (xr[i] - mean);
+    const float var = (detail::hsum(acc) + tail) / static_cast<float>(cols);
+    const int64_t c = r % channels;
+    const float a = scale[c] / std::sqrt(var + epsilon);
+    const VT va = Vec::set1(a), vb = Vec::set1(bias[c]);
+    for (i = 0; i < cols; i += Vec::W) {
+      int n = static_cast<int>(std::min<int64_t>(Vec::W, cols - i));
+      Vec::store_n(yr + i, Vec::fma(Vec::sub(Vec::load_n(xr + i, n), vmean), va, vb), n);
+    }
+  }
+  return 0;
+}
+
+/// y = act(x) elementwise over n values (the activation codes of the fused
+/// epilogues: Sigmoid, Tanh, SiLU, Gelu... as vector code instead of a libm
+/// call per element). Part `part` of `parts` takes a contiguous range (whole
+/// vectors). y may be x.
+inline int activation(const float *x, float *y, int64_t n, int32_t act, float p0, float p1,
+                      int64_t part, int64_t parts) {
+  using detail::Vec;
+  const int64_t vectors = detail::ceil_div(n, Vec::W);
+  int64_t v0, v1;
+  detail::part_range(vectors, part, parts, v0, v1);
+  const int64_t i0 = v0 * Vec::W, i1 = std::min(n, v1 * Vec::W);
+  if (i0 >= i1)
+    return 0;
+  detail::dispatch_act(act, [&](auto a) {
+    detail::act_run<decltype(a)::value>(x + i0, y + i0, i1 - i0, Vec::set1(p0), Vec::set1(p1));
+  });
+  return 0;
+}
+
 namespace detail {
 /// The convolution of conv2d and conv3d (NCDHW, shape `s` per group of
 /// `s.C` input channels): see the file comment for the scheme. `direct`: a

@@ -1200,6 +1200,93 @@ struct LayerNormKernelLowering : KernelPattern<onnx::LayerNormalizationOp> {
   }
 };
 
+/// SiLU and Gelu of a float32 tensor (static or symbolic), the composite
+/// activations onnx-recognize writes: onnxcc_rt::kernels::activation, the
+/// vector code of the fused epilogues, instead of a loop calling libm's exp,
+/// tanh or erf per element. (Where a Conv or MatMul precedes them, onnx-fuse
+/// has already put them in its epilogue; these are the ones left standing,
+/// after a normalization.) A lone Sigmoid or Tanh keeps its loop: its libm
+/// value is the one the constant folder computes, and folded and computed
+/// values agree bitwise (compile/fold-agree.test).
+template <typename OpTy> struct ActivationKernelLowering : KernelPattern<OpTy> {
+  using KernelPattern<OpTy>::KernelPattern;
+  using KernelPattern<OpTy>::threads;
+
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Value x = adaptor.getOperands()[0];
+    auto xType = dyn_cast<RankedTensorType>(x.getType());
+    if (!xType || !isF32Tensor(x) || op->getResult(0).getType() != op->getOperand(0).getType())
+      return rewriter.notifyMatchFailure(op, "not a float32 tensor");
+    StringRef kind;
+    if constexpr (std::is_same_v<OpTy, onnx::SiLUOp>)
+      kind = "SiLU";
+    else
+      kind = op.getApproximate() == "tanh" ? "GeluTanh" : "Gelu";
+    std::optional<KernelActivation> act = kernelActivation(kind, std::nullopt);
+    if (!act)
+      return rewriter.notifyMatchFailure(op, "an activation the kernels do not compute");
+    auto typeAndSizes = symbolicResultType(rewriter, this->getTypeConverter(), op);
+    if (failed(typeAndSizes))
+      return failure();
+    auto [yType, ySizes] = *typeAndSizes;
+    Location loc = op.getLoc();
+    KernelCall call(rewriter, loc, threads);
+    call.buffer(flatBuffer(rewriter, loc, x, /*readOnly=*/true));
+    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType, ySizes),
+                           /*readOnly=*/false);
+    call.buffer(out);
+    call.i64(dimProduct(rewriter, loc, x, 0, xType.getRank()));
+    call.activation(*act);
+    call.partition();
+    call.emit(op, "activation");
+    rewriter.replaceOp(op, resultTensor(rewriter, loc, out, yType, ySizes));
+    return success();
+  }
+};
+
+/// InstanceNormalization of a float32 [N, C, ...] tensor (static channels,
+/// any other dim symbolic) with [C] scale and bias:
+/// onnxcc_rt::kernels::instance_norm, one row per (image, channel).
+struct InstanceNormKernelLowering : KernelPattern<onnx::InstanceNormalizationOp> {
+  using KernelPattern::KernelPattern;
+
+  LogicalResult matchAndRewrite(onnx::InstanceNormalizationOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Value x = adaptor.getInput();
+    auto xType = dyn_cast<RankedTensorType>(x.getType());
+    if (!xType || !isF32Tensor(x) || xType.getRank() < 3 || xType.isDynamicDim(1) ||
+        op.getType() != op.getInput().getType())
+      return rewriter.notifyMatchFailure(op, "not a float32 [N, C, ...] tensor");
+    int64_t channels = xType.getDimSize(1);
+    Value scale = adaptor.getScale(), bias = adaptor.getB();
+    for (Value v : {scale, bias})
+      if (!isF32Tensor(v, 1) || cast<RankedTensorType>(v.getType()).getDimSize(0) != channels)
+        return rewriter.notifyMatchFailure(op, "scale and B are not float32 [C]");
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
+      return failure();
+    auto [yType, ySizes] = *typeAndSizes;
+    Location loc = op.getLoc();
+    int64_t rank = xType.getRank();
+    KernelCall call(rewriter, loc, threads);
+    call.buffer(flatBuffer(rewriter, loc, x, /*readOnly=*/true));
+    call.buffer(flatBuffer(rewriter, loc, scale, /*readOnly=*/true));
+    call.buffer(flatBuffer(rewriter, loc, bias, /*readOnly=*/true));
+    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType, ySizes),
+                           /*readOnly=*/false);
+    call.buffer(out);
+    call.i64(dimProduct(rewriter, loc, x, 0, 2));
+    call.i64(channels);
+    call.i64(dimProduct(rewriter, loc, x, 2, rank));
+    call.f32(op.getEpsilon().convertToFloat());
+    call.partition();
+    call.emit(op, "instance_norm");
+    rewriter.replaceOp(op, resultTensor(rewriter, loc, out, yType, ySizes));
+    return success();
+  }
+};
+
 /// Softmax over the last dim of a static float32 tensor:
 /// onnxcc_rt::kernels::softmax.
 struct SoftmaxKernelLowering : KernelPattern<onnx::SoftmaxOp> {
@@ -1369,7 +1456,8 @@ void populateKernelPatterns(OnnxTypeConverter &converter, RewritePatternSet &pat
                MatMulKernelLowering<onnx::MatMulOp>, MatMulKernelLowering<onnx::FusedMatMulOp>>(
       converter, ctx, isa, threads);
   patterns.add<ConvTransposeKernelLowering, AttentionKernelLowering, OnnxAttentionKernelLowering,
-               LayerNormKernelLowering,
+               LayerNormKernelLowering, InstanceNormKernelLowering,
+               ActivationKernelLowering<onnx::SiLUOp>, ActivationKernelLowering<onnx::GeluOp>,
                SoftmaxKernelLowering,
                MaxPoolKernelLowering, GlobalAveragePoolKernelLowering, ReduceMeanKernelLowering>(
       converter, ctx, isa, threads);

@@ -3,7 +3,7 @@ kernel onnxcc calls (convolutions of many shapes with fused epilogues,
 Winograd, depthwise, grouped, Gemm/MatMul with constant weights, MatMul of
 two activations in every layout, attention with a mask and in Whisper's
 form, Conv1d, Conv3d, ConvTranspose in 1, 2 and 3 dims, LayerNormalization,
-Softmax, max and global average pooling), and OUT/test/test_data_set_0 with its inputs
+Softmax, max and global average pooling, InstanceNormalization, SiLU), and OUT/test/test_data_set_0 with its inputs
 and the outputs PyTorch computes for them (float64, rounded to float32).
 
 Sizes are odd on purpose, so that every kernel meets partial tiles.
@@ -176,6 +176,17 @@ node("LayerNormalization", ["s", const("ln_scale", gamma), const("ln_bias", beta
 output("y_layernorm", F.layer_norm(t(inputs["s"]), (24,), t(gamma), t(beta), eps=1e-5))
 node("Softmax", ["s"], "y_softmax", axis=-1)
 output("y_softmax", torch.softmax(t(inputs["s"]), dim=-1))
+
+# InstanceNormalization (one row per image and channel); SiLU written as
+# x * Sigmoid(x) after it (recognized, and with no Conv or MatMul before it
+# to take it as an epilogue: the activation kernel).
+gamma, beta = rand(8), rand(8)
+node("InstanceNormalization", ["x", const("in_scale", gamma), const("in_bias", beta)], "inorm",
+     epsilon=1e-5)
+node("Sigmoid", ["inorm"], "inorm_sig")
+node("Mul", ["inorm", "inorm_sig"], "y_instance_norm_silu")
+inorm = F.instance_norm(x, weight=t(gamma), bias=t(beta), eps=1e-5)
+output("y_instance_norm_silu", inorm * torch.sigmoid(inorm))
 
 # Attention as exporters write it: MatMul(Q, K^T) * scale + mask, Softmax,
 # MatMul with V. The mask hides the last 3 keys of every query.

@@ -1,7 +1,7 @@
 """Writes DIR/loops.onnx, a model made of loop nests (no kernel calls), and
 DIR/test/ with an input and NumPy float64 reference outputs.
 
-Large elementwise ops, a Transpose and a ReduceSum (a reduction inside a
+Large elementwise ops (x + Sigmoid(x): x * Sigmoid(x) would be SiLU, a kernel), a Transpose and a ReduceSum (a reduction inside a
 parallel nest) over [1, 48, 40, 40]; one small Add over [40, 40]."""
 import os
 import sys
@@ -15,7 +15,7 @@ x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 48, 40, 40])
 y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [40, 40])
 nodes = [
     helper.make_node("Sigmoid", ["x"], ["s"], name="sig"),
-    helper.make_node("Mul", ["s", "x"], ["a"], name="silu"),
+    helper.make_node("Add", ["s", "x"], ["a"], name="gate"),
     helper.make_node("Transpose", ["a"], ["t"], name="to_nhwc", perm=[0, 2, 3, 1]),
     helper.make_node("ReduceSum", ["a", "axes"], ["r"], name="sum_w", keepdims=0),
     helper.make_node("Add", ["y", "y"], ["small"], name="small_add"),
@@ -35,7 +35,7 @@ rng = np.random.default_rng(7)
 xv = rng.standard_normal((1, 48, 40, 40)).astype(np.float32)
 yv = rng.standard_normal((40, 40)).astype(np.float32)
 x64 = xv.astype(np.float64)
-a = x64 / (1 + np.exp(-x64))
+a = x64 + 1 / (1 + np.exp(-x64))
 refs = [a.transpose(0, 2, 3, 1), a.sum(axis=3), 2 * yv.astype(np.float64)]
 test = os.path.join(out, "test")
 os.makedirs(test, exist_ok=True)
