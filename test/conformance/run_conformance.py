@@ -26,6 +26,7 @@ are listed (an improvement, not a failure: rerun with --update-expected).
 Tests in expected/out-of-scope.txt are not run; each entry gives its reason.
 """
 import argparse
+import filecmp
 import collections
 import concurrent.futures
 import os
@@ -118,6 +119,34 @@ def write_expected(expected_dir, suite, expected, target="cpp"):
 def suite_folders(data_dir, suites=SUITES_1_12, data_1_23=DEFAULT_DATA_1_23):
     """{suite: folder}: the 1.12 suites under `data_dir`, node-1.23 at `data_1_23`."""
     return {s: data_1_23 if s == "node-1.23" else os.path.join(data_dir, s) for s in suites}
+
+
+def same_files(a, b):
+    """Whether folders a and b hold the same files (names, bytes), recursively."""
+    for root, dirs, files in os.walk(a):
+        other = os.path.join(b, os.path.relpath(root, a))
+        if not os.path.isdir(other):
+            return False
+        if sorted(files) != sorted(f for f in os.listdir(other)
+                                   if os.path.isfile(os.path.join(other, f))):
+            return False
+        for f in files:
+            if not filecmp.cmp(os.path.join(root, f), os.path.join(other, f), shallow=False):
+                return False
+        dirs.sort()
+    return True
+
+
+def find_duplicates(tests, suite_dirs):
+    """{(suite, test): twin} for the 1.12 node tests that node-1.23, run in
+    the same call, holds byte for byte (model and data): ONNX regenerates
+    only the tests of ops that changed, so about half of them are the same
+    files, and running both runs the same test twice."""
+    if "node" not in suite_dirs or "node-1.23" not in suite_dirs:
+        return {}
+    newer = suite_dirs["node-1.23"]
+    return {(suite, test): "node-1.23/" + test for suite, test, folder in tests
+            if suite == "node" and same_files(folder, os.path.join(newer, test))}
 
 
 def find_tests(data_dir, pattern, out_of_scope, suite_dirs=None):
@@ -224,16 +253,18 @@ def run_one(args, suite, test, folder):
     return status, message.replace(os.path.join(folder, "model.onnx") + ": ", "")
 
 
-def print_table(results, skipped):
+def print_table(results, skipped, duplicates=()):
     counts = collections.defaultdict(collections.Counter)
     for (suite, _), (status, _) in results.items():
         counts[suite][status] += 1
     for suite, _ in skipped:
         counts[suite]["out-of-scope"] += 1
+    for suite, _ in duplicates:
+        counts[suite]["duplicate"] += 1
     # `built` (--target cuda without a GPU) only when some test is.
     statuses = tuple(s for s in STATUSES
                      if s != "built" or any(st == "built" for st, _ in results.values()))
-    columns = statuses + ("out-of-scope", "total")
+    columns = statuses + ("out-of-scope",) + (("duplicate",) if duplicates else ()) + ("total",)
     width = max(len(s) for s in SUITES + ("total",))
     print("%-*s %s" % (width, "suite", " ".join("%12s" % c for c in columns)))
     total = collections.Counter()
@@ -276,6 +307,9 @@ def main():
                         "also: node-1.23)")
     parser.add_argument("--data-1.23", dest="data_1_23", default=DEFAULT_DATA_1_23,
                         help="folder of the node-1.23 suite's test_* folders")
+    parser.add_argument("--run-duplicates", action="store_true",
+                        help="also run the node tests that node-1.23, run in the same call, "
+                        "holds byte for byte (by default they are listed as duplicates)")
     args = parser.parse_args()
     suites = [s for s in args.suites.split(",") if s]
     unknown = [s for s in suites if s not in SUITES]
@@ -293,6 +327,9 @@ def main():
         sys.exit("no tests under %s%s" % (", ".join(suite_dirs.values()),
                                           " match the filter" if pattern else ""))
 
+    duplicates = {} if args.run_duplicates else find_duplicates(tests, suite_dirs)
+    tests = [t for t in tests if (t[0], t[1]) not in duplicates]
+
     start = time.time()
     results = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
@@ -309,8 +346,10 @@ def main():
                 f.write("%s/%s: %s%s\n" % (suite, test, status, " " + message if message else ""))
             for suite, test in skipped:
                 f.write("%s/%s: out-of-scope %s\n" % (suite, test, out_of_scope[suite + "/" + test]))
+            for (suite, test), twin in sorted(duplicates.items()):
+                f.write("%s/%s: duplicate of %s (the same model and data)\n" % (suite, test, twin))
 
-    print_table(results, skipped)
+    print_table(results, skipped, duplicates)
     print("%d tests in %.0fs with %d jobs" % (len(results), elapsed, args.jobs))
 
     regressions, improvements, unexpected = [], [], []
