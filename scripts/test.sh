@@ -43,7 +43,11 @@ if [[ "${ONNXCC_SKIP_SANITIZERS:-0}" == 1 ]]; then
   exit 0
 fi
 asan=${ONNXCC_ASAN_BUILD_DIR:-$root/build-asan}
+# -O1 with line tables only: reports keep their file:line stacks, and the
+# build takes about a fifth less time than RelWithDebInfo's -O2 -g.
 cmake -G Ninja -S "$root" -B "$asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
   -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
   -DONNXCC_SANITIZE=address,undefined -DONNXCC_FUZZ=ON
 ninja -C "$asan" onnxcc onnxcc-opt
