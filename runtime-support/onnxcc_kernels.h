@@ -1330,6 +1330,31 @@ inline int softmax(const float *x, float *y, int64_t rows, int64_t cols, int64_t
   return 0;
 }
 
+namespace detail {
+/// The mean and (biased) variance of `cols` floats, in two passes: a vector
+/// sum, then a vector sum of squared deviations (the tail of the second in
+/// scalar code). The normalizations share it, so they round alike.
+inline void row_moments(const float *xr, int64_t cols, float &mean, float &var) {
+  VT acc = Vec::zero();
+  int64_t i = 0;
+  for (; i + Vec::W <= cols; i += Vec::W)
+    acc = Vec::add(acc, Vec::load(xr + i));
+  if (i < cols)
+    acc = Vec::add(acc, Vec::load_n(xr + i, static_cast<int>(cols - i)));
+  mean = hsum(acc) / static_cast<float>(cols);
+  const VT vmean = Vec::set1(mean);
+  acc = Vec::zero();
+  for (i = 0; i + Vec::W <= cols; i += Vec::W) {
+    VT d = Vec::sub(Vec::load(xr + i), vmean);
+    acc = Vec::fma(d, d, acc);
+  }
+  float tail = 0;
+  for (; i < cols; ++i)
+    tail += (xr[i] - mean) * (xr[i] - mean);
+  var = (hsum(acc) + tail) / static_cast<float>(cols);
+}
+} // namespace detail
+
 /// LayerNormalization over the last dim: y = (x - mean) / sqrt(var + eps) *
 /// scale + bias per row, mean and variance in two passes.
 inline int layer_norm(const float *x, const float *scale, const float *bias, int32_t has_bias,
@@ -1342,25 +1367,11 @@ inline int layer_norm(const float *x, const float *scale, const float *bias, int
   for (int64_t r = r0; r < r1; ++r) {
     const float *xr = x + r * cols;
     float *yr = y + r * cols;
-    VT acc = Vec::zero();
-    int64_t i = 0;
-    for (; i + Vec::W <= cols; i += Vec::W)
-      acc = Vec::add(acc, Vec::load(xr + i));
-    if (i < cols)
-      acc = Vec::add(acc, Vec::load_n(xr + i, static_cast<int>(cols - i)));
-    const float mean = detail::hsum(acc) / static_cast<float>(cols);
+    float mean, var;
+    detail::row_moments(xr, cols, mean, var);
     const VT vmean = Vec::set1(mean);
-    acc = Vec::zero();
-    for (i = 0; i + Vec::W <= cols; i += Vec::W) {
-      VT d = Vec::sub(Vec::load(xr + i), vmean);
-      acc = Vec::fma(d, d, acc);
-    }
-    float tail = 0;
-    for (; i < cols; ++i)
-      tail += (xr[i] - mean) * (xr[i] - mean);
-    const float var = (detail::hsum(acc) + tail) / static_cast<float>(cols);
     const VT inv = Vec::set1(1.0f / std::sqrt(var + epsilon));
-    for (i = 0; i < cols; i += Vec::W) {
+    for (int64_t i = 0; i < cols; i += Vec::W) {
       int n = static_cast<int>(std::min<int64_t>(Vec::W, cols - i));
       VT v = Vec::mul(Vec::mul(Vec::sub(Vec::load_n(xr + i, n), vmean), inv),
                       Vec::load_n(scale + i, n));
@@ -1387,27 +1398,13 @@ inline int instance_norm(const float *x, const float *scale, const float *bias, 
   for (int64_t r = r0; r < r1; ++r) {
     const float *xr = x + r * cols;
     float *yr = y + r * cols;
-    VT acc = Vec::zero();
-    int64_t i = 0;
-    for (; i + Vec::W <= cols; i += Vec::W)
-      acc = Vec::add(acc, Vec::load(xr + i));
-    if (i < cols)
-      acc = Vec::add(acc, Vec::load_n(xr + i, static_cast<int>(cols - i)));
-    const float mean = detail::hsum(acc) / static_cast<float>(cols);
+    float mean, var;
+    detail::row_moments(xr, cols, mean, var);
     const VT vmean = Vec::set1(mean);
-    acc = Vec::zero();
-    for (i = 0; i + Vec::W <= cols; i += Vec::W) {
-      VT d = Vec::sub(Vec::load(xr + i), vmean);
-      acc = Vec::fma(d, d, acc);
-    }
-    float tail = 0;
-    for (; i < cols; ++i)
-      tail += (xr[i] - mean) * (xr[i] - mean);
-    const float var = (detail::hsum(acc) + tail) / static_cast<float>(cols);
     const int64_t c = r % channels;
     const float a = scale[c] / std::sqrt(var + epsilon);
     const VT va = Vec::set1(a), vb = Vec::set1(bias[c]);
-    for (i = 0; i < cols; i += Vec::W) {
+    for (int64_t i = 0; i < cols; i += Vec::W) {
       int n = static_cast<int>(std::min<int64_t>(Vec::W, cols - i));
       Vec::store_n(yr + i, Vec::fma(Vec::sub(Vec::load_n(xr + i, n), vmean), va, vb), n);
     }

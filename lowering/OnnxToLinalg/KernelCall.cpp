@@ -93,9 +93,13 @@ FailureOr<Value> broadcastStride(OpBuilder &b, Location loc, Operation *at, cons
   return arith::SelectOp::create(b, loc, one, indexConst(b, loc, 0), stride).getResult();
 }
 
+Value outputBuffer(OpBuilder &b, Location loc, RankedTensorType type, ValueRange sizes) {
+  return flatBuffer(b, loc, emptyTensor(b, loc, type, sizes), /*readOnly=*/false);
+}
+
 Value scratchBuffer(OpBuilder &b, Location loc, int64_t floats) {
-  auto type = RankedTensorType::get({std::max<int64_t>(floats, 16)}, b.getF32Type());
-  return flatBuffer(b, loc, emptyTensor(b, loc, type), /*readOnly=*/false);
+  return outputBuffer(b, loc,
+                      RankedTensorType::get({std::max<int64_t>(floats, 16)}, b.getF32Type()));
 }
 
 void KernelCall::i64(int64_t v) {

@@ -57,6 +57,11 @@ mlir::FailureOr<mlir::Value> broadcastStride(mlir::OpBuilder &b, mlir::Location 
                                              const onnx::Dim &target, mlir::Value dimValue,
                                              mlir::Value targetValue, mlir::Value stride);
 
+/// The flat buffer a kernel call writes a result of `type` into (dynamic
+/// dims `sizes`); resultTensor() turns it back into the tensor.
+mlir::Value outputBuffer(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
+                         mlir::ValueRange sizes = {});
+
 /// A writable scratch buffer of `floats` floats (at least 16, so that the
 /// kernel always gets a valid pointer).
 mlir::Value scratchBuffer(mlir::OpBuilder &b, mlir::Location loc, int64_t floats);

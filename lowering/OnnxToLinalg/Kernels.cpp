@@ -167,7 +167,7 @@ template <typename OpTy> struct ConvKernelLowering : KernelPattern<OpTy> {
       call.i32(bias ? 1 : 0);
       call.buffer(z ? flatBuffer(rewriter, loc, z, /*readOnly=*/true) : weightBuffer);
       call.i32(z ? 1 : 0);
-      Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType), /*readOnly=*/false);
+      Value out = outputBuffer(rewriter, loc, yType);
       call.buffer(out);
       call.buffer(scratchBuffer(
           rewriter, loc,
@@ -244,7 +244,7 @@ template <typename OpTy> struct ConvKernelLowering : KernelPattern<OpTy> {
     call.i32(bias ? 1 : 0);
     call.buffer(z ? flatBuffer(rewriter, loc, z, /*readOnly=*/true) : weightBuffer);
     call.i32(z ? 1 : 0);
-    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType), /*readOnly=*/false);
+    Value out = outputBuffer(rewriter, loc, yType);
     call.buffer(out);
     // Each part has scratch of its own (channels-last depthwise needs none).
     if (algorithm != DepthwiseNHWC)
@@ -360,7 +360,7 @@ struct ConvTransposeKernelLowering : KernelPattern<onnx::ConvTransposeOp> {
     call.buffer(weightBuffer);
     call.buffer(bias ? flatBuffer(rewriter, loc, bias, /*readOnly=*/true) : weightBuffer);
     call.i32(bias ? 1 : 0);
-    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType), /*readOnly=*/false);
+    Value out = outputBuffer(rewriter, loc, yType);
     call.buffer(out);
     int64_t pixels = g3[0][0] * g3[1][0] * g3[2][0];
     call.buffer(scratchBuffer(
@@ -478,8 +478,7 @@ template <typename OpTy> struct GemmKernelLowering : KernelPattern<OpTy> {
     call.i32(biasBuffer ? 1 : 0);
     call.buffer(z ? flatBuffer(rewriter, loc, z, /*readOnly=*/true) : weightBuffer);
     call.i32(z ? 1 : 0);
-    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType, ySizes),
-                           /*readOnly=*/false);
+    Value out = outputBuffer(rewriter, loc, yType, ySizes);
     call.buffer(out);
     // A's rows: the product of its leading dims, static or symbolic.
     call.i64(dimProduct(rewriter, loc, a, 0, aType.getRank() - 1));
@@ -736,8 +735,7 @@ template <typename OpTy> struct MatMulKernelLowering : KernelPattern<OpTy> {
     call.i32(biasBuffer ? 1 : 0);
     call.buffer(z ? flatBuffer(rewriter, loc, z, /*readOnly=*/true) : b->buffer);
     call.i32(z ? 1 : 0);
-    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType, ySizes),
-                           /*readOnly=*/false);
+    Value out = outputBuffer(rewriter, loc, yType, ySizes);
     call.buffer(out);
     call.buffer(scratch);
     call.i64(perPart);
@@ -917,8 +915,7 @@ struct AttentionKernelLowering : KernelPattern<onnx::ScaledDotProductAttentionOp
     }
 
     Value sq = dimOf(adaptor.getQ(), rank - 2), sk = dimOf(adaptor.getK(), rank - 2);
-    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType, ySizes),
-                           /*readOnly=*/false);
+    Value out = outputBuffer(rewriter, loc, yType, ySizes);
     auto mul = [&](Value x, Value y) { return arith::MulIOp::create(rewriter, loc, x, y); };
     // Y: dense [lead..., Sq, Dv].
     Value yrs = indexConst(rewriter, loc, Dv);
@@ -1112,7 +1109,7 @@ struct OnnxAttentionKernelLowering : KernelPattern<onnx::AttentionOp> {
     call.buffer(vBuffer);
     call.buffer(mask ? flatBuffer(rewriter, loc, mask, /*readOnly=*/true) : vBuffer);
     call.i32(mask ? 1 : 0);
-    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType), /*readOnly=*/false);
+    Value out = outputBuffer(rewriter, loc, yType);
     call.buffer(out);
     call.buffer(scratchBuffer(rewriter, loc, k::attention_scratch_floats(target, t, d) * threads));
     for (int64_t x : {batch, hq, hkv, sq, t, d, dv})
@@ -1186,8 +1183,7 @@ struct LayerNormKernelLowering : KernelPattern<onnx::LayerNormalizationOp> {
     call.buffer(scaleBuffer);
     call.buffer(bias ? flatBuffer(rewriter, loc, bias, /*readOnly=*/true) : scaleBuffer);
     call.i32(bias ? 1 : 0);
-    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType, ySizes),
-                           /*readOnly=*/false);
+    Value out = outputBuffer(rewriter, loc, yType, ySizes);
     call.buffer(out);
     call.i64(dimProduct(rewriter, loc, x, 0, rank - 1));
     call.i64(cols);
@@ -1233,8 +1229,7 @@ template <typename OpTy> struct ActivationKernelLowering : KernelPattern<OpTy> {
     Location loc = op.getLoc();
     KernelCall call(rewriter, loc, threads);
     call.buffer(flatBuffer(rewriter, loc, x, /*readOnly=*/true));
-    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType, ySizes),
-                           /*readOnly=*/false);
+    Value out = outputBuffer(rewriter, loc, yType, ySizes);
     call.buffer(out);
     call.i64(dimProduct(rewriter, loc, x, 0, xType.getRank()));
     call.activation(*act);
@@ -1260,9 +1255,8 @@ struct InstanceNormKernelLowering : KernelPattern<onnx::InstanceNormalizationOp>
       return rewriter.notifyMatchFailure(op, "not a float32 [N, C, ...] tensor");
     int64_t channels = xType.getDimSize(1);
     Value scale = adaptor.getScale(), bias = adaptor.getB();
-    for (Value v : {scale, bias})
-      if (!isF32Tensor(v, 1) || cast<RankedTensorType>(v.getType()).getDimSize(0) != channels)
-        return rewriter.notifyMatchFailure(op, "scale and B are not float32 [C]");
+    if (!isColumnVector(scale, channels) || !isColumnVector(bias, channels))
+      return rewriter.notifyMatchFailure(op, "scale and B are not float32 [C]");
     auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
     if (failed(typeAndSizes))
       return failure();
@@ -1273,8 +1267,7 @@ struct InstanceNormKernelLowering : KernelPattern<onnx::InstanceNormalizationOp>
     call.buffer(flatBuffer(rewriter, loc, x, /*readOnly=*/true));
     call.buffer(flatBuffer(rewriter, loc, scale, /*readOnly=*/true));
     call.buffer(flatBuffer(rewriter, loc, bias, /*readOnly=*/true));
-    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType, ySizes),
-                           /*readOnly=*/false);
+    Value out = outputBuffer(rewriter, loc, yType, ySizes);
     call.buffer(out);
     call.i64(dimProduct(rewriter, loc, x, 0, 2));
     call.i64(channels);
@@ -1311,8 +1304,7 @@ struct SoftmaxKernelLowering : KernelPattern<onnx::SoftmaxOp> {
     Location loc = op.getLoc();
     KernelCall call(rewriter, loc, threads);
     call.buffer(flatBuffer(rewriter, loc, x, /*readOnly=*/true));
-    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType, ySizes),
-                           /*readOnly=*/false);
+    Value out = outputBuffer(rewriter, loc, yType, ySizes);
     call.buffer(out);
     call.i64(dimProduct(rewriter, loc, x, 0, rank - 1));
     call.i64(dimProduct(rewriter, loc, x, rank - 1, rank));
@@ -1347,7 +1339,7 @@ struct MaxPoolKernelLowering : KernelPattern<onnx::MaxPoolOp> {
     Location loc = op.getLoc();
     KernelCall call(rewriter, loc, threads);
     call.buffer(flatBuffer(rewriter, loc, x, /*readOnly=*/true));
-    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType), /*readOnly=*/false);
+    Value out = outputBuffer(rewriter, loc, yType);
     call.buffer(out);
     call.i64(xType.getDimSize(0) * xType.getDimSize(1));
     for (int64_t v : {xType.getDimSize(2), xType.getDimSize(3), yType.getDimSize(2),
@@ -1382,7 +1374,7 @@ struct GlobalAveragePoolKernelLowering : KernelPattern<onnx::GlobalAveragePoolOp
     Location loc = op.getLoc();
     KernelCall call(rewriter, loc, threads);
     call.buffer(flatBuffer(rewriter, loc, x, /*readOnly=*/true));
-    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType), /*readOnly=*/false);
+    Value out = outputBuffer(rewriter, loc, yType);
     call.buffer(out);
     call.i64(rows);
     call.i64(cols);
@@ -1432,7 +1424,7 @@ struct ReduceMeanKernelLowering : KernelPattern<onnx::ReduceMeanOp> {
     Location loc = op.getLoc();
     KernelCall call(rewriter, loc, threads);
     call.buffer(flatBuffer(rewriter, loc, x, /*readOnly=*/true));
-    Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, yType), /*readOnly=*/false);
+    Value out = outputBuffer(rewriter, loc, yType);
     call.buffer(out);
     for (int64_t v : {outer, r, inner})
       call.i64(v);

@@ -917,7 +917,7 @@ template <typename OpTy, Cell kind> struct RecurrentKernelLowering : KernelPatte
       call.i32(bias ? 1 : 0);
       call.buffer(weights);
       call.i32(0);
-      xwBuffer = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, xwType), /*readOnly=*/false);
+      xwBuffer = outputBuffer(rewriter, loc, xwType);
       call.buffer(xwBuffer);
       call.i64(rows);
       call.i64(n);
@@ -967,7 +967,7 @@ template <typename OpTy, Cell kind> struct RecurrentKernelLowering : KernelPatte
       RankedTensorType t = i < resultTypes.size() ? resultTypes[i] : RankedTensorType();
       Value buffer;
       if (t)
-        buffer = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, t), /*readOnly=*/false);
+        buffer = outputBuffer(rewriter, loc, t);
       outBuffers.push_back(buffer);
       call.buffer(buffer ? buffer : scratch);
       call.i32(buffer ? 1 : 0);

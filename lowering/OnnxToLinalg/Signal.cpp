@@ -605,7 +605,7 @@ LogicalResult emitFftLines(ConversionPatternRewriter &rewriter, Operation *op, V
   // An absent window still passes a valid pointer, which the kernel ignores.
   call.buffer(window ? flatBuffer(rewriter, loc, window, /*readOnly=*/true) : xBuffer);
   call.i32(window ? 1 : 0);
-  Value out = flatBuffer(rewriter, loc, emptyTensor(rewriter, loc, type), /*readOnly=*/false);
+  Value out = outputBuffer(rewriter, loc, type);
   call.buffer(out);
   call.buffer(packedConstant(rewriter, loc, op, "_fft", plan));
   call.buffer(scratchBuffer(rewriter, loc, k::fft_scratch_floats(isa, planLen) * parts));
