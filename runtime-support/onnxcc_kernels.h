@@ -1011,21 +1011,33 @@ inline void act_tile(float *c, int64_t ldc, int nrows, int ncols, const ActParam
 //  - B step k is NV vectors at b + k*ldb; MaskedB loads the last vector
 //    masked (B read in place, the tail could run past the buffer).
 //  - ncols valid columns, nrows valid rows are stored; `accumulate` starts
-//    from C instead of zero; `act` (last K block only) applies the
-//    activation.
+//    from C, otherwise from `bias` (per row or per column; the same values
+//    init_tile would have stored in C) or zero; `act` (last K block only)
+//    applies the activation: ReLU and Clip on the registers before the
+//    store, the others over the stored tile (act_tile).
 //===----------------------------------------------------------------------===//
 template <int R, int NV, bool PackedA, bool MaskedB>
 inline void ukernel(int64_t K, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,
-                    int64_t ldc, int ncols, int nrows, bool accumulate, const ActParams *act) {
+                    int64_t ldc, int ncols, int nrows, bool accumulate, const ActParams *act,
+                    const float *bias, bool biasPerRow) {
   constexpr int W = Vec::W;
   const int lastN = ncols - (NV - 1) * W;
   VT acc[R][NV];
+  const bool useColBias = !accumulate && bias && !biasPerRow;
+  VT colBias[NV];
+#pragma GCC unroll 4
+  for (int j = 0; j < NV; ++j)
+    colBias[j] = !useColBias                   ? Vec::zero()
+                 : j == NV - 1 && lastN < W ? Vec::load_n(bias + j * W, lastN)
+                                            : Vec::load(bias + j * W);
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
     for (int j = 0; j < NV; ++j) {
-      if (!accumulate || r >= nrows)
+      if (r >= nrows)
         acc[r][j] = Vec::zero();
+      else if (!accumulate)
+        acc[r][j] = !bias ? Vec::zero() : biasPerRow ? Vec::set1(bias[r]) : colBias[j];
       else if (j == NV - 1 && lastN < W)
         acc[r][j] = Vec::load_n(c + r * ldc + j * W, lastN);
       else
@@ -1045,6 +1057,14 @@ inline void ukernel(int64_t K, const float *a, int64_t lda, const float *b, int6
 #pragma GCC unroll 4
     for (int j = 0; j < NV; ++j)
       bv[j] = (MaskedB && j == NV - 1) ? Vec::load_n(b + j * W, lastN) : Vec::load(b + j * W);
+#if defined(__GNUC__) && (ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX2 || ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX512)
+    // Each B vector loaded once into a register: left to itself GCC folds
+    // the load into every FMA that uses it (R loads per vector instead of
+    // one), and the kernel runs out of load ports before FMA units.
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; ++j)
+      __asm__("" : "+v"(bv[j]));
+#endif
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
       VT av = Vec::set1(PackedA ? a[k * R + r] : arow[r][k]);
@@ -1053,6 +1073,17 @@ inline void ukernel(int64_t K, const float *a, int64_t lda, const float *b, int6
         acc[r][j] = Vec::fma(av, bv[j], acc[r][j]);
     }
     b += ldb;
+  }
+  const bool regAct = act && (act->act == kActRelu || act->act == kActClip);
+  if (regAct) {
+    const VT lo = act->act == kActRelu ? Vec::zero() : Vec::set1(act->p0);
+    const VT hi = Vec::set1(act->act == kActRelu ? std::numeric_limits<float>::infinity()
+                                                  : act->p1);
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; ++j)
+        acc[r][j] = Vec::min(hi, Vec::max(lo, acc[r][j]));
   }
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
@@ -1066,7 +1097,7 @@ inline void ukernel(int64_t K, const float *a, int64_t lda, const float *b, int6
         Vec::store(c + r * ldc + j * W, acc[r][j]);
     }
   }
-  if (act)
+  if (act && !regAct)
     act_tile(c, ldc, nrows, ncols, *act);
 }
 
@@ -1074,25 +1105,32 @@ inline void ukernel(int64_t K, const float *a, int64_t lda, const float *b, int6
 template <int R, bool PackedA>
 inline void ukernel_cols(int64_t K, const float *a, int64_t lda, const float *b, int64_t ldb,
                          bool maskedB, float *c, int64_t ldc, int ncols, int nrows, bool accumulate,
-                         const ActParams *act) {
+                         const ActParams *act, const float *bias = nullptr,
+                         bool biasPerRow = false) {
   constexpr int W = Vec::W;
   int nv = static_cast<int>(ceil_div(ncols, W));
   bool full = ncols == nv * W;
   if (nv >= Vec::NV) {
     if (maskedB && !full)
-      ukernel<R, Vec::NV, PackedA, true>(K, a, lda, b, ldb, c, ldc, ncols, nrows, accumulate, act);
+      ukernel<R, Vec::NV, PackedA, true>(K, a, lda, b, ldb, c, ldc, ncols, nrows, accumulate, act,
+                                                  bias, biasPerRow);
     else
-      ukernel<R, Vec::NV, PackedA, false>(K, a, lda, b, ldb, c, ldc, ncols, nrows, accumulate, act);
+      ukernel<R, Vec::NV, PackedA, false>(K, a, lda, b, ldb, c, ldc, ncols, nrows, accumulate, act,
+                                                  bias, biasPerRow);
   } else if (nv == 2) {
     if (maskedB && !full)
-      ukernel<R, 2, PackedA, true>(K, a, lda, b, ldb, c, ldc, ncols, nrows, accumulate, act);
+      ukernel<R, 2, PackedA, true>(K, a, lda, b, ldb, c, ldc, ncols, nrows, accumulate, act,
+                                                  bias, biasPerRow);
     else
-      ukernel<R, 2, PackedA, false>(K, a, lda, b, ldb, c, ldc, ncols, nrows, accumulate, act);
+      ukernel<R, 2, PackedA, false>(K, a, lda, b, ldb, c, ldc, ncols, nrows, accumulate, act,
+                                                  bias, biasPerRow);
   } else {
     if (maskedB && !full)
-      ukernel<R, 1, PackedA, true>(K, a, lda, b, ldb, c, ldc, ncols, nrows, accumulate, act);
+      ukernel<R, 1, PackedA, true>(K, a, lda, b, ldb, c, ldc, ncols, nrows, accumulate, act,
+                                                  bias, biasPerRow);
     else
-      ukernel<R, 1, PackedA, false>(K, a, lda, b, ldb, c, ldc, ncols, nrows, accumulate, act);
+      ukernel<R, 1, PackedA, false>(K, a, lda, b, ldb, c, ldc, ncols, nrows, accumulate, act,
+                                                  bias, biasPerRow);
   }
 }
 
@@ -1453,7 +1491,6 @@ inline void conv_gemm(const float *x, const float *wpacked, const float *bias, i
   const int64_t total = outer * nmc;
   const int64_t u0 = total * part / parts, u1 = total * (part + 1) / parts;
   float *blk = scratch + part * (direct ? 0 : plan.kc * plan.nb);
-  const bool init = has_bias || has_z;
   const ActParams actp{act, p0, p1};
   // Consecutive units of one pixel block (chunks of panels) run as one: the
   // block's im2col is packed once per part, not once per chunk.
@@ -1481,18 +1518,19 @@ inline void conv_gemm(const float *x, const float *wpacked, const float *bias, i
         for (int64_t q0 = 0; q0 < np; q0 += nr) {
           int ncols = static_cast<int>(std::min(nr, np - q0));
           float *cp = yg + m0 * P + q0;
-          if (k0 == 0 && init)
+          // A bias alone starts the accumulators; with z, the tile is set first.
+          if (k0 == 0 && zg)
             init_tile(cp, P, nrows, ncols,
-                      TileInit{has_bias ? bias + g * mg + m0 : nullptr, true,
-                               zg ? zg + m0 * P + q0 : nullptr, P});
-          const bool acc = k0 > 0 || init;
+                      TileInit{has_bias ? bias + g * mg + m0 : nullptr, true, zg + m0 * P + q0, P});
+          const bool acc = k0 > 0 || zg;
+          const float *kb = k0 == 0 && has_bias && !zg ? bias + g * mg + m0 : nullptr;
           const ActParams *a = last && act != kActNone ? &actp : nullptr;
           if (direct)
             ukernel_cols<MR, true>(kc, ap, 0, xg + k0 * P + pix0 + q0, P, true, cp, P, ncols, nrows,
-                                   acc, a);
+                                   acc, a, kb, true);
           else
             ukernel_cols<MR, true>(kc, ap, 0, blk + (q0 / nr) * kc * nr, nr, false, cp, P, ncols,
-                                   nrows, acc, a);
+                                   nrows, acc, a, kb, true);
         }
       }
     }
@@ -1696,7 +1734,6 @@ inline int gemm_packed_b(const float *a, int64_t lda, const float *bpacked, cons
   const int64_t nr = Vec::W * Vec::NV;
   const int64_t npan = ceil_div(N, nr);
   const int64_t mblocks = ceil_div(M, MR);
-  const bool init = has_bias || has_z;
   const ActParams actp{act, p0, p1};
   int64_t nmc = 1;
   if (parts > 1 && npan < 2 * parts)
@@ -1718,18 +1755,19 @@ inline int gemm_packed_b(const float *a, int64_t lda, const float *bpacked, cons
         const float *bk = bp + k0 * nr;
         float *cp = c + m * N + n0;
         int step = rows >= MR ? MR : (MR > 2 && rows >= 2) ? 2 : 1;
-        if (k0 == 0 && init)
-          init_tile(
-              cp, N, step, ncols,
-              TileInit{has_bias ? bias + n0 : nullptr, false, has_z ? z + m * N + n0 : nullptr, N});
-        const bool acc = k0 > 0 || init;
+        // A bias alone starts the accumulators; with z, the tile is set first.
+        if (k0 == 0 && has_z)
+          init_tile(cp, N, step, ncols,
+                    TileInit{has_bias ? bias + n0 : nullptr, false, z + m * N + n0, N});
+        const bool acc = k0 > 0 || has_z;
+        const float *kb = k0 == 0 && has_bias && !has_z ? bias + n0 : nullptr;
         const ActParams *e = last && act != kActNone ? &actp : nullptr;
         if (step == MR)
-          ukernel_cols<MR, false>(kc, ap, lda, bk, nr, false, cp, N, ncols, MR, acc, e);
+          ukernel_cols<MR, false>(kc, ap, lda, bk, nr, false, cp, N, ncols, MR, acc, e, kb);
         else if (step == 2)
-          ukernel_cols<2, false>(kc, ap, lda, bk, nr, false, cp, N, ncols, 2, acc, e);
+          ukernel_cols<2, false>(kc, ap, lda, bk, nr, false, cp, N, ncols, 2, acc, e, kb);
         else
-          ukernel_cols<1, false>(kc, ap, lda, bk, nr, false, cp, N, ncols, 1, acc, e);
+          ukernel_cols<1, false>(kc, ap, lda, bk, nr, false, cp, N, ncols, 1, acc, e, kb);
         m += step;
       }
       if (K == 0)
@@ -1859,7 +1897,6 @@ inline int matmul(const float *a, const float *b, const float *bias, int32_t has
   const MatmulPlan plan = matmul_plan(M, N, K, sak, sbk, sbn);
   float *aPacked = scratch + part * scratch_floats;
   float *bPacked = aPacked + (plan.packA ? M * K : 0);
-  const bool init = has_bias || has_z;
   const ActParams actp{act, p0, p1};
   const int64_t npan = plan.dot ? 1 : ceil_div(N, nr);
   const int64_t mblocks = ceil_div(M, MR);
@@ -1927,18 +1964,19 @@ inline int matmul(const float *a, const float *b, const float *bias, int32_t has
         const float *bk = bp + k0 * ldb;
         float *cp = cb + m * N + n0;
         const int step = rows >= MR ? MR : (MR > 2 && rows >= 2) ? 2 : 1;
-        if (k0 == 0 && init)
+        // A bias alone starts the accumulators; with z, the tile is set first.
+        if (k0 == 0 && zb)
           init_tile(cp, N, step, ncols,
-                    TileInit{has_bias ? bias + n0 : nullptr, false,
-                             zb ? zb + m * N + n0 : nullptr, N});
-        const bool acc = k0 > 0 || init;
+                    TileInit{has_bias ? bias + n0 : nullptr, false, zb + m * N + n0, N});
+        const bool acc = k0 > 0 || zb;
+        const float *kb = k0 == 0 && has_bias && !zb ? bias + n0 : nullptr;
         const ActParams *e = last && act != kActNone ? &actp : nullptr;
         if (step == MR)
-          ukernel_cols<MR, false>(kc, ap, lda, bk, ldb, maskedB, cp, N, ncols, MR, acc, e);
+          ukernel_cols<MR, false>(kc, ap, lda, bk, ldb, maskedB, cp, N, ncols, MR, acc, e, kb);
         else if (step == 2)
-          ukernel_cols<2, false>(kc, ap, lda, bk, ldb, maskedB, cp, N, ncols, 2, acc, e);
+          ukernel_cols<2, false>(kc, ap, lda, bk, ldb, maskedB, cp, N, ncols, 2, acc, e, kb);
         else
-          ukernel_cols<1, false>(kc, ap, lda, bk, ldb, maskedB, cp, N, ncols, 1, acc, e);
+          ukernel_cols<1, false>(kc, ap, lda, bk, ldb, maskedB, cp, N, ncols, 1, acc, e, kb);
         m += step;
       }
       if (K == 0)
@@ -2793,14 +2831,14 @@ inline void gemm_rows_nhwc(const float *a, int64_t lda, const float *bpacked, co
                            int64_t pan1, int64_t N, int64_t K, const ActParams &actp) {
   constexpr int MR = Vec::GemmMR;
   const int64_t nr = Vec::W * Vec::NV;
-  const bool init = bias || z;
   for (int64_t k0 = 0; k0 < K; k0 += kNhwcKc) {
     const int64_t kc = std::min(kNhwcKc, K - k0);
     const bool last = k0 + kc == K;
     const ActParams *e = last && actp.act != kActNone ? &actp : nullptr;
-    const bool acc = k0 > 0 || init;
+    const bool acc = k0 > 0 || z;
     for (int64_t pan = pan0; pan < pan1; ++pan) {
       const int64_t n0 = pan * nr;
+      const float *kb = k0 == 0 && bias && !z ? bias + n0 : nullptr;
       const int ncols = static_cast<int>(std::min(nr, N - n0));
       const float *bk = bpacked + (pan * K + k0) * nr;
       for (int64_t m = 0; m < nrows;) {
@@ -2808,16 +2846,16 @@ inline void gemm_rows_nhwc(const float *a, int64_t lda, const float *bpacked, co
         const int step = rest >= MR ? MR : (MR > 2 && rest >= 2) ? 2 : 1;
         const float *ap = a + m * lda + k0;
         float *cp = c + (r0 + m) * N + n0;
-        if (k0 == 0 && init)
+        // A bias alone starts the accumulators; with z, the tile is set first.
+        if (k0 == 0 && z)
           init_tile(cp, N, step, ncols,
-                    TileInit{bias ? bias + n0 : nullptr, false, z ? z + (r0 + m) * N + n0 : nullptr,
-                             N});
+                    TileInit{bias ? bias + n0 : nullptr, false, z + (r0 + m) * N + n0, N});
         if (step == MR)
-          ukernel_cols<MR, false>(kc, ap, lda, bk, nr, false, cp, N, ncols, MR, acc, e);
+          ukernel_cols<MR, false>(kc, ap, lda, bk, nr, false, cp, N, ncols, MR, acc, e, kb);
         else if (step == 2)
-          ukernel_cols<2, false>(kc, ap, lda, bk, nr, false, cp, N, ncols, 2, acc, e);
+          ukernel_cols<2, false>(kc, ap, lda, bk, nr, false, cp, N, ncols, 2, acc, e, kb);
         else
-          ukernel_cols<1, false>(kc, ap, lda, bk, nr, false, cp, N, ncols, 1, acc, e);
+          ukernel_cols<1, false>(kc, ap, lda, bk, nr, false, cp, N, ncols, 1, acc, e, kb);
         m += step;
       }
     }
