@@ -94,9 +94,10 @@ void buildCpuLoweringPipeline(OpPassManager &pm, StringRef kernels, int64_t thre
   if (kernels != "none")
     buildLayoutPipeline(pm);
   addLoweringToBuffers(pm, kernels, threads);
-  // With threads, loop nests stay scf.parallel where linalg says they are
-  // parallel: the emitter runs the large ones on the thread pool.
-  addLoops(pm, kernels != "none" && threads > 1);
+  // Loop nests stay scf.parallel where linalg says they are parallel: the
+  // emitter runs the large ones on the thread pool (with threads) and marks
+  // the innermost parallel loops independent for the C++ compiler.
+  addLoops(pm, kernels != "none");
 }
 
 void buildCudaLoweringPipeline(OpPassManager &pm, const CudaLoweringOptions &options) {

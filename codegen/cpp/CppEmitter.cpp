@@ -903,6 +903,24 @@ Error Emitter::emitParallel(scf::ParallelOp op) {
   if (op.getNumResults() != 0)
     return errorAt(op, "a parallel loop with reductions");
   int64_t parts = loopParts(op);
+  // The innermost loop of the nest is marked independent when no loop or
+  // call is inside it and it reads no buffer it writes at other indices
+  // than it writes (linalg's parallel dims guarantee that much; the check
+  // keeps a nest built otherwise from being vectorized wrongly).
+  bool innermost = true;
+  SmallVector<memref::StoreOp> stores;
+  op.getBody()->walk([&](Operation *inner) {
+    if (isa<LoopLikeOpInterface>(inner) || isa<func::CallOp>(inner))
+      innermost = false;
+    if (auto store = dyn_cast<memref::StoreOp>(inner))
+      stores.push_back(store);
+  });
+  op.getBody()->walk([&](memref::LoadOp load) {
+    for (memref::StoreOp store : stores)
+      if (store.getMemRef() == load.getMemRef() &&
+          !llvm::equal(store.getIndices(), load.getIndices()))
+        innermost = false;
+  });
   std::string job;
   if (parts > 1) {
     job = newName();
@@ -930,6 +948,11 @@ Error Emitter::emitParallel(scf::ParallelOp op) {
       lo = bound("part_");
       hi = bound("(part_ + 1)");
     }
+    // The last dim of a nest with no loop inside: its iterations are
+    // independent (linalg's parallel dims), which GCC at -O2 cannot prove
+    // when buffers might overlap.
+    if (d + 1 == op.getNumLoops() && innermost)
+      line() << "ONNXCC_INDEPENDENT\n";
     line() << "for (int64_t " << iv << " = " << lo << "; " << iv << " < " << hi << "; "
            << (step == "1" ? "++" + iv : iv + " += " + step) << ") {\n";
     ++indent;

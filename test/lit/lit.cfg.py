@@ -32,6 +32,14 @@ cxx = os.environ.get("CXX") or shutil.which("c++")
 if cxx:
     config.available_features.add("onnxcc-compile")
     config.substitutions.append(("%cxx", cxx))
+    # GCC itself (not clang answering to c++): for tests that read GCC's
+    # optimization remarks.
+    import subprocess
+    macros = subprocess.run([cxx, "-dM", "-E", "-x", "c++", os.devnull],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True).stdout
+    if "__GNUC__" in macros and "__clang__" not in macros:
+        config.available_features.add("gcc")
 
 # Debian's clang 22 (the project's own compiler) for tests that build
 # generated code with a second compiler's warnings too.
