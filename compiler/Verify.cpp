@@ -1617,13 +1617,67 @@ Error writeFile(StringRef path, StringRef contents, VerifyStage stage) {
   return Error::success();
 }
 
+/// With a PCH folder (--pch-cache): a copy of DIR/onnxcc_rt.h in a subfolder
+/// named after a hash of the header, the compiler and the flags, next to its
+/// precompiled form (onnxcc_rt.h.gch, which GCC uses for `-include` of the
+/// header; another compiler reads the header itself), made on first use.
+/// A build that force-includes it parses the header once per folder instead
+/// of once per build (about 0.3 of the 0.7 s a small harness takes at -O1).
+/// Empty when there is no header to share or precompiling it failed (the
+/// build then includes it as usual and reports any error itself).
+std::string precompiledRuntimeHeader(StringRef pchDir, StringRef workDir,
+                                     ArrayRef<std::string> compileCommand) {
+  SmallString<256> source(workDir);
+  sys::path::append(source, "onnxcc_rt.h");
+  auto header = MemoryBuffer::getFile(source, /*IsText=*/false,
+                                      /*RequiresNullTerminator=*/false);
+  if (!header)
+    return "";
+  std::string key = (*header)->getBuffer().str();
+  for (const std::string &arg : compileCommand)
+    key += "\n" + arg;
+  SmallString<256> dir(pchDir);
+  sys::path::append(dir, utohexstr(xxh3_64bits(key)));
+  if (sys::fs::create_directories(dir))
+    return "";
+  SmallString<256> shared(dir), gch(dir);
+  sys::path::append(shared, "onnxcc_rt.h");
+  sys::path::append(gch, "onnxcc_rt.h.gch");
+  if (sys::fs::exists(gch))
+    return std::string(shared);
+  // Concurrent builds each write their own files and rename them into
+  // place: a reader sees a whole header and a whole .gch or none.
+  std::string tag = "." + Twine(sys::Process::getProcessId()).str() + ".tmp";
+  std::string tmpHeader = (shared + tag).str(), tmpGch = (gch + tag).str();
+  std::string log = (dir + "/build" + tag).str();
+  if (Error err = writeFile(tmpHeader, (*header)->getBuffer(), VerifyStage::Build)) {
+    consumeError(std::move(err));
+    return "";
+  }
+  if (sys::fs::rename(tmpHeader, shared))
+    return "";
+  SmallVector<std::string> command(compileCommand.begin(), compileCommand.end());
+  command.append({"-x", "c++-header", std::string(shared), "-o", tmpGch});
+  if (Error err = runProgram(VerifyStage::Build, "the runtime header's precompilation", command,
+                             log, log)) {
+    consumeError(std::move(err));
+    sys::fs::remove(tmpGch);
+    return "";
+  }
+  sys::fs::remove(log);
+  if (sys::fs::rename(tmpGch, gch))
+    return "";
+  return std::string(shared);
+}
+
 /// Builds DIR/run from the generated model and `harnessSource` (written to
 /// DIR/main.cpp) unless DIR/run is already there and was built from the same
 /// sources with the same command (a kept folder is a build cache). `cxxFlags`
 /// is split at spaces ("-O2", "-O3 -march=native"). Sets `*built` to whether
-/// the compiler ran.
+/// the compiler ran. `pchDir`: see precompiledRuntimeHeader.
 Error buildHarness(StringRef workDir, StringRef name, StringRef harnessSource, StringRef cxx,
-                   StringRef cxxFlags, std::string &runPath, bool *built = nullptr) {
+                   StringRef cxxFlags, std::string &runPath, bool *built = nullptr,
+                   StringRef pchDir = "") {
   if (built)
     *built = false;
   auto compiler = findCompiler(cxx);
@@ -1645,6 +1699,11 @@ Error buildHarness(StringRef workDir, StringRef name, StringRef harnessSource, S
   cxxFlags.split(flags, ' ', -1, /*KeepEmpty=*/false);
   for (StringRef flag : flags)
     command.push_back(flag.str());
+  if (!pchDir.empty()) {
+    std::string shared = precompiledRuntimeHeader(pchDir, workDir, command);
+    if (!shared.empty())
+      command.append({"-include", shared});
+  }
   command.push_back(inDir(name + ".cpp"));
   command.push_back(inDir("main.cpp"));
   command.append({"-o", runPath, "-lm", "-lpthread", "-ldl"});
@@ -2277,7 +2336,7 @@ Expected<bool> verifyModel(StringRef modelPath, StringRef datasetDir,
   }
   std::string runPath;
   if (auto err = buildHarness(workDir, name, instantiateHarness(name), options.cxx, cxxFlags,
-                              runPath))
+                              runPath, /*built=*/nullptr, options.pchDir))
     return std::move(err);
   runCommand->push_back(runPath);
   auto table = describeHarness(workDir, *runCommand);

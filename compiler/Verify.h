@@ -25,6 +25,10 @@ struct VerifyOptions {
   /// Optimization flag for the harness build (the conformance runner trades
   /// -O2 for -O1 to build a thousand small programs faster).
   std::string cxxOptLevel = "-O2";
+  /// Where precompiled forms of onnxcc_rt.h are kept and shared between
+  /// builds (--pch-cache; the conformance runner's thousands of harnesses);
+  /// empty: none.
+  std::string pchDir;
   /// Skip compiling: copy the generated files of this folder instead. Lets the
   /// harness and the comparison be tested with a hand-written model.
   std::string generatedDir;

@@ -26,6 +26,7 @@ are listed (an improvement, not a failure: rerun with --update-expected).
 Tests in expected/out-of-scope.txt are not run; each entry gives its reason.
 """
 import argparse
+import atexit
 import filecmp
 import collections
 import concurrent.futures
@@ -35,6 +36,7 @@ import signal
 import subprocess
 import sys
 import shutil
+import tempfile
 import time
 
 SUITES_1_12 = ("node", "pytorch-converted", "pytorch-operator", "simple")
@@ -237,6 +239,8 @@ def run_one(args, suite, test, folder):
         command.append("--target=" + args.target)
     if args.cache:
         command += ["--keep", os.path.join(args.cache, suite, test)]
+    if args.pch_cache:
+        command += ["--pch-cache", args.pch_cache]
     # A session of its own: on a timeout the harness and the C++ compiler
     # that onnxcc started are killed with it.
     proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -320,6 +324,16 @@ def main():
     args.onnxcc = resolve_program(args.onnxcc)
     if args.cache:
         args.cache = os.path.abspath(args.cache)
+    # One precompiled onnxcc_rt.h for all the harness builds (GCC): about
+    # 0.3 s less of each build's 0.7 s at -O1. Kept in the cache, else in a
+    # folder of this run.
+    args.pch_cache = None
+    if args.target == "cpp":
+        if args.cache:
+            args.pch_cache = os.path.join(args.cache, "pch")
+        else:
+            args.pch_cache = tempfile.mkdtemp(prefix="onnxcc-pch-")
+            atexit.register(shutil.rmtree, args.pch_cache, True)
     pattern = re.compile(args.filter) if args.filter else None
     out_of_scope = read_out_of_scope(args.expected)
     tests, skipped = find_tests(args.data, pattern, out_of_scope, suite_dirs)

@@ -256,6 +256,11 @@ cl::opt<std::string> verifyRunWith(
 cl::opt<std::string> verifyCxxOpt("cxx-opt",
                                   cl::desc("Optimization flag of the harness build"),
                                   cl::init("-O2"), cl::sub(verifyCmd));
+cl::opt<std::string> verifyPchCache(
+    "pch-cache",
+    cl::desc("Keep a precompiled onnxcc_rt.h per compiler and flags in this folder and build "
+             "the harness with it (GCC; shared by many verify runs)"),
+    cl::value_desc("dir"), cl::sub(verifyCmd));
 cl::opt<std::string> verifyGenerated(
     "use-generated",
     cl::desc("Skip compiling; use a copy of the generated files in this folder"),
@@ -475,6 +480,7 @@ int runVerify() {
   options.keepDir = verifyKeep;
   options.cxx = verifyCxx;
   options.cxxOptLevel = verifyCxxOpt;
+  options.pchDir = verifyPchCache;
   options.runWith = verifyRunWith;
   options.targetCpu = verifyTargetCpu;
   options.threads = verifyThreads;
