@@ -1076,14 +1076,18 @@ inline void ukernel(int64_t K, const float *a, int64_t lda, const float *b, int6
   }
   const bool regAct = act && (act->act == kActRelu || act->act == kActClip);
   if (regAct) {
-    const VT lo = act->act == kActRelu ? Vec::zero() : Vec::set1(act->p0);
-    const VT hi = Vec::set1(act->act == kActRelu ? std::numeric_limits<float>::infinity()
-                                                  : act->p1);
+    auto apply = [&](auto a) {
+      const VT p0 = Vec::set1(act->p0), p1 = Vec::set1(act->p1);
 #pragma GCC unroll 16
-    for (int r = 0; r < R; ++r)
+      for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
-      for (int j = 0; j < NV; ++j)
-        acc[r][j] = Vec::min(hi, Vec::max(lo, acc[r][j]));
+        for (int j = 0; j < NV; ++j)
+          acc[r][j] = act_v<decltype(a)::value>(acc[r][j], p0, p1);
+    };
+    if (act->act == kActRelu)
+      apply(std::integral_constant<int, kActRelu>());
+    else
+      apply(std::integral_constant<int, kActClip>());
   }
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
@@ -1113,24 +1117,24 @@ inline void ukernel_cols(int64_t K, const float *a, int64_t lda, const float *b,
   if (nv >= Vec::NV) {
     if (maskedB && !full)
       ukernel<R, Vec::NV, PackedA, true>(K, a, lda, b, ldb, c, ldc, ncols, nrows, accumulate, act,
-                                                  bias, biasPerRow);
+                                         bias, biasPerRow);
     else
       ukernel<R, Vec::NV, PackedA, false>(K, a, lda, b, ldb, c, ldc, ncols, nrows, accumulate, act,
-                                                  bias, biasPerRow);
+                                          bias, biasPerRow);
   } else if (nv == 2) {
     if (maskedB && !full)
       ukernel<R, 2, PackedA, true>(K, a, lda, b, ldb, c, ldc, ncols, nrows, accumulate, act,
-                                                  bias, biasPerRow);
+                                   bias, biasPerRow);
     else
       ukernel<R, 2, PackedA, false>(K, a, lda, b, ldb, c, ldc, ncols, nrows, accumulate, act,
-                                                  bias, biasPerRow);
+                                    bias, biasPerRow);
   } else {
     if (maskedB && !full)
       ukernel<R, 1, PackedA, true>(K, a, lda, b, ldb, c, ldc, ncols, nrows, accumulate, act,
-                                                  bias, biasPerRow);
+                                   bias, biasPerRow);
     else
       ukernel<R, 1, PackedA, false>(K, a, lda, b, ldb, c, ldc, ncols, nrows, accumulate, act,
-                                                  bias, biasPerRow);
+                                    bias, biasPerRow);
   }
 }
 

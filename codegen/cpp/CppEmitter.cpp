@@ -948,9 +948,7 @@ Error Emitter::emitParallel(scf::ParallelOp op) {
       lo = bound("part_");
       hi = bound("(part_ + 1)");
     }
-    // The last dim of a nest with no loop inside: its iterations are
-    // independent (linalg's parallel dims), which GCC at -O2 cannot prove
-    // when buffers might overlap.
+    // (GCC at -O2 cannot prove it when buffers might overlap.)
     if (d + 1 == op.getNumLoops() && innermost)
       line() << "ONNXCC_INDEPENDENT\n";
     line() << "for (int64_t " << iv << " = " << lo << "; " << iv << " < " << hi << "; "

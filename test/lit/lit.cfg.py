@@ -28,13 +28,13 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # Tests that build and run generated C++ need a host C++ compiler.
 import shutil
+import subprocess
 cxx = os.environ.get("CXX") or shutil.which("c++")
 if cxx:
     config.available_features.add("onnxcc-compile")
     config.substitutions.append(("%cxx", cxx))
     # GCC itself (not clang answering to c++): for tests that read GCC's
     # optimization remarks.
-    import subprocess
     macros = subprocess.run([cxx, "-dM", "-E", "-x", "c++", os.devnull],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             text=True).stdout
