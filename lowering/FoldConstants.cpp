@@ -461,6 +461,57 @@ std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
 
 bool isAbsent(Value v) { return isa<NoneType>(v.getType()); }
 
+/// The elements of an integer constant of width 2 to 32 (sub-byte types one
+/// per byte, as the importer unpacks them) as int64, sign- or zero-extended
+/// by the type's signedness; nullopt for anything else.
+std::optional<std::vector<int64_t>> readQuantized(Value v) {
+  auto cst = v.getDefiningOp<onnx::ConstantOp>();
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  auto elem = type ? dyn_cast<IntegerType>(type.getElementType()) : nullptr;
+  if (!cst || !elem || !type.hasStaticShape() || elem.getWidth() < 2 || elem.getWidth() > 32)
+    return std::nullopt;
+  unsigned width = elem.getWidth();
+  int64_t n = type.getNumElements(), bytes = width <= 8 ? 1 : width / 8;
+  if (width > 8 && width % 8 != 0)
+    return std::nullopt;
+  bool isUnsigned = elem.isUnsigned();
+  auto extend = [&](uint64_t bits) -> int64_t {
+    uint64_t mask = (uint64_t(1) << width) - 1;
+    bits &= mask;
+    if (!isUnsigned && (bits >> (width - 1)) & 1)
+      return int64_t(bits) - (int64_t(1) << width);
+    return int64_t(bits);
+  };
+  std::vector<int64_t> out(n);
+  Attribute attr = cst.getValueAttr();
+  ArrayRef<char> raw;
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr)) {
+    if (dense.getType() != type)
+      return std::nullopt;
+    if (dense.isSplat()) {
+      int64_t value = extend(dense.getSplatValue<APInt>().getZExtValue());
+      std::fill(out.begin(), out.end(), value);
+      return out;
+    }
+    raw = dense.getRawData();
+  } else if (auto res = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = res.getRawHandle().getBlob();
+    if (!blob || res.getType() != type)
+      return std::nullopt;
+    raw = blob->getData();
+  } else {
+    return std::nullopt;
+  }
+  if (static_cast<int64_t>(raw.size()) != n * bytes)
+    return std::nullopt;
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, raw.data() + i * bytes, bytes); // little-endian host data
+    out[i] = extend(bits);
+  }
+  return out;
+}
+
 /// Evaluates one onnx op whose operands are constant. Each method returns
 /// the results, or nullopt to leave the op for run time.
 class Folder {
@@ -498,6 +549,8 @@ public:
       return one(foldRange());
     if (isa<onnx::ReduceSumOp, onnx::ReduceProdOp, onnx::ReduceMinOp, onnx::ReduceMaxOp>(op))
       return one(foldReduce());
+    if (isa<onnx::DequantizeLinearOp>(op))
+      return one(foldDequantize());
     if (lowering::isElementwiseOp(op))
       return one(foldElementwise());
     return std::nullopt;
@@ -1019,6 +1072,86 @@ private:
   /// An elementwise op: its scalar body from the lowering, built once and
   /// evaluated per output element (multidirectional broadcasting) by the
   /// folders of the body's ops.
+  /// DequantizeLinear of integer constants to float32: (x - zero_point) *
+  /// scale in float32, as the lowering's body computes it (the same two
+  /// roundings), the scale and zero point per tensor, per axis or blocked.
+  /// Quantized weights then reach the float kernels' packing like
+  /// initializers, instead of being dequantized on every run.
+  std::optional<Tensor> foldDequantize() {
+    auto dq = cast<onnx::DequantizeLinearOp>(op);
+    RankedTensorType type = resultType();
+    auto xType = dyn_cast<RankedTensorType>(dq.getX().getType());
+    if (!type || !type.getElementType().isF32() || !xType || xType.getShape() != type.getShape())
+      return std::nullopt;
+    auto x = readQuantized(dq.getX());
+    auto scaleTensor = readConstant(dq.getXScale());
+    if (!x || !scaleTensor || !isa<FloatType>(scaleTensor->type.getElementType()))
+      return std::nullopt;
+    auto scaleSemantics = cast<FloatType>(scaleTensor->type.getElementType());
+    std::vector<float> scale(scaleTensor->size());
+    for (int64_t i = 0; i < scaleTensor->size(); ++i) {
+      APFloat f(scaleSemantics.getFloatSemantics(),
+                APInt(scaleSemantics.getWidth(), scaleTensor->bits(i)));
+      bool lost = false;
+      f.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+      scale[i] = f.convertToFloat();
+    }
+    std::optional<std::vector<int64_t>> zp;
+    if (!isAbsent(dq.getXZeroPoint())) {
+      zp = readQuantized(dq.getXZeroPoint());
+      if (!zp || zp->size() != scale.size())
+        return std::nullopt;
+    }
+    int64_t rank = xType.getRank();
+    int64_t block = op->getAttrOfType<IntegerAttr>("onnxcc.block_size")
+                        ? op->getAttrOfType<IntegerAttr>("onnxcc.block_size").getInt()
+                        : 0;
+    ArrayRef<int64_t> shape = xType.getShape();
+    auto paramType = cast<RankedTensorType>(dq.getXScale().getType());
+    // Which parameter element each element of x reads.
+    enum { PerTensor, PerAxis, Blocked } kind = PerTensor;
+    int64_t axis = dq.getAxis();
+    if (scale.size() != 1) {
+      if (axis < 0)
+        axis += rank;
+      if (axis < 0 || axis >= rank)
+        return std::nullopt;
+      if (block > 0) {
+        if (paramType.getRank() != rank)
+          return std::nullopt;
+        for (int64_t d = 0; d < rank; ++d)
+          if (paramType.getDimSize(d) != (d == axis ? (shape[d] + block - 1) / block : shape[d]))
+            return std::nullopt;
+        kind = Blocked;
+      } else {
+        if (paramType.getRank() != 1 || paramType.getDimSize(0) != shape[axis])
+          return std::nullopt;
+        kind = PerAxis;
+      }
+    }
+    SmallVector<int64_t> paramStrides =
+        kind == Blocked ? stridesOf(paramType.getShape()) : SmallVector<int64_t>();
+    Tensor out = Tensor::zeros(type);
+    forEachIndex(shape, [&](ArrayRef<int64_t> idx, int64_t i) {
+      int64_t p = 0;
+      if (kind == PerAxis) {
+        p = idx[axis];
+      } else if (kind == Blocked) {
+        for (int64_t d = 0; d < rank; ++d)
+          p += (d == axis ? idx[d] / block : idx[d]) * paramStrides[d];
+      }
+      float v = static_cast<float>((*x)[i]);
+      if (zp)
+        v = v - static_cast<float>((*zp)[p]);
+      v = v * scale[p];
+      uint32_t bits;
+      std::memcpy(&bits, &v, sizeof bits);
+      out.setBits(i, bits);
+      return true;
+    });
+    return out;
+  }
+
   std::optional<Tensor> foldElementwise() {
     RankedTensorType type = resultType();
     if (!type || op->getNumResults() != 1 || op->getNumOperands() == 0)

@@ -466,3 +466,59 @@ func.func @cast_scale_weight(%x: tensor<1x64x8x8xf32>) -> tensor<1x128x6x6xf32> 
   %y = "onnx.Conv"(%x, %w, %none) : (tensor<1x64x8x8xf32>, tensor<128x64x3x3xf32>, none) -> tensor<1x128x6x6xf32>
   return %y : tensor<1x128x6x6xf32>
 }
+
+// -----
+
+/// DequantizeLinear of constant weights folds, so that the float kernels
+/// pack them like initializers: (x - zero_point) * scale per axis (numpy:
+/// (np.array([[-128, 3], [127, -1]]) - [[1], [-2]]) * [[0.5], [0.25]] with
+/// axis 0 = [[-64.5, 1], [32.25, 0.25]]).
+// CHECK-LABEL: func.func @dequantize_per_axis_weight(
+// CHECK: %[[W:.*]] = "onnx.Constant"() <{value = dense<{{\[}}[-6.450000e+01, 1.000000e+00], [3.225000e+01, 2.500000e-01]]> : tensor<2x2xf32>}>
+// CHECK-NOT: onnx.DequantizeLinear
+// CHECK: "onnx.MatMul"(%{{.*}}, %[[W]])
+func.func @dequantize_per_axis_weight(%a: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %q = "onnx.Constant"() {value = dense<[[-128, 3], [127, -1]]> : tensor<2x2xi8>} : () -> tensor<2x2xi8>
+  %s = "onnx.Constant"() {value = dense<[0.5, 0.25]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %z = "onnx.Constant"() {value = dense<[1, -2]> : tensor<2xi8>} : () -> tensor<2xi8>
+  %w = "onnx.DequantizeLinear"(%q, %s, %z) {axis = 0 : i64} : (tensor<2x2xi8>, tensor<2xf32>, tensor<2xi8>) -> tensor<2x2xf32>
+  %y = "onnx.MatMul"(%a, %w) : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  return %y : tensor<1x2xf32>
+}
+
+// -----
+
+/// Blocked int4 weights (DequantizeLinear 21, block_size 2 along axis 0, a
+/// zero point per block), as weight-only quantizers write them: element
+/// [k][n] reads scale and zero point [k / 2][n]. numpy:
+/// (np.array([[-8, 7], [1, -1], [2, 3], [0, -5]]) - np.repeat([[1, 0], [-1, 2]], 2, 0))
+///   * np.repeat([[0.5, 2], [1, 0.125]], 2, 0)
+///   = [[-4.5, 14], [0, -2], [3, 0.125], [1, -0.875]]
+// CHECK-LABEL: func.func @dequantize_blocked_int4_weight(
+// CHECK: %[[W:.*]] = "onnx.Constant"() <{value = dense<{{\[}}[-4.500000e+00, 1.400000e+01], [0.000000e+00, -2.000000e+00], [3.000000e+00, 1.250000e-01], [1.000000e+00, -8.750000e-01]]> : tensor<4x2xf32>}>
+// CHECK-NOT: onnx.DequantizeLinear
+// CHECK: "onnx.MatMul"(%{{.*}}, %[[W]])
+func.func @dequantize_blocked_int4_weight(%a: tensor<1x4xf32>) -> tensor<1x2xf32> {
+  %q = "onnx.Constant"() {value = dense<[[-8, 7], [1, -1], [2, 3], [0, -5]]> : tensor<4x2xi4>} : () -> tensor<4x2xi4>
+  %s = "onnx.Constant"() {value = dense<[[0.5, 2.0], [1.0, 0.125]]> : tensor<2x2xf32>} : () -> tensor<2x2xf32>
+  %z = "onnx.Constant"() {value = dense<[[1, 0], [-1, 2]]> : tensor<2x2xi4>} : () -> tensor<2x2xi4>
+  %w = "onnx.DequantizeLinear"(%q, %s, %z) {axis = 0 : i64, block_size = 2 : i64, onnxcc.block_size = 2 : i64} : (tensor<4x2xi4>, tensor<2x2xf32>, tensor<2x2xi4>) -> tensor<4x2xf32>
+  %y = "onnx.MatMul"(%a, %w) : (tensor<1x4xf32>, tensor<4x2xf32>) -> tensor<1x2xf32>
+  return %y : tensor<1x2xf32>
+}
+
+// -----
+
+/// uint8 with a float16 scale, per tensor (15 is 0x4B80 in float16, exact):
+/// ([0, 255, 128] - 128) * 15 = [-1920, 1905, 0]. An int4 value of 15 would
+/// not be valid, so uint8 covers the unsigned path.
+// CHECK-LABEL: func.func @dequantize_uint8_f16_scale(
+// CHECK: "onnx.Constant"() <{value = dense<[-1.920000e+03, 1.905000e+03, 0.000000e+00]> : tensor<3xf32>}>
+// CHECK-NOT: onnx.DequantizeLinear
+func.func @dequantize_uint8_f16_scale() -> tensor<3xf32> {
+  %q = "onnx.Constant"() {value = dense<[0, 255, 128]> : tensor<3xui8>} : () -> tensor<3xui8>
+  %s = "onnx.Constant"() {value = dense<15.0> : tensor<f16>} : () -> tensor<f16>
+  %z = "onnx.Constant"() {value = dense<128> : tensor<ui8>} : () -> tensor<ui8>
+  %w = "onnx.DequantizeLinear"(%q, %s, %z) : (tensor<3xui8>, tensor<f16>, tensor<ui8>) -> tensor<3xf32>
+  return %w : tensor<3xf32>
+}
