@@ -75,6 +75,9 @@ std::string dtypeName(Type t) {
 #include "onnxcc_kernels_rnn.inc"
 // kFftHeader: runtime-support/onnxcc_kernels_fft.h, likewise.
 #include "onnxcc_kernels_fft.inc"
+// kInt8Header: runtime-support/onnxcc_kernels_int8.h (integer GEMM),
+// likewise.
+#include "onnxcc_kernels_int8.inc"
 // kThreadsHeader: runtime-support/onnxcc_threads.h, likewise.
 #include "onnxcc_threads.inc"
 // kMLHeader: runtime-support/onnxcc_ml.h (ai.onnx.ml kernels), likewise.
@@ -599,6 +602,9 @@ Error compileModel(StringRef modelPath, const CompileOptions &options, llvm::raw
       return e;
     if (Error e = writeFile(options.outDir, "onnxcc_kernels_fft.h",
                             StringRef(kFftHeader, sizeof(kFftHeader) - 1)))
+      return e;
+    if (Error e = writeFile(options.outDir, "onnxcc_kernels_int8.h",
+                            StringRef(kInt8Header, sizeof(kInt8Header) - 1)))
       return e;
   }
   if (cpp->usesML)

@@ -1498,6 +1498,7 @@ Expected<std::string> copyGenerated(StringRef fromDir, StringRef workDir) {
                            std::string("onnxcc_kernels_winograd.h"),
                            std::string("onnxcc_kernels_rnn.h"),
                            std::string("onnxcc_kernels_fft.h"),
+                           std::string("onnxcc_kernels_int8.h"),
                            std::string("onnxcc_threads.h"), std::string("onnxcc_ml.h")}) {
     SmallString<256> from(fromDir), to(workDir);
     sys::path::append(from, file);
@@ -1720,7 +1721,7 @@ Error buildHarness(StringRef workDir, StringRef name, StringRef harnessSource, S
                            inDir(name + ".cpp.weights"), inDir("onnxcc_rt.h"),
                            inDir("onnxcc_kernels.h"), inDir("onnxcc_kernels_winograd.h"),
                            inDir("onnxcc_kernels_rnn.h"),
-                           inDir("onnxcc_kernels_fft.h"),
+                           inDir("onnxcc_kernels_fft.h"), inDir("onnxcc_kernels_int8.h"),
                            inDir("onnxcc_threads.h"), inDir("onnxcc_ml.h"),
                            inDir("main.cpp")}) {
     auto buffer = MemoryBuffer::getFile(file, /*IsText=*/false,

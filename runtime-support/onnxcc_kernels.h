@@ -3099,5 +3099,6 @@ inline int global_avg_pool(const float *x, float *y, int64_t rows, int64_t cols,
 #include "onnxcc_kernels_winograd.h"
 #include "onnxcc_kernels_rnn.h"
 #include "onnxcc_kernels_fft.h"
+#include "onnxcc_kernels_int8.h"
 
 #endif // ONNXCC_KERNELS_H

@@ -63,6 +63,61 @@ std::optional<std::vector<float>> constantFloats(Value v) {
   return std::vector<float>(values->begin(), values->end());
 }
 
+namespace {
+/// A constant 1-D tensor of `count` `elem` values with bytes `raw`, as a
+/// resource blob named after `op` and `suffix`, viewed as a flat read-only
+/// buffer.
+Value packedBlob(OpBuilder &b, Location loc, Operation *op, StringRef suffix, Type elem,
+                 ArrayRef<char> raw, int64_t count, size_t align) {
+  auto type = RankedTensorType::get({count}, elem);
+  auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, align);
+  auto attr = DenseResourceElementsAttr::get(type, blobName(op, suffix), std::move(blob));
+  Value c = arith::ConstantOp::create(b, loc, attr);
+  return flatBuffer(b, loc, c, /*readOnly=*/true);
+}
+} // namespace
+
+Value packedConstantI16(OpBuilder &b, Location loc, Operation *op, StringRef suffix,
+                        ArrayRef<int16_t> data) {
+  static const int16_t unread = 0;
+  if (data.empty())
+    data = ArrayRef<int16_t>(unread);
+  ArrayRef<char> raw(reinterpret_cast<const char *>(data.data()), data.size() * sizeof(int16_t));
+  return packedBlob(b, loc, op, suffix, b.getI16Type(), raw, data.size(), alignof(int16_t));
+}
+
+std::optional<std::vector<int32_t>> constantInt8s(Value v) {
+  ElementsAttr attr = onnx::staticConstantValue(v);
+  auto elem = attr ? dyn_cast<IntegerType>(attr.getElementType()) : nullptr;
+  if (!elem || elem.getWidth() != 8)
+    return std::nullopt;
+  bool isUnsigned = elem.isUnsigned();
+  int64_t n = attr.getNumElements();
+  ArrayRef<char> raw;
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr)) {
+    if (dense.isSplat()) {
+      int64_t value = isUnsigned ? dense.getSplatValue<APInt>().getZExtValue()
+                                 : dense.getSplatValue<APInt>().getSExtValue();
+      return std::vector<int32_t>(n, static_cast<int32_t>(value));
+    }
+    raw = dense.getRawData();
+  } else if (auto res = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = res.getRawHandle().getBlob();
+    if (!blob)
+      return std::nullopt;
+    raw = blob->getData();
+  } else {
+    return std::nullopt;
+  }
+  if (static_cast<int64_t>(raw.size()) != n)
+    return std::nullopt;
+  std::vector<int32_t> out(n);
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = isUnsigned ? int32_t(static_cast<uint8_t>(raw[i]))
+                        : int32_t(static_cast<int8_t>(raw[i]));
+  return out;
+}
+
 Value packedConstant(OpBuilder &b, Location loc, Operation *op, StringRef suffix,
                      ArrayRef<float> data) {
   // Weights with a dim of 0 still get a buffer: one element, never read

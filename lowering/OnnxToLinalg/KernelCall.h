@@ -45,6 +45,14 @@ std::optional<std::vector<float>> constantFloats(mlir::Value v);
 mlir::Value packedConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
                            llvm::StringRef suffix, llvm::ArrayRef<float> data);
 
+/// The same for int16 data (the integer kernels' packed weights).
+mlir::Value packedConstantI16(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+                              llvm::StringRef suffix, llvm::ArrayRef<int16_t> data);
+
+/// The elements of constant `v` (static shape) of an 8-bit integer type,
+/// widened to int32 by the type's signedness; nullopt otherwise.
+std::optional<std::vector<int32_t>> constantInt8s(mlir::Value v);
+
 /// The stride a kernel reads a dim of an operand with when it broadcasts to
 /// a dim of the result: `stride` when the two are the same (statically or
 /// as one symbolic dim), 0 for a static 1; for dims only known at run time,

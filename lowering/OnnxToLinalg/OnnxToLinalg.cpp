@@ -1105,6 +1105,7 @@ struct ConvertOnnxToLinalgPass
       populateKernelPatterns(converter, patterns, *isa, threads);
       populateSignalKernelPatterns(converter, patterns, *isa, threads);
       populateRecurrentKernelPatterns(converter, patterns, *isa, threads);
+      populateQuantizedKernelPatterns(converter, patterns, *isa, threads);
       module->setAttr("onnxcc.kernels_isa", StringAttr::get(ctx, kernels));
       // The C++ emitter splits large parallel loop nests into as many parts.
       if (threads > 1)

@@ -405,6 +405,10 @@ void populateSignalKernelPatterns(OnnxTypeConverter &converter, mlir::RewritePat
 /// populateKernelPatterns.
 void populateRecurrentKernelPatterns(OnnxTypeConverter &converter,
                                      mlir::RewritePatternSet &patterns, int isa, int64_t threads);
+/// MatMulInteger with constant weights to the exact int8 GEMM (Quantized.cpp),
+/// as populateKernelPatterns.
+void populateQuantizedKernelPatterns(OnnxTypeConverter &converter,
+                                     mlir::RewritePatternSet &patterns, int isa, int64_t threads);
 
 } // namespace onnxcc::lowering
 

@@ -1,0 +1,283 @@
+// int8_kernels_test.cpp - checks runtime-support/onnxcc_kernels_int8.h
+// (onnxcc_rt::kernels::igemm_packed_b) against a direct int64 evaluation of
+// ONNX's MatMulInteger: sum_k (A[m][k] - a_zp) * (B[k][n] - b_zp[n]). Build
+// with -DONNXCC_KERNELS_ISA=<0|1|2|3> and -I runtime-support; prints one
+// PASS/FAIL line per case group and exits non-zero on any failure.
+//
+// Cases draw every signedness pair (uint8/int8 A and B), zero points absent,
+// per tensor, per row of A and per column of B, the full value range
+// (including -128 x -128 pair sums that saturate int16 in pmaddubsw), shapes
+// around every tile, chunk and K-block edge (odd K, K = 0, M = 1, N below a
+// panel), a row pitch larger than K, and 1, 2 and 3 parts (results must be
+// identical). Sentinel guards around C and the scratch catch stray writes.
+#include "onnxcc_kernels.h"
+
+#include <cinttypes>
+#include <cmath>
+#include <limits>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace k = onnxcc_rt::kernels;
+static constexpr int kIsa = ONNXCC_KERNELS_ISA;
+
+namespace {
+
+struct Rng {
+  uint64_t s;
+  explicit Rng(uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 1) {}
+  uint32_t next() {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return static_cast<uint32_t>(s >> 11);
+  }
+  int below(int n) { return static_cast<int>(next() % static_cast<uint32_t>(n)); }
+};
+
+constexpr int32_t kGuard = 0x5a5a5a5a;
+constexpr int kPad = 32;
+
+struct Case {
+  int64_t M, N, K, lda;
+  bool aUnsigned, bUnsigned;
+  int aZpKind; // 0 none, 1 scalar, 2 per row
+  int bZpKind; // 0 none, 1 scalar, 2 per column
+  bool extremes;
+};
+
+int failures = 0;
+
+bool runCase(const Case &cs, uint64_t seed, const char *group) {
+  Rng rng(seed);
+  auto draw = [&](bool isUnsigned) -> int32_t {
+    if (cs.extremes) {
+      int pick = rng.below(4);
+      if (pick < 2)
+        return isUnsigned ? (pick ? 255 : 0) : (pick ? 127 : -128);
+    }
+    return isUnsigned ? rng.below(256) : rng.below(256) - 128;
+  };
+  // A as bytes with its pitch; the gap past K holds values the kernel must
+  // not read into the result.
+  std::vector<uint8_t> a(std::max<int64_t>(1, cs.M * cs.lda));
+  for (auto &v : a)
+    v = static_cast<uint8_t>(draw(cs.aUnsigned));
+  std::vector<uint8_t> azp(std::max<int64_t>(1, cs.M));
+  for (auto &v : azp)
+    v = static_cast<uint8_t>(draw(cs.aUnsigned));
+  std::vector<int32_t> b(std::max<int64_t>(1, cs.K * cs.N)), bzp(std::max<int64_t>(1, cs.N));
+  for (auto &v : b)
+    v = draw(cs.bUnsigned);
+  for (auto &v : bzp)
+    v = draw(cs.bUnsigned);
+  if (cs.bZpKind == 1)
+    for (auto &v : bzp)
+      v = bzp[0];
+  auto aAt = [&](int64_t m, int64_t kk) -> int64_t {
+    uint8_t raw = a[m * cs.lda + kk];
+    return cs.aUnsigned ? int64_t(raw) : int64_t(static_cast<int8_t>(raw));
+  };
+  auto aZp = [&](int64_t m) -> int64_t {
+    if (cs.aZpKind == 0)
+      return 0;
+    uint8_t raw = azp[cs.aZpKind == 2 ? m : 0];
+    return cs.aUnsigned ? int64_t(raw) : int64_t(static_cast<int8_t>(raw));
+  };
+  std::vector<int16_t> packed(k::packed_igemm_b_values(kIsa, cs.K, cs.N));
+  k::pack_igemm_b(kIsa, b.data(), cs.bZpKind ? bzp.data() : nullptr, cs.K, cs.N, packed.data());
+
+  std::vector<int32_t> results[3];
+  for (int parts = 1; parts <= 3; ++parts) {
+    std::vector<int32_t> c(cs.M * cs.N + 2 * kPad, kGuard);
+    int64_t scratchBytes = k::igemm_scratch_bytes(kIsa, cs.K);
+    std::vector<int32_t> scratch(parts * (scratchBytes / 4) + 2 * kPad, kGuard);
+    for (int part = 0; part < parts; ++part) {
+      int status = k::igemm_packed_b(a.data(), cs.aUnsigned, cs.lda, azp.data(), cs.aZpKind,
+                                     packed.data(), c.data() + kPad, cs.M, cs.N, cs.K,
+                                     scratch.data() + kPad, part,
+                                     parts, kIsa);
+      if (status != 0) {
+        std::printf("FAIL %s: status %d\n", group, status);
+        return false;
+      }
+    }
+    for (int i = 0; i < kPad; ++i)
+      if (c[i] != kGuard || c[kPad + cs.M * cs.N + i] != kGuard ||
+          scratch[i] != kGuard || scratch[scratch.size() - 1 - i] != kGuard) {
+        std::printf("FAIL %s: a write outside C or the scratch (M %" PRId64 " N %" PRId64
+                    " K %" PRId64 ", %d parts)\n",
+                    group, cs.M, cs.N, cs.K, parts);
+        return false;
+      }
+    results[parts - 1].assign(c.begin() + kPad, c.begin() + kPad + cs.M * cs.N);
+  }
+  for (int64_t m = 0; m < cs.M; ++m)
+    for (int64_t n = 0; n < cs.N; ++n) {
+      int64_t want = 0;
+      for (int64_t kk = 0; kk < cs.K; ++kk)
+        want += (aAt(m, kk) - aZp(m)) * (int64_t(b[kk * cs.N + n]) - (cs.bZpKind ? bzp[n] : 0));
+      for (int p = 0; p < 3; ++p)
+        if (results[p][m * cs.N + n] != want) {
+          std::printf("FAIL %s: M %" PRId64 " N %" PRId64 " K %" PRId64 " C[%" PRId64
+                      "][%" PRId64 "] = %d, expected %" PRId64 " (%d parts)\n",
+                      group, cs.M, cs.N, cs.K, m, n, results[p][m * cs.N + n], want, p + 1);
+          return false;
+        }
+    }
+  return true;
+}
+
+void group(const char *name, const std::vector<Case> &cases, uint64_t seed) {
+  bool ok = true;
+  for (size_t i = 0; i < cases.size(); ++i)
+    ok = runCase(cases[i], seed * 1000 + i, name) && ok;
+  std::printf("%s %s (%zu cases)\n", ok ? "PASS" : "FAIL", name, cases.size());
+  if (!ok)
+    ++failures;
+}
+
+/// DynamicQuantizeLinear from the ONNX operator spec, in float as its
+/// reference implementation computes it: range including 0, scale = range /
+/// 255, zero point and values rounded half to even and saturated (NaN to 0,
+/// as ABI.md gives the generated code's float-to-uint8 conversion).
+void dqlReference(const std::vector<float> &x, std::vector<uint8_t> &y, float &scale,
+                  uint8_t &zp) {
+  float lo = 0, hi = 0;
+  bool nan = false;
+  for (float v : x) {
+    nan |= std::isnan(v);
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  if (nan)
+    lo = hi = std::numeric_limits<float>::quiet_NaN();
+  scale = (hi - lo) / 255.0f;
+  auto roundHalfEven = [](float v) { return std::nearbyint(v); }; // default mode: to even
+  auto saturate = [](float v) -> uint8_t {
+    if (std::isnan(v))
+      return 0;
+    return static_cast<uint8_t>(std::min(255.0f, std::max(0.0f, v)));
+  };
+  float z = -(lo / scale);
+  zp = std::isnan(z) ? 0 : saturate(roundHalfEven(std::min(255.0f, std::max(0.0f, z))));
+  y.resize(x.size());
+  for (size_t i = 0; i < x.size(); ++i)
+    y[i] = saturate(roundHalfEven(x[i] / scale) + zp);
+}
+
+void dqlGroup() {
+  Rng rng(77);
+  bool ok = true;
+  int cases = 0;
+  auto check = [&](const std::vector<float> &x, const char *what) {
+    ++cases;
+    std::vector<uint8_t> want;
+    float wantScale;
+    uint8_t wantZp;
+    dqlReference(x, want, wantScale, wantZp);
+    std::vector<uint8_t> got(x.size() + kPad, 0xa5);
+    float scale = -1;
+    uint8_t zp[2] = {0xa5, 0xa5};
+    int status = k::dynamic_quantize_u8(x.data(), x.size(), got.data(), &scale, zp, kIsa);
+    bool same = status == 0 && zp[0] == wantZp && zp[1] == 0xa5 &&
+                (scale == wantScale || (std::isnan(scale) && std::isnan(wantScale)));
+    for (size_t i = 0; same && i < x.size(); ++i)
+      same = got[i] == want[i];
+    for (int i = 0; same && i < kPad; ++i)
+      same = got[x.size() + i] == 0xa5;
+    if (!same) {
+      std::printf("FAIL dynamic_quantize_u8 %s (n %zu): scale %g / %g, zero point %d / %d\n", what,
+                  x.size(), scale, wantScale, zp[0], wantZp);
+      ok = false;
+    }
+  };
+  for (size_t n : {0, 1, 7, 31, 32, 33, 100, 1000, 98304}) {
+    std::vector<float> x(n);
+    for (auto &v : x)
+      v = (rng.below(1 << 20) - (1 << 19)) / 65536.0f; // [-8, 8)
+    check(x, "mixed signs");
+    for (auto &v : x)
+      v = std::fabs(v) + 0.5f;
+    check(x, "all positive");
+    for (auto &v : x)
+      v = -v;
+    check(x, "all negative");
+    // Values on rounding boundaries: scale 1 (range 255) and halves.
+    for (size_t i = 0; i < n; ++i)
+      x[i] = static_cast<float>(static_cast<int>(i % 511) - 255) / 2.0f;
+    check(x, "halves");
+  }
+  // Subnormals among normal values (flushed by the vector path: the same
+  // bytes), and a tensor of only tiny values (a tiny scale: not flushed).
+  std::vector<float> sub(1000);
+  for (size_t i = 0; i < sub.size(); ++i)
+    sub[i] = i % 3 == 0 ? (i % 2 ? 1e-39f : -3e-40f) : static_cast<float>(i % 17) - 8.0f;
+  check(sub, "subnormals");
+  for (size_t i = 0; i < sub.size(); ++i)
+    sub[i] = (static_cast<float>(i % 13) - 6.0f) * 1e-39f;
+  check(sub, "only subnormals");
+  std::vector<float> zeros(70, 0.0f);
+  check(zeros, "all zero");
+  std::vector<float> special(70, 1.0f);
+  special[40] = std::numeric_limits<float>::quiet_NaN();
+  check(special, "a NaN");
+  special[40] = std::numeric_limits<float>::infinity();
+  check(special, "an infinity");
+  std::printf("%s dynamic_quantize_u8 (%d cases)\n", ok ? "PASS" : "FAIL", cases);
+  if (!ok)
+    ++failures;
+}
+
+} // namespace
+
+int main() {
+  // Every signedness pair and zero-point form, on one tile-crossing shape.
+  std::vector<Case> kinds;
+  for (int au = 0; au < 2; ++au)
+    for (int bu = 0; bu < 2; ++bu)
+      for (int az = 0; az < 3; ++az)
+        for (int bz = 0; bz < 3; ++bz)
+          kinds.push_back({13, 53, 37, 37, au != 0, bu != 0, az, bz, false});
+  group("igemm signedness and zero points", kinds, 1);
+
+  // Full-range extremes: pair sums past int16 (what pmaddubsw saturates).
+  std::vector<Case> extremes;
+  for (int au = 0; au < 2; ++au)
+    for (int bu = 0; bu < 2; ++bu)
+      extremes.push_back({9, 50, 64, 64, au != 0, bu != 0, 1, 2, true});
+  extremes.push_back({5, 24, 1024, 1024, true, false, 0, 0, true});
+  group("igemm full range", extremes, 2);
+
+  // Shapes at every edge: K = 0 and 1, odd K, M = 1, N below a panel,
+  // chunks of rows (64) and K blocks (512) crossed, a pitch past K.
+  std::vector<Case> shapes = {
+      {1, 1, 1, 1, true, false, 1, 1, false},       {1, 7, 0, 1, true, false, 1, 1, false},
+      {3, 5, 2, 2, false, false, 1, 2, false},      {1, 768, 768, 768, true, false, 1, 2, false},
+      {4, 24, 3, 3, true, true, 2, 2, false},       {8, 48, 9, 9, false, true, 1, 1, false},
+      {65, 49, 129, 140, true, false, 1, 2, false}, {130, 97, 1100, 1100, true, false, 1, 2, false},
+      {64, 100, 513, 513, false, false, 2, 2, false},
+      {2, 200, 1025, 1030, true, false, 1, 2, false},
+  };
+  group("igemm shapes", shapes, 3);
+
+  dqlGroup();
+
+  // The wrong ISA is refused with a status, not run.
+  int32_t c = 0;
+  int16_t packed[64] = {};
+  uint8_t a[2] = {1, 2};
+  int32_t scratch[64];
+  int status = k::igemm_packed_b(a, 1, 2, a, 0, packed, &c, 1, 1, 2, scratch, 0, 1, kIsa + 1);
+  std::printf("%s igemm wrong isa status %d\n", status == k::kStatusWrongIsa ? "PASS" : "FAIL",
+              status);
+  if (status != k::kStatusWrongIsa)
+    ++failures;
+
+  if (failures)
+    return 1;
+  std::printf("ALL PASSED\n");
+  return 0;
+}
