@@ -5,7 +5,7 @@
 //
 // usage: node ort_bench.js MODEL [--threads N] [--iters N] [--warmup N]
 //                          [--shape NAME=D0xD1...]... [--input FILE]...
-//                          [--outputs DIR] [--seed S]
+//                          [--outputs DIR] [--seed S] [--optimization LEVEL]
 //   --threads  intra-op threads (default 1); inter-op 1, sequential execution,
 //              every graph optimization on (graphOptimizationLevel 'all')
 //   --shape    dims of an input with symbolic dims (default: 1 for the first
@@ -14,6 +14,8 @@
 //              (default: seeded random values: floats in [-1, 1], integers
 //              0..9, bools)
 //   --outputs  write output K of the last run to DIR/output_K.bin
+//   --optimization  ONNX Runtime's graph optimization level: all (the
+//              default) or disabled (test/models/quantize.py's references)
 // Prints one key=value per line, like the onnxcc harness:
 //   first_output_ms=T  process start (performance.timeOrigin) to the end of
 //                      the first run: loading the runtime, creating the
@@ -45,7 +47,7 @@ function peakRssKb() {
 
 function parseArgs(argv) {
   const opts = {model: null, threads: 1, iters: 50, warmup: 5, shapes: {}, inputs: [],
-                outputs: null, seed: 1};
+                outputs: null, seed: 1, optimization: 'all'};
   const count = (flag, text) => {
     const n = Number(text);
     if (!Number.isInteger(n) || n < 0) fail(`${flag} needs a non-negative integer, not '${text}'`);
@@ -63,6 +65,11 @@ function parseArgs(argv) {
     else if (a === '--seed') opts.seed = count(a, value());
     else if (a === '--input') opts.inputs.push(value());
     else if (a === '--outputs') opts.outputs = value();
+    else if (a === '--optimization') {
+      opts.optimization = value();
+      if (!['all', 'disabled'].includes(opts.optimization))
+        fail(`--optimization '${opts.optimization}' is not all or disabled`);
+    }
     else if (a === '--shape') {
       const spec = value();
       const eq = spec.lastIndexOf('=');
@@ -136,7 +143,7 @@ async function main() {
   const sessionStart = performance.now();
   const session = await ort.InferenceSession.create(opts.model, {
     executionProviders: ['cpu'],
-    graphOptimizationLevel: 'all',
+    graphOptimizationLevel: opts.optimization,
     intraOpNumThreads: opts.threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',

@@ -104,15 +104,27 @@ OFFPATH_MODELS = ["melspec", "stft_dft", "gru_classifier", "unet_bn", "unet_grou
                   "const_weights_cnn"]
 for _name in USER_MODELS + OFFPATH_MODELS:
     ZOO[_name] = ["test/models/make_user_models.py", _name]
+# Quantized models, written by the project's own quantizer
+# (test/models/quantize.py: the graph forms of ONNX Runtime's quantize_dynamic
+# and of the weight-only QDQ quantizers) from the float models above; their
+# reference outputs are ONNX Runtime's on the quantized model.
+QUANTIZED_MODELS = {
+    "bert_base_int8": ["dynamic-int8", "bert_base"],
+    "gpt2_decode_int4": ["int4-weight", "gpt2_decode"],
+}
+for _name, _args in QUANTIZED_MODELS.items():
+    ZOO[_name] = ["test/models/quantize.py"] + _args
 DEFAULT_MODELS = "resnet18,mobilenet_v2,squeezenet1_1,efficientnet_b0,text_encoder"
 # --models takes these names for their lists too.
 MODEL_GROUPS = {
     "default": DEFAULT_MODELS.split(","),
     "users": USER_MODELS,
     "offpath": OFFPATH_MODELS,
+    "quantized": list(QUANTIZED_MODELS),
     "ml": [m for m in ZOO if ZOO[m] and ZOO[m][0].startswith("test/ml/")],
 }
-MODEL_GROUPS["all"] = MODEL_GROUPS["default"] + USER_MODELS + OFFPATH_MODELS
+MODEL_GROUPS["all"] = (MODEL_GROUPS["default"] + USER_MODELS + OFFPATH_MODELS +
+                       list(QUANTIZED_MODELS))
 # Models slower than ORT by more than this get a "where the time went" list.
 SLOW_RATIO = 1.1
 ORT_VERSION = "1.30.0"  # scripts/setup.sh installs this one
@@ -379,7 +391,11 @@ def prepare_model(name, work):
     model = os.path.join(folder, "model.onnx")
     dataset = os.path.join(folder, "test_data_set_0")
     stamp = os.path.join(folder, "stamp")
-    digest = file_digest([script]) + " " + " ".join(ZOO[name][1:])
+    scripts = [script]
+    if name in QUANTIZED_MODELS:  # the float model comes from these
+        scripts += [os.path.join(ROOT, "test", "models", f)
+                    for f in ("make_user_models.py", "make_torchvision_model.py")]
+    digest = file_digest(scripts) + " " + " ".join(ZOO[name][1:])
     fresh = os.path.exists(model) and os.path.exists(stamp) and open(stamp).read() == digest
     if not fresh:
         log("generating %s" % name)
