@@ -1324,6 +1324,10 @@ llvm::DenseSet<Operation *> weightProducers(Operation *root) {
 Outcome tryFold(Operation *op, int64_t sizeLimit, bool weight) {
   if (!operandsReady(op))
     return Outcome::NotConstant;
+  // 4-bit weights of a decode-sized MatMul stay 4-bit: the weight-only
+  // kernel reads an eighth of the float bytes.
+  if (isa<onnx::DequantizeLinearOp>(op) && lowering::feedsQ4Kernel(op))
+    return Outcome::Skipped;
   // The constants that die with the fold: only this op reads them.
   int64_t resultBytes = 0, dyingBytes = 0;
   for (Type t : op->getResultTypes())

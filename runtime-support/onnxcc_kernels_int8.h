@@ -1,37 +1,46 @@
 // onnxcc_kernels_int8.h - exact 8-bit integer matrix products: MatMulInteger
-// (and the products of QLinearMatMul and the dynamic-quantization graphs)
-// with a constant B operand. Included at the end of onnxcc_kernels.h; the
-// packing and sizing functions are plain portable C++ the compiler calls.
+// (the product of ONNX Runtime's dynamic quantization) with a constant B
+// operand, and DynamicQuantizeLinear. Included at the end of
+// onnxcc_kernels.h; the packing and sizing functions are plain portable C++
+// the compiler calls.
 //
 // C[M][N] = sum_k (A[m][k] - a_zp) * (B[k][n] - b_zp[n]) in int32, A and B
 // each uint8 or int8, the zero points per tensor (A's also per row, B's per
-// column), exactly as ONNX defines it: no intermediate saturation.
+// column), exactly as ONNX defines it: no intermediate saturation. B minus
+// its zero point (B') is packed at compile time in one of two formats:
 //
-// Scheme: both operands become int16 with their zero points subtracted
-// (values in [-255, 255]), k steps taken in pairs. B is packed at compile
-// time into panels of NR columns, each (k pair, column) two int16
-// [B'(2p, n), B'(2p+1, n)]; at run time a chunk of A's rows is converted
-// into scratch as one 32-bit word per (row, k pair). The micro-kernel
-// broadcasts an A word and multiplies it with a B vector by `pmaddwd`
-// (AVX2, AVX-512BW): each 32-bit lane gets a0 b0 + a1 b1, at most
-// 2 * 255 * 255 = 130,050, added to int32 accumulators. Unlike `pmaddubsw`
-// (u8 x s8 pair sums saturated to int16, which ONNX Runtime's AVX2 path
-// uses) nothing saturates, so every product is exact; the int32 sums wrap
-// like ONNX's int32 accumulation only past K of about 33,000 at full range.
-// Tiles: AVX-512 8 x 48, AVX2 4 x 16, generic and NEON 4 x 8 in plain loops
-// (NEON has no int16 pair product; its compiler vectorizes the loops).
-// Without a fused multiply-add each product needs a temporary register
-// besides its accumulator, so AVX2's 16 registers hold a 4 x 16 tile (8
-// accumulators) rather than the float GEMM's 4 x 24: 4 x 24 spills
-// accumulators and runs at 80 GOP/s on a Zen 3 core, 4 x 16 at 110.
+//  - quads (x86, when exact): B' in int8, four k steps per 32-bit lane. The
+//    micro-kernel multiplies A's bytes (uint8; int8 A is shifted by 128,
+//    and its zero point with it) with B' by `pmaddubsw`, which sums each
+//    pair of products into int16 with saturation, then `pmaddwd` by ones
+//    into int32. That is exact when no pair sum can pass 32767: every
+//    pair of B' values of a column with |b0| + |b1| <= 128 (255 * 128 =
+//    32640), which the compiler checks on the constant B (weights
+//    quantized to 7 bits, ONNX Runtime's reduce_range, always pass;
+//    full-range int8 weights may not). The zero point of A comes off at
+//    the end: C = sum a b' - a_zp * colsum(B'), colsum packed after B'.
+//  - pairs (everywhere): B' in int16 (values in [-255, 255]), two k steps
+//    per 32-bit lane; A's rows minus their zero points converted to int16
+//    at run time; `pmaddwd` gives a0 b0 + a1 b1 per lane (at most 130,050,
+//    nothing saturates) added to int32 accumulators. Twice the bytes of B
+//    and about 0.6x the speed of quads on a Zen 3 core, but exact for any
+//    values. ONNX Runtime's AVX2 path uses pmaddubsw unconditionally and
+//    gives wrong sums for full-range weights on CPUs without VNNI.
+//
+// int32 sums wrap like ONNX's int32 accumulation (only possible past K of
+// about 33,000 at full range). Tiles: AVX-512 8 x 48, AVX2 4 x 16, generic
+// and NEON 4 x 8 in plain loops (NEON has neither product; its compiler
+// vectorizes the loops). Without a fused multiply-add each product needs a
+// temporary register besides its accumulator, so AVX2's 16 registers hold
+// a 4 x 16 tile (8 accumulators) rather than the float GEMM's 4 x 24:
+// 4 x 24 spills accumulators (80 GOP/s on a Zen 3 core, 4 x 16: 110).
 //
 // Blocking: A is converted a chunk of kIgemmMc rows at a time (kept in L2);
 // for each B panel the K loop is cut into blocks of kIgemmKc k steps whose
 // B slice stays in L1 while the chunk's row tiles stream over it.
 //
 // Work split: a unit is (chunk of rows, group of B panels); every output is
-// computed by the same integer operations whatever the split, and integer
-// sums do not depend on their order anyway.
+// computed by the same integer operations whatever the split.
 #ifndef ONNXCC_KERNELS_INT8_H
 #define ONNXCC_KERNELS_INT8_H
 
@@ -51,44 +60,151 @@ constexpr int igemm_nr(int isa) {
 /// Rows of the int8 GEMM register tile.
 constexpr int igemm_mr(int isa) { return isa == ONNXCC_ISA_AVX512 ? 8 : 4; }
 
+/// The packed formats of B (see the top of this file).
+enum IgemmFormat : int32_t { kIgemmPairs = 0, kIgemmQuads = 1 };
+
 namespace detail {
 /// Rows of A converted per chunk (a multiple of every igemm_mr).
 constexpr int64_t kIgemmMc = 64;
-/// K steps per block (a multiple of 2).
+/// K steps per block (a multiple of 4).
 constexpr int64_t kIgemmKc = 512;
-inline int64_t igemm_pairs(int64_t K) { return (K + 1) / 2; }
+/// k steps per 32-bit lane of a format.
+constexpr int64_t igemm_group(int32_t format) { return format == kIgemmQuads ? 4 : 2; }
+inline int64_t igemm_groups(int32_t format, int64_t K) {
+  return ceil_div(K, igemm_group(format));
+}
 } // namespace detail
 
-/// int16 values of a packed B: per panel of NR columns, K rounded up to a
-/// pair, two values per (pair, column).
-inline int64_t packed_igemm_b_values(int isa, int64_t K, int64_t N) {
-  return detail::round_up(N, igemm_nr(isa)) * detail::igemm_pairs(K) * 2;
+/// Whether B (values as int32, `b_zp` per column or null) may be packed as
+/// quads: an x86 ISA, every B' = B - b_zp in int8, and every pair (4q, 4q+1),
+/// (4q+2, 4q+3) of a column with |b0| + |b1| <= 128.
+inline bool igemm_quads_exact(int isa, const int32_t *b, const int32_t *b_zp, int64_t K,
+                              int64_t N) {
+  if (isa != ONNXCC_ISA_AVX2 && isa != ONNXCC_ISA_AVX512)
+    return false;
+  for (int64_t k = 0; k < K; k += 2)
+    for (int64_t n = 0; n < N; ++n) {
+      int64_t sum = 0;
+      for (int64_t t = k; t < std::min(K, k + 2); ++t) {
+        int64_t v = int64_t(b[t * N + n]) - (b_zp ? b_zp[n] : 0);
+        if (v < -128 || v > 127)
+          return false;
+        sum += v < 0 ? -v : v;
+      }
+      if (sum > 128)
+        return false;
+    }
+  return true;
+}
+
+/// Bytes of a B packed in `format`: per panel of NR columns, K rounded up to
+/// whole groups, one 32-bit lane per (group, column); quads add an int32
+/// column sum per column of the panels.
+inline int64_t packed_igemm_b_bytes(int isa, int32_t format, int64_t K, int64_t N) {
+  const int64_t cols = detail::round_up(N, igemm_nr(isa));
+  return cols * detail::igemm_groups(format, K) * 4 + (format == kIgemmQuads ? cols * 4 : 0);
 }
 
 /// Packs B[K][N] (int8 or uint8 values given as int32, `b_zp` one per
-/// column or null for 0) into `out` (packed_igemm_b_values int16s):
-/// out[((j*P + p)*NR + n)*2 + t] = B[2p + t][j*NR + n] - b_zp[j*NR + n];
-/// zero past K and past N.
-inline void pack_igemm_b(int isa, const int32_t *b, const int32_t *b_zp, int64_t K, int64_t N,
-                         int16_t *out) {
+/// column or null for 0) into `out` (packed_igemm_b_bytes bytes): B' = B -
+/// b_zp; panel j, group g, column n holds B'[G*g + t][j*NR + n] for t < G
+/// (G = 2 int16 or 4 int8 of the 32-bit lane), zero past K and past N;
+/// quads then hold colsum[c] = sum_k B'[k][c] (int32, zero past N).
+inline void pack_igemm_b(int isa, int32_t format, const int32_t *b, const int32_t *b_zp,
+                         int64_t K, int64_t N, void *out) {
   const int64_t nr = igemm_nr(isa), panels = detail::ceil_div(N, nr);
-  const int64_t pairs = detail::igemm_pairs(K);
+  const int64_t group = detail::igemm_group(format), groups = detail::igemm_groups(format, K);
+  auto value = [&](int64_t k, int64_t col) -> int32_t {
+    if (col >= N || k >= K)
+      return 0;
+    return b[k * N + col] - (b_zp ? b_zp[col] : 0);
+  };
+  int16_t *o16 = static_cast<int16_t *>(out);
+  int8_t *o8 = static_cast<int8_t *>(out);
   for (int64_t j = 0; j < panels; ++j)
-    for (int64_t p = 0; p < pairs; ++p)
+    for (int64_t g = 0; g < groups; ++g)
       for (int64_t n = 0; n < nr; ++n)
-        for (int64_t t = 0; t < 2; ++t) {
-          int64_t col = j * nr + n, k = 2 * p + t;
-          int32_t v = 0;
-          if (col < N && k < K)
-            v = b[k * N + col] - (b_zp ? b_zp[col] : 0);
-          out[((j * pairs + p) * nr + n) * 2 + t] = static_cast<int16_t>(v);
+        for (int64_t t = 0; t < group; ++t) {
+          const int64_t at = ((j * groups + g) * nr + n) * group + t;
+          const int32_t v = value(g * group + t, j * nr + n);
+          if (format == kIgemmQuads)
+            o8[at] = static_cast<int8_t>(v);
+          else
+            o16[at] = static_cast<int16_t>(v);
         }
+  if (format == kIgemmQuads) {
+    int8_t *sums = o8 + panels * nr * groups * 4;
+    for (int64_t col = 0; col < panels * nr; ++col) {
+      int32_t s = 0;
+      for (int64_t k = 0; k < K; ++k)
+        s += value(k, col);
+      std::memcpy(sums + col * 4, &s, 4);
+    }
+  }
 }
 
-/// Scratch bytes per part of igemm_packed_b: one converted chunk of A.
+/// Scratch bytes per part of igemm_packed_b: one converted chunk of A (the
+/// larger of the two formats').
 inline int64_t igemm_scratch_bytes(int isa, int64_t K) {
   (void)isa;
-  return detail::kIgemmMc * detail::igemm_pairs(K) * 4;
+  return detail::kIgemmMc * detail::igemm_groups(kIgemmPairs, K) * 4;
+}
+
+//===----------------------------------------------------------------------===//
+// Weight-only 4-bit matrix products (DequantizeLinear-21 of blocked int4 or
+// uint4 weights feeding MatMul), packing (portable).
+//===----------------------------------------------------------------------===//
+
+/// Columns per panel of the 4-bit weights (every ISA).
+constexpr int64_t kQ4Nr = 16;
+
+/// Bytes of packed 4-bit weights: per panel of 16 columns and block of
+/// `block` k steps, `block` rows of 8 bytes (the last block padded).
+inline int64_t packed_q4_bytes(int64_t K, int64_t N, int64_t block) {
+  return detail::ceil_div(N, kQ4Nr) * detail::ceil_div(K, block) * block * 8;
+}
+/// Floats of the packed per-block parameters: scale then zero point, 16 of
+/// each per (panel, block).
+inline int64_t packed_q4_param_floats(int64_t K, int64_t N, int64_t block) {
+  return detail::ceil_div(N, kQ4Nr) * detail::ceil_div(K, block) * 2 * kQ4Nr;
+}
+
+/// Packs W = (Q - zero_point) * scale, Q[K][N] of 4-bit values (int4 in
+/// [-8, 7] when `is_signed`, else uint4; given as int32), scale and
+/// zero_point [ceil(K/block)][N] (zero_point null for 0), blocks along K.
+/// Each value is stored as u = Q + 8 (signed) or Q, an unsigned nibble, with
+/// the zero point z = zero_point + 8 (or zero_point) as a float, so that W =
+/// (u - z) * scale. Panel j, block b, row kk: byte i holds column 16j + i in
+/// its low nibble and column 16j + 8 + i in its high one; params hold the
+/// 16 scales then the 16 zero points. Columns past N get scale 0.
+inline void pack_q4(const int32_t *q, const float *scale, const int32_t *zero_point,
+                    bool is_signed, int64_t K, int64_t N, int64_t block, uint8_t *out,
+                    float *params) {
+  const int64_t panels = detail::ceil_div(N, kQ4Nr), blocks = detail::ceil_div(K, block);
+  const int32_t shift = is_signed ? 8 : 0;
+  for (int64_t j = 0; j < panels; ++j)
+    for (int64_t b = 0; b < blocks; ++b) {
+      const int64_t pb = j * blocks + b;
+      float *sc = params + pb * 2 * kQ4Nr, *zs = sc + kQ4Nr;
+      for (int64_t n = 0; n < kQ4Nr; ++n) {
+        const int64_t col = j * kQ4Nr + n;
+        sc[n] = col < N ? scale[b * N + col] : 0.0f;
+        zs[n] = col < N ? static_cast<float>((zero_point ? zero_point[b * N + col] : 0) + shift)
+                        : 0.0f;
+      }
+      for (int64_t kk = 0; kk < block; ++kk) {
+        const int64_t k = b * block + kk;
+        uint8_t *row = out + (pb * block + kk) * 8;
+        for (int64_t i = 0; i < 8; ++i) {
+          auto nibble = [&](int64_t col) -> uint32_t {
+            if (col >= N || k >= K)
+              return 0;
+            return static_cast<uint32_t>(q[k * N + col] + shift) & 0xF;
+          };
+          row[i] = static_cast<uint8_t>(nibble(j * kQ4Nr + i) | (nibble(j * kQ4Nr + 8 + i) << 4));
+        }
+      }
+    }
 }
 
 //===----------------------------------------------------------------------===//
@@ -119,40 +235,59 @@ namespace detail {
 constexpr int kIgemmMR = igemm_mr(ONNXCC_KERNELS_ISA);
 constexpr int kIgemmNR = igemm_nr(ONNXCC_KERNELS_ISA);
 
-/// Rows r0 .. r1-1 of A (element (m, k) at a[m*lda + k], uint8 when
-/// `a_unsigned`, else int8) minus their zero points, as one 32-bit word of
-/// two int16 per (row, k pair): row tile t (MR rows) at out + t*P*MR, word
-/// (p, r) at [p*MR + r]; rows past r1 and the odd step past K are zero.
+/// A's element (m, k) as int32 (uint8 when `a_unsigned`, else int8).
+inline int32_t igemm_a(const void *a, int32_t a_unsigned, int64_t at) {
+  return a_unsigned ? int32_t(static_cast<const uint8_t *>(a)[at])
+                    : int32_t(static_cast<const int8_t *>(a)[at]);
+}
+
+/// The zero point of A's row m (0 when absent).
+inline int32_t igemm_a_zp(const void *a_zp, int32_t a_unsigned, int32_t a_zp_kind, int64_t m) {
+  return a_zp_kind == 0 ? 0 : igemm_a(a_zp, a_unsigned, a_zp_kind == 2 ? m : 0);
+}
+
+/// Rows r0 .. r1-1 of A (element (m, k) at a[m*lda + k]) converted for
+/// `format`, one 32-bit word per (row, group): row tile t (MR rows) at out
+/// + t*G*MR, word (g, r) at [g*MR + r]. Pairs: two int16 a - a_zp. Quads:
+/// four uint8 a (int8 a + 128). Rows past r1 and steps past K are zero.
+/// zrow[i] gets row r0 + i's zero point as the quads epilogue subtracts it
+/// (int8 A's shifted by 128 too).
 inline void igemm_convert_a(const void *a, int32_t a_unsigned, int64_t lda, const void *a_zp,
-                            int32_t a_zp_kind, int64_t r0, int64_t r1, int64_t K,
-                            int32_t *out) {
-  const int64_t pairs = igemm_pairs(K), tiles = ceil_div(r1 - r0, kIgemmMR);
+                            int32_t a_zp_kind, int32_t format, int64_t r0, int64_t r1,
+                            int64_t K, int32_t *out, int32_t *zrow) {
+  const int64_t groups = igemm_groups(format, K), tiles = ceil_div(r1 - r0, kIgemmMR);
+  const int32_t shift = a_unsigned ? 0 : 128;
   for (int64_t t = 0; t < tiles; ++t)
     for (int r = 0; r < kIgemmMR; ++r) {
       const int64_t m = r0 + t * kIgemmMR + r;
-      int32_t *dst = out + t * pairs * kIgemmMR + r;
+      int32_t *dst = out + t * groups * kIgemmMR + r;
       if (m >= r1) {
-        for (int64_t p = 0; p < pairs; ++p)
-          dst[p * kIgemmMR] = 0;
+        for (int64_t g = 0; g < groups; ++g)
+          dst[g * kIgemmMR] = 0;
         continue;
       }
-      int32_t zp = 0;
-      if (a_zp_kind != 0) {
-        const int64_t at = a_zp_kind == 2 ? m : 0;
-        zp = a_unsigned ? int32_t(static_cast<const uint8_t *>(a_zp)[at])
-                        : int32_t(static_cast<const int8_t *>(a_zp)[at]);
-      }
-      auto value = [&](int64_t k) -> int32_t {
-        if (k >= K)
-          return 0;
-        return (a_unsigned ? int32_t(static_cast<const uint8_t *>(a)[m * lda + k])
-                           : int32_t(static_cast<const int8_t *>(a)[m * lda + k])) -
-               zp;
-      };
-      for (int64_t p = 0; p < pairs; ++p) {
-        uint32_t lo = static_cast<uint16_t>(static_cast<int16_t>(value(2 * p)));
-        uint32_t hi = static_cast<uint16_t>(static_cast<int16_t>(value(2 * p + 1)));
-        dst[p * kIgemmMR] = static_cast<int32_t>(lo | (hi << 16));
+      const int32_t zp = igemm_a_zp(a_zp, a_unsigned, a_zp_kind, m);
+      zrow[m - r0] = zp + shift;
+      const int64_t row = m * lda;
+      if (format == kIgemmQuads) {
+        for (int64_t g = 0; g < groups; ++g) {
+          uint32_t word = 0;
+          for (int64_t i = 0; i < 4; ++i) {
+            const int64_t k = 4 * g + i;
+            const uint32_t v = k < K ? uint32_t(igemm_a(a, a_unsigned, row + k) + shift) : 0u;
+            word |= v << (8 * i);
+          }
+          dst[g * kIgemmMR] = static_cast<int32_t>(word);
+        }
+      } else {
+        for (int64_t g = 0; g < groups; ++g) {
+          const int64_t k = 2 * g;
+          const int32_t lo = igemm_a(a, a_unsigned, row + k) - zp;
+          const int32_t hi = k + 1 < K ? igemm_a(a, a_unsigned, row + k + 1) - zp : 0;
+          const uint32_t word = uint32_t(static_cast<uint16_t>(static_cast<int16_t>(lo))) |
+                                (uint32_t(static_cast<uint16_t>(static_cast<int16_t>(hi))) << 16);
+          dst[g * kIgemmMR] = static_cast<int32_t>(word);
+        }
       }
     }
 }
@@ -166,7 +301,11 @@ inline IV iv_load(const void *p) { return _mm512_loadu_si512(p); }
 inline void iv_store(void *p, IV v) { _mm512_storeu_si512(p, v); }
 inline IV iv_bcast(int32_t v) { return _mm512_set1_epi32(v); }
 inline IV iv_madd(IV a, IV b) { return _mm512_madd_epi16(a, b); }
+inline IV iv_maddubs(IV a, IV b) { return _mm512_maddubs_epi16(a, b); }
 inline IV iv_add(IV a, IV b) { return _mm512_add_epi32(a, b); }
+inline IV iv_sub(IV a, IV b) { return _mm512_sub_epi32(a, b); }
+inline IV iv_mullo(IV a, IV b) { return _mm512_mullo_epi32(a, b); }
+inline IV iv_ones16() { return _mm512_set1_epi16(1); }
 constexpr int kIvLanes = 16;
 #else
 typedef __m256i IV;
@@ -175,40 +314,61 @@ inline IV iv_load(const void *p) { return _mm256_loadu_si256(static_cast<const _
 inline void iv_store(void *p, IV v) { _mm256_storeu_si256(static_cast<__m256i *>(p), v); }
 inline IV iv_bcast(int32_t v) { return _mm256_set1_epi32(v); }
 inline IV iv_madd(IV a, IV b) { return _mm256_madd_epi16(a, b); }
+inline IV iv_maddubs(IV a, IV b) { return _mm256_maddubs_epi16(a, b); }
 inline IV iv_add(IV a, IV b) { return _mm256_add_epi32(a, b); }
+inline IV iv_sub(IV a, IV b) { return _mm256_sub_epi32(a, b); }
+inline IV iv_mullo(IV a, IV b) { return _mm256_mullo_epi32(a, b); }
+inline IV iv_ones16() { return _mm256_set1_epi16(1); }
 constexpr int kIvLanes = 8;
 #endif
 constexpr int kIvPerTile = kIgemmNR / kIvLanes;
 
 /// R rows x NR columns of C (pitch ldc; `nrows` <= R and `ncols` <= NR of
-/// them stored) over `pairs` k pairs: A words at ap[p*MR + r], B at
-/// bp[(p*NR + n)*2]; added to C when `accumulate`.
-template <int R>
-inline void igemm_tile(int64_t pairs, const int32_t *ap, const int16_t *bp, int32_t *c,
-                       int64_t ldc, int nrows, int ncols, bool accumulate) {
+/// them stored) over `groups` groups of k steps: A words at ap[g*MR + r],
+/// B lanes at bp + g*NR*4 bytes. Quads with `zrow` subtract zrow[r] *
+/// colsum (the first K block); added to C when `accumulate`.
+template <int R, int32_t Format>
+inline void igemm_tile(int64_t groups, const int32_t *ap, const void *bpv, int32_t *c,
+                       int64_t ldc, int nrows, int ncols, bool accumulate, const int32_t *zrow,
+                       const int32_t *colsum) {
+  const char *bp = static_cast<const char *>(bpv);
   IV acc[R][kIvPerTile];
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
     for (int v = 0; v < kIvPerTile; ++v)
       acc[r][v] = iv_zero();
-  for (int64_t p = 0; p < pairs; ++p) {
+  const IV ones = iv_ones16();
+  for (int64_t g = 0; g < groups; ++g) {
     IV bv[kIvPerTile];
 #pragma GCC unroll 4
     for (int v = 0; v < kIvPerTile; ++v) {
-      bv[v] = iv_load(bp + (p * kIgemmNR + v * kIvLanes) * 2);
+      bv[v] = iv_load(bp + (g * kIgemmNR + v * kIvLanes) * 4);
 #if defined(__GNUC__)
-      // Kept in a register: folded into each pmaddwd as a memory operand,
+      // Kept in a register: folded into each multiply as a memory operand,
       // the loads would outnumber the load ports (see the float ukernel).
       __asm__("" : "+v"(bv[v]));
 #endif
     }
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
-      const IV a = iv_bcast(ap[p * kIgemmMR + r]);
+      const IV a = iv_bcast(ap[g * kIgemmMR + r]);
 #pragma GCC unroll 4
-      for (int v = 0; v < kIvPerTile; ++v)
-        acc[r][v] = iv_add(acc[r][v], iv_madd(a, bv[v]));
+      for (int v = 0; v < kIvPerTile; ++v) {
+        if constexpr (Format == kIgemmQuads)
+          acc[r][v] = iv_add(acc[r][v], iv_madd(iv_maddubs(a, bv[v]), ones));
+        else
+          acc[r][v] = iv_add(acc[r][v], iv_madd(a, bv[v]));
+      }
+    }
+  }
+  if (Format == kIgemmQuads && zrow) {
+#pragma GCC unroll 4
+    for (int v = 0; v < kIvPerTile; ++v) {
+      const IV cs = iv_load(colsum + v * kIvLanes);
+#pragma GCC unroll 16
+      for (int r = 0; r < R; ++r)
+        acc[r][v] = iv_sub(acc[r][v], iv_mullo(iv_bcast(zrow[r]), cs));
     }
   }
   if (nrows == R && ncols == kIgemmNR) {
@@ -237,19 +397,37 @@ inline void igemm_tile(int64_t pairs, const int32_t *ap, const int16_t *bp, int3
 #else
 
 /// The portable tile (generic and NEON): the same sums in plain loops, in
-/// uint32 so that a wrapping sum is defined behaviour.
-template <int R>
-inline void igemm_tile(int64_t pairs, const int32_t *ap, const int16_t *bp, int32_t *c,
-                       int64_t ldc, int nrows, int ncols, bool accumulate) {
+/// uint32 so that a wrapping sum is defined behaviour. Quads compute the
+/// products exactly (no int16 step: the compiler checked that none would
+/// saturate, so the sums are the same).
+template <int R, int32_t Format>
+inline void igemm_tile(int64_t groups, const int32_t *ap, const void *bpv, int32_t *c,
+                       int64_t ldc, int nrows, int ncols, bool accumulate, const int32_t *zrow,
+                       const int32_t *colsum) {
   uint32_t acc[R][kIgemmNR] = {};
-  for (int64_t p = 0; p < pairs; ++p)
+  for (int64_t g = 0; g < groups; ++g)
     for (int r = 0; r < R; ++r) {
-      const uint32_t word = static_cast<uint32_t>(ap[p * kIgemmMR + r]);
-      const int32_t a0 = static_cast<int16_t>(word & 0xffff), a1 = static_cast<int16_t>(word >> 16);
-      const int16_t *b = bp + p * kIgemmNR * 2;
-      for (int n = 0; n < kIgemmNR; ++n)
-        acc[r][n] += static_cast<uint32_t>(a0 * b[2 * n] + a1 * b[2 * n + 1]);
+      const uint32_t word = static_cast<uint32_t>(ap[g * kIgemmMR + r]);
+      if constexpr (Format == kIgemmQuads) {
+        const int8_t *b = static_cast<const int8_t *>(bpv) + g * kIgemmNR * 4;
+        for (int n = 0; n < kIgemmNR; ++n) {
+          int32_t s = 0;
+          for (int i = 0; i < 4; ++i)
+            s += int32_t((word >> (8 * i)) & 0xff) * b[4 * n + i];
+          acc[r][n] += static_cast<uint32_t>(s);
+        }
+      } else {
+        const int32_t a0 = static_cast<int16_t>(word & 0xffff);
+        const int32_t a1 = static_cast<int16_t>(word >> 16);
+        const int16_t *b = static_cast<const int16_t *>(bpv) + g * kIgemmNR * 2;
+        for (int n = 0; n < kIgemmNR; ++n)
+          acc[r][n] += static_cast<uint32_t>(a0 * b[2 * n] + a1 * b[2 * n + 1]);
+      }
     }
+  if (Format == kIgemmQuads && zrow)
+    for (int r = 0; r < R; ++r)
+      for (int n = 0; n < kIgemmNR; ++n)
+        acc[r][n] -= static_cast<uint32_t>(zrow[r]) * static_cast<uint32_t>(colsum[n]);
   for (int r = 0; r < nrows; ++r)
     for (int n = 0; n < ncols; ++n) {
       uint32_t v = acc[r][n] + (accumulate ? static_cast<uint32_t>(c[r * ldc + n]) : 0u);
@@ -259,63 +437,235 @@ inline void igemm_tile(int64_t pairs, const int32_t *ap, const int16_t *bp, int3
 
 #endif
 
-} // namespace detail
-
-/// C[M][N] (int32) = (A - a_zp) x (B - b_zp) with B packed by pack_igemm_b.
-/// A: M rows of K uint8 (a_unsigned) or int8 values, row pitch lda; a_zp
-/// of A's type, absent (a_zp_kind 0), one value (1) or one per row (2).
-/// scratch: igemm_scratch_bytes per part (part p uses the p-th slice).
-/// Work units are (chunk of rows, group of B
-/// panels).
-inline int igemm_packed_b(const void *a, int32_t a_unsigned, int64_t lda, const void *a_zp,
-                          int32_t a_zp_kind, const int16_t *bpacked, int32_t *c, int64_t M,
-                          int64_t N, int64_t K, void *scratch, int64_t part, int64_t parts,
-                          int32_t isa_check) {
-  using namespace detail;
-  if (isa_check != ONNXCC_KERNELS_ISA)
-    return kStatusWrongIsa;
+/// The units of part `part` of one igemm_packed_b call in `Format`.
+template <int32_t Format>
+inline void igemm_run(const void *a, int32_t a_unsigned, int64_t lda, const void *a_zp,
+                      int32_t a_zp_kind, const void *bpacked, int32_t *c, int64_t M, int64_t N,
+                      int64_t K, int32_t *apack, int64_t part, int64_t parts) {
   constexpr int MR = kIgemmMR;
   constexpr int64_t NR = kIgemmNR;
-  const int64_t pairs = igemm_pairs(K), npan = ceil_div(N, NR);
+  const int64_t groups = igemm_groups(Format, K), npan = ceil_div(N, NR);
+  const int64_t blockGroups = kIgemmKc / igemm_group(Format);
+  const char *bbase = static_cast<const char *>(bpacked);
+  const int32_t *colsums =
+      Format == kIgemmQuads
+          ? reinterpret_cast<const int32_t *>(bbase + npan * NR * groups * 4)
+          : nullptr;
   const int64_t chunks = ceil_div(M, kIgemmMc);
   // Enough units for every part: B panels split into groups when there
   // are fewer chunks of rows than parts.
-  int64_t groups = 1;
+  int64_t pgroups = 1;
   if (chunks < 2 * parts)
-    groups = std::max<int64_t>(1, std::min(npan, ceil_div(2 * parts, chunks)));
-  const int64_t total = chunks * groups;
+    pgroups = std::max<int64_t>(1, std::min(npan, ceil_div(2 * parts, chunks)));
+  const int64_t total = chunks * pgroups;
   const int64_t u0 = total * part / parts, u1 = total * (part + 1) / parts;
-  int32_t *apack =
-      static_cast<int32_t *>(scratch) + part * (igemm_scratch_bytes(isa_check, K) / 4);
+  int32_t zrow[kIgemmMc] = {};
   int64_t converted = -1;
   for (int64_t u = u0; u < u1; ++u) {
-    const int64_t chunk = u / groups, g = u % groups;
+    const int64_t chunk = u / pgroups, pg = u % pgroups;
     const int64_t r0 = chunk * kIgemmMc, r1 = std::min(M, r0 + kIgemmMc);
     if (converted != chunk) {
-      igemm_convert_a(a, a_unsigned, lda, a_zp, a_zp_kind, r0, r1, K, apack);
+      igemm_convert_a(a, a_unsigned, lda, a_zp, a_zp_kind, Format, r0, r1, K, apack, zrow);
       converted = chunk;
     }
-    const int64_t j0 = npan * g / groups, j1 = npan * (g + 1) / groups;
+    const int64_t j0 = npan * pg / pgroups, j1 = npan * (pg + 1) / pgroups;
     const int64_t tiles = ceil_div(r1 - r0, MR);
     for (int64_t j = j0; j < j1; ++j) {
       const int ncols = static_cast<int>(std::min<int64_t>(NR, N - j * NR));
-      const int16_t *bp = bpacked + j * pairs * NR * 2;
-      for (int64_t p0 = 0; p0 < pairs || p0 == 0; p0 += kIgemmKc / 2) {
-        const int64_t pc = std::min<int64_t>(kIgemmKc / 2, pairs - p0);
+      const char *bp = bbase + j * groups * NR * 4;
+      const int32_t *cs = colsums ? colsums + j * NR : nullptr;
+      for (int64_t g0 = 0; g0 < groups || g0 == 0; g0 += blockGroups) {
+        const int64_t gc = std::min<int64_t>(blockGroups, groups - g0);
         for (int64_t t = 0; t < tiles; ++t) {
           const int64_t m = r0 + t * MR;
           const int nrows = static_cast<int>(std::min<int64_t>(MR, r1 - m));
-          const int32_t *ap = apack + (t * pairs + p0) * MR;
+          const int32_t *ap = apack + (t * groups + g0) * MR;
           int32_t *cp = c + m * N + j * NR;
+          const int32_t *z = g0 == 0 ? zrow + (m - r0) : nullptr;
           if (nrows == 1)
-            igemm_tile<1>(pc, ap, bp + p0 * NR * 2, cp, N, 1, ncols, p0 > 0);
+            igemm_tile<1, Format>(gc, ap, bp + g0 * NR * 4, cp, N, 1, ncols, g0 > 0, z, cs);
           else
-            igemm_tile<MR>(pc, ap, bp + p0 * NR * 2, cp, N, nrows, ncols, p0 > 0);
+            igemm_tile<MR, Format>(gc, ap, bp + g0 * NR * 4, cp, N, nrows, ncols, g0 > 0, z,
+                                   cs);
         }
-        if (pairs == 0)
+        if (groups == 0)
           break;
       }
     }
+  }
+}
+
+} // namespace detail
+
+/// C[M][N] (int32) = (A - a_zp) x (B - b_zp) with B packed by pack_igemm_b
+/// in `format`. A: M rows of K uint8 (a_unsigned) or int8 values, row pitch
+/// lda; a_zp of A's type, absent (a_zp_kind 0), one value (1) or one per
+/// row (2). scratch: igemm_scratch_bytes per part (part p uses the p-th
+/// slice).
+inline int igemm_packed_b(const void *a, int32_t a_unsigned, int64_t lda, const void *a_zp,
+                          int32_t a_zp_kind, const void *bpacked, int32_t format, int32_t *c,
+                          int64_t M, int64_t N, int64_t K, void *scratch, int64_t part,
+                          int64_t parts, int32_t isa_check) {
+  using namespace detail;
+  if (isa_check != ONNXCC_KERNELS_ISA || (format != kIgemmPairs && format != kIgemmQuads))
+    return kStatusWrongIsa;
+  int32_t *apack =
+      static_cast<int32_t *>(scratch) + part * (igemm_scratch_bytes(isa_check, K) / 4);
+  if (format == kIgemmQuads)
+    igemm_run<kIgemmQuads>(a, a_unsigned, lda, a_zp, a_zp_kind, bpacked, c, M, N, K, apack, part,
+                           parts);
+  else
+    igemm_run<kIgemmPairs>(a, a_unsigned, lda, a_zp, a_zp_kind, bpacked, c, M, N, K, apack, part,
+                           parts);
+  return 0;
+}
+
+namespace detail {
+
+/// Rows r0 .. r0+R-1 of C (pitch ldc) for 4-bit panel j: per block, the
+/// products with the unsigned nibbles summed in float (k even and odd in
+/// separate accumulators), then C += scale * (sum - z * sum_k a). Columns
+/// past `ncols` are computed (scale 0) but not stored.
+template <int R>
+inline void q4_panel(const float *a, int64_t lda, int64_t K, int64_t block, const uint8_t *q,
+                     const float *params, const float *bias, float *c, int64_t ldc, int ncols) {
+  const int64_t blocks = ceil_div(K, block);
+#if ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX2 || ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX512
+  __m256 out[R][2];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < 2; ++v)
+      out[r][v] = bias ? (ncols == kQ4Nr ? _mm256_loadu_ps(bias + 8 * v)
+                                         : _mm256_setzero_ps())
+                       : _mm256_setzero_ps();
+  alignas(32) float tailBias[kQ4Nr] = {};
+  if (bias && ncols < kQ4Nr) {
+    for (int n = 0; n < ncols; ++n)
+      tailBias[n] = bias[n];
+    for (int r = 0; r < R; ++r)
+      for (int v = 0; v < 2; ++v)
+        out[r][v] = _mm256_load_ps(tailBias + 8 * v);
+  }
+  const __m128i low = _mm_set1_epi8(0x0F);
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t k0 = b * block, k1 = std::min(K, k0 + block);
+    __m256 s0[R][2], s1[R][2], asum[R];
+    for (int r = 0; r < R; ++r) {
+      asum[r] = _mm256_setzero_ps();
+      for (int v = 0; v < 2; ++v)
+        s0[r][v] = s1[r][v] = _mm256_setzero_ps();
+    }
+    const uint8_t *qb = q + b * block * 8;
+    int64_t k = k0;
+    auto step = [&](int64_t kk, __m256(&acc)[R][2]) {
+      const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i *>(qb + (kk - k0) * 8));
+      const __m128i lo = _mm_and_si128(bytes, low);
+      const __m128i hi = _mm_and_si128(_mm_srli_epi16(bytes, 4), low);
+      const __m256 f0 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(lo));
+      const __m256 f1 = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(hi));
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) {
+        const __m256 av = _mm256_set1_ps(a[r * lda + kk]);
+        asum[r] = _mm256_add_ps(asum[r], av);
+        acc[r][0] = _mm256_fmadd_ps(av, f0, acc[r][0]);
+        acc[r][1] = _mm256_fmadd_ps(av, f1, acc[r][1]);
+      }
+    };
+    for (; k + 2 <= k1; k += 2) {
+      step(k, s0);
+      step(k + 1, s1);
+    }
+    if (k < k1)
+      step(k, s0);
+    const float *sc = params + b * 2 * kQ4Nr, *zs = sc + kQ4Nr;
+    for (int v = 0; v < 2; ++v) {
+      const __m256 sv = _mm256_loadu_ps(sc + 8 * v), zv = _mm256_loadu_ps(zs + 8 * v);
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) {
+        const __m256 sum = _mm256_add_ps(s0[r][v], s1[r][v]);
+        out[r][v] = _mm256_fmadd_ps(sv, _mm256_fnmadd_ps(zv, asum[r], sum), out[r][v]);
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    if (ncols == kQ4Nr) {
+      _mm256_storeu_ps(c + r * ldc, out[r][0]);
+      _mm256_storeu_ps(c + r * ldc + 8, out[r][1]);
+    } else {
+      alignas(32) float tmp[kQ4Nr];
+      _mm256_store_ps(tmp, out[r][0]);
+      _mm256_store_ps(tmp + 8, out[r][1]);
+      for (int n = 0; n < ncols; ++n)
+        c[r * ldc + n] = tmp[n];
+    }
+  }
+#else
+  float out[R][kQ4Nr];
+  for (int r = 0; r < R; ++r)
+    for (int n = 0; n < kQ4Nr; ++n)
+      out[r][n] = bias && n < ncols ? bias[n] : 0.0f;
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t k0 = b * block, k1 = std::min(K, k0 + block);
+    float sum[R][kQ4Nr] = {}, asum[R] = {};
+    const uint8_t *qb = q + b * block * 8;
+    for (int64_t k = k0; k < k1; ++k) {
+      const uint8_t *row = qb + (k - k0) * 8;
+      for (int r = 0; r < R; ++r) {
+        const float av = a[r * lda + k];
+        asum[r] += av;
+        for (int i = 0; i < 8; ++i) {
+          sum[r][i] += av * static_cast<float>(row[i] & 0xF);
+          sum[r][8 + i] += av * static_cast<float>(row[i] >> 4);
+        }
+      }
+    }
+    const float *sc = params + b * 2 * kQ4Nr, *zs = sc + kQ4Nr;
+    for (int r = 0; r < R; ++r)
+      for (int n = 0; n < kQ4Nr; ++n)
+        out[r][n] += sc[n] * (sum[r][n] - zs[n] * asum[r]);
+  }
+  for (int r = 0; r < R; ++r)
+    for (int n = 0; n < ncols; ++n)
+      c[r * ldc + n] = out[r][n];
+#endif
+}
+
+} // namespace detail
+
+/// C[M][N] = act(A[M][K] x W + bias[N] + Z[M][N]) (bias and Z when given)
+/// with W packed by pack_q4 (4-bit values, blocks of `block` k steps along
+/// K): the weights stay 4-bit in memory, an eighth of float's bytes, and
+/// are widened in registers. For the few rows of a decode step (a GEMV is
+/// memory-bound); work units are panels of 16 columns. C may be Z itself.
+inline int gemm_q4(const float *a, int64_t lda, const void *packed, const float *params,
+                   const float *bias, int32_t has_bias, const float *z, int32_t has_z, float *c,
+                   int64_t M, int64_t N, int64_t K, int64_t block, int32_t act, float p0,
+                   float p1, int64_t part, int64_t parts, int32_t isa_check) {
+  using namespace detail;
+  const uint8_t *q = static_cast<const uint8_t *>(packed);
+  if (isa_check != ONNXCC_KERNELS_ISA || block < 1)
+    return kStatusWrongIsa;
+  const int64_t panels = ceil_div(N, kQ4Nr), blocks = ceil_div(K, block);
+  const int64_t j0 = panels * part / parts, j1 = panels * (part + 1) / parts;
+  for (int64_t j = j0; j < j1; ++j) {
+    const uint8_t *qj = q + j * blocks * block * 8;
+    const float *pj = params + j * blocks * 2 * kQ4Nr;
+    const float *bj = has_bias ? bias + j * kQ4Nr : nullptr;
+    const int ncols = static_cast<int>(std::min<int64_t>(kQ4Nr, N - j * kQ4Nr));
+    int64_t m = 0;
+    for (; m + 4 <= M; m += 4)
+      q4_panel<4>(a + m * lda, lda, K, block, qj, pj, bj, c + m * N + j * kQ4Nr, N, ncols);
+    for (; m + 2 <= M; m += 2)
+      q4_panel<2>(a + m * lda, lda, K, block, qj, pj, bj, c + m * N + j * kQ4Nr, N, ncols);
+    for (; m < M; ++m)
+      q4_panel<1>(a + m * lda, lda, K, block, qj, pj, bj, c + m * N + j * kQ4Nr, N, ncols);
+    if (has_z || act != kActNone)
+      for (m = 0; m < M; ++m) {
+        float *row = c + m * N + j * kQ4Nr;
+        if (has_z)
+          for (int n = 0; n < ncols; ++n)
+            row[n] += z[m * N + j * kQ4Nr + n];
+        activate(row, ncols, act, p0, p1);
+      }
   }
   return 0;
 }

@@ -77,13 +77,12 @@ Value packedBlob(OpBuilder &b, Location loc, Operation *op, StringRef suffix, Ty
 }
 } // namespace
 
-Value packedConstantI16(OpBuilder &b, Location loc, Operation *op, StringRef suffix,
-                        ArrayRef<int16_t> data) {
-  static const int16_t unread = 0;
+Value packedConstantBytes(OpBuilder &b, Location loc, Operation *op, StringRef suffix,
+                          ArrayRef<char> data) {
+  static const char unread[4] = {};
   if (data.empty())
-    data = ArrayRef<int16_t>(unread);
-  ArrayRef<char> raw(reinterpret_cast<const char *>(data.data()), data.size() * sizeof(int16_t));
-  return packedBlob(b, loc, op, suffix, b.getI16Type(), raw, data.size(), alignof(int16_t));
+    data = ArrayRef<char>(unread);
+  return packedBlob(b, loc, op, suffix, b.getI8Type(), data, data.size(), 64);
 }
 
 std::optional<std::vector<int32_t>> constantInt8s(Value v) {

@@ -45,9 +45,10 @@ std::optional<std::vector<float>> constantFloats(mlir::Value v);
 mlir::Value packedConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
                            llvm::StringRef suffix, llvm::ArrayRef<float> data);
 
-/// The same for int16 data (the integer kernels' packed weights).
-mlir::Value packedConstantI16(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
-                              llvm::StringRef suffix, llvm::ArrayRef<int16_t> data);
+/// The same for raw bytes (the integer kernels' packed weights), an i8
+/// tensor aligned for 64-byte loads.
+mlir::Value packedConstantBytes(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+                                llvm::StringRef suffix, llvm::ArrayRef<char> data);
 
 /// The elements of constant `v` (static shape) of an 8-bit integer type,
 /// widened to int32 by the type's signedness; nullopt otherwise.
@@ -110,8 +111,8 @@ private:
 /// (which stays the fallback where the pattern does not apply).
 template <typename OpTy> struct KernelPattern : mlir::OpConversionPattern<OpTy> {
   KernelPattern(const mlir::TypeConverter &converter, mlir::MLIRContext *ctx, int isa,
-                int64_t threads)
-      : mlir::OpConversionPattern<OpTy>(converter, ctx, /*benefit=*/2), target(isa),
+                int64_t threads, unsigned benefit = 2)
+      : mlir::OpConversionPattern<OpTy>(converter, ctx, benefit), target(isa),
         threads(threads) {}
 
   int target; ///< the kernel ISA (ONNXCC_ISA_*)

@@ -410,6 +410,11 @@ void populateRecurrentKernelPatterns(OnnxTypeConverter &converter,
 void populateQuantizedKernelPatterns(OnnxTypeConverter &converter,
                                      mlir::RewritePatternSet &patterns, int isa, int64_t threads);
 
+/// Whether DequantizeLinear `dq` gives 4-bit weights that the weight-only
+/// kernel (Quantized.cpp) reads as they are: every reader a MatMul's B of
+/// few rows. onnx-fold-constants leaves such a DequantizeLinear unfolded.
+bool feedsQ4Kernel(mlir::Operation *dq);
+
 } // namespace onnxcc::lowering
 
 #endif // ONNXCC_LOWERING_ONNXTOLINALG_PATTERNS_H

@@ -2,9 +2,10 @@
 //
 // MatMulInteger whose B is a constant 8-bit matrix becomes a call to
 // onnxcc_rt::kernels::igemm_packed_b (runtime-support/onnxcc_kernels_int8.h):
-// B minus its zero point is packed at compile time into int16 panels, A's
-// rows are converted at run time, and the int32 result is exact, as ONNX
-// defines it. This is the product that ONNX Runtime's dynamic quantization
+// B minus its zero point is packed at compile time, as int8 quads where the
+// weights make pmaddubsw exact (checked here on the values), else as int16
+// pairs; A's rows are converted at run time, and the int32 result is exact,
+// as ONNX defines it. This is the product that ONNX Runtime's dynamic quantization
 // writes (DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul). Anything
 // else (a B that is not constant, zero points the kernel does not take)
 // keeps the linalg lowering of Misc.cpp: the pattern only matches with a
@@ -14,6 +15,9 @@
 #include "lowering/OnnxToLinalg/KernelCall.h"
 
 #include "dialects/onnx/Transforms/Constants.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 #include "runtime-support/onnxcc_kernels.h"
 
@@ -91,9 +95,11 @@ struct MatMulIntegerKernelLowering : KernelPattern<onnx::MatMulIntegerOp> {
     if (yType.getRank() != aType.getRank() || yType.getDimSize(yType.getRank() - 1) != N)
       return rewriter.notifyMatchFailure(op, "the result is not A's rows by N");
 
-    std::vector<int16_t> packed(k::packed_igemm_b_values(target, K, N));
-    k::pack_igemm_b(target, b->data(), bZeroPoints.empty() ? nullptr : bZeroPoints.data(), K, N,
-                    packed.data());
+    const int32_t *bzp = bZeroPoints.empty() ? nullptr : bZeroPoints.data();
+    int32_t format = k::igemm_quads_exact(target, b->data(), bzp, K, N) ? k::kIgemmQuads
+                                                                         : k::kIgemmPairs;
+    std::vector<char> packed(k::packed_igemm_b_bytes(target, format, K, N));
+    k::pack_igemm_b(target, format, b->data(), bzp, K, N, packed.data());
     bool aUnsigned = onnxElementType(op.getA()).isUnsignedInteger();
     Value aBuffer = flatBuffer(rewriter, loc, a, /*readOnly=*/true);
     KernelCall call(rewriter, loc, threads);
@@ -102,7 +108,8 @@ struct MatMulIntegerKernelLowering : KernelPattern<onnx::MatMulIntegerOp> {
     call.i64(K); // lda
     call.buffer(aZp ? aZp : aBuffer);
     call.i32(aZpKind);
-    call.buffer(packedConstantI16(rewriter, loc, op, "_packed", packed));
+    call.buffer(packedConstantBytes(rewriter, loc, op, "_packed", packed));
+    call.i32(format);
     Value out = outputBuffer(rewriter, loc, yType, ySizes);
     call.buffer(out);
     call.i64(dimProduct(rewriter, loc, a, 0, aType.getRank() - 1));
@@ -161,12 +168,251 @@ struct DynamicQuantizeLinearKernelLowering : KernelPattern<onnx::DynamicQuantize
   }
 };
 
+/// A's rows at most this many (static) for the 4-bit weight-only kernel;
+/// more rows take the float GEMM on weights dequantized at compile time.
+constexpr int64_t kQ4MaxRows = 16;
+
+/// The elements of a constant of a 4-bit integer type (one per byte, as
+/// the importer unpacks them), sign- or zero-extended.
+std::optional<std::vector<int32_t>> constant4Bits(Value v) {
+  ElementsAttr attr = onnx::staticConstantValue(v);
+  auto elem = attr ? dyn_cast<IntegerType>(attr.getElementType()) : nullptr;
+  if (!elem || elem.getWidth() != 4)
+    return std::nullopt;
+  int64_t n = attr.getNumElements();
+  ArrayRef<char> raw;
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr)) {
+    if (dense.isSplat()) {
+      APInt value = dense.getSplatValue<APInt>();
+      return std::vector<int32_t>(
+          n, static_cast<int32_t>(elem.isUnsigned() ? value.getZExtValue() : value.getSExtValue()));
+    }
+    raw = dense.getRawData();
+  } else if (auto res = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = res.getRawHandle().getBlob();
+    if (!blob)
+      return std::nullopt;
+    raw = blob->getData();
+  } else {
+    return std::nullopt;
+  }
+  if (static_cast<int64_t>(raw.size()) != n)
+    return std::nullopt;
+  std::vector<int32_t> out(n);
+  for (int64_t i = 0; i < n; ++i) {
+    int32_t v = static_cast<uint8_t>(raw[i]) & 0xF;
+    out[i] = !elem.isUnsigned() && v >= 8 ? v - 16 : v;
+  }
+  return out;
+}
+
+/// The 4-bit weights of DequantizeLinear `dq` as the q4 kernel packs them:
+/// Q [K, N] constant int4/uint4, scale and zero point per block of K (axis
+/// 0, block_size), per column (axis 1) or per tensor.
+struct Q4Weights {
+  int64_t K = 0, N = 0, block = 0;
+  bool isSigned = true;
+  std::vector<int32_t> q, zp;   // zp empty: 0
+  std::vector<float> scale;     // [ceil(K / block)][N]
+};
+
+std::optional<Q4Weights> q4Weights(onnx::DequantizeLinearOp dq, bool readValues) {
+  auto xType = dyn_cast<RankedTensorType>(dq.getX().getType());
+  auto yType = dyn_cast<RankedTensorType>(dq.getY().getType());
+  auto elem = xType ? dyn_cast<IntegerType>(xType.getElementType()) : nullptr;
+  auto scaleType = dyn_cast<RankedTensorType>(dq.getXScale().getType());
+  if (!elem || elem.getWidth() != 4 || xType.getRank() != 2 || !xType.hasStaticShape() ||
+      !yType || !yType.getElementType().isF32() || !scaleType || !scaleType.hasStaticShape() ||
+      !scaleType.getElementType().isF32() || !onnx::staticConstantValue(dq.getX()) ||
+      !onnx::staticConstantValue(dq.getXScale()))
+    return std::nullopt;
+  Q4Weights w;
+  w.K = xType.getDimSize(0);
+  w.N = xType.getDimSize(1);
+  w.isSigned = !elem.isUnsigned();
+  int64_t axis = dq.getAxis() < 0 ? dq.getAxis() + 2 : dq.getAxis();
+  int64_t blockSize = 0;
+  if (auto a = dq->getAttrOfType<IntegerAttr>("onnxcc.block_size"))
+    blockSize = a.getInt();
+  // Which parameter layout: [ceil(K/B), N] blocked along K, [N] per
+  // column, or one value.
+  enum { PerTensor, PerColumn, Blocked } kind;
+  if (scaleType.getNumElements() == 1) {
+    kind = PerTensor;
+    w.block = std::max<int64_t>(w.K, 1);
+  } else if (blockSize > 0 && axis == 0 && scaleType.getRank() == 2 &&
+             scaleType.getDimSize(0) == (w.K + blockSize - 1) / blockSize &&
+             scaleType.getDimSize(1) == w.N) {
+    kind = Blocked;
+    w.block = blockSize;
+  } else if (blockSize == 0 && axis == 1 && scaleType.getRank() == 1 &&
+             scaleType.getDimSize(0) == w.N) {
+    kind = PerColumn;
+    w.block = std::max<int64_t>(w.K, 1);
+  } else {
+    return std::nullopt;
+  }
+  Value zpValue = present(dq.getXZeroPoint());
+  if (zpValue) {
+    auto t = dyn_cast<RankedTensorType>(zpValue.getType());
+    if (!t || t.getShape() != scaleType.getShape() || !onnx::staticConstantValue(zpValue))
+      return std::nullopt;
+  }
+  if (!readValues)
+    return w;
+  auto q = constant4Bits(dq.getX());
+  auto scale = constantFloats(dq.getXScale());
+  if (!q || !scale)
+    return std::nullopt;
+  std::optional<std::vector<int32_t>> zp;
+  if (zpValue && !(zp = constant4Bits(zpValue)))
+    return std::nullopt;
+  w.q = std::move(*q);
+  const int64_t blocks = (w.K + w.block - 1) / w.block;
+  w.scale.resize(blocks * w.N);
+  if (zp)
+    w.zp.resize(blocks * w.N);
+  for (int64_t b = 0; b < blocks; ++b)
+    for (int64_t n = 0; n < w.N; ++n) {
+      int64_t at = kind == PerTensor ? 0 : kind == PerColumn ? n : b * w.N + n;
+      w.scale[b * w.N + n] = (*scale)[at];
+      if (zp)
+        w.zp[b * w.N + n] = (*zp)[at];
+    }
+  return w;
+}
+
+/// The parts of a FusedMatMul the q4 kernel computes: a bias that varies
+/// along the columns only, a Z of the result's shape, a kernel activation.
+template <typename OpTy> bool q4Epilogue(OpTy op) {
+  if constexpr (std::is_same_v<OpTy, onnx::FusedMatMulOp>) {
+    auto yType = dyn_cast<RankedTensorType>(op.getY().getType());
+    if (!yType || !yType.hasStaticShape())
+      return false;
+    if (Value bias = present(op.getBias())) {
+      auto t = dyn_cast<RankedTensorType>(bias.getType());
+      if (!t || !t.hasStaticShape() || t.getRank() == 0 ||
+          t.getDimSize(t.getRank() - 1) != yType.getDimSize(yType.getRank() - 1) ||
+          t.getNumElements() != t.getDimSize(t.getRank() - 1))
+        return false;
+    }
+    if (Value z = present(op.getZ()))
+      if (z.getType() != op.getY().getType())
+        return false;
+    return kernelActivation(op.getActivation(), op.getActivationParams()).has_value();
+  }
+  return true;
+}
+
+/// Whether MatMul or FusedMatMul `op` reads 4-bit weights through `dq` as
+/// its B, with A a float matrix of at most kQ4MaxRows rows (static), K
+/// matching and an epilogue the kernel computes.
+template <typename OpTy> bool isQ4MatMul(OpTy op, onnx::DequantizeLinearOp dq) {
+  if (op.getB().getDefiningOp() != dq.getOperation() || op.getA() == op.getB() ||
+      !q4Epilogue(op))
+    return false;
+  auto aType = dyn_cast<RankedTensorType>(op.getA().getType());
+  auto xType = dyn_cast<RankedTensorType>(dq.getX().getType());
+  if (!aType || !aType.getElementType().isF32() || aType.getRank() < 2 || !xType ||
+      !aType.hasStaticShape())
+    return false;
+  int64_t rows = 1;
+  for (int64_t d = 0; d + 1 < aType.getRank(); ++d)
+    rows *= aType.getDimSize(d);
+  return rows <= kQ4MaxRows && aType.getDimSize(aType.getRank() - 1) == xType.getDimSize(0);
+}
+
+/// MatMul (or FusedMatMul) of A and DequantizeLinear(Q int4, scale[,
+/// zero_point]) of few rows: gemm_q4 reads the 4-bit weights, widened in
+/// registers, instead of float weights eight times their size (a decode
+/// step is memory-bound).
+template <typename OpTy> struct Q4MatMulKernelLowering : KernelPattern<OpTy> {
+  using KernelPattern<OpTy>::KernelPattern;
+  using KernelPattern<OpTy>::target;
+  using KernelPattern<OpTy>::threads;
+  static constexpr bool isFused = std::is_same_v<OpTy, onnx::FusedMatMulOp>;
+
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto dq = op.getB().template getDefiningOp<onnx::DequantizeLinearOp>();
+    if (!dq || !isQ4MatMul(op, dq))
+      return rewriter.notifyMatchFailure(op, "B is not 4-bit weights of a few-row MatMul");
+    std::optional<Q4Weights> w = q4Weights(dq, /*readValues=*/true);
+    if (!w)
+      return rewriter.notifyMatchFailure(op, "weights the q4 kernel does not read");
+    auto typeAndSizes = symbolicResultType(rewriter, this->getTypeConverter(), op);
+    if (failed(typeAndSizes))
+      return failure();
+    auto [yType, ySizes] = *typeAndSizes;
+    Value a = adaptor.getA();
+    auto aType = cast<RankedTensorType>(a.getType());
+    if (yType.getRank() != aType.getRank() || yType.getDimSize(yType.getRank() - 1) != w->N)
+      return rewriter.notifyMatchFailure(op, "the result is not A's rows by N");
+    Location loc = op.getLoc();
+    KernelActivation act;
+    Value bias, z;
+    if constexpr (isFused) {
+      act = *kernelActivation(op.getActivation(), op.getActivationParams());
+      if (present(op.getBias()))
+        bias = flatBuffer(rewriter, loc, adaptor.getBias(), /*readOnly=*/true);
+      if (present(op.getZ()))
+        z = flatBuffer(rewriter, loc, adaptor.getZ(), /*readOnly=*/true);
+    }
+    std::vector<char> packed(k::packed_q4_bytes(w->K, w->N, w->block));
+    std::vector<float> params(k::packed_q4_param_floats(w->K, w->N, w->block));
+    k::pack_q4(w->q.data(), w->scale.data(), w->zp.empty() ? nullptr : w->zp.data(), w->isSigned,
+               w->K, w->N, w->block, reinterpret_cast<uint8_t *>(packed.data()), params.data());
+    KernelCall call(rewriter, loc, threads);
+    call.buffer(flatBuffer(rewriter, loc, a, /*readOnly=*/true));
+    call.i64(w->K); // lda
+    call.buffer(packedConstantBytes(rewriter, loc, op, "_q4", packed));
+    Value paramBuffer = packedConstant(rewriter, loc, op, "_q4_params", params);
+    call.buffer(paramBuffer);
+    call.buffer(bias ? bias : paramBuffer);
+    call.i32(bias ? 1 : 0);
+    call.buffer(z ? z : paramBuffer);
+    call.i32(z ? 1 : 0);
+    Value out = outputBuffer(rewriter, loc, yType, ySizes);
+    call.buffer(out);
+    call.i64(dimProduct(rewriter, loc, a, 0, aType.getRank() - 1));
+    call.i64(w->N);
+    call.i64(w->K);
+    call.i64(w->block);
+    call.activation(act);
+    call.partition();
+    call.i32(target);
+    call.emit(op, "gemm_q4");
+    rewriter.replaceOp(op, resultTensor(rewriter, loc, out, yType, ySizes));
+    return success();
+  }
+};
+
+} // namespace
+
+bool feedsQ4Kernel(Operation *op) {
+  auto dq = dyn_cast<onnx::DequantizeLinearOp>(op);
+  if (!dq || dq->use_empty() || !q4Weights(dq, /*readValues=*/false))
+    return false;
+  return llvm::all_of(dq->getUsers(), [&](Operation *user) {
+    if (auto matmul = dyn_cast<onnx::MatMulOp>(user))
+      return isQ4MatMul(matmul, dq);
+    if (auto fused = dyn_cast<onnx::FusedMatMulOp>(user))
+      return isQ4MatMul(fused, dq);
+    return false;
+  });
+}
+
+namespace {
 } // namespace
 
 void populateQuantizedKernelPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns,
                                      int isa, int64_t threads) {
   patterns.add<MatMulIntegerKernelLowering, DynamicQuantizeLinearKernelLowering>(
       converter, patterns.getContext(), isa, threads);
+  // Above MatMulKernelLowering (a MatMul of two activations: B is not a
+  // constant to it).
+  patterns.add<Q4MatMulKernelLowering<onnx::MatMulOp>, Q4MatMulKernelLowering<onnx::FusedMatMulOp>>(
+      converter, patterns.getContext(), isa, threads, /*benefit=*/3);
 }
 
 } // namespace onnxcc::lowering

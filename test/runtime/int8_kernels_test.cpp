@@ -48,9 +48,13 @@ struct Case {
   bool extremes;
 };
 
+const char *formatName(int32_t format) { return format == k::kIgemmQuads ? "quads" : "pairs"; }
+
 int failures = 0;
 
-bool runCase(const Case &cs, uint64_t seed, const char *group) {
+/// `format` kIgemmQuads: B' = B - b_zp is drawn within 7 bits ([-64, 63]
+/// around each column's zero point), the weights the quads format is for.
+bool runCase(const Case &cs, uint64_t seed, const char *group, int32_t format) {
   Rng rng(seed);
   auto draw = [&](bool isUnsigned) -> int32_t {
     if (cs.extremes) {
@@ -76,6 +80,26 @@ bool runCase(const Case &cs, uint64_t seed, const char *group) {
   if (cs.bZpKind == 1)
     for (auto &v : bzp)
       v = bzp[0];
+  if (format == k::kIgemmQuads) {
+    // Zero points near the middle of the range, B' within 7 bits of them.
+    for (auto &v : bzp)
+      v = (cs.bUnsigned ? 128 : 0) + rng.below(21) - 10;
+    if (cs.bZpKind == 1)
+      for (auto &v : bzp)
+        v = bzp[0];
+    for (int64_t kk = 0; kk < cs.K; ++kk)
+      for (int64_t n = 0; n < cs.N; ++n) {
+        int32_t zp = cs.bZpKind ? bzp[n] : 0;
+        int32_t d = cs.extremes ? (rng.below(2) ? 63 : -64) : rng.below(128) - 64;
+        int32_t lo = cs.bUnsigned ? 0 : -128, hi = cs.bUnsigned ? 255 : 127;
+        b[kk * cs.N + n] = std::min(hi, std::max(lo, zp + d));
+      }
+    if (!k::igemm_quads_exact(ONNXCC_ISA_AVX2, b.data(), cs.bZpKind ? bzp.data() : nullptr,
+                              cs.K, cs.N)) {
+      std::printf("FAIL %s: 7-bit weights not accepted as exact for quads\n", group);
+      return false;
+    }
+  }
   auto aAt = [&](int64_t m, int64_t kk) -> int64_t {
     uint8_t raw = a[m * cs.lda + kk];
     return cs.aUnsigned ? int64_t(raw) : int64_t(static_cast<int8_t>(raw));
@@ -86,8 +110,9 @@ bool runCase(const Case &cs, uint64_t seed, const char *group) {
     uint8_t raw = azp[cs.aZpKind == 2 ? m : 0];
     return cs.aUnsigned ? int64_t(raw) : int64_t(static_cast<int8_t>(raw));
   };
-  std::vector<int16_t> packed(k::packed_igemm_b_values(kIsa, cs.K, cs.N));
-  k::pack_igemm_b(kIsa, b.data(), cs.bZpKind ? bzp.data() : nullptr, cs.K, cs.N, packed.data());
+  std::vector<int32_t> packed((k::packed_igemm_b_bytes(kIsa, format, cs.K, cs.N) + 3) / 4);
+  k::pack_igemm_b(kIsa, format, b.data(), cs.bZpKind ? bzp.data() : nullptr, cs.K, cs.N,
+                  packed.data());
 
   std::vector<int32_t> results[3];
   for (int parts = 1; parts <= 3; ++parts) {
@@ -96,20 +121,20 @@ bool runCase(const Case &cs, uint64_t seed, const char *group) {
     std::vector<int32_t> scratch(parts * (scratchBytes / 4) + 2 * kPad, kGuard);
     for (int part = 0; part < parts; ++part) {
       int status = k::igemm_packed_b(a.data(), cs.aUnsigned, cs.lda, azp.data(), cs.aZpKind,
-                                     packed.data(), c.data() + kPad, cs.M, cs.N, cs.K,
+                                     packed.data(), format, c.data() + kPad, cs.M, cs.N, cs.K,
                                      scratch.data() + kPad, part,
                                      parts, kIsa);
       if (status != 0) {
-        std::printf("FAIL %s: status %d\n", group, status);
+        std::printf("FAIL %s (%s): status %d\n", group, formatName(format), status);
         return false;
       }
     }
     for (int i = 0; i < kPad; ++i)
       if (c[i] != kGuard || c[kPad + cs.M * cs.N + i] != kGuard ||
           scratch[i] != kGuard || scratch[scratch.size() - 1 - i] != kGuard) {
-        std::printf("FAIL %s: a write outside C or the scratch (M %" PRId64 " N %" PRId64
+        std::printf("FAIL %s (%s): a write outside C or the scratch (M %" PRId64 " N %" PRId64
                     " K %" PRId64 ", %d parts)\n",
-                    group, cs.M, cs.N, cs.K, parts);
+                    group, formatName(format), cs.M, cs.N, cs.K, parts);
         return false;
       }
     results[parts - 1].assign(c.begin() + kPad, c.begin() + kPad + cs.M * cs.N);
@@ -121,9 +146,10 @@ bool runCase(const Case &cs, uint64_t seed, const char *group) {
         want += (aAt(m, kk) - aZp(m)) * (int64_t(b[kk * cs.N + n]) - (cs.bZpKind ? bzp[n] : 0));
       for (int p = 0; p < 3; ++p)
         if (results[p][m * cs.N + n] != want) {
-          std::printf("FAIL %s: M %" PRId64 " N %" PRId64 " K %" PRId64 " C[%" PRId64
+          std::printf("FAIL %s (%s): M %" PRId64 " N %" PRId64 " K %" PRId64 " C[%" PRId64
                       "][%" PRId64 "] = %d, expected %" PRId64 " (%d parts)\n",
-                      group, cs.M, cs.N, cs.K, m, n, results[p][m * cs.N + n], want, p + 1);
+                      group, formatName(format), cs.M, cs.N, cs.K, m, n,
+                      results[p][m * cs.N + n], want, p + 1);
           return false;
         }
     }
@@ -132,9 +158,11 @@ bool runCase(const Case &cs, uint64_t seed, const char *group) {
 
 void group(const char *name, const std::vector<Case> &cases, uint64_t seed) {
   bool ok = true;
-  for (size_t i = 0; i < cases.size(); ++i)
-    ok = runCase(cases[i], seed * 1000 + i, name) && ok;
-  std::printf("%s %s (%zu cases)\n", ok ? "PASS" : "FAIL", name, cases.size());
+  for (int32_t format : {k::kIgemmPairs, k::kIgemmQuads})
+    for (size_t i = 0; i < cases.size(); ++i)
+      ok = runCase(cases[i], seed * 1000 + i + 500 * format, name, format) && ok;
+  std::printf("%s %s (%zu cases, each in both formats)\n", ok ? "PASS" : "FAIL", name,
+              cases.size());
   if (!ok)
     ++failures;
 }
@@ -231,6 +259,88 @@ void dqlGroup() {
     ++failures;
 }
 
+/// gemm_q4 against W = (Q - zero_point) * scale and C = A W (+ bias + Z,
+/// then ReLU) in double: within 1e-5 of sum |a w| (float sums in another order), and
+/// bitwise the same for 1, 2 and 3 parts.
+void q4Group() {
+  Rng rng(99);
+  bool ok = true;
+  int cases = 0;
+  struct Shape {
+    int64_t M, K, N, block;
+    bool isSigned, zp, bias;
+  };
+  const Shape shapes[] = {{1, 64, 16, 32, true, false, false},  {1, 768, 2304, 32, true, false, true},
+                          {1, 100, 37, 32, true, true, true},    {3, 45, 20, 16, false, true, false},
+                          {4, 128, 48, 64, false, false, true},  {5, 70, 33, 7, true, true, true},
+                          {2, 1, 1, 32, true, false, false},     {1, 256, 50, 128, false, true, true}};
+  for (const Shape &sh : shapes) {
+    ++cases;
+    const int64_t blocks = (sh.K + sh.block - 1) / sh.block;
+    std::vector<float> a(sh.M * sh.K), scale(blocks * sh.N), bias(sh.N);
+    std::vector<int32_t> q(sh.K * sh.N), zp(blocks * sh.N);
+    for (auto &v : a)
+      v = (rng.below(2001) - 1000) / 1000.0f;
+    for (auto &v : q)
+      v = sh.isSigned ? rng.below(16) - 8 : rng.below(16);
+    for (auto &v : zp)
+      v = sh.isSigned ? rng.below(16) - 8 : rng.below(16);
+    for (auto &v : scale)
+      v = (rng.below(1000) + 1) / 50000.0f;
+    for (auto &v : bias)
+      v = (rng.below(2001) - 1000) / 1000.0f;
+    // With a bias the cases also add a residual Z and apply ReLU.
+    std::vector<float> zres(sh.M * sh.N);
+    for (auto &v : zres)
+      v = (rng.below(2001) - 1000) / 1000.0f;
+    std::vector<uint8_t> packed(k::packed_q4_bytes(sh.K, sh.N, sh.block));
+    std::vector<float> params(k::packed_q4_param_floats(sh.K, sh.N, sh.block));
+    k::pack_q4(q.data(), scale.data(), sh.zp ? zp.data() : nullptr, sh.isSigned, sh.K, sh.N,
+               sh.block, packed.data(), params.data());
+    std::vector<float> results[3];
+    for (int parts = 1; parts <= 3; ++parts) {
+      std::vector<float> c(sh.M * sh.N + 2 * kPad, 12345.0f);
+      for (int part = 0; part < parts; ++part)
+        if (k::gemm_q4(a.data(), sh.K, packed.data(), params.data(), bias.data(), sh.bias,
+                       zres.data(), sh.bias, c.data() + kPad, sh.M, sh.N, sh.K, sh.block,
+                       sh.bias ? k::kActRelu : k::kActNone, 0.0f, 0.0f, part, parts, kIsa) != 0)
+          ok = false;
+      for (int i = 0; i < kPad; ++i)
+        if (c[i] != 12345.0f || c[kPad + sh.M * sh.N + i] != 12345.0f)
+          ok = false;
+      results[parts - 1].assign(c.begin() + kPad, c.begin() + kPad + sh.M * sh.N);
+    }
+    for (int64_t m = 0; m < sh.M; ++m)
+      for (int64_t n = 0; n < sh.N; ++n) {
+        double want = sh.bias ? bias[n] : 0.0, mag = std::fabs(want);
+        for (int64_t kk = 0; kk < sh.K; ++kk) {
+          const int64_t at = (kk / sh.block) * sh.N + n;
+          const double w = (double(q[kk * sh.N + n]) - (sh.zp ? zp[at] : 0)) * scale[at];
+          want += double(a[m * sh.K + kk]) * w;
+          mag += std::fabs(double(a[m * sh.K + kk]) * w);
+        }
+        if (sh.bias) {
+          want += zres[m * sh.N + n];
+          mag += std::fabs(zres[m * sh.N + n]);
+          want = std::max(want, 0.0);
+        }
+        const float got = results[0][m * sh.N + n];
+        if (!(std::fabs(got - want) <= 1e-5 * mag + 1e-7) ||
+            std::memcmp(&got, &results[1][m * sh.N + n], 4) ||
+            std::memcmp(&got, &results[2][m * sh.N + n], 4)) {
+          if (ok)
+            std::printf("FAIL gemm_q4 M %" PRId64 " K %" PRId64 " N %" PRId64 " block %" PRId64
+                        ": C[%" PRId64 "][%" PRId64 "] = %g, expected %g\n",
+                        sh.M, sh.K, sh.N, sh.block, m, n, got, want);
+          ok = false;
+        }
+      }
+  }
+  std::printf("%s gemm_q4 (%d cases)\n", ok ? "PASS" : "FAIL", cases);
+  if (!ok)
+    ++failures;
+}
+
 } // namespace
 
 int main() {
@@ -263,14 +373,29 @@ int main() {
   };
   group("igemm shapes", shapes, 3);
 
+  // Full-range weights are not exact as quads (a pair of -128s reaches
+  // 255 * 256 past int16); 7-bit ones are; non-x86 ISAs never use quads.
+  {
+    const int32_t full[4] = {-128, 5, -128, 7}; // K = 2, N = 2: column 0 is -128, -128
+    const int32_t seven[4] = {-64, 63, -64, -65 + 1};
+    bool ok = !k::igemm_quads_exact(ONNXCC_ISA_AVX2, full, nullptr, 2, 2) &&
+              k::igemm_quads_exact(ONNXCC_ISA_AVX2, seven, nullptr, 2, 2) &&
+              !k::igemm_quads_exact(ONNXCC_ISA_GENERIC, seven, nullptr, 2, 2);
+    std::printf("%s igemm quads exactness check\n", ok ? "PASS" : "FAIL");
+    if (!ok)
+      ++failures;
+  }
+
   dqlGroup();
+  q4Group();
 
   // The wrong ISA is refused with a status, not run.
   int32_t c = 0;
   int16_t packed[64] = {};
   uint8_t a[2] = {1, 2};
   int32_t scratch[64];
-  int status = k::igemm_packed_b(a, 1, 2, a, 0, packed, &c, 1, 1, 2, scratch, 0, 1, kIsa + 1);
+  int status =
+      k::igemm_packed_b(a, 1, 2, a, 0, packed, k::kIgemmPairs, &c, 1, 1, 2, scratch, 0, 1, kIsa + 1);
   std::printf("%s igemm wrong isa status %d\n", status == k::kStatusWrongIsa ? "PASS" : "FAIL",
               status);
   if (status != k::kStatusWrongIsa)
