@@ -12,6 +12,11 @@
 // of range...) the onnx op stays for run time. So folded and computed values
 // agree.
 //
+// DequantizeLinear of integer constants (int2 to int32, per tensor, per
+// axis or blocked) folds to float32 with the lowering's arithmetic, except
+// 4-bit weights that the weight-only kernel reads as they are
+// (lowering::feedsQ4Kernel).
+//
 // Data movement (Shape, Size, Gather, Concat, Reshape, Flatten, Squeeze,
 // Unsqueeze, Slice, Transpose, Identity, Expand, Tile, ConstantOfShape) is
 // index arithmetic on the elements' bytes, for any element type. Range runs

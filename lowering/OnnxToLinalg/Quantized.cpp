@@ -387,6 +387,77 @@ template <typename OpTy> struct Q4MatMulKernelLowering : KernelPattern<OpTy> {
   }
 };
 
+/// One constant element of `v` as a float: a float32 scale, or an 8-bit
+/// zero point; nullopt when `v` is something else.
+std::optional<float> scalarConstant(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t || !t.hasStaticShape() || t.getNumElements() != 1)
+    return std::nullopt;
+  if (t.getElementType().isF32()) {
+    auto values = constantFloats(v);
+    return values ? std::optional<float>((*values)[0]) : std::nullopt;
+  }
+  auto values = constantInt8s(v);
+  return values ? std::optional<float>(static_cast<float>((*values)[0])) : std::nullopt;
+}
+
+/// DequantizeLinear(QuantizeLinear(x)) per tensor with constant scales and
+/// zero points (the activations of a QDQ graph): one vectorized pass,
+/// quantize_dequantize, instead of a loop whose rounding and saturation
+/// calls do not vectorize. The QuantizeLinear, read only here, is left
+/// dead.
+struct QuantizeDequantizeKernelLowering : KernelPattern<onnx::DequantizeLinearOp> {
+  using KernelPattern::KernelPattern;
+
+  LogicalResult matchAndRewrite(onnx::DequantizeLinearOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto q = op.getX().getDefiningOp<onnx::QuantizeLinearOp>();
+    if (!q || !q->hasOneUse() || !isF32Tensor(q.getX()))
+      return rewriter.notifyMatchFailure(op, "x is not a QuantizeLinear of floats read once");
+    auto qType = dyn_cast<IntegerType>(onnxElementType(q.getY()));
+    auto yType = dyn_cast<RankedTensorType>(op.getY().getType());
+    if (!qType || qType.getWidth() != 8 || !yType || !yType.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "not 8-bit integers to float32");
+    std::optional<float> qs = scalarConstant(q.getYScale()), ds = scalarConstant(op.getXScale());
+    std::optional<float> qz = present(q.getYZeroPoint()) ? scalarConstant(q.getYZeroPoint())
+                                                         : std::optional<float>(0.0f);
+    Value dzValue = present(op.getXZeroPoint());
+    std::optional<float> dz = dzValue ? scalarConstant(dzValue) : std::optional<float>(0.0f);
+    if (!qs || !ds || !qz || !dz)
+      return rewriter.notifyMatchFailure(op, "scales and zero points are not constant scalars");
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
+      return failure();
+    auto [outType, outSizes] = *typeAndSizes;
+    // The converted operand of the QuantizeLinear: its x.
+    Value x = rewriter.getRemappedValue(q.getX());
+    if (!x || !isa<RankedTensorType>(x.getType()))
+      return rewriter.notifyMatchFailure(op, "x has no converted value");
+    auto xType = cast<RankedTensorType>(x.getType());
+    if (xType.getRank() != outType.getRank())
+      return rewriter.notifyMatchFailure(op, "x and y ranks differ");
+    bool isUnsigned = qType.isUnsigned();
+    Location loc = op.getLoc();
+    Value out = outputBuffer(rewriter, loc, outType, outSizes);
+    KernelCall call(rewriter, loc, threads);
+    call.buffer(flatBuffer(rewriter, loc, x, /*readOnly=*/true));
+    call.buffer(out);
+    call.i64(dimProduct(rewriter, loc, x, 0, xType.getRank()));
+    call.f32(*qs);
+    call.f32(*qz);
+    call.f32(isUnsigned ? 0.0f : -128.0f);
+    call.f32(isUnsigned ? 255.0f : 127.0f);
+    call.f32(*ds);
+    call.f32(*dz);
+    call.i32(dzValue ? 1 : 0);
+    call.partition();
+    call.i32(target);
+    call.emit(op, "quantize_dequantize");
+    rewriter.replaceOp(op, resultTensor(rewriter, loc, out, outType, outSizes));
+    return success();
+  }
+};
+
 } // namespace
 
 bool feedsQ4Kernel(Operation *op) {
@@ -407,8 +478,8 @@ namespace {
 
 void populateQuantizedKernelPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns,
                                      int isa, int64_t threads) {
-  patterns.add<MatMulIntegerKernelLowering, DynamicQuantizeLinearKernelLowering>(
-      converter, patterns.getContext(), isa, threads);
+  patterns.add<MatMulIntegerKernelLowering, DynamicQuantizeLinearKernelLowering,
+               QuantizeDequantizeKernelLowering>(converter, patterns.getContext(), isa, threads);
   // Above MatMulKernelLowering (a MatMul of two activations: B is not a
   // constant to it).
   patterns.add<Q4MatMulKernelLowering<onnx::MatMulOp>, Q4MatMulKernelLowering<onnx::FusedMatMulOp>>(

@@ -21,6 +21,15 @@ into OUTDIR/float first. MODE is one of
                 axis 0, block_size 32): symmetric, one scale per block of 32
                 rows of each column. The model moves to opset 21 (the Reduce
                 ops' axes attributes become inputs, as opset 18 has them).
+  qdq-static    ONNX Runtime's quantize_static QDQ form: every activation
+                read by a Conv, Gemm, Add, MaxPool, GlobalAveragePool or
+                Flatten passes through QuantizeLinear -> DequantizeLinear
+                (uint8, asymmetric, one pair per tensor, its range calibrated
+                with ONNX Runtime on the float model's dataset input, as the
+                MinMax calibrator does); Conv and Gemm weights are int8,
+                symmetric, one scale per output channel, through
+                DequantizeLinear; biases int32 with scale input_scale *
+                weight_scale. Opset 13.
 
 Writes OUTDIR/model.onnx and OUTDIR/test_data_set_0 with the float model's
 inputs and ONNX Runtime's outputs on the quantized model with graph
@@ -46,8 +55,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 USER_MODELS = ("bert_base", "minilm_l6", "vit_b16", "whisper_tiny_encoder", "gpt2_decode")
 TORCHVISION_MODELS = ("resnet18", "mobilenet_v2", "squeezenet1_1", "efficientnet_b0")
 INT4_BLOCK = 32
-# dynamic-int8 weights use 7 bits ([-63, 63]: quantize_dynamic's
-# reduce_range): ONNX Runtime's uint8 x int8 kernel on CPUs without VNNI
+# int8 weights use 7 bits ([-63, 63]: the quantizers' reduce_range):
+# ONNX Runtime's uint8 x int8 kernels on CPUs without VNNI
 # (this project's test machines) sums pairs of products in int16 with
 # saturation (pmaddubsw), so full-range weights get wrong reference outputs
 # there; with 7-bit weights every pair sum fits and its outputs are exact.
@@ -193,7 +202,115 @@ def quantize_int4_weights(model):
     replace_initializers(model, used - still_read(model, used), added)
 
 
-MODES = {"dynamic-int8": quantize_dynamic, "int4-weight": quantize_int4_weights}
+QDQ_READERS = ("Conv", "Gemm", "Add", "MaxPool", "GlobalAveragePool", "Flatten")
+
+
+def activation_ranges(model, inputs, work):
+    """min(0, min) and max(0, max) of every float tensor the QDQ readers
+    read, from ONNX Runtime running the float model on `inputs`."""
+    weights = float_initializers(model)
+    names = []
+    for node in model.graph.node:
+        if node.op_type in QDQ_READERS:
+            for i, name in enumerate(node.input):
+                if name and name not in weights and name not in names and \
+                        not (node.op_type in ("Conv", "Gemm") and i > 0):
+                    names.append(name)
+    probe = onnx.ModelProto()
+    probe.CopyFrom(model)
+    inferred = onnx.shape_inference.infer_shapes(probe)
+    shapes = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim]
+              for v in list(inferred.graph.value_info) + list(inferred.graph.input)}
+    del probe.graph.output[:]
+    for name in names:
+        probe.graph.output.append(helper.make_tensor_value_info(name, TensorProto.FLOAT,
+                                                                shapes[name]))
+    path = os.path.join(work, "calibration.onnx")
+    os.makedirs(work, exist_ok=True)
+    onnx.save(probe, path)
+    like = [np.zeros(shapes[n], np.float32) for n in names]
+    values = run_ort(path, inputs, like, os.path.join(work, "calibration"), "all")
+    return {n: (min(0.0, float(v.min())), max(0.0, float(v.max()))) for n, v in zip(names, values)}
+
+
+def quantize_qdq_static(model, inputs, work):
+    ranges = activation_ranges(model, inputs, work)
+    weights = float_initializers(model)
+    added, used, nodes = [], set(), []
+    qdq = {}  # activation -> its dequantized name
+    scales = {}
+
+    def dequantized(name):
+        if name not in qdq:
+            lo, hi = ranges[name]
+            scale = np.float32((hi - lo) / 255.0) if hi > lo else np.float32(1.0)
+            zp = np.uint8(np.clip(np.rint(-lo / scale), 0, 255))
+            scales[name] = float(scale)
+            added.extend([numpy_helper.from_array(np.array(scale, np.float32), name + "_scale"),
+                          numpy_helper.from_array(np.array(zp, np.uint8), name + "_zero_point")])
+            nodes.append(helper.make_node("QuantizeLinear",
+                                          [name, name + "_scale", name + "_zero_point"],
+                                          [name + "_quantized"], name=name + "_QuantizeLinear"))
+            nodes.append(helper.make_node("DequantizeLinear",
+                                          [name + "_quantized", name + "_scale",
+                                           name + "_zero_point"],
+                                          [name + "_dequantized"],
+                                          name=name + "_DequantizeLinear"))
+            qdq[name] = name + "_dequantized"
+        return qdq[name]
+
+    for node in model.graph.node:
+        if node.op_type not in QDQ_READERS:
+            nodes.append(node)
+            continue
+        is_linear = node.op_type in ("Conv", "Gemm")
+        for i, name in enumerate(node.input):
+            if not name or (is_linear and i > 0) or name in weights:
+                continue
+            node.input[i] = dequantized(name)
+        if is_linear and node.input[1] in weights:
+            w = numpy_helper.to_array(weights[node.input[1]]).astype(np.float64)
+            trans_b = any(a.name == "transB" and a.i for a in node.attribute)
+            axis = 0 if node.op_type == "Conv" or trans_b else 1
+            rows = w if axis == 0 else w.T
+            w_scale = np.abs(rows.reshape(rows.shape[0], -1)).max(axis=1) / WEIGHT_QMAX
+            w_scale[w_scale == 0] = 1.0
+            w_scale = w_scale.astype(np.float32)
+            shape = [-1 if d == axis else 1 for d in range(w.ndim)]
+            wq = np.clip(np.rint(w / w_scale.astype(np.float64).reshape(shape)),
+                         -WEIGHT_QMAX, WEIGHT_QMAX)
+            b = node.input[1]
+            added += [numpy_helper.from_array(wq.astype(np.int8), b + "_quantized"),
+                      numpy_helper.from_array(w_scale, b + "_scale"),
+                      numpy_helper.from_array(np.zeros(len(w_scale), np.int8), b + "_zero_point")]
+            nodes.append(helper.make_node("DequantizeLinear",
+                                          [b + "_quantized", b + "_scale", b + "_zero_point"],
+                                          [b + "_dequantized"], axis=axis,
+                                          name=b + "_DequantizeLinear"))
+            used.add(b)
+            node.input[1] = b + "_dequantized"
+            if len(node.input) > 2 and node.input[2] in weights:
+                bias_name = node.input[2]
+                x_scale = np.float32(scales[node.input[0][:-len("_dequantized")]])
+                b_scale = (x_scale * w_scale).astype(np.float32)
+                bias = numpy_helper.to_array(weights[bias_name]).astype(np.float64)
+                bq = np.rint(bias / b_scale.astype(np.float64)).astype(np.int32)
+                added += [numpy_helper.from_array(bq, bias_name + "_quantized"),
+                          numpy_helper.from_array(b_scale, bias_name + "_scale")]
+                nodes.append(helper.make_node("DequantizeLinear",
+                                              [bias_name + "_quantized", bias_name + "_scale"],
+                                              [bias_name + "_dequantized"], axis=0,
+                                              name=bias_name + "_DequantizeLinear"))
+                used.add(bias_name)
+                node.input[2] = bias_name + "_dequantized"
+        nodes.append(node)
+    del model.graph.node[:]
+    model.graph.node.extend(nodes)
+    replace_initializers(model, used - still_read(model, used), added)
+
+
+MODES = {"dynamic-int8": quantize_dynamic, "int4-weight": quantize_int4_weights,
+         "qdq-static": quantize_qdq_static}
 
 
 def ort_dir():
@@ -250,11 +367,14 @@ def main():
     subprocess.run([sys.executable] + script, check=True)
 
     model = onnx.load(os.path.join(float_dir, "model.onnx"))
-    MODES[mode](model)
+    inputs, float_outputs = read_dataset(os.path.join(float_dir, "test_data_set_0"))
+    if mode == "qdq-static":
+        MODES[mode](model, inputs, os.path.join(outdir, "calibrate"))
+    else:
+        MODES[mode](model)
     path = os.path.join(outdir, "model.onnx")
     onnx.save(model, path)
 
-    inputs, float_outputs = read_dataset(os.path.join(float_dir, "test_data_set_0"))
     like = [a for _, a in float_outputs]
     reference = run_ort(path, inputs, like, os.path.join(outdir, "ort-disabled"), "disabled")
     optimized = run_ort(path, inputs, like, os.path.join(outdir, "ort-all"), "all")
@@ -271,7 +391,7 @@ def main():
     with open(os.path.join(outdir, "ort_tolerance.txt"), "w") as f:
         f.write("%.9g\n" % spread)
     shutil.rmtree(float_dir)
-    print("quantize.py: %s %s: %d MatMuls; ONNX Runtime optimized vs not: %.3g" % (
+    print("quantize.py: %s %s: %d quantized nodes; ONNX Runtime optimized vs not: %.3g" % (
         mode, base, sum(1 for n in model.graph.node
                         if n.op_type in ("MatMulInteger", "DequantizeLinear")), spread))
 

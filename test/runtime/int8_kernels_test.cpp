@@ -341,6 +341,62 @@ void q4Group() {
     ++failures;
 }
 
+/// quantize_dequantize against QuantizeLinear then DequantizeLinear as the
+/// spec writes them, evaluated in float (NaN to 0): the same bits, for uint8
+/// and int8 ranges, with and without zero points, NaN and infinities, and
+/// any split into parts.
+void qdqGroup() {
+  Rng rng(123);
+  bool ok = true;
+  int cases = 0;
+  struct Params {
+    float qs, qz, lo, hi, ds, dz;
+    bool hasDz;
+  };
+  const Params params[] = {{0.0105832173f, 0, 0, 255, 0.0105832173f, 0, false},
+                           {0.03f, 128, 0, 255, 0.03f, 128, true},
+                           {0.5f, -3, -128, 127, 0.5f, -3, true},
+                           {1.0f, 0, -128, 127, 0.25f, 0, false}};
+  for (const Params &p : params)
+    for (int64_t n : {0, 1, 9, 31, 1000}) {
+      ++cases;
+      std::vector<float> x(n);
+      for (auto &v : x)
+        v = (rng.below(1 << 16) - (1 << 15)) / 1024.0f;
+      for (int64_t i = 0; i < n; i += 7)
+        x[i] = static_cast<float>(static_cast<int>(i % 40) - 20) * p.qs / 2.0f; // halves
+      if (n > 5) {
+        x[1] = std::numeric_limits<float>::quiet_NaN();
+        x[2] = std::numeric_limits<float>::infinity();
+        x[3] = -std::numeric_limits<float>::infinity();
+      }
+      std::vector<float> want(n);
+      for (int64_t i = 0; i < n; ++i) {
+        float r = std::nearbyint(x[i] / p.qs) + p.qz;
+        r = std::isnan(r) ? 0.0f : std::min(p.hi, std::max(p.lo, r));
+        want[i] = (p.hasDz ? r - p.dz : r) * p.ds;
+      }
+      for (int parts = 1; parts <= 3; ++parts) {
+        std::vector<float> y(n + kPad, 7.0f);
+        for (int part = 0; part < parts; ++part)
+          k::quantize_dequantize(x.data(), y.data(), n, p.qs, p.qz, p.lo, p.hi, p.ds, p.dz,
+                                 p.hasDz, part, parts, kIsa);
+        for (int64_t i = 0; i < n; ++i)
+          if (std::memcmp(&y[i], &want[i], 4)) {
+            if (ok)
+              std::printf("FAIL quantize_dequantize n %" PRId64 " element %" PRId64
+                          ": %g, expected %g\n", n, i, y[i], want[i]);
+            ok = false;
+          }
+        for (int i = 0; i < kPad; ++i)
+          ok = ok && y[n + i] == 7.0f;
+      }
+    }
+  std::printf("%s quantize_dequantize (%d cases)\n", ok ? "PASS" : "FAIL", cases);
+  if (!ok)
+    ++failures;
+}
+
 } // namespace
 
 int main() {
@@ -388,6 +444,7 @@ int main() {
 
   dqlGroup();
   q4Group();
+  qdqGroup();
 
   // The wrong ISA is refused with a status, not run.
   int32_t c = 0;

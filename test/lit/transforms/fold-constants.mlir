@@ -494,15 +494,31 @@ func.func @dequantize_per_axis_weight(%a: tensor<1x2xf32>) -> tensor<1x2xf32> {
 /// (np.array([[-8, 7], [1, -1], [2, 3], [0, -5]]) - np.repeat([[1, 0], [-1, 2]], 2, 0))
 ///   * np.repeat([[0.5, 2], [1, 0.125]], 2, 0)
 ///   = [[-4.5, 14], [0, -2], [3, 0.125], [1, -0.875]]
+/// With 17 rows of A (more than the 4-bit kernel takes) they fold; with one
+/// row they stay 4-bit for it (lowering::feedsQ4Kernel).
 // CHECK-LABEL: func.func @dequantize_blocked_int4_weight(
 // CHECK: %[[W:.*]] = "onnx.Constant"() <{value = dense<{{\[}}[-4.500000e+00, 1.400000e+01], [0.000000e+00, -2.000000e+00], [3.000000e+00, 1.250000e-01], [1.000000e+00, -8.750000e-01]]> : tensor<4x2xf32>}>
 // CHECK-NOT: onnx.DequantizeLinear
 // CHECK: "onnx.MatMul"(%{{.*}}, %[[W]])
-func.func @dequantize_blocked_int4_weight(%a: tensor<1x4xf32>) -> tensor<1x2xf32> {
+func.func @dequantize_blocked_int4_weight(%a: tensor<17x4xf32>) -> tensor<17x2xf32> {
   %q = "onnx.Constant"() {value = dense<[[-8, 7], [1, -1], [2, 3], [0, -5]]> : tensor<4x2xi4>} : () -> tensor<4x2xi4>
   %s = "onnx.Constant"() {value = dense<[[0.5, 2.0], [1.0, 0.125]]> : tensor<2x2xf32>} : () -> tensor<2x2xf32>
   %z = "onnx.Constant"() {value = dense<[[1, 0], [-1, 2]]> : tensor<2x2xi4>} : () -> tensor<2x2xi4>
   %w = "onnx.DequantizeLinear"(%q, %s, %z) {axis = 0 : i64, block_size = 2 : i64, onnxcc.block_size = 2 : i64} : (tensor<4x2xi4>, tensor<2x2xf32>, tensor<2x2xi4>) -> tensor<4x2xf32>
+  %y = "onnx.MatMul"(%a, %w) : (tensor<17x4xf32>, tensor<4x2xf32>) -> tensor<17x2xf32>
+  return %y : tensor<17x2xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @dequantize_int4_weight_for_the_q4_kernel(
+// CHECK: %[[W:.*]] = "onnx.DequantizeLinear"
+// CHECK: "onnx.MatMul"(%{{.*}}, %[[W]])
+func.func @dequantize_int4_weight_for_the_q4_kernel(%a: tensor<1x4xf32>) -> tensor<1x2xf32> {
+  %q = "onnx.Constant"() {value = dense<[[-8, 7], [1, -1], [2, 3], [0, -5]]> : tensor<4x2xi4>} : () -> tensor<4x2xi4>
+  %s = "onnx.Constant"() {value = dense<[[0.5, 2.0], [1.0, 0.125]]> : tensor<2x2xf32>} : () -> tensor<2x2xf32>
+  %none = "onnx.NoValue"() : () -> none
+  %w = "onnx.DequantizeLinear"(%q, %s, %none) {axis = 0 : i64, block_size = 2 : i64, onnxcc.block_size = 2 : i64} : (tensor<4x2xi4>, tensor<2x2xf32>, none) -> tensor<4x2xf32>
   %y = "onnx.MatMul"(%a, %w) : (tensor<1x4xf32>, tensor<4x2xf32>) -> tensor<1x2xf32>
   return %y : tensor<1x2xf32>
 }
