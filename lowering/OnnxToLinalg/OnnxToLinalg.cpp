@@ -1148,6 +1148,12 @@ struct ConvertOnnxToLinalgPass
       checkDimConstraints(func, converter);
     }
 
+    // The ops lowered with their symbolic dims: those of lowersSymbolicDims,
+    // and with kernels the quantized ops whose kernels take any rows.
+    auto takesSymbolicDims = [&](Operation *op) {
+      return lowersSymbolicDims(op) ||
+             (kernels != "none" && quantizedKernelTakesSymbolicDims(op));
+    };
     // Ops whose symbolic dims they treat independently run on static slices.
     SmallVector<Operation *> candidates;
     module.walk([&](Operation *op) {
@@ -1155,7 +1161,7 @@ struct ConvertOnnxToLinalgPass
       // (a batch) still split off first, so that scales given at run time
       // work there.
       if (op->getDialect() && op->getDialect()->getNamespace() == "onnx" &&
-          (!lowersSymbolicDims(op) || isa<onnx::ResizeOp>(op)) && op->getNumResults() > 0)
+          (!takesSymbolicDims(op) || isa<onnx::ResizeOp>(op)) && op->getNumResults() > 0)
         if (auto t = dyn_cast<RankedTensorType>(op->getResult(0).getType());
             t && !t.hasStaticShape())
           candidates.push_back(op);
@@ -1248,7 +1254,7 @@ struct ConvertOnnxToLinalgPass
                                     : "");
           return;
         }
-        if (!lowersSymbolicDims(op)) {
+        if (!takesSymbolicDims(op)) {
           failedOp = op;
           std::string dims;
           for (const onnx::Dim &d : *shape)

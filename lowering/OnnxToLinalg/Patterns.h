@@ -415,6 +415,11 @@ void populateQuantizedKernelPatterns(OnnxTypeConverter &converter,
 /// few rows. onnx-fold-constants leaves such a DequantizeLinear unfolded.
 bool feedsQ4Kernel(mlir::Operation *dq);
 
+/// Whether `op` is a DynamicQuantizeLinear or MatMulInteger that the
+/// quantized kernels (Quantized.cpp) lower with symbolic dims: only their
+/// linalg lowerings need static shapes.
+bool quantizedKernelTakesSymbolicDims(mlir::Operation *op);
+
 } // namespace onnxcc::lowering
 
 #endif // ONNXCC_LOWERING_ONNXTOLINALG_PATTERNS_H

@@ -460,6 +460,22 @@ struct QuantizeDequantizeKernelLowering : KernelPattern<onnx::DequantizeLinearOp
 
 } // namespace
 
+bool quantizedKernelTakesSymbolicDims(Operation *op) {
+  if (auto dql = dyn_cast<onnx::DynamicQuantizeLinearOp>(op))
+    return isF32Tensor(dql.getX());
+  if (auto mm = dyn_cast<onnx::MatMulIntegerOp>(op)) {
+    auto aType = dyn_cast<RankedTensorType>(mm.getA().getType());
+    auto bType = dyn_cast<RankedTensorType>(mm.getB().getType());
+    Value aZp = present(mm.getAZeroPoint());
+    auto aZpType = aZp ? dyn_cast<RankedTensorType>(aZp.getType()) : RankedTensorType();
+    return aType && aType.getRank() >= 2 && !aType.isDynamicDim(aType.getRank() - 1) &&
+           bType && bType.getRank() == 2 && bType.hasStaticShape() &&
+           onnx::staticConstantValue(mm.getB()) &&
+           (!aZp || (aZpType && aZpType.hasStaticShape() && aZpType.getNumElements() == 1));
+  }
+  return false;
+}
+
 bool feedsQ4Kernel(Operation *op) {
   auto dq = dyn_cast<onnx::DequantizeLinearOp>(op);
   if (!dq || dq->use_empty() || !q4Weights(dq, /*readValues=*/false))
