@@ -39,6 +39,7 @@
 
 #include "dialects/onnx/OnnxDialect.h"
 #include "dialects/onnx/OnnxOps.h"
+#include "dialects/onnx/Transforms/Constants.h"
 #include "lowering/OnnxToLinalg/Patterns.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -466,55 +467,14 @@ std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
 
 bool isAbsent(Value v) { return isa<NoneType>(v.getType()); }
 
-/// The elements of an integer constant of width 2 to 32 (sub-byte types one
-/// per byte, as the importer unpacks them) as int64, sign- or zero-extended
-/// by the type's signedness; nullopt for anything else.
-std::optional<std::vector<int64_t>> readQuantized(Value v) {
-  auto cst = v.getDefiningOp<onnx::ConstantOp>();
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  auto elem = type ? dyn_cast<IntegerType>(type.getElementType()) : nullptr;
-  if (!cst || !elem || !type.hasStaticShape() || elem.getWidth() < 2 || elem.getWidth() > 32)
+/// The elements of an integer constant of width 2 to 32 as int64, sign- or
+/// zero-extended by the type's signedness; nullopt for anything else.
+std::optional<SmallVector<int64_t>> readQuantized(Value v) {
+  ElementsAttr attr = onnx::staticConstantValue(v);
+  auto elem = attr ? dyn_cast<IntegerType>(attr.getElementType()) : nullptr;
+  if (!elem || elem.getWidth() > 32)
     return std::nullopt;
-  unsigned width = elem.getWidth();
-  int64_t n = type.getNumElements(), bytes = width <= 8 ? 1 : width / 8;
-  if (width > 8 && width % 8 != 0)
-    return std::nullopt;
-  bool isUnsigned = elem.isUnsigned();
-  auto extend = [&](uint64_t bits) -> int64_t {
-    uint64_t mask = (uint64_t(1) << width) - 1;
-    bits &= mask;
-    if (!isUnsigned && (bits >> (width - 1)) & 1)
-      return int64_t(bits) - (int64_t(1) << width);
-    return int64_t(bits);
-  };
-  std::vector<int64_t> out(n);
-  Attribute attr = cst.getValueAttr();
-  ArrayRef<char> raw;
-  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr)) {
-    if (dense.getType() != type)
-      return std::nullopt;
-    if (dense.isSplat()) {
-      int64_t value = extend(dense.getSplatValue<APInt>().getZExtValue());
-      std::fill(out.begin(), out.end(), value);
-      return out;
-    }
-    raw = dense.getRawData();
-  } else if (auto res = dyn_cast<DenseResourceElementsAttr>(attr)) {
-    AsmResourceBlob *blob = res.getRawHandle().getBlob();
-    if (!blob || res.getType() != type)
-      return std::nullopt;
-    raw = blob->getData();
-  } else {
-    return std::nullopt;
-  }
-  if (static_cast<int64_t>(raw.size()) != n * bytes)
-    return std::nullopt;
-  for (int64_t i = 0; i < n; ++i) {
-    uint64_t bits = 0;
-    std::memcpy(&bits, raw.data() + i * bytes, bytes); // little-endian host data
-    out[i] = extend(bits);
-  }
-  return out;
+  return onnx::readIntegerElements(attr);
 }
 
 /// Evaluates one onnx op whose operands are constant. Each method returns
@@ -1101,7 +1061,7 @@ private:
       f.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
       scale[i] = f.convertToFloat();
     }
-    std::optional<std::vector<int64_t>> zp;
+    std::optional<SmallVector<int64_t>> zp;
     if (!isAbsent(dq.getXZeroPoint())) {
       zp = readQuantized(dq.getXZeroPoint());
       if (!zp || zp->size() != scale.size())

@@ -85,36 +85,15 @@ Value packedConstantBytes(OpBuilder &b, Location loc, Operation *op, StringRef s
   return packedBlob(b, loc, op, suffix, b.getI8Type(), data, data.size(), 64);
 }
 
-std::optional<std::vector<int32_t>> constantInt8s(Value v) {
+std::optional<std::vector<int32_t>> constantIntegers(Value v, unsigned width) {
   ElementsAttr attr = onnx::staticConstantValue(v);
   auto elem = attr ? dyn_cast<IntegerType>(attr.getElementType()) : nullptr;
-  if (!elem || elem.getWidth() != 8)
+  if (!elem || elem.getWidth() != width || width > 32)
     return std::nullopt;
-  bool isUnsigned = elem.isUnsigned();
-  int64_t n = attr.getNumElements();
-  ArrayRef<char> raw;
-  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr)) {
-    if (dense.isSplat()) {
-      int64_t value = isUnsigned ? dense.getSplatValue<APInt>().getZExtValue()
-                                 : dense.getSplatValue<APInt>().getSExtValue();
-      return std::vector<int32_t>(n, static_cast<int32_t>(value));
-    }
-    raw = dense.getRawData();
-  } else if (auto res = dyn_cast<DenseResourceElementsAttr>(attr)) {
-    AsmResourceBlob *blob = res.getRawHandle().getBlob();
-    if (!blob)
-      return std::nullopt;
-    raw = blob->getData();
-  } else {
+  auto values = onnx::readIntegerElements(attr);
+  if (!values)
     return std::nullopt;
-  }
-  if (static_cast<int64_t>(raw.size()) != n)
-    return std::nullopt;
-  std::vector<int32_t> out(n);
-  for (int64_t i = 0; i < n; ++i)
-    out[i] = isUnsigned ? int32_t(static_cast<uint8_t>(raw[i]))
-                        : int32_t(static_cast<int8_t>(raw[i]));
-  return out;
+  return std::vector<int32_t>(values->begin(), values->end());
 }
 
 Value packedConstant(OpBuilder &b, Location loc, Operation *op, StringRef suffix,
@@ -124,12 +103,8 @@ Value packedConstant(OpBuilder &b, Location loc, Operation *op, StringRef suffix
   static const float unread = 0;
   if (data.empty())
     data = ArrayRef<float>(unread);
-  auto type = RankedTensorType::get({static_cast<int64_t>(data.size())}, b.getF32Type());
   ArrayRef<char> raw(reinterpret_cast<const char *>(data.data()), data.size() * sizeof(float));
-  auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, alignof(float));
-  auto attr = DenseResourceElementsAttr::get(type, blobName(op, suffix), std::move(blob));
-  Value c = arith::ConstantOp::create(b, loc, attr);
-  return flatBuffer(b, loc, c, /*readOnly=*/true);
+  return packedBlob(b, loc, op, suffix, b.getF32Type(), raw, data.size(), alignof(float));
 }
 
 FailureOr<Value> broadcastStride(OpBuilder &b, Location loc, Operation *at, const onnx::Dim &dim,

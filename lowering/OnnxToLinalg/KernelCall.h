@@ -50,9 +50,10 @@ mlir::Value packedConstant(mlir::OpBuilder &b, mlir::Location loc, mlir::Operati
 mlir::Value packedConstantBytes(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
                                 llvm::StringRef suffix, llvm::ArrayRef<char> data);
 
-/// The elements of constant `v` (static shape) of an 8-bit integer type,
-/// widened to int32 by the type's signedness; nullopt otherwise.
-std::optional<std::vector<int32_t>> constantInt8s(mlir::Value v);
+/// The elements of constant `v` (static shape) of an integer type `width`
+/// bits wide (at most 32: 8-bit weights, 4-bit ones...), widened to int32 by
+/// the type's signedness; nullopt otherwise.
+std::optional<std::vector<int32_t>> constantIntegers(mlir::Value v, unsigned width);
 
 /// The stride a kernel reads a dim of an operand with when it broadcasts to
 /// a dim of the result: `stride` when the two are the same (statically or

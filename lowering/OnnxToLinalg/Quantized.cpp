@@ -16,19 +16,12 @@
 
 #include "dialects/onnx/Transforms/Constants.h"
 
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
-
 #include "runtime-support/onnxcc_kernels.h"
 
 using namespace mlir;
 
 namespace onnxcc::lowering {
 namespace k = onnxcc_rt::kernels;
-
-Value resultTensor(OpBuilder &b, Location loc, Value out, RankedTensorType type,
-                   ValueRange sizes);
-Value dimProduct(OpBuilder &b, Location loc, Value v, int64_t from, int64_t to);
 
 namespace {
 
@@ -51,7 +44,7 @@ struct MatMulIntegerKernelLowering : KernelPattern<onnx::MatMulIntegerOp> {
     if (!aType || aType.getRank() < 2 || !isInt8Type(onnxElementType(op.getA())))
       return rewriter.notifyMatchFailure(op, "A is not an 8-bit integer matrix");
     auto bType = dyn_cast<RankedTensorType>(op.getB().getType());
-    std::optional<std::vector<int32_t>> b = constantInt8s(op.getB());
+    std::optional<std::vector<int32_t>> b = constantIntegers(op.getB(), 8);
     if (!b || !bType || bType.getRank() != 2)
       return rewriter.notifyMatchFailure(op, "B is not a constant 8-bit matrix");
     int64_t K = bType.getDimSize(0), N = bType.getDimSize(1);
@@ -60,7 +53,7 @@ struct MatMulIntegerKernelLowering : KernelPattern<onnx::MatMulIntegerOp> {
 
     std::vector<int32_t> bZeroPoints;
     if (Value zp = present(op.getBZeroPoint())) {
-      std::optional<std::vector<int32_t>> values = constantInt8s(zp);
+      std::optional<std::vector<int32_t>> values = constantIntegers(zp, 8);
       auto t = dyn_cast<RankedTensorType>(zp.getType());
       if (!values || !t || (values->size() != 1 && (t.getRank() != 1 || t.getDimSize(0) != N)))
         return rewriter.notifyMatchFailure(
@@ -172,40 +165,6 @@ struct DynamicQuantizeLinearKernelLowering : KernelPattern<onnx::DynamicQuantize
 /// more rows take the float GEMM on weights dequantized at compile time.
 constexpr int64_t kQ4MaxRows = 16;
 
-/// The elements of a constant of a 4-bit integer type (one per byte, as
-/// the importer unpacks them), sign- or zero-extended.
-std::optional<std::vector<int32_t>> constant4Bits(Value v) {
-  ElementsAttr attr = onnx::staticConstantValue(v);
-  auto elem = attr ? dyn_cast<IntegerType>(attr.getElementType()) : nullptr;
-  if (!elem || elem.getWidth() != 4)
-    return std::nullopt;
-  int64_t n = attr.getNumElements();
-  ArrayRef<char> raw;
-  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr)) {
-    if (dense.isSplat()) {
-      APInt value = dense.getSplatValue<APInt>();
-      return std::vector<int32_t>(
-          n, static_cast<int32_t>(elem.isUnsigned() ? value.getZExtValue() : value.getSExtValue()));
-    }
-    raw = dense.getRawData();
-  } else if (auto res = dyn_cast<DenseResourceElementsAttr>(attr)) {
-    AsmResourceBlob *blob = res.getRawHandle().getBlob();
-    if (!blob)
-      return std::nullopt;
-    raw = blob->getData();
-  } else {
-    return std::nullopt;
-  }
-  if (static_cast<int64_t>(raw.size()) != n)
-    return std::nullopt;
-  std::vector<int32_t> out(n);
-  for (int64_t i = 0; i < n; ++i) {
-    int32_t v = static_cast<uint8_t>(raw[i]) & 0xF;
-    out[i] = !elem.isUnsigned() && v >= 8 ? v - 16 : v;
-  }
-  return out;
-}
-
 /// The 4-bit weights of DequantizeLinear `dq` as the q4 kernel packs them:
 /// Q [K, N] constant int4/uint4, scale and zero point per block of K (axis
 /// 0, block_size), per column (axis 1) or per tensor.
@@ -260,12 +219,12 @@ std::optional<Q4Weights> q4Weights(onnx::DequantizeLinearOp dq, bool readValues)
   }
   if (!readValues)
     return w;
-  auto q = constant4Bits(dq.getX());
+  auto q = constantIntegers(dq.getX(), 4);
   auto scale = constantFloats(dq.getXScale());
   if (!q || !scale)
     return std::nullopt;
   std::optional<std::vector<int32_t>> zp;
-  if (zpValue && !(zp = constant4Bits(zpValue)))
+  if (zpValue && !(zp = constantIntegers(zpValue, 4)))
     return std::nullopt;
   w.q = std::move(*q);
   const int64_t blocks = (w.K + w.block - 1) / w.block;
@@ -397,7 +356,7 @@ std::optional<float> scalarConstant(Value v) {
     auto values = constantFloats(v);
     return values ? std::optional<float>((*values)[0]) : std::nullopt;
   }
-  auto values = constantInt8s(v);
+  auto values = constantIntegers(v, 8);
   return values ? std::optional<float>(static_cast<float>((*values)[0])) : std::nullopt;
 }
 

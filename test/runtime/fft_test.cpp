@@ -12,6 +12,7 @@
 // Outputs and scratch carry sentinel guards; results must be bitwise
 // identical for 1 and 3 parts. --quick skips lengths above 420.
 #include "onnxcc_kernels.h"
+#include "test_rng.h"
 
 #include <cmath>
 #include <cstdint>
@@ -25,18 +26,6 @@ static constexpr int kIsa = ONNXCC_KERNELS_ISA;
 namespace {
 
 int g_failures = 0;
-
-struct Rng {
-  uint64_t s;
-  explicit Rng(uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 1) {}
-  uint32_t next() {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    return static_cast<uint32_t>(s >> 11);
-  }
-  float uniform() { return (next() & 0xffffff) / float(1 << 23) - 1.0f; } // [-1, 1)
-};
 
 constexpr int kGuard = 37;
 constexpr float kSentinel = -12345.678f;

@@ -11,6 +11,7 @@
 // sentinel guards around every output and the scratch, and with NaN
 // buffers behind every absent operand (a read of one shows up as NaN).
 #include "onnxcc_kernels.h"
+#include "test_rng.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -26,19 +27,6 @@ namespace k = onnxcc_rt::kernels;
 static constexpr int kIsa = ONNXCC_KERNELS_ISA;
 
 namespace {
-
-struct Rng {
-  uint64_t s;
-  explicit Rng(uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 1) {}
-  uint32_t next() {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    return static_cast<uint32_t>(s >> 11);
-  }
-  float uniform() { return (next() & 0xffffff) / float(1 << 23) - 1.0f; } // [-1, 1)
-  int below(int n) { return static_cast<int>(next() % static_cast<uint32_t>(n)); }
-};
 
 /// A float buffer with sentinel guards on both sides.
 class Guarded {

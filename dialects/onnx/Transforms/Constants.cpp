@@ -38,6 +38,43 @@ std::optional<SmallVector<int64_t>> constantInts(Value v) {
   return values;
 }
 
+std::optional<SmallVector<int64_t>> readIntegerElements(ElementsAttr attr) {
+  auto type = dyn_cast<ShapedType>(attr.getType());
+  auto intType = type ? dyn_cast<IntegerType>(type.getElementType()) : nullptr;
+  if (!intType || !type.hasStaticShape())
+    return std::nullopt;
+  unsigned width = intType.getWidth();
+  if (width < 2 || width > 64 || (width > 8 && width % 8 != 0))
+    return std::nullopt;
+  bool isUnsigned = intType.isUnsigned();
+  auto extend = [&](const APInt &v) {
+    return isUnsigned ? static_cast<int64_t>(v.getZExtValue()) : v.getSExtValue();
+  };
+  int64_t n = type.getNumElements();
+  SmallVector<int64_t> out;
+  out.reserve(n);
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr)) {
+    for (const APInt &v : dense.getValues<APInt>())
+      out.push_back(extend(v));
+    return out;
+  }
+  auto res = dyn_cast<DenseResourceElementsAttr>(attr);
+  AsmResourceBlob *blob = res ? res.getRawHandle().getBlob() : nullptr;
+  if (!blob)
+    return std::nullopt;
+  ArrayRef<char> raw = blob->getData();
+  size_t bytes = width <= 8 ? 1 : width / 8;
+  if (raw.size() != static_cast<size_t>(n) * bytes)
+    return std::nullopt;
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t bits = 0;
+    // Blobs hold little-endian host data, like the importer writes them.
+    std::memcpy(&bits, raw.data() + i * bytes, bytes);
+    out.push_back(extend(APInt(width, bits, /*isSigned=*/false, /*implicitTrunc=*/true)));
+  }
+  return out;
+}
+
 std::optional<SmallVector<double>> readFloatElements(ElementsAttr attr) {
   auto type = dyn_cast<ShapedType>(attr.getType());
   if (!type || !type.hasStaticShape())

@@ -18,6 +18,13 @@ mlir::ElementsAttr staticConstantValue(mlir::Value v);
 /// data) as int64, bools as 0/1; nullopt otherwise.
 std::optional<llvm::SmallVector<int64_t>> constantInts(mlir::Value v);
 
+/// The elements of integer constant `attr` (static shape, inline or a
+/// resource blob of little-endian host data; types narrower than a byte one
+/// per byte, as the importer unpacks them) as int64, sign- or zero-extended
+/// by the type's signedness; nullopt for bools, wider than 64 bits or
+/// unreadable data.
+std::optional<llvm::SmallVector<int64_t>> readIntegerElements(mlir::ElementsAttr attr);
+
 /// The elements of float constant `attr` (static shape, inline or a resource
 /// blob of little-endian host data) as doubles in row-major order; nullopt
 /// for other element types or unreadable data.
