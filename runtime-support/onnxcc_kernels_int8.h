@@ -1,6 +1,7 @@
 // onnxcc_kernels_int8.h - exact 8-bit integer matrix products: MatMulInteger
 // (the product of ONNX Runtime's dynamic quantization) with a constant B
-// operand, and DynamicQuantizeLinear. Included at the end of
+// operand, QLinearConv with constant weights (also what a QDQ convolution
+// becomes) on the same GEMM tiles, DynamicQuantizeLinear and QuantizeLinear. Included at the end of
 // onnxcc_kernels.h; the packing and sizing functions are plain portable C++
 // the compiler calls.
 //
@@ -148,6 +149,34 @@ inline void pack_igemm_b(int isa, int32_t format, const int32_t *b, const int32_
 inline int64_t igemm_scratch_bytes(int isa, int64_t K) {
   (void)isa;
   return detail::kIgemmMc * detail::igemm_groups(kIgemmPairs, K) * 4;
+}
+
+/// The input layouts of qconv_packed_w, which order K: kQconvIm2col, k =
+/// (c, ky, kx), an im2col of the NCHW input (any C); kQconvChannels, k =
+/// (ky, kx, c), read from a channels-last copy of the input with its padding
+/// (C a multiple of 4: every quad of k is four channels of one pixel).
+enum QconvLayout : int32_t { kQconvIm2col = 0, kQconvChannels = 1 };
+
+/// Sizes of the channels-last padded copy of one image: the rows and
+/// columns the windows reach.
+inline int64_t qconv_padded_bytes(int32_t layout, int64_t C, int64_t KH, int64_t KW, int64_t SH,
+                                  int64_t SW, int64_t DH, int64_t DW, int64_t OH, int64_t OW) {
+  if (layout != kQconvChannels)
+    return 0;
+  return ((OH - 1) * SH + (KH - 1) * DH + 1) * ((OW - 1) * SW + (KW - 1) * DW + 1) * C;
+}
+
+/// Scratch bytes per part of qconv_packed_w (N output channels, K = C *
+/// kernel area, `padded` = qconv_padded_bytes): the input chunk (an im2col
+/// of K x kIgemmMc bytes, or the padded channels-last image and the offsets
+/// of K's groups), its converted words, the chunk's int32 sums (kIgemmMc x N
+/// rounded up to whole panels) and their requantized bytes.
+inline int64_t qconv_scratch_bytes(int isa, int64_t K, int64_t N, int64_t padded) {
+  const int64_t input = padded > 0 ? detail::round_up(padded, 64) +
+                                         detail::round_up(detail::igemm_groups(kIgemmPairs, K) * 8, 64)
+                                   : detail::round_up(K * detail::kIgemmMc, 64);
+  return input + igemm_scratch_bytes(isa, K) +
+         detail::kIgemmMc * detail::round_up(N, igemm_nr(isa)) * 5;
 }
 
 //===----------------------------------------------------------------------===//
@@ -324,11 +353,12 @@ constexpr int kIvLanes = 8;
 constexpr int kIvPerTile = kIgemmNR / kIvLanes;
 
 /// R rows x NR columns of C (pitch ldc; `nrows` <= R and `ncols` <= NR of
-/// them stored) over `groups` groups of k steps: A words at ap[g*MR + r],
+/// them stored; never inlined: inlined into a large caller, its accumulators
+/// were spilled, a third of the speed) over `groups` groups of k steps: A words at ap[g*MR + r],
 /// B lanes at bp + g*NR*4 bytes. Quads with `zrow` subtract zrow[r] *
 /// colsum (the first K block); added to C when `accumulate`.
 template <int R, int32_t Format>
-inline void igemm_tile(int64_t groups, const int32_t *ap, const void *bpv, int32_t *c,
+ONNXCC_NOINLINE inline void igemm_tile(int64_t groups, const int32_t *ap, const void *bpv, int32_t *c,
                        int64_t ldc, int nrows, int ncols, bool accumulate, const int32_t *zrow,
                        const int32_t *colsum) {
   const char *bp = static_cast<const char *>(bpv);
@@ -401,7 +431,7 @@ inline void igemm_tile(int64_t groups, const int32_t *ap, const void *bpv, int32
 /// products exactly (no int16 step: the compiler checked that none would
 /// saturate, so the sums are the same).
 template <int R, int32_t Format>
-inline void igemm_tile(int64_t groups, const int32_t *ap, const void *bpv, int32_t *c,
+ONNXCC_NOINLINE inline void igemm_tile(int64_t groups, const int32_t *ap, const void *bpv, int32_t *c,
                        int64_t ldc, int nrows, int ncols, bool accumulate, const int32_t *zrow,
                        const int32_t *colsum) {
   uint32_t acc[R][kIgemmNR] = {};
@@ -706,6 +736,444 @@ inline uint8_t dql_quantize(float v, float zp) {
 
 } // namespace detail
 
+namespace detail {
+
+/// Rows 0 .. rows-1 of A given transposed (A[m][k] at at[k*ldt + m],
+/// bytes of uint8 or int8 values) converted for `format` like
+/// igemm_convert_a does (the same words), with one zero point `zp` for all
+/// rows: the layout an im2col of an NCHW convolution gives, whose columns
+/// are output pixels. Quads of full tiles are 4 x 4 byte transposes.
+inline void igemm_convert_at(const uint8_t *at, int64_t ldt, int64_t rows, int64_t K,
+                             int32_t a_unsigned, int32_t zp, int32_t format, int32_t *out) {
+  const int64_t groups = igemm_groups(format, K), tiles = ceil_div(rows, kIgemmMR);
+  const uint32_t flip = a_unsigned ? 0u : 0x80808080u; // int8 + 128 as uint8
+  auto value = [&](int64_t k, int64_t m) -> int32_t {
+    const uint8_t raw = at[k * ldt + m];
+    return a_unsigned ? int32_t(raw) : int32_t(static_cast<int8_t>(raw));
+  };
+  int64_t first = 0; // the first tile the loop below converts
+#if ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX2 || ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX512
+  // Quads of whole blocks of 16 pixels (4 or 2 tiles) at once: the bytes
+  // of k = 4g .. 4g+3 interleaved by unpacks, 4 pixels' words per 16 bytes.
+  if (format == kIgemmQuads) {
+    const __m128i vflip = _mm_set1_epi32(static_cast<int32_t>(flip));
+    const int64_t blocks = rows / 16, whole = K / 4;
+    auto word = [&](int64_t g, int64_t m) -> int32_t {
+      uint32_t w = 0;
+      for (int64_t i = 0; i < 4; ++i)
+        if (4 * g + i < K)
+          w |= (uint32_t(at[(4 * g + i) * ldt + m]) ^ (flip & 0xffu)) << (8 * i);
+      return static_cast<int32_t>(w);
+    };
+    for (int64_t b = 0; b < blocks; ++b) {
+      const int64_t m0 = 16 * b;
+      for (int64_t g = 0; g < whole; ++g) {
+        const uint8_t *src = at + 4 * g * ldt + m0;
+        const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src));
+        const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + ldt));
+        const __m128i r2 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + 2 * ldt));
+        const __m128i r3 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + 3 * ldt));
+        const __m128i lo01 = _mm_unpacklo_epi8(r0, r1), hi01 = _mm_unpackhi_epi8(r0, r1);
+        const __m128i lo23 = _mm_unpacklo_epi8(r2, r3), hi23 = _mm_unpackhi_epi8(r2, r3);
+        const __m128i words[4] = {_mm_unpacklo_epi16(lo01, lo23), _mm_unpackhi_epi16(lo01, lo23),
+                                  _mm_unpacklo_epi16(hi01, hi23), _mm_unpackhi_epi16(hi01, hi23)};
+        for (int q = 0; q < 4; ++q) {
+          const int64_t m = m0 + 4 * q;
+          int32_t *dst = out + (m / kIgemmMR) * groups * kIgemmMR + g * kIgemmMR + m % kIgemmMR;
+          _mm_storeu_si128(reinterpret_cast<__m128i *>(dst), _mm_xor_si128(words[q], vflip));
+        }
+      }
+      for (int64_t g = whole; g < groups; ++g)
+        for (int64_t m = m0; m < m0 + 16; ++m)
+          out[(m / kIgemmMR) * groups * kIgemmMR + g * kIgemmMR + m % kIgemmMR] = word(g, m);
+    }
+    first = blocks * 16 / kIgemmMR;
+  }
+#endif
+  for (int64_t t = first; t < tiles; ++t) {
+    const int64_t m0 = t * kIgemmMR;
+    int32_t *tile = out + t * groups * kIgemmMR;
+    const bool full = m0 + kIgemmMR <= rows;
+    if (format == kIgemmQuads) {
+      int64_t g = 0;
+      if (full)
+        for (; 4 * g + 4 <= K; ++g)
+          for (int h = 0; h < kIgemmMR; h += 4) {
+            // Row i of the 4 x 4 block: bytes k = 4g + i of pixels m0+h ..
+            // m0+h+3; the word of pixel r packs its four k bytes.
+            uint32_t in[4];
+            for (int i = 0; i < 4; ++i)
+              std::memcpy(&in[i], at + (4 * g + i) * ldt + m0 + h, 4);
+            for (int r = 0; r < 4; ++r) {
+              const uint32_t word = ((in[0] >> (8 * r)) & 0xffu) |
+                                    (((in[1] >> (8 * r)) & 0xffu) << 8) |
+                                    (((in[2] >> (8 * r)) & 0xffu) << 16) |
+                                    (((in[3] >> (8 * r)) & 0xffu) << 24);
+              tile[g * kIgemmMR + h + r] = static_cast<int32_t>(word ^ flip);
+            }
+          }
+      for (; g < groups; ++g)
+        for (int r = 0; r < kIgemmMR; ++r) {
+          uint32_t word = 0;
+          if (m0 + r < rows)
+            for (int64_t i = 0; i < 4; ++i) {
+              const int64_t k = 4 * g + i;
+              if (k < K)
+                word |= (uint32_t(at[k * ldt + m0 + r]) ^ (flip & 0xffu)) << (8 * i);
+            }
+          tile[g * kIgemmMR + r] = static_cast<int32_t>(word);
+        }
+    } else {
+      for (int64_t g = 0; g < groups; ++g)
+        for (int r = 0; r < kIgemmMR; ++r) {
+          const int64_t m = m0 + r, k = 2 * g;
+          int32_t lo = 0, hi = 0;
+          if (m < rows) {
+            lo = value(k, m) - zp;
+            hi = k + 1 < K ? value(k + 1, m) - zp : 0;
+          }
+          tile[g * kIgemmMR + r] = static_cast<int32_t>(
+              uint32_t(static_cast<uint16_t>(static_cast<int16_t>(lo))) |
+              (uint32_t(static_cast<uint16_t>(static_cast<int16_t>(hi))) << 16));
+        }
+    }
+  }
+}
+
+/// The geometry of a 2-D convolution of one group (NCHW, OIHW weights).
+struct QconvShape {
+  int64_t C, H, W, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW;
+};
+
+/// im2col of output pixels p0 .. p0+rows-1 of one image: at[k][i] (pitch
+/// kIgemmMc) = x[c][iy][ix] for k = (c, ky, kx), iy = oy*SH - PT + ky*DH,
+/// ix = ox*SW - PL + kx*DW, or the zero point byte outside the image.
+inline void qconv_im2col(const uint8_t *x, const QconvShape &s, uint8_t zp, int64_t p0,
+                         int64_t rows, uint8_t *at) {
+  int64_t k = 0;
+  for (int64_t c = 0; c < s.C; ++c)
+    for (int64_t ky = 0; ky < s.KH; ++ky)
+      for (int64_t kx = 0; kx < s.KW; ++kx, ++k) {
+        uint8_t *dst = at + k * kIgemmMc;
+        for (int64_t i = 0; i < rows;) {
+          const int64_t p = p0 + i, oy = p / s.OW, ox = p % s.OW;
+          const int64_t seg = std::min(s.OW - ox, rows - i);
+          const int64_t iy = oy * s.SH - s.PT + ky * s.DH;
+          if (iy < 0 || iy >= s.H) {
+            std::memset(dst + i, zp, static_cast<size_t>(seg));
+          } else {
+            const uint8_t *src = x + (c * s.H + iy) * s.W;
+            const int64_t x0 = kx * s.DW - s.PL;
+            // Output columns ox .. ox+seg-1 whose ix is inside [0, W).
+            int64_t lo = ox, hi = ox + seg;
+            if (x0 < 0)
+              lo = std::max(lo, ceil_div(-x0, s.SW));
+            hi = std::min(hi, s.W - x0 > 0 ? ceil_div(s.W - x0, s.SW) : 0);
+            if (hi <= lo) {
+              std::memset(dst + i, zp, static_cast<size_t>(seg));
+            } else {
+              std::memset(dst + i, zp, static_cast<size_t>(lo - ox));
+              if (s.SW == 1) {
+                std::memcpy(dst + i + (lo - ox), src + lo + x0, static_cast<size_t>(hi - lo));
+              } else {
+                for (int64_t o = lo; o < hi; ++o)
+                  dst[i + o - ox] = src[o * s.SW + x0];
+              }
+              std::memset(dst + i + (hi - ox), zp, static_cast<size_t>(ox + seg - hi));
+            }
+          }
+          i += seg;
+        }
+      }
+}
+
+/// Rows py0 .. py1-1 of one image (NCHW, `s.C` planes of H x W) as
+/// channels-last rows of the padded frame the windows read: out[(py * Wp +
+/// px) * C + c] = x[c][py - PT][px - PL], or the zero point byte outside
+/// the image.
+inline void qconv_pad_channels_last(const uint8_t *x, const QconvShape &s, uint8_t zp,
+                                    int64_t py0, int64_t py1, int64_t Wp, uint8_t *out) {
+  for (int64_t py = py0; py < py1; ++py) {
+    uint8_t *row = out + py * Wp * s.C;
+    const int64_t iy = py - s.PT;
+    if (iy < 0 || iy >= s.H) {
+      std::memset(row, zp, static_cast<size_t>(Wp * s.C));
+      continue;
+    }
+    const int64_t x0 = std::min(Wp, std::max<int64_t>(0, s.PL));
+    const int64_t x1 = std::max(x0, std::min(Wp, s.PL + s.W));
+    std::memset(row, zp, static_cast<size_t>(x0 * s.C));
+    std::memset(row + x1 * s.C, zp, static_cast<size_t>((Wp - x1) * s.C));
+    for (int64_t c = 0; c < s.C; ++c) {
+      const uint8_t *src = x + (c * s.H + iy) * s.W - s.PL;
+      for (int64_t px = x0; px < x1; ++px)
+        row[px * s.C + c] = src[px];
+    }
+  }
+}
+
+/// Output pixels p0 .. p0+rows-1 converted for `Format` (the words
+/// igemm_convert_a makes of their im2col rows) straight from the padded
+/// channels-last image: the group g of pixel (oy, ox) is the 4 (quads) or 2
+/// (pairs) bytes at ((oy*SH) * Wp + ox*SW) * C + goff[g].
+inline void qconv_convert_channels(const uint8_t *img, const QconvShape &s, int64_t Wp,
+                                   const int64_t *goff, int64_t p0, int64_t rows,
+                                   int64_t groups, int32_t a_unsigned, int32_t zp,
+                                   int32_t format, int32_t *out) {
+  const int64_t tiles = ceil_div(rows, kIgemmMR);
+  const uint32_t flip = a_unsigned ? 0u : 0x80808080u;
+  for (int64_t t = 0; t < tiles; ++t) {
+    int32_t *tile = out + t * groups * kIgemmMR;
+    const uint8_t *base[kIgemmMR];
+    for (int r = 0; r < kIgemmMR; ++r) {
+      const int64_t m = t * kIgemmMR + r;
+      // Rows past the chunk read its first pixel (never stored).
+      const int64_t p = p0 + (m < rows ? m : 0), oy = p / s.OW, ox = p % s.OW;
+      base[r] = img + ((oy * s.SH) * Wp + ox * s.SW) * s.C;
+    }
+    if (format == kIgemmQuads) {
+      int64_t g = 0;
+#if ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX2 || ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX512
+      // Four groups of four rows at a time, where the four groups are
+      // adjacent bytes: a 4 x 4 transpose of 32-bit words.
+      const __m128i vflip = _mm_set1_epi32(static_cast<int32_t>(flip));
+      while (g + 4 <= groups) {
+        if (goff[g + 3] != goff[g] + 12) {
+          // Not adjacent (a window row ends): this group alone.
+          for (int r = 0; r < kIgemmMR; ++r) {
+            uint32_t w;
+            std::memcpy(&w, base[r] + goff[g], 4);
+            tile[g * kIgemmMR + r] = static_cast<int32_t>(w ^ flip);
+          }
+          ++g;
+          continue;
+        }
+        for (int h = 0; h < kIgemmMR; h += 4) {
+          const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(base[h] + goff[g]));
+          const __m128i r1 =
+              _mm_loadu_si128(reinterpret_cast<const __m128i *>(base[h + 1] + goff[g]));
+          const __m128i r2 =
+              _mm_loadu_si128(reinterpret_cast<const __m128i *>(base[h + 2] + goff[g]));
+          const __m128i r3 =
+              _mm_loadu_si128(reinterpret_cast<const __m128i *>(base[h + 3] + goff[g]));
+          const __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, r3);
+          const __m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, r3);
+          const __m128i o[4] = {_mm_unpacklo_epi64(t0, t1), _mm_unpackhi_epi64(t0, t1),
+                                _mm_unpacklo_epi64(t2, t3), _mm_unpackhi_epi64(t2, t3)};
+          for (int i = 0; i < 4; ++i)
+            _mm_storeu_si128(reinterpret_cast<__m128i *>(tile + (g + i) * kIgemmMR + h),
+                             _mm_xor_si128(o[i], vflip));
+        }
+        g += 4;
+      }
+#endif
+      for (; g < groups; ++g)
+        for (int r = 0; r < kIgemmMR; ++r) {
+          uint32_t w;
+          std::memcpy(&w, base[r] + goff[g], 4);
+          tile[g * kIgemmMR + r] = static_cast<int32_t>(w ^ flip);
+        }
+    } else {
+      for (int64_t g = 0; g < groups; ++g)
+        for (int r = 0; r < kIgemmMR; ++r) {
+          const uint8_t *b = base[r] + goff[g];
+          const int32_t lo = (a_unsigned ? int32_t(b[0]) : int32_t(int8_t(b[0]))) - zp;
+          const int32_t hi = (a_unsigned ? int32_t(b[1]) : int32_t(int8_t(b[1]))) - zp;
+          tile[g * kIgemmMR + r] = static_cast<int32_t>(
+              uint32_t(static_cast<uint16_t>(static_cast<int16_t>(lo))) |
+              (uint32_t(static_cast<uint16_t>(static_cast<int16_t>(hi))) << 16));
+        }
+    }
+  }
+}
+
+/// saturate(round_half_even(float(acc) * mult) + y_zp) to [lo, hi] (NaN
+/// to 0), the operations of QLinearConv's loop lowering (acc includes the
+/// bias).
+inline int32_t qconv_requantize(int32_t acc, float mult, float y_zp, float lo, float hi) {
+  float r = dql_round_even(static_cast<float>(acc) * mult) + y_zp;
+  if (r != r)
+    return 0;
+  return static_cast<int32_t>(std::min(std::max(r, lo), hi));
+}
+
+/// The units of part `part` of one qconv_packed_w call in `Format`.
+template <int32_t Format>
+inline void qconv_run(const uint8_t *x, int32_t x_unsigned, int32_t zp, int64_t batch,
+                      const QconvShape &s, int32_t layout, const void *bpacked, int64_t N, const int32_t *bias,
+                      const float *mult, float y_zp, float lo, float hi, int32_t y_unsigned,
+                      uint8_t *y, char *scratch, int64_t part, int64_t parts) {
+  constexpr int MR = kIgemmMR;
+  constexpr int64_t NR = kIgemmNR;
+  const int64_t K = s.C * s.KH * s.KW, P = s.OH * s.OW, inPixels = s.H * s.W;
+  const int64_t groups = igemm_groups(Format, K), npan = ceil_div(N, NR);
+  const int64_t blockGroups = kIgemmKc / igemm_group(Format), ldc = npan * NR;
+  const char *bbase = static_cast<const char *>(bpacked);
+  const int32_t *colsums =
+      Format == kIgemmQuads ? reinterpret_cast<const int32_t *>(bbase + npan * NR * groups * 4)
+                            : nullptr;
+  const bool channels = layout == kQconvChannels;
+  const int64_t Hp = (s.OH - 1) * s.SH + (s.KH - 1) * s.DH + 1;
+  const int64_t Wp = (s.OW - 1) * s.SW + (s.KW - 1) * s.DW + 1;
+  const int64_t padded = channels ? Hp * Wp * s.C : 0;
+  uint8_t *at = reinterpret_cast<uint8_t *>(scratch);
+  int64_t *goff = reinterpret_cast<int64_t *>(scratch + round_up(padded, 64));
+  int32_t *apack = reinterpret_cast<int32_t *>(
+      scratch + (channels ? round_up(padded, 64) + round_up(igemm_groups(kIgemmPairs, K) * 8, 64)
+                          : round_up(K * kIgemmMc, 64)));
+  int32_t *cbuf = apack + igemm_scratch_bytes(ONNXCC_KERNELS_ISA, K) / 4;
+  uint8_t *stage = reinterpret_cast<uint8_t *>(cbuf + kIgemmMc * ldc);
+  if (channels)
+    for (int64_t g = 0; g < groups; ++g) {
+      // Group g's first k = (ky, kx, c): its offset from a window's corner.
+      const int64_t k0 = g * igemm_group(Format), kyx = k0 / s.C, c = k0 % s.C;
+      goff[g] = ((kyx / s.KW) * s.DH * Wp + (kyx % s.KW) * s.DW) * s.C + c;
+    }
+  const int64_t chunks = ceil_div(P, kIgemmMc) * batch;
+  int64_t pgroups = 1;
+  if (chunks < 2 * parts)
+    pgroups = std::max<int64_t>(1, std::min(npan, ceil_div(2 * parts, chunks)));
+  const int64_t total = chunks * pgroups;
+  const int64_t u0 = total * part / parts, u1 = total * (part + 1) / parts;
+  const int32_t shift = x_unsigned ? 0 : 128;
+  int32_t zrow[kIgemmMc];
+  for (int64_t i = 0; i < kIgemmMc; ++i)
+    zrow[i] = zp + shift;
+  // The padded rows of image `image` made so far: [0, madeRows) is not
+  // needed, only the rows this part's chunks read are made, in order.
+  int64_t converted = -1, image = -1, madeRows = 0;
+  for (int64_t u = u0; u < u1; ++u) {
+    const int64_t chunk = u / pgroups, pg = u % pgroups;
+    const int64_t n = chunk / ceil_div(P, kIgemmMc);
+    const int64_t p0 = (chunk % ceil_div(P, kIgemmMc)) * kIgemmMc;
+    const int64_t rows = std::min(kIgemmMc, P - p0);
+    const uint8_t *xn = x + n * s.C * inPixels;
+    if (channels) {
+      // The frame rows that output rows oy0 .. oy1 read.
+      const int64_t oy0 = p0 / s.OW, oy1 = (p0 + rows - 1) / s.OW;
+      const int64_t need0 = oy0 * s.SH, need1 = std::min(Hp, oy1 * s.SH + (s.KH - 1) * s.DH + 1);
+      if (image != n) {
+        image = n;
+        madeRows = need0;
+      }
+      if (need1 > madeRows) {
+        qconv_pad_channels_last(xn, s, static_cast<uint8_t>(zp), std::max(madeRows, need0),
+                                need1, Wp, at);
+        madeRows = need1;
+      }
+    }
+    if (converted != chunk) {
+      if (channels) {
+        qconv_convert_channels(at, s, Wp, goff, p0, rows, groups, x_unsigned, zp, Format,
+                               apack);
+      } else {
+        qconv_im2col(xn, s, static_cast<uint8_t>(zp), p0, rows, at);
+        igemm_convert_at(at, kIgemmMc, rows, K, x_unsigned, zp, Format, apack);
+      }
+      converted = chunk;
+    }
+    const int64_t j0 = npan * pg / pgroups, j1 = npan * (pg + 1) / pgroups;
+    const int64_t tiles = ceil_div(rows, MR);
+    for (int64_t j = j0; j < j1; ++j) {
+      const char *bp = bbase + j * groups * NR * 4;
+      const int32_t *cs = colsums ? colsums + j * NR : nullptr;
+      for (int64_t g0 = 0; g0 < groups || g0 == 0; g0 += blockGroups) {
+        const int64_t gc = std::min<int64_t>(blockGroups, groups - g0);
+        for (int64_t t = 0; t < tiles; ++t) {
+          const int nrows = static_cast<int>(std::min<int64_t>(MR, rows - t * MR));
+          const int32_t *ap = apack + (t * groups + g0) * MR;
+          int32_t *cp = cbuf + t * MR * ldc + j * NR;
+          const int32_t *z = g0 == 0 ? zrow : nullptr;
+          igemm_tile<MR, Format>(gc, ap, bp + g0 * NR * 4, cp, ldc, nrows, static_cast<int>(NR),
+                                 g0 > 0, z, cs);
+        }
+        if (groups == 0)
+          break;
+      }
+    }
+    // Requantized a row of the chunk at a time (vectors along the
+    // channels), then moved into the channel planes y[n][col][p0 + r].
+    const int64_t c0 = j0 * NR, c1 = std::min(N, j1 * NR);
+    for (int64_t r = 0; r < rows; ++r) {
+      const int32_t *crow = cbuf + r * ldc;
+      uint8_t *srow = stage + r * ldc;
+      int64_t col = c0;
+#if ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX2 || ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX512
+      const __m256 vz = _mm256_set1_ps(y_zp), vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+      for (; col + 8 <= c1; col += 8) {
+        __m256i acc = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(crow + col));
+        if (bias)
+          acc = _mm256_add_epi32(acc,
+                                 _mm256_loadu_si256(reinterpret_cast<const __m256i *>(bias + col)));
+        __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), _mm256_loadu_ps(mult + col));
+        v = _mm256_add_ps(_mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), vz);
+        const __m256 nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
+        v = _mm256_andnot_ps(nan, _mm256_min_ps(_mm256_max_ps(v, vlo), vhi));
+        const __m256i q = _mm256_cvttps_epi32(v);
+        const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+        const __m128i bytes = y_unsigned ? _mm_packus_epi16(w, w) : _mm_packs_epi16(w, w);
+        _mm_storel_epi64(reinterpret_cast<__m128i *>(srow + col), bytes);
+      }
+#endif
+      for (; col < c1; ++col) {
+        const int32_t acc = static_cast<int32_t>(static_cast<uint32_t>(crow[col]) +
+                                                 static_cast<uint32_t>(bias ? bias[col] : 0));
+        srow[col] = static_cast<uint8_t>(qconv_requantize(acc, mult[col], y_zp, lo, hi));
+      }
+    }
+    uint8_t *yn = y + n * N * P + p0;
+    for (int64_t col = c0; col < c1; ++col) {
+      uint8_t *dst = yn + col * P;
+      for (int64_t r = 0; r < rows; ++r)
+        dst[r] = stage[r * ldc + col];
+    }
+  }
+}
+
+} // namespace detail
+
+/// QLinearConv of a 2-D, one-group convolution (NCHW) with its weights
+/// packed at compile time: W [N][C][KH][KW] as B[K][N], k = (c, ky, kx),
+/// by pack_igemm_b (its zero points per output channel folded in). x is
+/// uint8 (x_unsigned) or int8 with one zero point x_zp (of x's type);
+/// y[n][o][p] = saturate(round_half_even(float(sum + bias[o]) * mult[o]) +
+/// y_zp) to [lo, hi], sum the exact int32 sum of (x - x_zp)(w - w_zp[o])
+/// over the window (padding reads x_zp), mult[o] = x_scale * w_scale[o] /
+/// y_scale as the loops compute it: the bytes of the loop lowering. The
+/// output pixels of each image go a chunk at a time through an im2col (none
+/// for a 1x1 convolution of stride 1) and the int8 GEMM's tiles, then are
+/// requantized into the channel planes. scratch: qconv_scratch_bytes per
+/// part.
+inline int qconv_packed_w(const void *x, int32_t x_unsigned, const void *x_zp, int64_t batch,
+                          int64_t C, int64_t H, int64_t W, int64_t KH, int64_t KW, int64_t SH,
+                          int64_t SW, int64_t DH, int64_t DW, int64_t PT, int64_t PL, int64_t OH,
+                          int64_t OW, int32_t layout, const void *wpacked, int32_t format,
+                          int64_t N,
+                          const int32_t *bias, int32_t has_bias, const float *mult, float y_zp,
+                          float lo, float hi, int32_t y_unsigned, void *y, void *scratch,
+                          int64_t part, int64_t parts, int32_t isa_check) {
+  using namespace detail;
+  if (isa_check != ONNXCC_KERNELS_ISA || (format != kIgemmPairs && format != kIgemmQuads) ||
+      (layout != kQconvIm2col && (layout != kQconvChannels || C % 4 != 0)))
+    return kStatusWrongIsa;
+  const QconvShape s{C, H, W, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW};
+  const int64_t K = C * KH * KW;
+  const int64_t padded = qconv_padded_bytes(layout, C, KH, KW, SH, SW, DH, DW, OH, OW);
+  const uint8_t zpByte = *static_cast<const uint8_t *>(x_zp);
+  const int32_t zp = x_unsigned ? int32_t(zpByte) : int32_t(static_cast<int8_t>(zpByte));
+  char *slice = static_cast<char *>(scratch) + part * qconv_scratch_bytes(isa_check, K, N, padded);
+  const int32_t *b = has_bias ? bias : nullptr;
+  const uint8_t *xb = static_cast<const uint8_t *>(x);
+  uint8_t *yb = static_cast<uint8_t *>(y);
+  if (format == kIgemmQuads)
+    qconv_run<kIgemmQuads>(xb, x_unsigned, zp, batch, s, layout, wpacked, N, b, mult, y_zp, lo, hi,
+                           y_unsigned, yb, slice, part, parts);
+  else
+    qconv_run<kIgemmPairs>(xb, x_unsigned, zp, batch, s, layout, wpacked, N, b, mult, y_zp, lo, hi,
+                           y_unsigned, yb, slice, part, parts);
+  return 0;
+}
+
 /// DynamicQuantizeLinear of n floats to uint8, as ONNX defines it and the
 /// generated loops compute it: the range [min(0, min x), max(0, max x)],
 /// y_scale = range / 255, y_zero_point = round(clamp(-min / y_scale, 0,
@@ -828,6 +1296,48 @@ inline int quantize_dequantize(const float *x, float *y, int64_t n, float q_scal
     if (has_dq_zp)
       r = r - dq_zp;
     y[i] = r * dq_scale;
+  }
+  return 0;
+}
+
+/// QuantizeLinear per tensor from float32 to 8 bits: y = saturate(
+/// round_half_even(x / scale) + zp) to [lo, hi] (uint8 when y_unsigned),
+/// NaN to 0: the operations of the op's loops (the same bytes), vectorized
+/// whatever the build's -march.
+inline int quantize_linear_8(const float *x, void *y, int64_t n, float scale, float zp,
+                             float lo, float hi, int32_t y_unsigned, int64_t part, int64_t parts,
+                             int32_t isa_check) {
+  using namespace detail;
+  if (isa_check != ONNXCC_KERNELS_ISA)
+    return kStatusWrongIsa;
+  uint8_t *out = static_cast<uint8_t *>(y);
+  int64_t i = n * part / parts;
+  const int64_t end = n * (part + 1) / parts;
+#if ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX2 || ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX512
+  const __m256 vs = _mm256_set1_ps(scale), vz = _mm256_set1_ps(zp);
+  const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+  for (; i + 32 <= end; i += 32) {
+    __m256i q[4];
+    for (int j = 0; j < 4; ++j) {
+      __m256 r = _mm256_round_ps(_mm256_div_ps(_mm256_loadu_ps(x + i + 8 * j), vs),
+                                 _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+      r = _mm256_add_ps(r, vz);
+      const __m256 nan = _mm256_cmp_ps(r, r, _CMP_UNORD_Q);
+      r = _mm256_andnot_ps(nan, _mm256_min_ps(_mm256_max_ps(r, vlo), vhi));
+      q[j] = _mm256_cvttps_epi32(r);
+    }
+    // 32 int32 in [lo, hi] -> 32 bytes in order (packs work per 128-bit
+    // lane: the permute puts the lanes back).
+    const __m256i w01 = _mm256_packs_epi32(q[0], q[1]), w23 = _mm256_packs_epi32(q[2], q[3]);
+    __m256i b = y_unsigned ? _mm256_packus_epi16(w01, w23) : _mm256_packs_epi16(w01, w23);
+    b = _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + i), b);
+  }
+#endif
+  for (; i < end; ++i) {
+    float r = dql_round_even(x[i] / scale) + zp;
+    r = r != r ? 0.0f : std::min(std::max(r, lo), hi);
+    out[i] = static_cast<uint8_t>(static_cast<int32_t>(r));
   }
   return 0;
 }

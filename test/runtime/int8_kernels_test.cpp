@@ -10,6 +10,8 @@
 // around every tile, chunk and K-block edge (odd K, K = 0, M = 1, N below a
 // panel), a row pitch larger than K, and 1, 2 and 3 parts (results must be
 // identical). Sentinel guards around C and the scratch catch stray writes.
+// Also the quantized convolution (qconv_packed_w) against a direct
+// evaluation of QLinearConv, and quantize_linear_8 against the spec.
 #include "onnxcc_kernels.h"
 #include "test_rng.h"
 
@@ -386,6 +388,196 @@ void qdqGroup() {
     ++failures;
 }
 
+/// qconv_packed_w against a direct evaluation of QLinearConv: int64 sums
+/// of (x - x_zp)(w - w_zp[o]) over each window (padding reads nothing:
+/// (x_zp - x_zp) = 0), plus the bias, then float(acc) * mult rounded by
+/// nearbyint (half to even), + y_zp, clamped. Both input layouts (im2col
+/// for any C, channels-last for C a multiple of 4), both packed formats,
+/// strides, dilations, asymmetric pads, several images and 1 to 3 parts;
+/// guards around y and the scratch.
+void qconvGroup() {
+  Rng rng(77);
+  bool ok = true;
+  int cases = 0;
+  struct Shape {
+    int64_t batch, C, H, W, M, KH, KW, SH, SW, DH, DW, PT, PL, PB, PR;
+  };
+  const Shape shapes[] = {
+      {1, 3, 11, 9, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},   {2, 4, 8, 8, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {1, 8, 13, 13, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1}, {1, 16, 9, 10, 33, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+      {1, 12, 9, 9, 8, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0},   {1, 3, 23, 23, 7, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3},
+      {1, 8, 12, 11, 9, 3, 2, 1, 2, 2, 1, 2, 0, 1, 3},  {1, 5, 6, 7, 3, 2, 3, 1, 1, 1, 2, 0, 1, 2, 0},
+      {2, 20, 17, 17, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 64, 5, 5, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+  };
+  for (const Shape &sh : shapes)
+    for (int variant = 0; variant < 4; ++variant) {
+      ++cases;
+      const bool xUnsigned = variant % 2 == 0, yUnsigned = variant < 2;
+      const bool fullRange = variant == 3, hasBias = variant != 1;
+      const int64_t OH = (sh.H + sh.PT + sh.PB - ((sh.KH - 1) * sh.DH + 1)) / sh.SH + 1;
+      const int64_t OW = (sh.W + sh.PL + sh.PR - ((sh.KW - 1) * sh.DW + 1)) / sh.SW + 1;
+      const int64_t area = sh.KH * sh.KW, K = sh.C * area, P = OH * OW;
+      auto xValue = [&]() { return xUnsigned ? rng.below(256) : rng.below(256) - 128; };
+      std::vector<uint8_t> x(sh.batch * sh.C * sh.H * sh.W);
+      for (auto &v : x)
+        v = static_cast<uint8_t>(xValue());
+      const int32_t xZp = xValue();
+      const uint8_t xZpByte = static_cast<uint8_t>(xZp);
+      std::vector<int32_t> w(sh.M * K), wZp(sh.M), bias(sh.M);
+      std::vector<float> mult(sh.M);
+      for (int64_t o = 0; o < sh.M; ++o) {
+        wZp[o] = fullRange ? rng.below(256) - 128 : rng.below(9) - 4;
+        bias[o] = rng.below(20001) - 10000;
+        mult[o] = (1 + rng.below(1000)) / 65536.0f;
+      }
+      for (int64_t o = 0; o < sh.M; ++o)
+        for (int64_t i = 0; i < K; ++i)
+          w[o * K + i] = fullRange ? rng.below(256) - 128 : wZp[o] + rng.below(127) - 63;
+      const float yZp = yUnsigned ? 7.0f : -5.0f;
+      const float lo = yUnsigned ? 0.0f : -128.0f, hi = yUnsigned ? 255.0f : 127.0f;
+      // The reference.
+      std::vector<uint8_t> want(sh.batch * sh.M * P);
+      auto xAt = [&](int64_t n, int64_t c, int64_t iy, int64_t ix) -> int64_t {
+        const uint8_t raw = x[((n * sh.C + c) * sh.H + iy) * sh.W + ix];
+        return xUnsigned ? int64_t(raw) : int64_t(static_cast<int8_t>(raw));
+      };
+      for (int64_t n = 0; n < sh.batch; ++n)
+        for (int64_t o = 0; o < sh.M; ++o)
+          for (int64_t oy = 0; oy < OH; ++oy)
+            for (int64_t ox = 0; ox < OW; ++ox) {
+              int64_t acc = hasBias ? bias[o] : 0;
+              for (int64_t c = 0; c < sh.C; ++c)
+                for (int64_t ky = 0; ky < sh.KH; ++ky)
+                  for (int64_t kx = 0; kx < sh.KW; ++kx) {
+                    const int64_t iy = oy * sh.SH - sh.PT + ky * sh.DH;
+                    const int64_t ix = ox * sh.SW - sh.PL + kx * sh.DW;
+                    if (iy < 0 || iy >= sh.H || ix < 0 || ix >= sh.W)
+                      continue;
+                    acc += (xAt(n, c, iy, ix) - xZp) *
+                           (w[o * K + (c * sh.KH + ky) * sh.KW + kx] - wZp[o]);
+                  }
+              float r = std::nearbyint(static_cast<float>(acc) * mult[o]) + yZp;
+              r = std::min(hi, std::max(lo, r));
+              want[(n * sh.M + o) * P + oy * OW + ox] = static_cast<uint8_t>(static_cast<int>(r));
+            }
+      for (int32_t layout : {k::kQconvIm2col, k::kQconvChannels}) {
+        if (layout == k::kQconvChannels && sh.C % 4 != 0)
+          continue;
+        // B [K][M] in the layout's K order.
+        std::vector<int32_t> b(K * sh.M);
+        for (int64_t o = 0; o < sh.M; ++o)
+          for (int64_t c = 0; c < sh.C; ++c)
+            for (int64_t a = 0; a < area; ++a) {
+              const int64_t kk = layout == k::kQconvChannels ? a * sh.C + c : c * area + a;
+              b[kk * sh.M + o] = w[(o * sh.C + c) * area + a];
+            }
+        const int32_t format = k::igemm_quads_exact(kIsa, b.data(), wZp.data(), K, sh.M)
+                                   ? k::kIgemmQuads : k::kIgemmPairs;
+        if (!fullRange && (kIsa == ONNXCC_ISA_AVX2 || kIsa == ONNXCC_ISA_AVX512) &&
+            format != k::kIgemmQuads) {
+          std::printf("FAIL qconv: 7-bit weights not packed as quads\n");
+          ok = false;
+        }
+        std::vector<char> packed(k::packed_igemm_b_bytes(kIsa, format, K, sh.M));
+        k::pack_igemm_b(kIsa, format, b.data(), wZp.data(), K, sh.M, packed.data());
+        const int64_t padded = k::qconv_padded_bytes(layout, sh.C, sh.KH, sh.KW, sh.SH, sh.SW,
+                                                     sh.DH, sh.DW, OH, OW);
+        for (int parts = 1; parts <= 3; ++parts) {
+          const int64_t slice = k::qconv_scratch_bytes(kIsa, K, sh.M, padded);
+          std::vector<int32_t> scratch((slice * parts) / 4 + kPad, kGuard);
+          std::vector<uint8_t> y(want.size() + kPad, 0xa5);
+          for (int part = 0; part < parts; ++part) {
+            int status = k::qconv_packed_w(
+                x.data(), xUnsigned, &xZpByte, sh.batch, sh.C, sh.H, sh.W, sh.KH, sh.KW, sh.SH,
+                sh.SW, sh.DH, sh.DW, sh.PT, sh.PL, OH, OW, layout, packed.data(), format, sh.M,
+                bias.data(), hasBias, mult.data(), yZp, lo, hi, yUnsigned, y.data(),
+                scratch.data(), part, parts, kIsa);
+            if (status != 0) {
+              std::printf("FAIL qconv: status %d\n", status);
+              ok = false;
+            }
+          }
+          for (size_t i = 0; i < want.size(); ++i)
+            if (y[i] != want[i]) {
+              if (ok)
+                std::printf("FAIL qconv C %" PRId64 " M %" PRId64 " k %" PRId64 "x%" PRId64
+                            " variant %d layout %d %s parts %d: y[%zu] %d, expected %d\n",
+                            sh.C, sh.M, sh.KH, sh.KW, variant, layout, formatName(format),
+                            parts, i, y[i], want[i]);
+              ok = false;
+              break;
+            }
+          for (int i = 0; i < kPad; ++i)
+            ok = ok && y[want.size() + i] == 0xa5 && scratch[(slice * parts) / 4 + i] == kGuard;
+        }
+      }
+    }
+  // A layout the kernel cannot read (channels-last of C = 3) is refused.
+  {
+    uint8_t one = 0;
+    int status = k::qconv_packed_w(&one, 1, &one, 1, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1,
+                                   k::kQconvChannels, &one, k::kIgemmPairs, 1, nullptr, 0,
+                                   nullptr, 0, 0, 255, 1, &one, nullptr, 0, 1, kIsa);
+    ok = ok && status == k::kStatusWrongIsa;
+  }
+  std::printf("%s qconv_packed_w (%d cases)\n", ok ? "PASS" : "FAIL", cases);
+  if (!ok)
+    ++failures;
+}
+
+/// quantize_linear_8 against QuantizeLinear as the spec writes it (NaN to
+/// 0), uint8 and int8, rounding halves, infinities, any split into parts.
+void quantizeGroup() {
+  Rng rng(321);
+  bool ok = true;
+  int cases = 0;
+  struct Params {
+    float scale, zp, lo, hi;
+    bool isUnsigned;
+  };
+  const Params params[] = {{0.0105832173f, 0, 0, 255, true},
+                           {0.03f, 128, 0, 255, true},
+                           {0.5f, -3, -128, 127, false}};
+  for (const Params &p : params)
+    for (int64_t n : {0, 1, 31, 33, 1000}) {
+      ++cases;
+      std::vector<float> x(n);
+      for (auto &v : x)
+        v = (rng.below(1 << 16) - (1 << 15)) / 1024.0f;
+      for (int64_t i = 0; i < n; i += 7)
+        x[i] = static_cast<float>(static_cast<int>(i % 40) - 20) * p.scale / 2.0f;
+      if (n > 5) {
+        x[1] = std::numeric_limits<float>::quiet_NaN();
+        x[2] = std::numeric_limits<float>::infinity();
+        x[3] = -std::numeric_limits<float>::infinity();
+      }
+      std::vector<uint8_t> want(n);
+      for (int64_t i = 0; i < n; ++i) {
+        float r = std::nearbyint(x[i] / p.scale) + p.zp;
+        r = std::isnan(r) ? 0.0f : std::min(p.hi, std::max(p.lo, r));
+        want[i] = static_cast<uint8_t>(static_cast<int>(r));
+      }
+      for (int parts = 1; parts <= 3; ++parts) {
+        std::vector<uint8_t> y(n + kPad, 0xa5);
+        for (int part = 0; part < parts; ++part)
+          k::quantize_linear_8(x.data(), y.data(), n, p.scale, p.zp, p.lo, p.hi, p.isUnsigned,
+                               part, parts, kIsa);
+        for (int64_t i = 0; i < n; ++i)
+          if (y[i] != want[i]) {
+            if (ok)
+              std::printf("FAIL quantize_linear_8 n %" PRId64 " element %" PRId64
+                          ": %d, expected %d\n", n, i, y[i], want[i]);
+            ok = false;
+          }
+        for (int i = 0; i < kPad; ++i)
+          ok = ok && y[n + i] == 0xa5;
+      }
+    }
+  std::printf("%s quantize_linear_8 (%d cases)\n", ok ? "PASS" : "FAIL", cases);
+  if (!ok)
+    ++failures;
+}
+
 } // namespace
 
 int main() {
@@ -434,6 +626,8 @@ int main() {
   dqlGroup();
   q4Group();
   qdqGroup();
+  qconvGroup();
+  quantizeGroup();
 
   // The wrong ISA is refused with a status, not run.
   int32_t c = 0;
