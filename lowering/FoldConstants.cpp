@@ -40,6 +40,7 @@
 #include "dialects/onnx/OnnxDialect.h"
 #include "dialects/onnx/OnnxOps.h"
 #include "dialects/onnx/Transforms/Constants.h"
+#include "dialects/onnx/Transforms/Passes.h"
 #include "lowering/OnnxToLinalg/Patterns.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -1292,6 +1293,10 @@ Outcome tryFold(Operation *op, int64_t sizeLimit, bool weight) {
   // 4-bit weights of a decode-sized MatMul stay 4-bit: the weight-only
   // kernel reads an eighth of the float bytes.
   if (isa<onnx::DequantizeLinearOp>(op) && lowering::feedsQ4Kernel(op))
+    return Outcome::Skipped;
+  // Quantized weights and biases of a QDQ convolution stay integer: it
+  // becomes QLinearConv (onnx-recognize).
+  if (isa<onnx::DequantizeLinearOp>(op) && onnx::feedsQdqConv(op))
     return Outcome::Skipped;
   // The constants that die with the fold: only this op reads them.
   int64_t resultBytes = 0, dyingBytes = 0;

@@ -25,6 +25,8 @@ namespace k = onnxcc_rt::kernels;
 
 namespace {
 
+std::optional<float> scalarConstant(Value v);
+
 bool isInt8Type(Type t) {
   auto i = dyn_cast_or_null<IntegerType>(t);
   return i && i.getWidth() == 8;
@@ -114,6 +116,148 @@ struct MatMulIntegerKernelLowering : KernelPattern<onnx::MatMulIntegerOp> {
     call.i32(target);
     call.emit(op, "igemm_packed_b");
     rewriter.replaceOp(op, resultTensor(rewriter, loc, out, yType, ySizes));
+    return success();
+  }
+};
+
+/// The single constant float32 value of `v`, or nullopt.
+std::optional<float> scalarFloat(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t || !t.hasStaticShape() || t.getNumElements() != 1 || !t.getElementType().isF32())
+    return std::nullopt;
+  auto values = constantFloats(v);
+  return values ? std::optional<float>((*values)[0]) : std::nullopt;
+}
+
+/// QLinearConv of a static 2-D, one-group convolution with constant 8-bit
+/// weights, per-tensor or per-channel weight scales and zero points, and
+/// constant x_scale, y_scale and y_zero_point: qconv_packed_w, the int8
+/// GEMM over an im2col of the input with the requantization of the loop
+/// lowering (the same bytes). What a QDQ convolution becomes too
+/// (onnx-recognize). Others keep the loops of Convolution.cpp.
+struct QLinearConvKernelLowering : KernelPattern<onnx::QLinearConvOp> {
+  using KernelPattern::KernelPattern;
+
+  LogicalResult matchAndRewrite(onnx::QLinearConvOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto xType = dyn_cast<RankedTensorType>(adaptor.getX().getType());
+    auto yType = staticResultType(rewriter, getTypeConverter(), op);
+    auto wType = dyn_cast<RankedTensorType>(op.getW().getType());
+    if (!xType || !yType || !wType || !xType.hasStaticShape() || xType.getRank() != 4 ||
+        yType.getRank() != 4 || wType.getRank() != 4 || !wType.hasStaticShape() ||
+        !isInt8Type(onnxElementType(op.getX())) || !isInt8Type(onnxElementType(op.getY())) ||
+        op.getGroup() != 1)
+      return rewriter.notifyMatchFailure(op, "not a static 2-D one-group 8-bit convolution");
+    std::optional<std::vector<int32_t>> w = constantIntegers(op.getW(), 8);
+    if (!w)
+      return rewriter.notifyMatchFailure(op, "W is not a constant 8-bit tensor");
+    const int64_t batch = xType.getDimSize(0), C = xType.getDimSize(1);
+    const int64_t M = wType.getDimSize(0);
+    if (yType.getDimSize(0) != batch || yType.getDimSize(1) != M)
+      return rewriter.notifyMatchFailure(op, "the dims of X, W and Y disagree");
+    auto window = resolveConvWindow(rewriter, op, xType, wType, yType);
+    if (failed(window))
+      return failure();
+    // Per-output-channel parameters: one value, or M of them.
+    auto perChannel = [&](std::optional<std::vector<float>> v) -> std::optional<std::vector<float>> {
+      if (!v || (v->size() != 1 && static_cast<int64_t>(v->size()) != M))
+        return std::nullopt;
+      if (v->size() == 1)
+        v->assign(M, (*v)[0]);
+      return v;
+    };
+    std::optional<float> xScale = scalarFloat(op.getXScale()), yScale = scalarFloat(op.getYScale());
+    std::optional<float> yZp = scalarConstant(op.getYZeroPoint());
+    auto wScaleType = dyn_cast<RankedTensorType>(op.getWScale().getType());
+    std::optional<std::vector<float>> wScale;
+    if (wScaleType && wScaleType.getElementType().isF32() && wScaleType.getRank() <= 1)
+      wScale = perChannel(constantFloats(op.getWScale()));
+    if (!xScale || !yScale || !yZp || !wScale)
+      return rewriter.notifyMatchFailure(
+          op, "scales and the output zero point are not constants of the kernel's forms");
+    std::vector<int32_t> wZp;
+    if (Value zp = present(op.getWZeroPoint())) {
+      std::optional<std::vector<int32_t>> values = constantIntegers(zp, 8);
+      auto t = dyn_cast<RankedTensorType>(zp.getType());
+      if (!values || !t || t.getRank() > 1 ||
+          (values->size() != 1 && static_cast<int64_t>(values->size()) != M))
+        return rewriter.notifyMatchFailure(op, "w_zero_point is not constant, one or per channel");
+      wZp.assign(M, (*values)[0]);
+      if (values->size() != 1)
+        wZp = *values;
+    }
+    Value xZp = present(adaptor.getXZeroPoint());
+    auto xZpType = xZp ? dyn_cast<RankedTensorType>(xZp.getType()) : RankedTensorType();
+    if (!xZp || !xZpType || !xZpType.hasStaticShape() || xZpType.getNumElements() != 1)
+      return rewriter.notifyMatchFailure(op, "x_zero_point is not one value");
+    Value bias = present(adaptor.getB());
+    if (bias) {
+      auto t = dyn_cast<RankedTensorType>(bias.getType());
+      if (!t || t.getRank() != 1 || t.getDimSize(0) != M || !t.getElementType().isInteger(32))
+        return rewriter.notifyMatchFailure(op, "B is not an int32 [M] tensor");
+    }
+
+    // W [M][C][KH][KW] as B [K][M], K in the order of the kernel's input
+    // layout: (ky, kx, c) read from a channels-last copy where C is a
+    // multiple of 4, else (c, ky, kx) of an im2col. The requantization
+    // multiplier per channel as the loops compute it: (x_scale * w_scale) /
+    // y_scale in float32.
+    const int64_t KH = window->kernel[0], KW = window->kernel[1], area = KH * KW;
+    const int64_t K = C * area;
+    const int32_t layout = C % 4 == 0 ? k::kQconvChannels : k::kQconvIm2col;
+    std::vector<int32_t> b(K * M);
+    for (int64_t o = 0; o < M; ++o)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t at = 0; at < area; ++at) {
+          int64_t kk = layout == k::kQconvChannels ? at * C + c : c * area + at;
+          b[kk * M + o] = (*w)[(o * C + c) * area + at];
+        }
+    std::vector<float> mult(M);
+    for (int64_t o = 0; o < M; ++o) {
+      float product = *xScale * (*wScale)[o];
+      mult[o] = product / *yScale;
+    }
+    const int32_t *bzp = wZp.empty() ? nullptr : wZp.data();
+    int32_t format =
+        k::igemm_quads_exact(target, b.data(), bzp, K, M) ? k::kIgemmQuads : k::kIgemmPairs;
+    std::vector<char> packed(k::packed_igemm_b_bytes(target, format, K, M));
+    k::pack_igemm_b(target, format, b.data(), bzp, K, M, packed.data());
+    const bool yUnsigned = onnxElementType(op.getY()).isUnsignedInteger();
+
+    Location loc = op.getLoc();
+    KernelCall call(rewriter, loc, threads);
+    call.buffer(flatBuffer(rewriter, loc, adaptor.getX(), /*readOnly=*/true));
+    call.i32(onnxElementType(op.getX()).isUnsignedInteger() ? 1 : 0);
+    call.buffer(flatBuffer(rewriter, loc, xZp, /*readOnly=*/true));
+    for (int64_t v : {batch, C, xType.getDimSize(2), xType.getDimSize(3), window->kernel[0],
+                      window->kernel[1], window->strides[0], window->strides[1],
+                      window->dilations[0], window->dilations[1], window->padBegin[0],
+                      window->padBegin[1], yType.getDimSize(2), yType.getDimSize(3)})
+      call.i64(v);
+    call.i32(layout);
+    Value packedW = packedConstantBytes(rewriter, loc, op, "_packed", packed);
+    call.buffer(packedW);
+    call.i32(format);
+    call.i64(M);
+    Value multBuffer = packedConstant(rewriter, loc, op, "_mult", mult);
+    call.buffer(bias ? flatBuffer(rewriter, loc, bias, /*readOnly=*/true) : multBuffer);
+    call.i32(bias ? 1 : 0);
+    call.buffer(multBuffer);
+    call.f32(*yZp);
+    call.f32(yUnsigned ? 0.0f : -128.0f);
+    call.f32(yUnsigned ? 255.0f : 127.0f);
+    call.i32(yUnsigned ? 1 : 0);
+    Value out = outputBuffer(rewriter, loc, yType);
+    call.buffer(out);
+    int64_t padded = k::qconv_padded_bytes(
+        layout, C, KH, KW, window->strides[0], window->strides[1], window->dilations[0],
+        window->dilations[1], yType.getDimSize(2), yType.getDimSize(3));
+    int64_t scratchFloats = (k::qconv_scratch_bytes(target, K, M, padded) + 3) / 4;
+    call.buffer(scratchBuffer(rewriter, loc, scratchFloats * threads));
+    call.partition();
+    call.i32(target);
+    call.emit(op, "qconv_packed_w");
+    rewriter.replaceOp(op, resultTensor(rewriter, loc, out, yType, {}));
     return success();
   }
 };
@@ -417,6 +561,54 @@ struct QuantizeDequantizeKernelLowering : KernelPattern<onnx::DequantizeLinearOp
   }
 };
 
+/// QuantizeLinear per tensor (one constant float32 scale and zero point)
+/// of a float32 tensor to 8 bits: quantize_linear_8, vectorized, instead of
+/// a loop whose rounding and saturation calls do not vectorize. A
+/// QuantizeLinear read only by a DequantizeLinear is left to
+/// QuantizeDequantizeKernelLowering (the pair in one pass).
+struct QuantizeLinearKernelLowering : KernelPattern<onnx::QuantizeLinearOp> {
+  using KernelPattern::KernelPattern;
+
+  LogicalResult matchAndRewrite(onnx::QuantizeLinearOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (op->hasOneUse() && isa<onnx::DequantizeLinearOp>(*op->getUsers().begin()))
+      return rewriter.notifyMatchFailure(op, "read by one DequantizeLinear: the pair's kernel");
+    auto qType = dyn_cast<IntegerType>(onnxElementType(op.getY()));
+    if (!isF32Tensor(adaptor.getX()) || !qType || qType.getWidth() != 8)
+      return rewriter.notifyMatchFailure(op, "not float32 to 8-bit integers");
+    std::optional<float> scale = scalarFloat(op.getYScale());
+    std::optional<float> zp = present(op.getYZeroPoint()) ? scalarConstant(op.getYZeroPoint())
+                                                          : std::optional<float>(0.0f);
+    if (!scale || !zp)
+      return rewriter.notifyMatchFailure(op, "scale and zero point are not constant scalars");
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
+      return failure();
+    auto [yType, ySizes] = *typeAndSizes;
+    Value x = adaptor.getX();
+    auto xType = cast<RankedTensorType>(x.getType());
+    if (xType.getRank() != yType.getRank())
+      return rewriter.notifyMatchFailure(op, "x and y ranks differ");
+    bool isUnsigned = qType.isUnsigned();
+    Location loc = op.getLoc();
+    Value out = outputBuffer(rewriter, loc, yType, ySizes);
+    KernelCall call(rewriter, loc, threads);
+    call.buffer(flatBuffer(rewriter, loc, x, /*readOnly=*/true));
+    call.buffer(out);
+    call.i64(dimProduct(rewriter, loc, x, 0, xType.getRank()));
+    call.f32(*scale);
+    call.f32(*zp);
+    call.f32(isUnsigned ? 0.0f : -128.0f);
+    call.f32(isUnsigned ? 255.0f : 127.0f);
+    call.i32(isUnsigned ? 1 : 0);
+    call.partition();
+    call.i32(target);
+    call.emit(op, "quantize_linear_8");
+    rewriter.replaceOp(op, resultTensor(rewriter, loc, out, yType, ySizes));
+    return success();
+  }
+};
+
 } // namespace
 
 bool quantizedKernelTakesSymbolicDims(Operation *op) {
@@ -454,7 +646,8 @@ namespace {
 void populateQuantizedKernelPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns,
                                      int isa, int64_t threads) {
   patterns.add<MatMulIntegerKernelLowering, DynamicQuantizeLinearKernelLowering,
-               QuantizeDequantizeKernelLowering>(converter, patterns.getContext(), isa, threads);
+               QuantizeDequantizeKernelLowering, QLinearConvKernelLowering,
+               QuantizeLinearKernelLowering>(converter, patterns.getContext(), isa, threads);
   // Above MatMulKernelLowering (a MatMul of two activations: B is not a
   // constant to it).
   patterns.add<Q4MatMulKernelLowering<onnx::MatMulOp>, Q4MatMulKernelLowering<onnx::FusedMatMulOp>>(

@@ -70,6 +70,11 @@ std::optional<llvm::SmallVector<int64_t>> dimBounds(mlir::Value v, const ShapeMa
 /// there was any.
 bool sequenceMapsToLoops(mlir::func::FuncOp func);
 
+/// Whether DequantizeLinear `dq` gives the weights or the bias of QDQ
+/// convolutions that onnx-recognize makes QLinearConv: constant folding
+/// leaves it for them.
+bool feedsQdqConv(mlir::Operation *dq);
+
 /// Sequence and optional inputs and outputs of `func` as tensor ports
 /// (Optionals.cpp): input sequences of the element shapes their
 /// onnxcc.sequence_shapes give, optionals as a flag and a value; the

@@ -18,6 +18,10 @@
 //   ScaledDotProduct-   Softmax(MatMul(Q, Transpose(K)) * c [+ Mask], -1) V,
 //   Attention           the scale c also found as a division, on Q, on K
 //                       (before or after its Transpose), or on both
+//   QLinearConv         QuantizeLinear([Relu](Conv(DequantizeLinear(x),
+//                       DequantizeLinear(W), [DequantizeLinear(B)]))), the
+//                       QDQ form of ONNX Runtime's quantize_static: the
+//                       integer convolution (matchQdqConv says which)
 //
 // Products are read as a whole: a tree of single-use Muls, and Divs by a
 // constant, is a constant factor times its other leaves, so x * 0.5 * t,
@@ -567,11 +571,158 @@ struct RecognizeAttention : OpRewritePattern<MatMulOp> {
   }
 };
 
+/// The single float32 constant of `v`.
+std::optional<float> scalarF32(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t || !t.hasStaticShape() || t.getNumElements() != 1 || !t.getElementType().isF32())
+    return std::nullopt;
+  ElementsAttr attr = staticConstantValue(v);
+  auto values = attr ? readFloatElements(attr) : std::nullopt;
+  return values ? std::optional<float>(static_cast<float>((*values)[0])) : std::nullopt;
+}
+
+bool isByteInt(Type t) {
+  auto i = dyn_cast<IntegerType>(t);
+  return i && i.getWidth() == 8;
+}
+Type elementOf(Value v) { return cast<ShapedType>(v.getType()).getElementType(); }
+bool isAbsent(Value v) { return !v || isa<NoneType>(v.getType()); }
+
+/// The parts of a QDQ convolution that QLinearConv takes.
+struct QdqConv {
+  DequantizeLinearOp x, w, b; // b null when the Conv has no bias
+  QuantizeLinearOp y;
+};
+
+/// Conv whose X, W and B are DequantizeLinear of 8-bit activations, 8-bit
+/// constant weights (per tensor, or per output channel on axis 0) and an
+/// int32 constant bias with scale x_scale * w_scale (the float products,
+/// exactly) and no zero point, read only by a QuantizeLinear to 8 bits,
+/// directly or through a Relu that the quantization already implies (its
+/// zero point the type's minimum); every scale float32 and every zero point
+/// given. Only the 2-D one-group convolutions of static shapes that the
+/// integer kernel takes: the others keep the float kernels (Winograd,
+/// depthwise), faster than QLinearConv's loops.
+std::optional<QdqConv> matchQdqConv(ConvOp conv) {
+  QdqConv m;
+  m.x = conv.getX().getDefiningOp<DequantizeLinearOp>();
+  m.w = conv.getW().getDefiningOp<DequantizeLinearOp>();
+  auto xType = dyn_cast<RankedTensorType>(conv.getX().getType());
+  auto wType = dyn_cast<RankedTensorType>(conv.getW().getType());
+  auto yType = dyn_cast<RankedTensorType>(conv.getY().getType());
+  if (!m.x || !m.w || conv.getGroup() != 1 || !xType || !wType || !yType ||
+      xType.getRank() != 4 || !xType.hasStaticShape() || !wType.hasStaticShape() ||
+      !yType.hasStaticShape() || !conv->hasOneUse())
+    return std::nullopt;
+  // X: activations, one scale and zero point.
+  if (!isByteInt(elementOf(m.x.getX())) || isAbsent(m.x.getXZeroPoint()) ||
+      !scalarF32(m.x.getXScale()) || !staticConstantValue(m.x.getXZeroPoint()) ||
+      cast<ShapedType>(m.x.getXZeroPoint().getType()).getNumElements() != 1)
+    return std::nullopt;
+  // W: constant, per tensor or per output channel.
+  const int64_t M = wType.getDimSize(0);
+  auto wScaleType = dyn_cast<RankedTensorType>(m.w.getXScale().getType());
+  if (!isByteInt(elementOf(m.w.getX())) || !staticConstantValue(m.w.getX()) ||
+      isAbsent(m.w.getXZeroPoint()) || !staticConstantValue(m.w.getXZeroPoint()) ||
+      !wScaleType || !wScaleType.getElementType().isF32() || !staticConstantValue(m.w.getXScale()))
+    return std::nullopt;
+  int64_t axis = m.w.getAxis() < 0 ? m.w.getAxis() + 4 : m.w.getAxis();
+  bool perTensor = wScaleType.getNumElements() == 1 && wScaleType.getRank() <= 1;
+  bool perChannel = wScaleType.getRank() == 1 && wScaleType.getDimSize(0) == M && axis == 0;
+  if (!(perTensor || perChannel) || m.w->hasAttr("onnxcc.block_size") ||
+      cast<ShapedType>(m.w.getXZeroPoint().getType()).getNumElements() !=
+          wScaleType.getNumElements())
+    return std::nullopt;
+  // B: int32 with the product scale, exactly.
+  if (!isAbsent(conv.getB())) {
+    m.b = conv.getB().getDefiningOp<DequantizeLinearOp>();
+    if (!m.b || !elementOf(m.b.getX()).isInteger(32) || !staticConstantValue(m.b.getX()) ||
+        !isAbsent(m.b.getXZeroPoint()))
+      return std::nullopt;
+    ElementsAttr bScaleAttr = staticConstantValue(m.b.getXScale());
+    ElementsAttr wScaleAttr = staticConstantValue(m.w.getXScale());
+    auto bScale = bScaleAttr && elementOf(m.b.getXScale()).isF32()
+                      ? readFloatElements(bScaleAttr) : std::nullopt;
+    auto wScale = readFloatElements(wScaleAttr);
+    float xScale = *scalarF32(m.x.getXScale());
+    if (!bScale || !wScale || (bScale->size() != 1 && static_cast<int64_t>(bScale->size()) != M))
+      return std::nullopt;
+    for (int64_t o = 0; o < M; ++o) {
+      float want = xScale * static_cast<float>((*wScale)[wScale->size() == 1 ? 0 : o]);
+      if (static_cast<float>((*bScale)[bScale->size() == 1 ? 0 : o]) != want)
+        return std::nullopt;
+    }
+  }
+  // The output: QuantizeLinear to 8 bits, maybe through an implied Relu.
+  Operation *user = *conv->getUsers().begin();
+  if (auto relu = dyn_cast<ReluOp>(user)) {
+    if (!relu->hasOneUse())
+      return std::nullopt;
+    m.y = dyn_cast<QuantizeLinearOp>(*relu->getUsers().begin());
+  } else {
+    m.y = dyn_cast<QuantizeLinearOp>(user);
+  }
+  if (!m.y || isAbsent(m.y.getYZeroPoint()) || !scalarF32(m.y.getYScale()) ||
+      !isByteInt(elementOf(m.y.getY())))
+    return std::nullopt;
+  ElementsAttr yZpAttr = staticConstantValue(m.y.getYZeroPoint());
+  auto yZp = yZpAttr ? readIntegerElements(yZpAttr) : std::nullopt;
+  if (!yZp || yZp->size() != 1 || elementOf(m.y.getYZeroPoint()) != elementOf(m.y.getY()))
+    return std::nullopt;
+  if (isa<ReluOp>(user)) {
+    int64_t lowest = elementOf(m.y.getY()).isUnsignedInteger() ? 0 : -128;
+    if ((*yZp)[0] != lowest)
+      return std::nullopt;
+  }
+  return m;
+}
+
+/// The QDQ convolution matchQdqConv finds becomes one QLinearConv from the
+/// quantized input to the quantized output: integer products summed exactly
+/// where the float graph rounds each one (ONNX Runtime's QDQ fusion does
+/// the same; the difference is within a rounding step of the output).
+struct RecognizeQdqConv : OpRewritePattern<ConvOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ConvOp conv, PatternRewriter &rewriter) const override {
+    std::optional<QdqConv> m = matchQdqConv(conv);
+    if (!m)
+      return rewriter.notifyMatchFailure(conv, "not a QDQ convolution the kernel takes");
+    rewriter.setInsertionPoint(m->y);
+    Value bias = m->b ? m->b.getX() : Value();
+    if (!bias)
+      bias = NoValueOp::create(rewriter, conv.getLoc(), rewriter.getNoneType());
+    auto q = QLinearConvOp::create(
+        rewriter, rewriter.getFusedLoc({conv.getLoc(), m->y.getLoc()}),
+        TypeRange{m->y.getY().getType()},
+        ValueRange{m->x.getX(), m->x.getXScale(), m->x.getXZeroPoint(), m->w.getX(),
+                   m->w.getXScale(), m->w.getXZeroPoint(), m->y.getYScale(),
+                   m->y.getYZeroPoint(), bias},
+        conv->getAttrs());
+    rewriter.replaceOp(m->y, q.getY());
+    return success();
+  }
+};
+
+} // namespace
+
+bool feedsQdqConv(Operation *op) {
+  auto dq = dyn_cast<DequantizeLinearOp>(op);
+  if (!dq || dq->use_empty())
+    return false;
+  return llvm::all_of(dq->getUses(), [&](OpOperand &use) {
+    auto conv = dyn_cast<ConvOp>(use.getOwner());
+    return conv && use.getOperandNumber() > 0 && matchQdqConv(conv).has_value();
+  });
+}
+
+namespace {
+
 struct OnnxRecognizePass : public impl::OnnxRecognizePassBase<OnnxRecognizePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<RecognizeLayerNorm, RecognizeGelu, RecognizeSiLU, RecognizeHardSwish,
-                 RecognizeAttention>(
+                 RecognizeAttention, RecognizeQdqConv>(
         &getContext());
     GreedyRewriteConfig config;
     config.setUseTopDownTraversal(true);

@@ -546,3 +546,70 @@ func.func @shared_constants(%x1: tensor<2x4xf32>, %x2: tensor<2x4xf32>) -> (tens
   %y2 = "onnx.Mul"(%m2, %half) : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
   return %y1, %y2 : tensor<2x4xf32>, tensor<2x4xf32>
 }
+
+//===----------------------------------------------------------------------===//
+// QLinearConv from the QDQ form of quantize_static
+//===----------------------------------------------------------------------===//
+
+// -----
+
+/// DQ(x) and DQ(W) (per channel) into Conv with a DQ'd int32 bias of scale
+/// x_scale * w_scale, then Relu and a uint8 QuantizeLinear of zero point 0
+/// (which the Relu adds nothing to): one QLinearConv on the quantized values.
+// CHECK-LABEL: func.func @qdq_conv_relu(
+// CHECK-SAME: %[[X:.*]]: tensor<1x4x5x5xui8>
+// CHECK: %[[Y:.*]] = "onnx.QLinearConv"(%[[X]], {{.*}}) <{{{.*}}pads = array<i64: 1, 1, 1, 1>{{.*}}}> : ({{.*}}tensor<2xi32>) -> tensor<1x2x5x5xui8>
+// CHECK-NOT: onnx.Conv
+// CHECK-NOT: onnx.Relu
+// CHECK: return %[[Y]]
+func.func @qdq_conv_relu(%x: tensor<1x4x5x5xui8>) -> tensor<1x2x5x5xui8> {
+  %xs = "onnx.Constant"() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %xz = "onnx.Constant"() {value = dense<3> : tensor<ui8>} : () -> tensor<ui8>
+  %wq = "onnx.Constant"() {value = dense<1> : tensor<2x4x3x3xi8>} : () -> tensor<2x4x3x3xi8>
+  %ws = "onnx.Constant"() {value = dense<[0.25, 0.5]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %wz = "onnx.Constant"() {value = dense<0> : tensor<2xi8>} : () -> tensor<2xi8>
+  %bq = "onnx.Constant"() {value = dense<[7, -9]> : tensor<2xi32>} : () -> tensor<2xi32>
+  %bs = "onnx.Constant"() {value = dense<[0.125, 0.25]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %ys = "onnx.Constant"() {value = dense<0.1> : tensor<f32>} : () -> tensor<f32>
+  %yz = "onnx.Constant"() {value = dense<0> : tensor<ui8>} : () -> tensor<ui8>
+  %none = "onnx.NoValue"() : () -> none
+  %xd = "onnx.DequantizeLinear"(%x, %xs, %xz) : (tensor<1x4x5x5xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x5x5xf32>
+  %wd = "onnx.DequantizeLinear"(%wq, %ws, %wz) {axis = 0 : i64} : (tensor<2x4x3x3xi8>, tensor<2xf32>, tensor<2xi8>) -> tensor<2x4x3x3xf32>
+  %bd = "onnx.DequantizeLinear"(%bq, %bs, %none) {axis = 0 : i64} : (tensor<2xi32>, tensor<2xf32>, none) -> tensor<2xf32>
+  %c = "onnx.Conv"(%xd, %wd, %bd) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x5x5xf32>, tensor<2x4x3x3xf32>, tensor<2xf32>) -> tensor<1x2x5x5xf32>
+  %r = "onnx.Relu"(%c) : (tensor<1x2x5x5xf32>) -> tensor<1x2x5x5xf32>
+  %y = "onnx.QuantizeLinear"(%r, %ys, %yz) : (tensor<1x2x5x5xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x5x5xui8>
+  return %y : tensor<1x2x5x5xui8>
+}
+
+// -----
+
+/// A Relu the quantization does not imply (output zero point 5: Relu clamps
+/// at 5, QLinearConv would not) and a bias whose scale is not x_scale *
+/// w_scale: both stay float.
+// CHECK-LABEL: func.func @qdq_conv_kept(
+// CHECK: onnx.Conv
+// CHECK: onnx.Relu
+// CHECK: onnx.Conv
+// CHECK-NOT: onnx.QLinearConv
+func.func @qdq_conv_kept(%x: tensor<1x4x5x5xui8>) -> (tensor<1x2x5x5xui8>, tensor<1x2x5x5xui8>) {
+  %xs = "onnx.Constant"() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %xz = "onnx.Constant"() {value = dense<3> : tensor<ui8>} : () -> tensor<ui8>
+  %wq = "onnx.Constant"() {value = dense<1> : tensor<2x4x3x3xi8>} : () -> tensor<2x4x3x3xi8>
+  %ws = "onnx.Constant"() {value = dense<[0.25, 0.5]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %wz = "onnx.Constant"() {value = dense<0> : tensor<2xi8>} : () -> tensor<2xi8>
+  %bq = "onnx.Constant"() {value = dense<[7, -9]> : tensor<2xi32>} : () -> tensor<2xi32>
+  %bs = "onnx.Constant"() {value = dense<[0.125, 0.3]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %ys = "onnx.Constant"() {value = dense<0.1> : tensor<f32>} : () -> tensor<f32>
+  %yz = "onnx.Constant"() {value = dense<5> : tensor<ui8>} : () -> tensor<ui8>
+  %xd = "onnx.DequantizeLinear"(%x, %xs, %xz) : (tensor<1x4x5x5xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x5x5xf32>
+  %wd = "onnx.DequantizeLinear"(%wq, %ws, %wz) {axis = 0 : i64} : (tensor<2x4x3x3xi8>, tensor<2xf32>, tensor<2xi8>) -> tensor<2x4x3x3xf32>
+  %none = "onnx.NoValue"() : () -> none
+  %c = "onnx.Conv"(%xd, %wd, %none) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x5x5xf32>, tensor<2x4x3x3xf32>, none) -> tensor<1x2x5x5xf32>
+  %r = "onnx.Relu"(%c) : (tensor<1x2x5x5xf32>) -> tensor<1x2x5x5xf32>
+  %y = "onnx.QuantizeLinear"(%r, %ys, %yz) : (tensor<1x2x5x5xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x5x5xui8>
+  %bd = "onnx.DequantizeLinear"(%bq, %bs, %none) {axis = 0 : i64} : (tensor<2xi32>, tensor<2xf32>, none) -> tensor<2xf32>
+  %c2 = "onnx.Conv"(%xd, %wd, %bd) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x5x5xf32>, tensor<2x4x3x3xf32>, tensor<2xf32>) -> tensor<1x2x5x5xf32>
+  %y2 = "onnx.QuantizeLinear"(%c2, %ys, %yz) : (tensor<1x2x5x5xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x5x5xui8>
+  return %y, %y2 : tensor<1x2x5x5xui8>, tensor<1x2x5x5xui8>
+}
