@@ -1342,6 +1342,78 @@ inline int quantize_linear_8(const float *x, void *y, int64_t n, float scale, fl
   return 0;
 }
 
+namespace detail {
+#if ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX2 || ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX512
+/// 8 bytes at p (uint8 or int8) as floats.
+inline __m256 bytes_to_ps(const void *p, int32_t is_unsigned) {
+  const __m128i v = _mm_loadl_epi64(static_cast<const __m128i *>(p));
+  return _mm256_cvtepi32_ps(is_unsigned ? _mm256_cvtepu8_epi32(v) : _mm256_cvtepi8_epi32(v));
+}
+#endif
+inline float byte_value(const void *p, int64_t i, int32_t is_unsigned) {
+  return is_unsigned ? float(static_cast<const uint8_t *>(p)[i])
+                     : float(static_cast<const int8_t *>(p)[i]);
+}
+} // namespace detail
+
+/// The residual addition of a QDQ graph in one pass: y = QuantizeLinear(
+/// [Relu](DequantizeLinear(a) + DequantizeLinear(b))), every parameter per
+/// tensor: (a - za) * sa + (b - zb) * sb in float32, max with 0 when
+/// `relu`, then / sy, rounded half to even, + zy, saturated to [lo, hi]
+/// (NaN to 0): the operations of the four ops' loops, so the same bytes.
+/// a, b and y are 8-bit (uint8 where the flag says), n elements each.
+inline int qdq_add_8(const void *a, int32_t a_unsigned, float sa, float za, const void *b,
+                     int32_t b_unsigned, float sb, float zb, int32_t relu, void *y, int64_t n,
+                     float sy, float zy, float lo, float hi, int32_t y_unsigned, int64_t part,
+                     int64_t parts, int32_t isa_check) {
+  using namespace detail;
+  if (isa_check != ONNXCC_KERNELS_ISA)
+    return kStatusWrongIsa;
+  const uint8_t *pa = static_cast<const uint8_t *>(a), *pb = static_cast<const uint8_t *>(b);
+  uint8_t *out = static_cast<uint8_t *>(y);
+  int64_t i = n * part / parts;
+  const int64_t end = n * (part + 1) / parts;
+#if ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX2 || ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX512
+  const __m256 vsa = _mm256_set1_ps(sa), vza = _mm256_set1_ps(za);
+  const __m256 vsb = _mm256_set1_ps(sb), vzb = _mm256_set1_ps(zb);
+  const __m256 vsy = _mm256_set1_ps(sy), vzy = _mm256_set1_ps(zy);
+  const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi), zero = _mm256_setzero_ps();
+  for (; i + 16 <= end; i += 16) {
+    __m256i q[2];
+    for (int j = 0; j < 2; ++j) {
+      const __m256 fa = _mm256_mul_ps(_mm256_sub_ps(bytes_to_ps(pa + i + 8 * j, a_unsigned), vza), vsa);
+      const __m256 fb = _mm256_mul_ps(_mm256_sub_ps(bytes_to_ps(pb + i + 8 * j, b_unsigned), vzb), vsb);
+      __m256 v = _mm256_add_ps(fa, fb);
+      if (relu)
+        v = _mm256_max_ps(v, zero);
+      v = _mm256_add_ps(
+          _mm256_round_ps(_mm256_div_ps(v, vsy), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+          vzy);
+      const __m256 nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
+      v = _mm256_andnot_ps(nan, _mm256_min_ps(_mm256_max_ps(v, vlo), vhi));
+      q[j] = _mm256_cvttps_epi32(v);
+    }
+    const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(q[0], q[1]), 0xd8);
+    const __m128i w0 = _mm256_castsi256_si128(w), w1 = _mm256_extracti128_si256(w, 1);
+    const __m128i bytes = y_unsigned ? _mm_packus_epi16(w0, w1) : _mm_packs_epi16(w0, w1);
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(out + i), bytes);
+  }
+#endif
+  for (; i < end; ++i) {
+    // One rounding per operation, as the vectors do (no contraction into a
+    // fused multiply-add across statements).
+    const float fa = (byte_value(pa, i, a_unsigned) - za) * sa;
+    const float fb = (byte_value(pb, i, b_unsigned) - zb) * sb;
+    float v = fa + fb;
+    if (relu)
+      v = v > 0.0f ? v : 0.0f;
+    float r = dql_round_even(v / sy) + zy;
+    r = r != r ? 0.0f : std::min(std::max(r, lo), hi);
+    out[i] = static_cast<uint8_t>(static_cast<int32_t>(r));
+  }
+  return 0;
+}
+
 #ifdef ONNXCC_INT8_TARGET
 #if defined(__clang__)
 #pragma clang attribute pop

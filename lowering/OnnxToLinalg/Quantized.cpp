@@ -609,6 +609,91 @@ struct QuantizeLinearKernelLowering : KernelPattern<onnx::QuantizeLinearOp> {
   }
 };
 
+/// The per-tensor parameters of DequantizeLinear `dq` of 8-bit values:
+/// its scale and zero point (0 when absent) as floats.
+std::optional<std::pair<float, float>> dequantizeParams(onnx::DequantizeLinearOp dq) {
+  if (!isInt8Type(onnxElementType(dq.getX())))
+    return std::nullopt;
+  std::optional<float> scale = scalarFloat(dq.getXScale());
+  std::optional<float> zp = present(dq.getXZeroPoint()) ? scalarConstant(dq.getXZeroPoint())
+                                                        : std::optional<float>(0.0f);
+  if (!scale || !zp)
+    return std::nullopt;
+  return std::make_pair(*scale, *zp);
+}
+
+/// QuantizeLinear([Relu](Add(DequantizeLinear(a), DequantizeLinear(b))))
+/// per tensor, without broadcasting: the residual additions of a QDQ
+/// graph, one vectorized pass (qdq_add_8) from the quantized inputs to the
+/// quantized output instead of four loops (the Add and Relu, read only
+/// here, are left dead).
+struct QdqAddKernelLowering : KernelPattern<onnx::QuantizeLinearOp> {
+  using KernelPattern::KernelPattern;
+
+  LogicalResult matchAndRewrite(onnx::QuantizeLinearOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Operation *producer = op.getX().getDefiningOp();
+    bool relu = false;
+    if (auto r = dyn_cast_or_null<onnx::ReluOp>(producer)) {
+      if (!r->hasOneUse())
+        return rewriter.notifyMatchFailure(op, "the Relu has other readers");
+      relu = true;
+      producer = r.getX().getDefiningOp();
+    }
+    auto add = dyn_cast_or_null<onnx::AddOp>(producer);
+    if (!add || !add->hasOneUse() || add.getA() == add.getB())
+      return rewriter.notifyMatchFailure(op, "not a quantized Add read only here");
+    auto da = add.getA().getDefiningOp<onnx::DequantizeLinearOp>();
+    auto db = add.getB().getDefiningOp<onnx::DequantizeLinearOp>();
+    if (!da || !db || da.getY().getType() != add.getC().getType() ||
+        db.getY().getType() != add.getC().getType())
+      return rewriter.notifyMatchFailure(op, "the Add's operands are not dequantized alike");
+    auto pa = dequantizeParams(da), pb = dequantizeParams(db);
+    auto qType = dyn_cast<IntegerType>(onnxElementType(op.getY()));
+    std::optional<float> scale = scalarFloat(op.getYScale());
+    std::optional<float> zp = present(op.getYZeroPoint()) ? scalarConstant(op.getYZeroPoint())
+                                                          : std::optional<float>(0.0f);
+    if (!pa || !pb || !qType || qType.getWidth() != 8 || !scale || !zp ||
+        !isF32Tensor(adaptor.getX()))
+      return rewriter.notifyMatchFailure(op, "parameters that are not constant scalars");
+    Value a = rewriter.getRemappedValue(da.getX()), b = rewriter.getRemappedValue(db.getX());
+    if (!a || !b || !isa<RankedTensorType>(a.getType()) || a.getType() != b.getType())
+      return rewriter.notifyMatchFailure(op, "the quantized inputs have no converted values");
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
+      return failure();
+    auto [yType, ySizes] = *typeAndSizes;
+    auto aType = cast<RankedTensorType>(a.getType());
+    if (aType.getRank() != yType.getRank() || aType.getShape() != yType.getShape())
+      return rewriter.notifyMatchFailure(op, "shapes differ");
+    bool isUnsigned = qType.isUnsigned();
+    Location loc = op.getLoc();
+    Value out = outputBuffer(rewriter, loc, yType, ySizes);
+    KernelCall call(rewriter, loc, threads);
+    call.buffer(flatBuffer(rewriter, loc, a, /*readOnly=*/true));
+    call.i32(onnxElementType(da.getX()).isUnsignedInteger() ? 1 : 0);
+    call.f32(pa->first);
+    call.f32(pa->second);
+    call.buffer(flatBuffer(rewriter, loc, b, /*readOnly=*/true));
+    call.i32(onnxElementType(db.getX()).isUnsignedInteger() ? 1 : 0);
+    call.f32(pb->first);
+    call.f32(pb->second);
+    call.i32(relu ? 1 : 0);
+    call.buffer(out);
+    call.i64(dimProduct(rewriter, loc, a, 0, aType.getRank()));
+    call.f32(*scale);
+    call.f32(*zp);
+    call.f32(isUnsigned ? 0.0f : -128.0f);
+    call.f32(isUnsigned ? 255.0f : 127.0f);
+    call.i32(isUnsigned ? 1 : 0);
+    call.partition();
+    call.i32(target);
+    call.emit(op, "qdq_add_8");
+    rewriter.replaceOp(op, resultTensor(rewriter, loc, out, yType, ySizes));
+    return success();
+  }
+};
+
 } // namespace
 
 bool quantizedKernelTakesSymbolicDims(Operation *op) {
@@ -652,6 +737,9 @@ void populateQuantizedKernelPatterns(OnnxTypeConverter &converter, RewritePatter
   // constant to it).
   patterns.add<Q4MatMulKernelLowering<onnx::MatMulOp>, Q4MatMulKernelLowering<onnx::FusedMatMulOp>>(
       converter, patterns.getContext(), isa, threads, /*benefit=*/3);
+  // Above QuantizeLinearKernelLowering: the whole residual addition.
+  patterns.add<QdqAddKernelLowering>(converter, patterns.getContext(), isa, threads,
+                                     /*benefit=*/3);
 }
 
 } // namespace onnxcc::lowering

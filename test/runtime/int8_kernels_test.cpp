@@ -11,7 +11,8 @@
 // panel), a row pitch larger than K, and 1, 2 and 3 parts (results must be
 // identical). Sentinel guards around C and the scratch catch stray writes.
 // Also the quantized convolution (qconv_packed_w) against a direct
-// evaluation of QLinearConv, and quantize_linear_8 against the spec.
+// evaluation of QLinearConv, and quantize_linear_8 and qdq_add_8 (the
+// residual addition of a QDQ graph) against the spec.
 #include "onnxcc_kernels.h"
 #include "test_rng.h"
 
@@ -578,6 +579,57 @@ void quantizeGroup() {
     ++failures;
 }
 
+/// qdq_add_8 against DequantizeLinear, Add, Relu and QuantizeLinear as the
+/// spec writes them, one float32 rounding per operation: every signedness,
+/// with and without the Relu, rounding halves, any split into parts.
+void qdqAddGroup() {
+  Rng rng(99);
+  bool ok = true;
+  int cases = 0;
+  for (int variant = 0; variant < 8; ++variant)
+    for (int64_t n : {0, 1, 15, 17, 1000}) {
+      ++cases;
+      const bool au = variant & 1, bu = variant & 2, yu = variant & 4, relu = (variant + n) % 2;
+      const float sa = 0.0625f, za = au ? 130.0f : -3.0f, sb = 0.125f, zb = bu ? 7.0f : 0.0f;
+      const float sy = 0.25f, zy = yu ? 100.0f : -1.0f;
+      const float lo = yu ? 0.0f : -128.0f, hi = yu ? 255.0f : 127.0f;
+      std::vector<uint8_t> a(n), b(n);
+      for (auto &v : a)
+        v = static_cast<uint8_t>(rng.below(256));
+      for (auto &v : b)
+        v = static_cast<uint8_t>(rng.below(256));
+      std::vector<uint8_t> want(n);
+      for (int64_t i = 0; i < n; ++i) {
+        const float fa = ((au ? float(a[i]) : float(int8_t(a[i]))) - za) * sa;
+        const float fb = ((bu ? float(b[i]) : float(int8_t(b[i]))) - zb) * sb;
+        float v = fa + fb;
+        if (relu)
+          v = std::max(v, 0.0f);
+        float r = std::nearbyint(v / sy) + zy;
+        r = std::min(hi, std::max(lo, r));
+        want[i] = static_cast<uint8_t>(static_cast<int>(r));
+      }
+      for (int parts = 1; parts <= 3; ++parts) {
+        std::vector<uint8_t> y(n + kPad, 0xa5);
+        for (int part = 0; part < parts; ++part)
+          k::qdq_add_8(a.data(), au, sa, za, b.data(), bu, sb, zb, relu, y.data(), n, sy, zy, lo,
+                       hi, yu, part, parts, kIsa);
+        for (int64_t i = 0; i < n; ++i)
+          if (y[i] != want[i]) {
+            if (ok)
+              std::printf("FAIL qdq_add_8 variant %d n %" PRId64 " element %" PRId64
+                          ": %d, expected %d\n", variant, n, i, y[i], want[i]);
+            ok = false;
+          }
+        for (int i = 0; i < kPad; ++i)
+          ok = ok && y[n + i] == 0xa5;
+      }
+    }
+  std::printf("%s qdq_add_8 (%d cases)\n", ok ? "PASS" : "FAIL", cases);
+  if (!ok)
+    ++failures;
+}
+
 } // namespace
 
 int main() {
@@ -628,6 +680,7 @@ int main() {
   qdqGroup();
   qconvGroup();
   quantizeGroup();
+  qdqAddGroup();
 
   // The wrong ISA is refused with a status, not run.
   int32_t c = 0;
