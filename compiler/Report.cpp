@@ -70,7 +70,14 @@ CompileReport buildCompileReport(ModuleOp lowered, llvm::ArrayRef<NodeFlops> flo
   std::map<std::pair<std::string, unsigned>, size_t> bySource; // ONNX node -> nodes[i]
   std::map<std::string, size_t> bySourceName;
   if (func::FuncOp func = mainFunction(lowered)) {
-    for (const codegen::NodeSegment &segment : codegen::segmentFunction(func)) {
+    std::vector<codegen::NodeSegment> segments = codegen::segmentFunction(func);
+    // Segments that only view weights (hoisted to the top) claim their
+    // sources after those that compute: a constant shared by several nodes
+    // (a zero point) carries all their names, and must not take a node's
+    // code away from the call that computes it.
+    std::vector<std::pair<std::string, unsigned>> viewSources;
+    std::vector<size_t> viewNodes;
+    for (const codegen::NodeSegment &segment : segments) {
       if (segment.opType.empty())
         continue;
       auto [it, added] = byLabel.try_emplace({segment.opType, segment.nodeName}, nodes.size());
@@ -86,9 +93,18 @@ CompileReport buildCompileReport(ModuleOp lowered, llvm::ArrayRef<NodeFlops> flo
       node.copies |= segment.copies || segment.stores;
       // A node's code stays with the first generated node that names it.
       for (const codegen::SourceNode &source : segment.sources) {
+        if (!segment.work()) {
+          viewSources.push_back({source.name, source.line});
+          viewNodes.push_back(it->second);
+          continue;
+        }
         bySource.try_emplace({source.name, source.line}, it->second);
         bySourceName.try_emplace(source.name, it->second);
       }
+    }
+    for (auto [source, node] : llvm::zip(viewSources, viewNodes)) {
+      bySource.try_emplace(source, node);
+      bySourceName.try_emplace(source.first, node);
     }
   }
 
