@@ -152,9 +152,11 @@ inline int64_t igemm_scratch_bytes(int isa, int64_t K) {
 }
 
 /// The input layouts of qconv_packed_w, which order K: kQconvIm2col, k =
-/// (c, ky, kx), an im2col of the NCHW input (any C); kQconvChannels, k =
-/// (ky, kx, c), read from a channels-last copy of the input with its padding
-/// (C a multiple of 4: every quad of k is four channels of one pixel).
+/// (c, ky, kx), an im2col of the NCHW input, K = C * KH * KW;
+/// kQconvChannels, k = (ky, kx, c), read from a channels-last copy of the
+/// input with its padding and C rounded up to a multiple of 4 (Cp: every
+/// quad of k is four channels of one pixel), K = Cp * KH * KW, the rows of
+/// the channels past C equal to the weights' zero points (B' = 0).
 enum QconvLayout : int32_t { kQconvIm2col = 0, kQconvChannels = 1 };
 
 /// Sizes of the channels-last padded copy of one image: the rows and
@@ -163,7 +165,8 @@ inline int64_t qconv_padded_bytes(int32_t layout, int64_t C, int64_t KH, int64_t
                                   int64_t SW, int64_t DH, int64_t DW, int64_t OH, int64_t OW) {
   if (layout != kQconvChannels)
     return 0;
-  return ((OH - 1) * SH + (KH - 1) * DH + 1) * ((OW - 1) * SW + (KW - 1) * DW + 1) * C;
+  return ((OH - 1) * SH + (KH - 1) * DH + 1) * ((OW - 1) * SW + (KW - 1) * DW + 1) *
+         detail::round_up(C, 4);
 }
 
 /// Scratch bytes per part of qconv_packed_w (N output channels, K = C *
@@ -843,6 +846,9 @@ inline void igemm_convert_at(const uint8_t *at, int64_t ldt, int64_t rows, int64
 /// The geometry of a 2-D convolution of one group (NCHW, OIHW weights).
 struct QconvShape {
   int64_t C, H, W, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW;
+  /// Channels per pixel of the channels-last copy: C rounded up to 4 (the
+  /// extra ones hold the zero point, their weights B' = 0).
+  int64_t Cp;
 };
 
 /// im2col of output pixels p0 .. p0+rows-1 of one image: at[k][i] (pitch
@@ -894,20 +900,24 @@ inline void qconv_im2col(const uint8_t *x, const QconvShape &s, uint8_t zp, int6
 inline void qconv_pad_channels_last(const uint8_t *x, const QconvShape &s, uint8_t zp,
                                     int64_t py0, int64_t py1, int64_t Wp, uint8_t *out) {
   for (int64_t py = py0; py < py1; ++py) {
-    uint8_t *row = out + py * Wp * s.C;
+    uint8_t *row = out + py * Wp * s.Cp;
     const int64_t iy = py - s.PT;
     if (iy < 0 || iy >= s.H) {
-      std::memset(row, zp, static_cast<size_t>(Wp * s.C));
+      std::memset(row, zp, static_cast<size_t>(Wp * s.Cp));
       continue;
     }
     const int64_t x0 = std::min(Wp, std::max<int64_t>(0, s.PL));
     const int64_t x1 = std::max(x0, std::min(Wp, s.PL + s.W));
-    std::memset(row, zp, static_cast<size_t>(x0 * s.C));
-    std::memset(row + x1 * s.C, zp, static_cast<size_t>((Wp - x1) * s.C));
+    if (s.Cp != s.C) {
+      std::memset(row, zp, static_cast<size_t>(Wp * s.Cp));
+    } else {
+      std::memset(row, zp, static_cast<size_t>(x0 * s.Cp));
+      std::memset(row + x1 * s.Cp, zp, static_cast<size_t>((Wp - x1) * s.Cp));
+    }
     for (int64_t c = 0; c < s.C; ++c) {
       const uint8_t *src = x + (c * s.H + iy) * s.W - s.PL;
       for (int64_t px = x0; px < x1; ++px)
-        row[px * s.C + c] = src[px];
+        row[px * s.Cp + c] = src[px];
     }
   }
 }
@@ -929,7 +939,7 @@ inline void qconv_convert_channels(const uint8_t *img, const QconvShape &s, int6
       const int64_t m = t * kIgemmMR + r;
       // Rows past the chunk read its first pixel (never stored).
       const int64_t p = p0 + (m < rows ? m : 0), oy = p / s.OW, ox = p % s.OW;
-      base[r] = img + ((oy * s.SH) * Wp + ox * s.SW) * s.C;
+      base[r] = img + ((oy * s.SH) * Wp + ox * s.SW) * s.Cp;
     }
     if (format == kIgemmQuads) {
       int64_t g = 0;
@@ -1005,17 +1015,18 @@ inline void qconv_run(const uint8_t *x, int32_t x_unsigned, int32_t zp, int64_t 
                       uint8_t *y, char *scratch, int64_t part, int64_t parts) {
   constexpr int MR = kIgemmMR;
   constexpr int64_t NR = kIgemmNR;
-  const int64_t K = s.C * s.KH * s.KW, P = s.OH * s.OW, inPixels = s.H * s.W;
+  const bool channels = layout == kQconvChannels;
+  const int64_t K = (channels ? s.Cp : s.C) * s.KH * s.KW, P = s.OH * s.OW;
+  const int64_t inPixels = s.H * s.W;
   const int64_t groups = igemm_groups(Format, K), npan = ceil_div(N, NR);
   const int64_t blockGroups = kIgemmKc / igemm_group(Format), ldc = npan * NR;
   const char *bbase = static_cast<const char *>(bpacked);
   const int32_t *colsums =
       Format == kIgemmQuads ? reinterpret_cast<const int32_t *>(bbase + npan * NR * groups * 4)
                             : nullptr;
-  const bool channels = layout == kQconvChannels;
   const int64_t Hp = (s.OH - 1) * s.SH + (s.KH - 1) * s.DH + 1;
   const int64_t Wp = (s.OW - 1) * s.SW + (s.KW - 1) * s.DW + 1;
-  const int64_t padded = channels ? Hp * Wp * s.C : 0;
+  const int64_t padded = channels ? Hp * Wp * s.Cp : 0;
   uint8_t *at = reinterpret_cast<uint8_t *>(scratch);
   int64_t *goff = reinterpret_cast<int64_t *>(scratch + round_up(padded, 64));
   int32_t *apack = reinterpret_cast<int32_t *>(
@@ -1026,8 +1037,8 @@ inline void qconv_run(const uint8_t *x, int32_t x_unsigned, int32_t zp, int64_t 
   if (channels)
     for (int64_t g = 0; g < groups; ++g) {
       // Group g's first k = (ky, kx, c): its offset from a window's corner.
-      const int64_t k0 = g * igemm_group(Format), kyx = k0 / s.C, c = k0 % s.C;
-      goff[g] = ((kyx / s.KW) * s.DH * Wp + (kyx % s.KW) * s.DW) * s.C + c;
+      const int64_t k0 = g * igemm_group(Format), kyx = k0 / s.Cp, c = k0 % s.Cp;
+      goff[g] = ((kyx / s.KW) * s.DH * Wp + (kyx % s.KW) * s.DW) * s.Cp + c;
     }
   const int64_t chunks = ceil_div(P, kIgemmMc) * batch;
   int64_t pgroups = 1;
@@ -1133,8 +1144,9 @@ inline void qconv_run(const uint8_t *x, int32_t x_unsigned, int32_t zp, int64_t 
 } // namespace detail
 
 /// QLinearConv of a 2-D, one-group convolution (NCHW) with its weights
-/// packed at compile time: W [N][C][KH][KW] as B[K][N], k = (c, ky, kx),
-/// by pack_igemm_b (its zero points per output channel folded in). x is
+/// packed at compile time: W [N][C][KH][KW] as B[K][N] in the order of
+/// `layout` (QconvLayout) by pack_igemm_b (its zero points per output
+/// channel folded in). x is
 /// uint8 (x_unsigned) or int8 with one zero point x_zp (of x's type);
 /// y[n][o][p] = saturate(round_half_even(float(sum + bias[o]) * mult[o]) +
 /// y_zp) to [lo, hi], sum the exact int32 sum of (x - x_zp)(w - w_zp[o])
@@ -1154,10 +1166,10 @@ inline int qconv_packed_w(const void *x, int32_t x_unsigned, const void *x_zp, i
                           int64_t part, int64_t parts, int32_t isa_check) {
   using namespace detail;
   if (isa_check != ONNXCC_KERNELS_ISA || (format != kIgemmPairs && format != kIgemmQuads) ||
-      (layout != kQconvIm2col && (layout != kQconvChannels || C % 4 != 0)))
+      (layout != kQconvIm2col && layout != kQconvChannels))
     return kStatusWrongIsa;
-  const QconvShape s{C, H, W, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW};
-  const int64_t K = C * KH * KW;
+  const QconvShape s{C, H, W, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW, round_up(C, 4)};
+  const int64_t K = (layout == kQconvChannels ? s.Cp : C) * KH * KW;
   const int64_t padded = qconv_padded_bytes(layout, C, KH, KW, SH, SW, DH, DW, OH, OW);
   const uint8_t zpByte = *static_cast<const uint8_t *>(x_zp);
   const int32_t zp = x_unsigned ? int32_t(zpByte) : int32_t(static_cast<int8_t>(zpByte));

@@ -198,19 +198,22 @@ struct QLinearConvKernelLowering : KernelPattern<onnx::QLinearConvOp> {
     }
 
     // W [M][C][KH][KW] as B [K][M], K in the order of the kernel's input
-    // layout: (ky, kx, c) read from a channels-last copy where C is a
-    // multiple of 4, else (c, ky, kx) of an im2col. The requantization
-    // multiplier per channel as the loops compute it: (x_scale * w_scale) /
-    // y_scale in float32.
+    // layout: (ky, kx, c) read from a channels-last copy whose channels are
+    // rounded up to 4 (Cp; the extra rows of B hold the zero points, so
+    // they add nothing) where that adds at most a third to K (an RGB
+    // stem's 3 channels: 4), else (c, ky, kx) of an im2col. The
+    // requantization multiplier per channel as the loops compute it:
+    // (x_scale * w_scale) / y_scale in float32.
     const int64_t KH = window->kernel[0], KW = window->kernel[1], area = KH * KW;
-    const int64_t K = C * area;
-    const int32_t layout = C % 4 == 0 ? k::kQconvChannels : k::kQconvIm2col;
+    const int64_t Cp = (C + 3) / 4 * 4;
+    const int32_t layout = Cp * 3 <= C * 4 ? k::kQconvChannels : k::kQconvIm2col;
+    const int64_t K = (layout == k::kQconvChannels ? Cp : C) * area;
     std::vector<int32_t> b(K * M);
     for (int64_t o = 0; o < M; ++o)
-      for (int64_t c = 0; c < C; ++c)
+      for (int64_t c = 0; c < (layout == k::kQconvChannels ? Cp : C); ++c)
         for (int64_t at = 0; at < area; ++at) {
-          int64_t kk = layout == k::kQconvChannels ? at * C + c : c * area + at;
-          b[kk * M + o] = (*w)[(o * C + c) * area + at];
+          int64_t kk = layout == k::kQconvChannels ? at * Cp + c : c * area + at;
+          b[kk * M + o] = c < C ? (*w)[(o * C + c) * area + at] : (wZp.empty() ? 0 : wZp[o]);
         }
     std::vector<float> mult(M);
     for (int64_t o = 0; o < M; ++o) {

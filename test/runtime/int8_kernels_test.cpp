@@ -392,8 +392,8 @@ void qdqGroup() {
 /// qconv_packed_w against a direct evaluation of QLinearConv: int64 sums
 /// of (x - x_zp)(w - w_zp[o]) over each window (padding reads nothing:
 /// (x_zp - x_zp) = 0), plus the bias, then float(acc) * mult rounded by
-/// nearbyint (half to even), + y_zp, clamped. Both input layouts (im2col
-/// for any C, channels-last for C a multiple of 4), both packed formats,
+/// nearbyint (half to even), + y_zp, clamped. Both input layouts (im2col,
+/// channels-last with C rounded up to 4), both packed formats,
 /// strides, dilations, asymmetric pads, several images and 1 to 3 parts;
 /// guards around y and the scratch.
 void qconvGroup() {
@@ -462,29 +462,30 @@ void qconvGroup() {
               want[(n * sh.M + o) * P + oy * OW + ox] = static_cast<uint8_t>(static_cast<int>(r));
             }
       for (int32_t layout : {k::kQconvIm2col, k::kQconvChannels}) {
-        if (layout == k::kQconvChannels && sh.C % 4 != 0)
-          continue;
-        // B [K][M] in the layout's K order.
-        std::vector<int32_t> b(K * sh.M);
+        // B [K][M] in the layout's K order; channels-last rounds C up to 4
+        // with rows of zero points.
+        const int64_t Cp = layout == k::kQconvChannels ? (sh.C + 3) / 4 * 4 : sh.C;
+        const int64_t KB = Cp * area;
+        std::vector<int32_t> b(KB * sh.M);
         for (int64_t o = 0; o < sh.M; ++o)
-          for (int64_t c = 0; c < sh.C; ++c)
+          for (int64_t c = 0; c < Cp; ++c)
             for (int64_t a = 0; a < area; ++a) {
-              const int64_t kk = layout == k::kQconvChannels ? a * sh.C + c : c * area + a;
-              b[kk * sh.M + o] = w[(o * sh.C + c) * area + a];
+              const int64_t kk = layout == k::kQconvChannels ? a * Cp + c : c * area + a;
+              b[kk * sh.M + o] = c < sh.C ? w[(o * sh.C + c) * area + a] : wZp[o];
             }
-        const int32_t format = k::igemm_quads_exact(kIsa, b.data(), wZp.data(), K, sh.M)
+        const int32_t format = k::igemm_quads_exact(kIsa, b.data(), wZp.data(), KB, sh.M)
                                    ? k::kIgemmQuads : k::kIgemmPairs;
         if (!fullRange && (kIsa == ONNXCC_ISA_AVX2 || kIsa == ONNXCC_ISA_AVX512) &&
             format != k::kIgemmQuads) {
           std::printf("FAIL qconv: 7-bit weights not packed as quads\n");
           ok = false;
         }
-        std::vector<char> packed(k::packed_igemm_b_bytes(kIsa, format, K, sh.M));
-        k::pack_igemm_b(kIsa, format, b.data(), wZp.data(), K, sh.M, packed.data());
+        std::vector<char> packed(k::packed_igemm_b_bytes(kIsa, format, KB, sh.M));
+        k::pack_igemm_b(kIsa, format, b.data(), wZp.data(), KB, sh.M, packed.data());
         const int64_t padded = k::qconv_padded_bytes(layout, sh.C, sh.KH, sh.KW, sh.SH, sh.SW,
                                                      sh.DH, sh.DW, OH, OW);
         for (int parts = 1; parts <= 3; ++parts) {
-          const int64_t slice = k::qconv_scratch_bytes(kIsa, K, sh.M, padded);
+          const int64_t slice = k::qconv_scratch_bytes(kIsa, KB, sh.M, padded);
           std::vector<int32_t> scratch((slice * parts) / 4 + kPad, kGuard);
           std::vector<uint8_t> y(want.size() + kPad, 0xa5);
           for (int part = 0; part < parts; ++part) {
@@ -513,11 +514,11 @@ void qconvGroup() {
         }
       }
     }
-  // A layout the kernel cannot read (channels-last of C = 3) is refused.
+  // A layout the kernel does not know is refused.
   {
     uint8_t one = 0;
     int status = k::qconv_packed_w(&one, 1, &one, 1, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1,
-                                   k::kQconvChannels, &one, k::kIgemmPairs, 1, nullptr, 0,
+                                   7, &one, k::kIgemmPairs, 1, nullptr, 0,
                                    nullptr, 0, 0, 255, 1, &one, nullptr, 0, 1, kIsa);
     ok = ok && status == k::kStatusWrongIsa;
   }
