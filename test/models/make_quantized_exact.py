@@ -21,6 +21,9 @@ NAME is one of
                  K, power-of-two scales, zero points per block: every product
                  and partial sum is a multiple of 2^-12 below 2^12, exact in
                  float32 whatever the order.
+  qdq-conv       two QDQ convolutions and a QDQ residual Add of power-of-two
+                 scales (quantize_static's form): QLinearConv kernels on both
+                 input layouts and the residual kernel (see qdq_conv).
 
 Writes OUTDIR/model.onnx and OUTDIR/test_data_set_0 (NumPy's outputs).
 --check-ort also runs ONNX Runtime on it (graph optimizations disabled;
@@ -107,10 +110,108 @@ def int4_weight(outdir):
     return model, x, y
 
 
+def conv_ref(x, w, b, stride, pad):
+    """Direct convolution in float64 (NCHW, OIHW, symmetric pads)."""
+    n, c, h, wd = x.shape
+    m, _, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    oh = (h + 2 * pad - kh) // stride + 1
+    ow = (wd + 2 * pad - kw) // stride + 1
+    y = np.zeros((n, m, oh, ow))
+    for i in range(kh):
+        for j in range(kw):
+            patch = xp[:, :, i:i + stride * oh:stride, j:j + stride * ow:stride]
+            y += np.einsum("nchw,mc->nmhw", patch, w[:, :, i, j])
+    return y + b.reshape(1, m, 1, 1)
+
+
+def quantize_ref(v, scale, zp, lo, hi):
+    return np.clip(np.rint(v / scale) + zp, lo, hi)
+
+
+def qdq_conv(outdir):
+    """x float32[1, 5, 9, 9] -> QuantizeLinear (uint8) -> DequantizeLinear ->
+    Conv A (5 -> 8 channels, 3x3, stride 2, pads 1; W int8 full range, per
+    channel) -> Relu -> QuantizeLinear -> DequantizeLinear -> Conv B (8 -> 8,
+    3x3, pads 1, no Relu: zero point 128) -> QuantizeLinear; then the QDQ
+    residual Add(DequantizeLinear(A), DequantizeLinear(B)) -> Relu ->
+    QuantizeLinear -> DequantizeLinear = y. Every scale a power of two and
+    every value a small multiple of one: each product and sum is exact in
+    float32, each quantization rounds once, so the float graph, the integer
+    kernels and NumPy agree bit for bit (C = 5: the im2col path; C = 8: the
+    channels-last path)."""
+    rng = np.random.default_rng(7)
+    f32 = np.float32
+    xs, xz = f32(2.0 ** -3), np.uint8(128)
+    a_s, a_z = f32(2.0 ** -1), np.uint8(0)
+    b_s, b_z = f32(2.0 ** -1), np.uint8(128)
+    y_s, y_z = f32(2.0 ** 0), np.uint8(0)
+    wa = rng.integers(-128, 128, size=(8, 5, 3, 3))
+    wa_s = np.exp2(rng.integers(-9, -6, size=8)).astype(f32)
+    ba = rng.integers(-3000, 3000, size=8)
+    wb = rng.integers(-128, 128, size=(8, 8, 3, 3))
+    wb_s = np.exp2(rng.integers(-11, -8, size=8)).astype(f32)
+    bb = rng.integers(-3000, 3000, size=8)
+    inits = [
+        numpy_helper.from_array(np.array(xs), "xs"), numpy_helper.from_array(np.array(xz), "xz"),
+        numpy_helper.from_array(wa.astype(np.int8), "wa"), numpy_helper.from_array(wa_s, "wa_s"),
+        numpy_helper.from_array(np.zeros(8, np.int8), "wa_z"),
+        numpy_helper.from_array(ba.astype(np.int32), "ba"),
+        numpy_helper.from_array((xs * wa_s).astype(f32), "ba_s"),
+        numpy_helper.from_array(np.array(a_s), "a_s"), numpy_helper.from_array(np.array(a_z), "a_z"),
+        numpy_helper.from_array(wb.astype(np.int8), "wb"), numpy_helper.from_array(wb_s, "wb_s"),
+        numpy_helper.from_array(np.zeros(8, np.int8), "wb_z"),
+        numpy_helper.from_array(bb.astype(np.int32), "bb"),
+        numpy_helper.from_array((a_s * wb_s).astype(f32), "bb_s"),
+        numpy_helper.from_array(np.array(b_s), "b_s"), numpy_helper.from_array(np.array(b_z), "b_z"),
+        numpy_helper.from_array(np.array(y_s), "y_s"), numpy_helper.from_array(np.array(y_z), "y_z"),
+    ]
+    node = helper.make_node
+    nodes = [
+        node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+        node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+        node("DequantizeLinear", ["wa", "wa_s", "wa_z"], ["wad"], axis=0),
+        node("DequantizeLinear", ["ba", "ba_s"], ["bad"], axis=0),
+        node("Conv", ["xd", "wad", "bad"], ["ca"], pads=[1, 1, 1, 1], strides=[2, 2]),
+        node("Relu", ["ca"], ["ra"]),
+        node("QuantizeLinear", ["ra", "a_s", "a_z"], ["aq"]),
+        node("DequantizeLinear", ["aq", "a_s", "a_z"], ["ad"]),
+        node("DequantizeLinear", ["wb", "wb_s", "wb_z"], ["wbd"], axis=0),
+        node("DequantizeLinear", ["bb", "bb_s"], ["bbd"], axis=0),
+        node("Conv", ["ad", "wbd", "bbd"], ["cb"], pads=[1, 1, 1, 1]),
+        node("QuantizeLinear", ["cb", "b_s", "b_z"], ["bq"]),
+        node("DequantizeLinear", ["bq", "b_s", "b_z"], ["bd"]),
+        node("Add", ["ad", "bd"], ["s"]),
+        node("Relu", ["s"], ["rs"]),
+        node("QuantizeLinear", ["rs", "y_s", "y_z"], ["yq"]),
+        node("DequantizeLinear", ["yq", "y_s", "y_z"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "qdq_conv_exact",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 5, 9, 9])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 5, 5])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    x = (rng.integers(-90, 90, size=(1, 5, 9, 9)) / 8.0).astype(f32)
+    xq = quantize_ref(x.astype(np.float64), 2.0 ** -3, 128, 0, 255)
+    xd = (xq - 128) * 2.0 ** -3
+    ca = conv_ref(xd, wa * wa_s.astype(np.float64).reshape(8, 1, 1, 1),
+                  ba * (xs * wa_s).astype(np.float64), 2, 1)
+    aq = quantize_ref(np.maximum(ca, 0), 2.0 ** -1, 0, 0, 255)
+    ad = aq * 2.0 ** -1
+    cb = conv_ref(ad, wb * wb_s.astype(np.float64).reshape(8, 1, 1, 1),
+                  bb * (a_s * wb_s).astype(np.float64), 1, 1)
+    bq = quantize_ref(cb, 2.0 ** -1, 128, 0, 255)
+    bd = (bq - 128) * 2.0 ** -1
+    yq = quantize_ref(np.maximum(ad + bd, 0), 1.0, 0, 0, 255)
+    return model, x, yq.astype(np.float32)
+
+
 MODELS = {
     "dynamic-full": lambda d: dynamic(d, (-128, 127)),
     "dynamic-7bit": lambda d: dynamic(d, (-64, 63)),
     "int4-weight": int4_weight,
+    "qdq-conv": qdq_conv,
 }
 
 
