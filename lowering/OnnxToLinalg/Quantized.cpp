@@ -25,8 +25,6 @@ namespace k = onnxcc_rt::kernels;
 
 namespace {
 
-std::optional<float> scalarConstant(Value v);
-
 bool isInt8Type(Type t) {
   auto i = dyn_cast_or_null<IntegerType>(t);
   return i && i.getWidth() == 8;
@@ -119,6 +117,20 @@ struct MatMulIntegerKernelLowering : KernelPattern<onnx::MatMulIntegerOp> {
     return success();
   }
 };
+
+/// One constant element of `v` as a float: a float32 scale, or an 8-bit
+/// zero point; nullopt when `v` is something else.
+std::optional<float> scalarConstant(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t || !t.hasStaticShape() || t.getNumElements() != 1)
+    return std::nullopt;
+  if (t.getElementType().isF32()) {
+    auto values = constantFloats(v);
+    return values ? std::optional<float>((*values)[0]) : std::nullopt;
+  }
+  auto values = constantIntegers(v, 8);
+  return values ? std::optional<float>(static_cast<float>((*values)[0])) : std::nullopt;
+}
 
 /// The single constant float32 value of `v`, or nullopt.
 std::optional<float> scalarFloat(Value v) {
@@ -493,18 +505,32 @@ template <typename OpTy> struct Q4MatMulKernelLowering : KernelPattern<OpTy> {
   }
 };
 
-/// One constant element of `v` as a float: a float32 scale, or an 8-bit
-/// zero point; nullopt when `v` is something else.
-std::optional<float> scalarConstant(Value v) {
-  auto t = dyn_cast<RankedTensorType>(v.getType());
-  if (!t || !t.hasStaticShape() || t.getNumElements() != 1)
+/// The per-tensor parameters of QuantizeLinear `q` to 8 bits: one
+/// constant float32 scale and zero point (0 when absent) and the range it
+/// saturates to.
+struct QuantizeParams {
+  float scale, zp, lo, hi;
+  bool isUnsigned;
+};
+std::optional<QuantizeParams> quantizeParams(onnx::QuantizeLinearOp q) {
+  auto qType = dyn_cast<IntegerType>(onnxElementType(q.getY()));
+  if (!qType || qType.getWidth() != 8)
     return std::nullopt;
-  if (t.getElementType().isF32()) {
-    auto values = constantFloats(v);
-    return values ? std::optional<float>((*values)[0]) : std::nullopt;
-  }
-  auto values = constantIntegers(v, 8);
-  return values ? std::optional<float>(static_cast<float>((*values)[0])) : std::nullopt;
+  std::optional<float> scale = scalarFloat(q.getYScale());
+  std::optional<float> zp = present(q.getYZeroPoint()) ? scalarConstant(q.getYZeroPoint())
+                                                       : std::optional<float>(0.0f);
+  if (!scale || !zp)
+    return std::nullopt;
+  bool isUnsigned = qType.isUnsigned();
+  return QuantizeParams{*scale, *zp, isUnsigned ? 0.0f : -128.0f, isUnsigned ? 255.0f : 127.0f,
+                        isUnsigned};
+}
+/// The scale, zero point and range of `p` as kernel arguments.
+void addQuantizeArgs(KernelCall &call, const QuantizeParams &p) {
+  call.f32(p.scale);
+  call.f32(p.zp);
+  call.f32(p.lo);
+  call.f32(p.hi);
 }
 
 /// DequantizeLinear(QuantizeLinear(x)) per tensor with constant scales and
@@ -520,17 +546,16 @@ struct QuantizeDequantizeKernelLowering : KernelPattern<onnx::DequantizeLinearOp
     auto q = op.getX().getDefiningOp<onnx::QuantizeLinearOp>();
     if (!q || !q->hasOneUse() || !isF32Tensor(q.getX()))
       return rewriter.notifyMatchFailure(op, "x is not a QuantizeLinear of floats read once");
-    auto qType = dyn_cast<IntegerType>(onnxElementType(q.getY()));
     auto yType = dyn_cast<RankedTensorType>(op.getY().getType());
-    if (!qType || qType.getWidth() != 8 || !yType || !yType.getElementType().isF32())
-      return rewriter.notifyMatchFailure(op, "not 8-bit integers to float32");
-    std::optional<float> qs = scalarConstant(q.getYScale()), ds = scalarConstant(op.getXScale());
-    std::optional<float> qz = present(q.getYZeroPoint()) ? scalarConstant(q.getYZeroPoint())
-                                                         : std::optional<float>(0.0f);
+    if (!yType || !yType.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "not dequantized to float32");
+    std::optional<QuantizeParams> qp = quantizeParams(q);
+    std::optional<float> ds = scalarFloat(op.getXScale());
     Value dzValue = present(op.getXZeroPoint());
     std::optional<float> dz = dzValue ? scalarConstant(dzValue) : std::optional<float>(0.0f);
-    if (!qs || !ds || !qz || !dz)
-      return rewriter.notifyMatchFailure(op, "scales and zero points are not constant scalars");
+    if (!qp || !ds || !dz)
+      return rewriter.notifyMatchFailure(
+          op, "not 8-bit, or scales and zero points that are not constant scalars");
     auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
     if (failed(typeAndSizes))
       return failure();
@@ -542,17 +567,13 @@ struct QuantizeDequantizeKernelLowering : KernelPattern<onnx::DequantizeLinearOp
     auto xType = cast<RankedTensorType>(x.getType());
     if (xType.getRank() != outType.getRank())
       return rewriter.notifyMatchFailure(op, "x and y ranks differ");
-    bool isUnsigned = qType.isUnsigned();
     Location loc = op.getLoc();
     Value out = outputBuffer(rewriter, loc, outType, outSizes);
     KernelCall call(rewriter, loc, threads);
     call.buffer(flatBuffer(rewriter, loc, x, /*readOnly=*/true));
     call.buffer(out);
     call.i64(dimProduct(rewriter, loc, x, 0, xType.getRank()));
-    call.f32(*qs);
-    call.f32(*qz);
-    call.f32(isUnsigned ? 0.0f : -128.0f);
-    call.f32(isUnsigned ? 255.0f : 127.0f);
+    addQuantizeArgs(call, *qp);
     call.f32(*ds);
     call.f32(*dz);
     call.i32(dzValue ? 1 : 0);
@@ -576,14 +597,10 @@ struct QuantizeLinearKernelLowering : KernelPattern<onnx::QuantizeLinearOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     if (op->hasOneUse() && isa<onnx::DequantizeLinearOp>(*op->getUsers().begin()))
       return rewriter.notifyMatchFailure(op, "read by one DequantizeLinear: the pair's kernel");
-    auto qType = dyn_cast<IntegerType>(onnxElementType(op.getY()));
-    if (!isF32Tensor(adaptor.getX()) || !qType || qType.getWidth() != 8)
-      return rewriter.notifyMatchFailure(op, "not float32 to 8-bit integers");
-    std::optional<float> scale = scalarFloat(op.getYScale());
-    std::optional<float> zp = present(op.getYZeroPoint()) ? scalarConstant(op.getYZeroPoint())
-                                                          : std::optional<float>(0.0f);
-    if (!scale || !zp)
-      return rewriter.notifyMatchFailure(op, "scale and zero point are not constant scalars");
+    std::optional<QuantizeParams> qp = quantizeParams(op);
+    if (!isF32Tensor(adaptor.getX()) || !qp)
+      return rewriter.notifyMatchFailure(
+          op, "not float32 to 8 bits with a constant scalar scale and zero point");
     auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
     if (failed(typeAndSizes))
       return failure();
@@ -592,18 +609,14 @@ struct QuantizeLinearKernelLowering : KernelPattern<onnx::QuantizeLinearOp> {
     auto xType = cast<RankedTensorType>(x.getType());
     if (xType.getRank() != yType.getRank())
       return rewriter.notifyMatchFailure(op, "x and y ranks differ");
-    bool isUnsigned = qType.isUnsigned();
     Location loc = op.getLoc();
     Value out = outputBuffer(rewriter, loc, yType, ySizes);
     KernelCall call(rewriter, loc, threads);
     call.buffer(flatBuffer(rewriter, loc, x, /*readOnly=*/true));
     call.buffer(out);
     call.i64(dimProduct(rewriter, loc, x, 0, xType.getRank()));
-    call.f32(*scale);
-    call.f32(*zp);
-    call.f32(isUnsigned ? 0.0f : -128.0f);
-    call.f32(isUnsigned ? 255.0f : 127.0f);
-    call.i32(isUnsigned ? 1 : 0);
+    addQuantizeArgs(call, *qp);
+    call.i32(qp->isUnsigned ? 1 : 0);
     call.partition();
     call.i32(target);
     call.emit(op, "quantize_linear_8");
@@ -652,12 +665,8 @@ struct QdqAddKernelLowering : KernelPattern<onnx::QuantizeLinearOp> {
         db.getY().getType() != add.getC().getType())
       return rewriter.notifyMatchFailure(op, "the Add's operands are not dequantized alike");
     auto pa = dequantizeParams(da), pb = dequantizeParams(db);
-    auto qType = dyn_cast<IntegerType>(onnxElementType(op.getY()));
-    std::optional<float> scale = scalarFloat(op.getYScale());
-    std::optional<float> zp = present(op.getYZeroPoint()) ? scalarConstant(op.getYZeroPoint())
-                                                          : std::optional<float>(0.0f);
-    if (!pa || !pb || !qType || qType.getWidth() != 8 || !scale || !zp ||
-        !isF32Tensor(adaptor.getX()))
+    std::optional<QuantizeParams> qp = quantizeParams(op);
+    if (!pa || !pb || !qp || !isF32Tensor(adaptor.getX()))
       return rewriter.notifyMatchFailure(op, "parameters that are not constant scalars");
     Value a = rewriter.getRemappedValue(da.getX()), b = rewriter.getRemappedValue(db.getX());
     if (!a || !b || !isa<RankedTensorType>(a.getType()) || a.getType() != b.getType())
@@ -669,7 +678,6 @@ struct QdqAddKernelLowering : KernelPattern<onnx::QuantizeLinearOp> {
     auto aType = cast<RankedTensorType>(a.getType());
     if (aType.getRank() != yType.getRank() || aType.getShape() != yType.getShape())
       return rewriter.notifyMatchFailure(op, "shapes differ");
-    bool isUnsigned = qType.isUnsigned();
     Location loc = op.getLoc();
     Value out = outputBuffer(rewriter, loc, yType, ySizes);
     KernelCall call(rewriter, loc, threads);
@@ -684,11 +692,8 @@ struct QdqAddKernelLowering : KernelPattern<onnx::QuantizeLinearOp> {
     call.i32(relu ? 1 : 0);
     call.buffer(out);
     call.i64(dimProduct(rewriter, loc, a, 0, aType.getRank()));
-    call.f32(*scale);
-    call.f32(*zp);
-    call.f32(isUnsigned ? 0.0f : -128.0f);
-    call.f32(isUnsigned ? 255.0f : 127.0f);
-    call.i32(isUnsigned ? 1 : 0);
+    addQuantizeArgs(call, *qp);
+    call.i32(qp->isUnsigned ? 1 : 0);
     call.partition();
     call.i32(target);
     call.emit(op, "qdq_add_8");
