@@ -289,7 +289,32 @@ inline void igemm_convert_a(const void *a, int32_t a_unsigned, int64_t lda, cons
                             int64_t K, int32_t *out, int32_t *zrow) {
   const int64_t groups = igemm_groups(format, K), tiles = ceil_div(r1 - r0, kIgemmMR);
   const int32_t shift = a_unsigned ? 0 : 128;
-  for (int64_t t = 0; t < tiles; ++t)
+  for (int64_t t = 0; t < tiles; ++t) {
+    // Quads of a full tile, 4 groups of 4 rows at a time: a 4 x 4 transpose
+    // of the rows' 32-bit words (int8 A flipped to A + 128 by the xor).
+    int64_t first = 0; // the first group the per-row loop below converts
+#if ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX2 || ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX512
+    if (format == kIgemmQuads && r0 + (t + 1) * kIgemmMR <= r1) {
+      const __m128i flip = _mm_set1_epi8(a_unsigned ? 0 : static_cast<char>(0x80));
+      const uint8_t *base = static_cast<const uint8_t *>(a) + (r0 + t * kIgemmMR) * lda;
+      int32_t *tile = out + t * groups * kIgemmMR;
+      for (; 4 * first + 16 <= K; first += 4)
+        for (int h = 0; h < kIgemmMR; h += 4) {
+          const uint8_t *p = base + h * lda + 4 * first;
+          const __m128i q0 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+          const __m128i q1 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + lda));
+          const __m128i q2 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + 2 * lda));
+          const __m128i q3 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + 3 * lda));
+          const __m128i t0 = _mm_unpacklo_epi32(q0, q1), t1 = _mm_unpacklo_epi32(q2, q3);
+          const __m128i t2 = _mm_unpackhi_epi32(q0, q1), t3 = _mm_unpackhi_epi32(q2, q3);
+          const __m128i o[4] = {_mm_unpacklo_epi64(t0, t1), _mm_unpackhi_epi64(t0, t1),
+                                _mm_unpacklo_epi64(t2, t3), _mm_unpackhi_epi64(t2, t3)};
+          for (int i = 0; i < 4; ++i)
+            _mm_storeu_si128(reinterpret_cast<__m128i *>(tile + (first + i) * kIgemmMR + h),
+                             _mm_xor_si128(o[i], flip));
+        }
+    }
+#endif
     for (int r = 0; r < kIgemmMR; ++r) {
       const int64_t m = r0 + t * kIgemmMR + r;
       int32_t *dst = out + t * groups * kIgemmMR + r;
@@ -302,7 +327,7 @@ inline void igemm_convert_a(const void *a, int32_t a_unsigned, int64_t lda, cons
       zrow[m - r0] = zp + shift;
       const int64_t row = m * lda;
       if (format == kIgemmQuads) {
-        for (int64_t g = 0; g < groups; ++g) {
+        for (int64_t g = first; g < groups; ++g) {
           uint32_t word = 0;
           for (int64_t i = 0; i < 4; ++i) {
             const int64_t k = 4 * g + i;
@@ -322,6 +347,7 @@ inline void igemm_convert_a(const void *a, int32_t a_unsigned, int64_t lda, cons
         }
       }
     }
+  }
 }
 
 #if ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX2 || ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX512
