@@ -144,8 +144,8 @@ std::optional<float> scalarFloat(Value v) {
 /// QLinearConv of a static 2-D, one-group convolution with constant 8-bit
 /// weights, per-tensor or per-channel weight scales and zero points, and
 /// constant x_scale, y_scale and y_zero_point: qconv_packed_w, the int8
-/// GEMM over an im2col of the input with the requantization of the loop
-/// lowering (the same bytes). What a QDQ convolution becomes too
+/// GEMM over a channels-last copy (or an im2col) of the input with the
+/// requantization of the loop lowering (the same bytes). What a QDQ convolution becomes too
 /// (onnx-recognize). Others keep the loops of Convolution.cpp.
 struct QLinearConvKernelLowering : KernelPattern<onnx::QLinearConvOp> {
   using KernelPattern::KernelPattern;
@@ -533,29 +533,99 @@ void addQuantizeArgs(KernelCall &call, const QuantizeParams &p) {
   call.f32(p.hi);
 }
 
+/// The per-tensor parameters of DequantizeLinear `dq` of 8-bit values:
+/// its scale and zero point (0 when absent) as floats.
+std::optional<std::pair<float, float>> dequantizeParams(onnx::DequantizeLinearOp dq) {
+  if (!isInt8Type(onnxElementType(dq.getX())))
+    return std::nullopt;
+  std::optional<float> scale = scalarFloat(dq.getXScale());
+  std::optional<float> zp = present(dq.getXZeroPoint()) ? scalarConstant(dq.getXZeroPoint())
+                                                        : std::optional<float>(0.0f);
+  if (!scale || !zp)
+    return std::nullopt;
+  return std::make_pair(*scale, *zp);
+}
+
+/// QuantizeLinear `q` of [Relu](Add(DequantizeLinear(a),
+/// DequantizeLinear(b))) per tensor, without broadcasting, the Add and the
+/// Relu read only there: what qdq_add_8 computes.
+struct QdqAdd {
+  onnx::DequantizeLinearOp a, b;
+  std::pair<float, float> pa, pb;
+  QuantizeParams q;
+  bool relu = false;
+};
+std::optional<QdqAdd> matchQdqAdd(onnx::QuantizeLinearOp q) {
+  QdqAdd m;
+  Operation *producer = q.getX().getDefiningOp();
+  if (auto r = dyn_cast_or_null<onnx::ReluOp>(producer)) {
+    if (!r->hasOneUse())
+      return std::nullopt;
+    m.relu = true;
+    producer = r.getX().getDefiningOp();
+  }
+  auto add = dyn_cast_or_null<onnx::AddOp>(producer);
+  if (!add || !add->hasOneUse() || add.getA() == add.getB())
+    return std::nullopt;
+  m.a = add.getA().getDefiningOp<onnx::DequantizeLinearOp>();
+  m.b = add.getB().getDefiningOp<onnx::DequantizeLinearOp>();
+  if (!m.a || !m.b || m.a.getY().getType() != add.getC().getType() ||
+      m.b.getY().getType() != add.getC().getType() || !isF32Tensor(add.getC()))
+    return std::nullopt;
+  auto pa = dequantizeParams(m.a), pb = dequantizeParams(m.b);
+  auto qp = quantizeParams(q);
+  if (!pa || !pb || !qp)
+    return std::nullopt;
+  m.pa = *pa;
+  m.pb = *pb;
+  m.q = *qp;
+  return m;
+}
+
+/// Whether every reader of `dq` is an Add whose QuantizeLinear qdq_add_8
+/// computes from dq's quantized input: dq itself is then dead.
+bool onlyFeedsQdqAdds(onnx::DequantizeLinearOp dq) {
+  return !dq->use_empty() && llvm::all_of(dq->getUsers(), [](Operation *user) {
+    if (!isa<onnx::AddOp>(user) || !user->hasOneUse())
+      return false;
+    Operation *next = *user->getUsers().begin();
+    if (isa<onnx::ReluOp>(next) && next->hasOneUse())
+      next = *next->getUsers().begin();
+    auto q = dyn_cast<onnx::QuantizeLinearOp>(next);
+    return q && matchQdqAdd(q).has_value();
+  });
+}
+
+/// Whether quantize_dequantize takes DequantizeLinear `dq` of a
+/// QuantizeLinear of floats read only there, per tensor: not when
+/// qdq_add_8 computes that QuantizeLinear (dq then dequantizes its bytes)
+/// or reads dq's quantized input instead of dq.
+bool quantizeDequantizeTakes(onnx::DequantizeLinearOp dq) {
+  auto q = dq.getX().getDefiningOp<onnx::QuantizeLinearOp>();
+  auto yType = dyn_cast<RankedTensorType>(dq.getY().getType());
+  Value dz = present(dq.getXZeroPoint());
+  return q && q->hasOneUse() && isF32Tensor(q.getX()) && yType &&
+         yType.getElementType().isF32() && quantizeParams(q) && scalarFloat(dq.getXScale()) &&
+         (!dz || scalarConstant(dz)) && !matchQdqAdd(q) && !onlyFeedsQdqAdds(dq);
+}
+
 /// DequantizeLinear(QuantizeLinear(x)) per tensor with constant scales and
 /// zero points (the activations of a QDQ graph): one vectorized pass,
 /// quantize_dequantize, instead of a loop whose rounding and saturation
 /// calls do not vectorize. The QuantizeLinear, read only here, is left
-/// dead.
+/// dead (quantizeDequantizeTakes says which pairs).
 struct QuantizeDequantizeKernelLowering : KernelPattern<onnx::DequantizeLinearOp> {
   using KernelPattern::KernelPattern;
 
   LogicalResult matchAndRewrite(onnx::DequantizeLinearOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto q = op.getX().getDefiningOp<onnx::QuantizeLinearOp>();
-    if (!q || !q->hasOneUse() || !isF32Tensor(q.getX()))
-      return rewriter.notifyMatchFailure(op, "x is not a QuantizeLinear of floats read once");
-    auto yType = dyn_cast<RankedTensorType>(op.getY().getType());
-    if (!yType || !yType.getElementType().isF32())
-      return rewriter.notifyMatchFailure(op, "not dequantized to float32");
-    std::optional<QuantizeParams> qp = quantizeParams(q);
-    std::optional<float> ds = scalarFloat(op.getXScale());
-    Value dzValue = present(op.getXZeroPoint());
-    std::optional<float> dz = dzValue ? scalarConstant(dzValue) : std::optional<float>(0.0f);
-    if (!qp || !ds || !dz)
+    if (!quantizeDequantizeTakes(op))
       return rewriter.notifyMatchFailure(
-          op, "not 8-bit, or scales and zero points that are not constant scalars");
+          op, "not a per-tensor QuantizeLinear of floats read only here, or qdq_add_8's");
+    auto q = op.getX().getDefiningOp<onnx::QuantizeLinearOp>();
+    std::optional<QuantizeParams> qp = quantizeParams(q);
+    std::optional<std::pair<float, float>> dp = dequantizeParams(op);
+    Value dzValue = present(op.getXZeroPoint());
     auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
     if (failed(typeAndSizes))
       return failure();
@@ -574,8 +644,8 @@ struct QuantizeDequantizeKernelLowering : KernelPattern<onnx::DequantizeLinearOp
     call.buffer(out);
     call.i64(dimProduct(rewriter, loc, x, 0, xType.getRank()));
     addQuantizeArgs(call, *qp);
-    call.f32(*ds);
-    call.f32(*dz);
+    call.f32(dp->first);
+    call.f32(dp->second);
     call.i32(dzValue ? 1 : 0);
     call.partition();
     call.i32(target);
@@ -588,15 +658,18 @@ struct QuantizeDequantizeKernelLowering : KernelPattern<onnx::DequantizeLinearOp
 /// QuantizeLinear per tensor (one constant float32 scale and zero point)
 /// of a float32 tensor to 8 bits: quantize_linear_8, vectorized, instead of
 /// a loop whose rounding and saturation calls do not vectorize. A
-/// QuantizeLinear read only by a DequantizeLinear is left to
-/// QuantizeDequantizeKernelLowering (the pair in one pass).
+/// QuantizeLinear read only by a DequantizeLinear that
+/// QuantizeDequantizeKernelLowering takes is left to it (the pair in one
+/// pass).
 struct QuantizeLinearKernelLowering : KernelPattern<onnx::QuantizeLinearOp> {
   using KernelPattern::KernelPattern;
 
   LogicalResult matchAndRewrite(onnx::QuantizeLinearOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    if (op->hasOneUse() && isa<onnx::DequantizeLinearOp>(*op->getUsers().begin()))
-      return rewriter.notifyMatchFailure(op, "read by one DequantizeLinear: the pair's kernel");
+    if (op->hasOneUse())
+      if (auto dq = dyn_cast<onnx::DequantizeLinearOp>(*op->getUsers().begin());
+          dq && quantizeDequantizeTakes(dq))
+        return rewriter.notifyMatchFailure(op, "read by one DequantizeLinear: the pair's kernel");
     std::optional<QuantizeParams> qp = quantizeParams(op);
     if (!isF32Tensor(adaptor.getX()) || !qp)
       return rewriter.notifyMatchFailure(
@@ -625,49 +698,21 @@ struct QuantizeLinearKernelLowering : KernelPattern<onnx::QuantizeLinearOp> {
   }
 };
 
-/// The per-tensor parameters of DequantizeLinear `dq` of 8-bit values:
-/// its scale and zero point (0 when absent) as floats.
-std::optional<std::pair<float, float>> dequantizeParams(onnx::DequantizeLinearOp dq) {
-  if (!isInt8Type(onnxElementType(dq.getX())))
-    return std::nullopt;
-  std::optional<float> scale = scalarFloat(dq.getXScale());
-  std::optional<float> zp = present(dq.getXZeroPoint()) ? scalarConstant(dq.getXZeroPoint())
-                                                        : std::optional<float>(0.0f);
-  if (!scale || !zp)
-    return std::nullopt;
-  return std::make_pair(*scale, *zp);
-}
-
 /// QuantizeLinear([Relu](Add(DequantizeLinear(a), DequantizeLinear(b))))
 /// per tensor, without broadcasting: the residual additions of a QDQ
 /// graph, one vectorized pass (qdq_add_8) from the quantized inputs to the
 /// quantized output instead of four loops (the Add and Relu, read only
-/// here, are left dead).
+/// here, are left dead, and so are DequantizeLinears read only by such
+/// Adds: onlyFeedsQdqAdds).
 struct QdqAddKernelLowering : KernelPattern<onnx::QuantizeLinearOp> {
   using KernelPattern::KernelPattern;
 
   LogicalResult matchAndRewrite(onnx::QuantizeLinearOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    Operation *producer = op.getX().getDefiningOp();
-    bool relu = false;
-    if (auto r = dyn_cast_or_null<onnx::ReluOp>(producer)) {
-      if (!r->hasOneUse())
-        return rewriter.notifyMatchFailure(op, "the Relu has other readers");
-      relu = true;
-      producer = r.getX().getDefiningOp();
-    }
-    auto add = dyn_cast_or_null<onnx::AddOp>(producer);
-    if (!add || !add->hasOneUse() || add.getA() == add.getB())
-      return rewriter.notifyMatchFailure(op, "not a quantized Add read only here");
-    auto da = add.getA().getDefiningOp<onnx::DequantizeLinearOp>();
-    auto db = add.getB().getDefiningOp<onnx::DequantizeLinearOp>();
-    if (!da || !db || da.getY().getType() != add.getC().getType() ||
-        db.getY().getType() != add.getC().getType())
-      return rewriter.notifyMatchFailure(op, "the Add's operands are not dequantized alike");
-    auto pa = dequantizeParams(da), pb = dequantizeParams(db);
-    std::optional<QuantizeParams> qp = quantizeParams(op);
-    if (!pa || !pb || !qp || !isF32Tensor(adaptor.getX()))
-      return rewriter.notifyMatchFailure(op, "parameters that are not constant scalars");
+    std::optional<QdqAdd> m = matchQdqAdd(op);
+    if (!m || !isF32Tensor(adaptor.getX()))
+      return rewriter.notifyMatchFailure(op, "not a per-tensor QDQ Add read only here");
+    onnx::DequantizeLinearOp da = m->a, db = m->b;
     Value a = rewriter.getRemappedValue(da.getX()), b = rewriter.getRemappedValue(db.getX());
     if (!a || !b || !isa<RankedTensorType>(a.getType()) || a.getType() != b.getType())
       return rewriter.notifyMatchFailure(op, "the quantized inputs have no converted values");
@@ -683,17 +728,17 @@ struct QdqAddKernelLowering : KernelPattern<onnx::QuantizeLinearOp> {
     KernelCall call(rewriter, loc, threads);
     call.buffer(flatBuffer(rewriter, loc, a, /*readOnly=*/true));
     call.i32(onnxElementType(da.getX()).isUnsignedInteger() ? 1 : 0);
-    call.f32(pa->first);
-    call.f32(pa->second);
+    call.f32(m->pa.first);
+    call.f32(m->pa.second);
     call.buffer(flatBuffer(rewriter, loc, b, /*readOnly=*/true));
     call.i32(onnxElementType(db.getX()).isUnsignedInteger() ? 1 : 0);
-    call.f32(pb->first);
-    call.f32(pb->second);
-    call.i32(relu ? 1 : 0);
+    call.f32(m->pb.first);
+    call.f32(m->pb.second);
+    call.i32(m->relu ? 1 : 0);
     call.buffer(out);
     call.i64(dimProduct(rewriter, loc, a, 0, aType.getRank()));
-    addQuantizeArgs(call, *qp);
-    call.i32(qp->isUnsigned ? 1 : 0);
+    addQuantizeArgs(call, m->q);
+    call.i32(m->q.isUnsigned ? 1 : 0);
     call.partition();
     call.i32(target);
     call.emit(op, "qdq_add_8");
