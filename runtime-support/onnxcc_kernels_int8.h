@@ -278,6 +278,25 @@ inline int32_t igemm_a_zp(const void *a_zp, int32_t a_unsigned, int32_t a_zp_kin
   return a_zp_kind == 0 ? 0 : igemm_a(a_zp, a_unsigned, a_zp_kind == 2 ? m : 0);
 }
 
+#if ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX2 || ONNXCC_KERNELS_ISA == ONNXCC_ISA_AVX512
+/// Four quads groups of four rows: 16 bytes from each of `rows` (four
+/// 32-bit words, groups g .. g+3 of that row) transposed so that dst[i *
+/// kIgemmMR + r] holds row r's word of group g + i, xor `flip` (0x80 bytes
+/// turn int8 into uint8 + 128).
+inline void quad_words_4x4(const uint8_t *const rows[4], int32_t *dst, __m128i flip) {
+  const __m128i q0 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(rows[0]));
+  const __m128i q1 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(rows[1]));
+  const __m128i q2 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(rows[2]));
+  const __m128i q3 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(rows[3]));
+  const __m128i t0 = _mm_unpacklo_epi32(q0, q1), t1 = _mm_unpacklo_epi32(q2, q3);
+  const __m128i t2 = _mm_unpackhi_epi32(q0, q1), t3 = _mm_unpackhi_epi32(q2, q3);
+  const __m128i o[4] = {_mm_unpacklo_epi64(t0, t1), _mm_unpackhi_epi64(t0, t1),
+                        _mm_unpacklo_epi64(t2, t3), _mm_unpackhi_epi64(t2, t3)};
+  for (int i = 0; i < 4; ++i)
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + i * kIgemmMR), _mm_xor_si128(o[i], flip));
+}
+#endif
+
 /// Rows r0 .. r1-1 of A (element (m, k) at a[m*lda + k]) converted for
 /// `format`, one 32-bit word per (row, group): row tile t (MR rows) at out
 /// + t*G*MR, word (g, r) at [g*MR + r]. Pairs: two int16 a - a_zp. Quads:
@@ -301,17 +320,8 @@ inline void igemm_convert_a(const void *a, int32_t a_unsigned, int64_t lda, cons
       for (; 4 * first + 16 <= K; first += 4)
         for (int h = 0; h < kIgemmMR; h += 4) {
           const uint8_t *p = base + h * lda + 4 * first;
-          const __m128i q0 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
-          const __m128i q1 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + lda));
-          const __m128i q2 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + 2 * lda));
-          const __m128i q3 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + 3 * lda));
-          const __m128i t0 = _mm_unpacklo_epi32(q0, q1), t1 = _mm_unpacklo_epi32(q2, q3);
-          const __m128i t2 = _mm_unpackhi_epi32(q0, q1), t3 = _mm_unpackhi_epi32(q2, q3);
-          const __m128i o[4] = {_mm_unpacklo_epi64(t0, t1), _mm_unpackhi_epi64(t0, t1),
-                                _mm_unpacklo_epi64(t2, t3), _mm_unpackhi_epi64(t2, t3)};
-          for (int i = 0; i < 4; ++i)
-            _mm_storeu_si128(reinterpret_cast<__m128i *>(tile + (first + i) * kIgemmMR + h),
-                             _mm_xor_si128(o[i], flip));
+          const uint8_t *src[4] = {p, p + lda, p + 2 * lda, p + 3 * lda};
+          quad_words_4x4(src, tile + first * kIgemmMR + h, flip);
         }
     }
 #endif
@@ -985,20 +995,9 @@ inline void qconv_convert_channels(const uint8_t *img, const QconvShape &s, int6
           continue;
         }
         for (int h = 0; h < kIgemmMR; h += 4) {
-          const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(base[h] + goff[g]));
-          const __m128i r1 =
-              _mm_loadu_si128(reinterpret_cast<const __m128i *>(base[h + 1] + goff[g]));
-          const __m128i r2 =
-              _mm_loadu_si128(reinterpret_cast<const __m128i *>(base[h + 2] + goff[g]));
-          const __m128i r3 =
-              _mm_loadu_si128(reinterpret_cast<const __m128i *>(base[h + 3] + goff[g]));
-          const __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, r3);
-          const __m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, r3);
-          const __m128i o[4] = {_mm_unpacklo_epi64(t0, t1), _mm_unpackhi_epi64(t0, t1),
-                                _mm_unpacklo_epi64(t2, t3), _mm_unpackhi_epi64(t2, t3)};
-          for (int i = 0; i < 4; ++i)
-            _mm_storeu_si128(reinterpret_cast<__m128i *>(tile + (g + i) * kIgemmMR + h),
-                             _mm_xor_si128(o[i], vflip));
+          const uint8_t *src[4] = {base[h] + goff[g], base[h + 1] + goff[g],
+                                   base[h + 2] + goff[g], base[h + 3] + goff[g]};
+          quad_words_4x4(src, tile + g * kIgemmMR + h, vflip);
         }
         g += 4;
       }
