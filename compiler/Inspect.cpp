@@ -63,7 +63,7 @@ std::string formatDim(const DimSummary &dim) {
   return "?";
 }
 
-std::vector<DimSummary> summarizeShape(const onnx::TensorShapeProto &shape) {
+std::vector<DimSummary> summarizeShape(const ::onnx::TensorShapeProto &shape) {
   std::vector<DimSummary> dims;
   for (const auto &dim : shape.dim()) {
     DimSummary result;
@@ -91,40 +91,40 @@ std::string formatTensorType(const std::string &dtype,
 
 /// The whole type as one string; nested types (sequence, map, optional)
 /// print their element type the same way.
-std::string formatType(const onnx::TypeProto &type) {
+std::string formatType(const ::onnx::TypeProto &type) {
   switch (type.value_case()) {
-  case onnx::TypeProto::kTensorType: {
+  case ::onnx::TypeProto::kTensorType: {
     const auto &tensor = type.tensor_type();
     std::optional<std::vector<DimSummary>> shape;
     if (tensor.has_shape())
       shape = summarizeShape(tensor.shape());
     return formatTensorType(getDataTypeName(tensor.elem_type()), shape);
   }
-  case onnx::TypeProto::kSparseTensorType: {
+  case ::onnx::TypeProto::kSparseTensorType: {
     const auto &tensor = type.sparse_tensor_type();
     std::optional<std::vector<DimSummary>> shape;
     if (tensor.has_shape())
       shape = summarizeShape(tensor.shape());
     return "sparse " + formatTensorType(getDataTypeName(tensor.elem_type()), shape);
   }
-  case onnx::TypeProto::kSequenceType:
+  case ::onnx::TypeProto::kSequenceType:
     return "sequence<" + formatType(type.sequence_type().elem_type()) + ">";
-  case onnx::TypeProto::kOptionalType:
+  case ::onnx::TypeProto::kOptionalType:
     return "optional<" + formatType(type.optional_type().elem_type()) + ">";
-  case onnx::TypeProto::kMapType:
+  case ::onnx::TypeProto::kMapType:
     return "map<" + getDataTypeName(type.map_type().key_type()) + ", " +
            formatType(type.map_type().value_type()) + ">";
-  case onnx::TypeProto::VALUE_NOT_SET:
+  case ::onnx::TypeProto::VALUE_NOT_SET:
     break;
   }
   return "?";
 }
 
-ValueSummary summarizeValue(const onnx::ValueInfoProto &info) {
+ValueSummary summarizeValue(const ::onnx::ValueInfoProto &info) {
   ValueSummary value;
   value.name = info.name();
   value.type = formatType(info.type());
-  if (info.type().value_case() != onnx::TypeProto::kTensorType)
+  if (info.type().value_case() != ::onnx::TypeProto::kTensorType)
     return value;
   const auto &tensor = info.type().tensor_type();
   value.isTensor = true;
@@ -136,7 +136,7 @@ ValueSummary summarizeValue(const onnx::ValueInfoProto &info) {
 
 /// Element count and byte size of one initializer, from its dims and data
 /// type only, so that external data needs no reading.
-Error addTensorSize(const onnx::TensorProto &tensor, uint64_t &elements,
+Error addTensorSize(const ::onnx::TensorProto &tensor, uint64_t &elements,
                     uint64_t &bytes) {
   const std::string &name = tensor.name();
   uint64_t count = 1;
@@ -177,7 +177,7 @@ Error addTensorSize(const onnx::TensorProto &tensor, uint64_t &elements,
 }
 
 /// Walks a graph and, through node attributes, every subgraph in it.
-Error summarizeGraph(const onnx::GraphProto &graph, ModelSummary &summary,
+Error summarizeGraph(const ::onnx::GraphProto &graph, ModelSummary &summary,
                      StringMap<uint64_t> &histogram) {
   for (const auto &tensor : graph.initializer()) {
     if (Error error = addTensorSize(tensor, summary.parameterCount,
@@ -279,7 +279,7 @@ std::string getDataTypeName(int32_t dataType) {
   return "type" + std::to_string(dataType);
 }
 
-Expected<ModelSummary> summarizeModel(const onnx::ModelProto &model) {
+Expected<ModelSummary> summarizeModel(const ::onnx::ModelProto &model) {
   ModelSummary summary;
   summary.irVersion = model.ir_version();
   for (const auto &opset : model.opset_import())
@@ -288,7 +288,7 @@ Expected<ModelSummary> summarizeModel(const onnx::ModelProto &model) {
   summary.producerName = model.producer_name();
   summary.producerVersion = model.producer_version();
 
-  const onnx::GraphProto &graph = model.graph();
+  const ::onnx::GraphProto &graph = model.graph();
   summary.graphName = graph.name();
   // Old exporters (IR < 4) list every initializer among the inputs too.
   StringSet<> initializerNames;

@@ -80,7 +80,7 @@ std::string getDataTypeName(int32_t dataType);
 /// Gathers the facts about `model`. Fails with a one-line message on
 /// initializers whose size cannot be computed (negative dims, overflow,
 /// unknown data type): their byte count would be a lie.
-llvm::Expected<ModelSummary> summarizeModel(const onnx::ModelProto &model);
+llvm::Expected<ModelSummary> summarizeModel(const ::onnx::ModelProto &model);
 
 /// Prints the summary for people to read.
 void printModelSummary(const ModelSummary &summary, llvm::raw_ostream &os);

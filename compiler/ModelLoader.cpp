@@ -189,7 +189,7 @@ Expected<LoadedModel> parseModel(StringRef bytes, StringRef path, bool text) {
                            "as external data");
 
   LoadedModel model;
-  model.proto = std::make_unique<onnx::ModelProto>();
+  model.proto = std::make_unique<::onnx::ModelProto>();
   model.path = path.str();
   SmallString<256> dir(path);
   sys::path::remove_filename(dir);
@@ -210,7 +210,7 @@ Expected<LoadedModel> parseModel(StringRef bytes, StringRef path, bool text) {
     google::protobuf::io::CodedInputStream input(data.data(), static_cast<int>(data.size()));
     input.SetRecursionLimit(kMaxNesting);
     if (!model.proto->ParseFromCodedStream(&input) || !input.ConsumedEntireMessage()) {
-      int depth = nestingDepth(data, onnx::ModelProto::descriptor());
+      int depth = nestingDepth(data, ::onnx::ModelProto::descriptor());
       if (depth > kMaxNesting)
         return makeError(path, "the model nests messages (subgraphs, types) more than " +
                                    Twine(kMaxNesting) + " levels deep, more than onnxcc reads");

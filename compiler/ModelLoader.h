@@ -17,7 +17,7 @@ namespace onnxcc {
 
 /// A parsed model and where it came from (external data is relative to dir).
 struct LoadedModel {
-  std::unique_ptr<onnx::ModelProto> proto;
+  std::unique_ptr<::onnx::ModelProto> proto;
   std::string path;
   std::string dir;
 

@@ -45,7 +45,7 @@ struct Names {
 };
 
 std::string makeModel(const Names &n) {
-  onnx::ModelProto model;
+  ::onnx::ModelProto model;
   model.set_ir_version(8);
   model.set_producer_name(n.doc);
   model.set_doc_string(n.doc);
@@ -58,13 +58,13 @@ std::string makeModel(const Names &n) {
   auto *prop = model.add_metadata_props();
   prop->set_key(n.metadata);
   prop->set_value(n.metadata);
-  onnx::GraphProto *g = model.mutable_graph();
+  ::onnx::GraphProto *g = model.mutable_graph();
   g->set_name(n.graph);
   g->set_doc_string(n.doc);
-  auto addValue = [&](onnx::ValueInfoProto *v, const std::string &name) {
+  auto addValue = [&](::onnx::ValueInfoProto *v, const std::string &name) {
     v->set_name(name);
     auto *t = v->mutable_type()->mutable_tensor_type();
-    t->set_elem_type(onnx::TensorProto::FLOAT);
+    t->set_elem_type(::onnx::TensorProto::FLOAT);
     t->mutable_shape()->add_dim()->set_dim_param(n.dim);
     t->mutable_shape()->add_dim()->set_dim_value(4);
   };
@@ -72,7 +72,7 @@ std::string makeModel(const Names &n) {
   addValue(g->add_output(), n.output);
   auto *w = g->add_initializer();
   w->set_name(n.weight);
-  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->set_data_type(::onnx::TensorProto::FLOAT);
   w->add_dims(4);
   for (float f : {0.5f, -1.0f, 2.0f, 3.0f})
     w->add_float_data(f);
@@ -99,14 +99,14 @@ std::string makeModel(const Names &n) {
   zip->add_output("probs");
   auto *labels = zip->add_attribute();
   labels->set_name("classlabels_strings");
-  labels->set_type(onnx::AttributeProto::STRINGS);
+  labels->set_type(::onnx::AttributeProto::STRINGS);
   for (const std::string &label : {n.label, std::string("b"), std::string("c"), std::string("d")})
     labels->add_strings(label);
   auto *probs = g->add_output();
   probs->set_name("probs");
   auto *map = probs->mutable_type()->mutable_sequence_type()->mutable_elem_type()->mutable_map_type();
-  map->set_key_type(onnx::TensorProto::STRING);
-  map->mutable_value_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  map->set_key_type(::onnx::TensorProto::STRING);
+  map->mutable_value_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
   return model.SerializeAsString();
 }
 
