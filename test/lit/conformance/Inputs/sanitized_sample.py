@@ -9,7 +9,7 @@ Usage:
 The sample: COUNT node tests (default 200) spread evenly over the sorted list
 of those test/conformance/expected/node.txt expects to pass, so that every
 one has generated code that builds and runs. Each is compiled, its harness
-built with FLAGS (default -O1 -g -fsanitize=address,undefined
+built with FLAGS (default -O1 -g1 -fsanitize=address,undefined
 -fno-sanitize-recover=all -fno-omit-frame-pointer), run on every dataset and
 compared. A test is clean when verify passes and no sanitizer report appears,
 neither from onnxcc (when it is a sanitizer build itself) nor from the
@@ -33,7 +33,7 @@ sys.path.insert(0, os.path.join(SRC_ROOT, "test", "conformance"))
 from run_conformance import read_expected, read_out_of_scope, resolve_program  # noqa: E402
 DEFAULT_DATA = "/usr/share/libonnx-testdata/data"
 DEFAULT_EXPECTED = os.path.join(SRC_ROOT, "test", "conformance", "expected")
-DEFAULT_FLAGS = ("-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all "
+DEFAULT_FLAGS = ("-O1 -g1 -fsanitize=address,undefined -fno-sanitize-recover=all "
                  "-fno-omit-frame-pointer")
 MARKERS = ("AddressSanitizer", "LeakSanitizer", "UndefinedBehaviorSanitizer",
            "runtime error:")
