@@ -9,6 +9,11 @@ config.name = "onnxcc"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".onnxtxt", ".test", ".py"]
 config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "Inputs", "CMakeLists.txt"]
+# lit starts the longest tests first, by the times of the last run in the
+# build folder; a fresh build folder uses the times committed next to this
+# file (.lit_test_times.txt, the larger of a release and a sanitizer run on 2
+# cores), so that CI's first run does not end on one long test with the other
+# core idle. Refresh it by copying a build folder's file over it.
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.onnxcc_obj_root)
 
