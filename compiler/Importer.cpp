@@ -421,7 +421,7 @@ static bool dependsOn(const ::onnx::GraphProto &graph, int from, int target) {
 
 std::string GraphImporter::undefinedInputMessage(StringRef name) const {
   // A node at or after the current one that produces the value: the graph
-  // has a cycle or is out of order (ONNX wants nodes topologically sorted).
+  // has a cycle, or is out of order and could not be sorted.
   for (auto it = scopes.rbegin(); it != scopes.rend(); ++it) {
     if (!it->graph || it->currentNode < 0)
       continue;
@@ -437,8 +437,12 @@ std::string GraphImporter::undefinedInputMessage(StringRef name) const {
         return ("input '" + name + "' comes from node " + producer +
                 ", which depends on this node: the graph has a cycle")
             .str();
+      // The loader sorts nodes that are merely out of order (sortNodes in
+      // ModelLoader.cpp); it leaves a graph with a cycle or a name written
+      // twice as it is.
       return ("input '" + name + "' comes from node " + producer +
-              ", which comes later: the nodes are not topologically sorted")
+              ", which comes later, and the nodes cannot be put in order: the graph has "
+              "a cycle or writes a name twice")
           .str();
     }
   }

@@ -4,7 +4,10 @@
 #include "onnx.pb.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -16,7 +19,10 @@
 #include <google/protobuf/text_format.h>
 #include <google/protobuf/unknown_field_set.h>
 
+#include <algorithm>
+#include <functional>
 #include <limits>
+#include <queue>
 #include <vector>
 
 using namespace llvm;
@@ -167,6 +173,91 @@ std::string findWrongWireType(const pb::Message &root) {
   }
   return "";
 }
+
+/// Adds to `reads` every name node `node` reads: its inputs and, for a node
+/// with subgraphs, every name read inside them (a superset of what they take
+/// from the enclosing graphs).
+void collectReads(const ::onnx::NodeProto &node, StringSet<> &reads) {
+  for (const std::string &in : node.input())
+    if (!in.empty())
+      reads.insert(in);
+  for (const ::onnx::AttributeProto &attr : node.attribute()) {
+    if (attr.has_g())
+      for (const ::onnx::NodeProto &inner : attr.g().node())
+        collectReads(inner, reads);
+    for (const ::onnx::GraphProto &g : attr.graphs())
+      for (const ::onnx::NodeProto &inner : g.node())
+        collectReads(inner, reads);
+  }
+}
+
+/// Puts the nodes of `graph` and of its subgraphs in a topological order when
+/// they are not in one: ONNX asks producers to come before their readers, and
+/// ONNX Runtime sorts models that do not (exporters and model editors write
+/// such files). Among the nodes ready at each step the earliest in the file
+/// comes first, so a sorted graph keeps its order. A graph whose nodes read
+/// their own outputs, form a cycle or write one name twice is left as it is:
+/// the importer names what is wrong with it.
+void sortNodes(::onnx::GraphProto &graph) {
+  for (::onnx::NodeProto &node : *graph.mutable_node())
+    for (::onnx::AttributeProto &attr : *node.mutable_attribute()) {
+      if (attr.has_g())
+        sortNodes(*attr.mutable_g());
+      for (::onnx::GraphProto &g : *attr.mutable_graphs())
+        sortNodes(g);
+    }
+  int n = graph.node_size();
+  StringMap<int> producer;
+  for (int i = 0; i < n; ++i)
+    for (const std::string &out : graph.node(i).output())
+      if (!out.empty() && !producer.try_emplace(out, i).second)
+        return;
+  std::vector<std::vector<int>> readers(n);
+  std::vector<int> pending(n, 0);
+  bool sorted = true;
+  for (int i = 0; i < n; ++i) {
+    StringSet<> reads;
+    collectReads(graph.node(i), reads);
+    std::vector<int> from;
+    for (const auto &name : reads) {
+      auto it = producer.find(name.getKey());
+      if (it == producer.end())
+        continue;
+      if (it->second == i)
+        return;
+      from.push_back(it->second);
+    }
+    llvm::sort(from);
+    from.erase(std::unique(from.begin(), from.end()), from.end());
+    for (int j : from) {
+      readers[j].push_back(i);
+      sorted &= j < i;
+    }
+    pending[i] = static_cast<int>(from.size());
+  }
+  if (sorted)
+    return;
+  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
+  for (int i = 0; i < n; ++i)
+    if (pending[i] == 0)
+      ready.push(i);
+  std::vector<int> order;
+  order.reserve(n);
+  while (!ready.empty()) {
+    int i = ready.top();
+    ready.pop();
+    order.push_back(i);
+    for (int r : readers[i])
+      if (--pending[r] == 0)
+        ready.push(r);
+  }
+  if (static_cast<int>(order.size()) != n)
+    return;
+  std::vector<::onnx::NodeProto *> nodes(n);
+  graph.mutable_node()->ExtractSubrange(0, n, nodes.data());
+  for (int i : order)
+    graph.mutable_node()->AddAllocated(nodes[i]);
+}
 } // namespace
 
 bool isTextModelPath(StringRef path) {
@@ -232,6 +323,7 @@ Expected<LoadedModel> parseModel(StringRef bytes, StringRef path, bool text) {
                                Twine(kMaxIrVersion) + ")");
   if (model.proto->opset_import_size() == 0 && model.proto->ir_version() >= 3)
     return makeError(path, "model declares no opset_import");
+  sortNodes(*model.proto->mutable_graph());
   return std::move(model);
 }
 
