@@ -93,17 +93,15 @@ Error runStamped(StringRef what, ArrayRef<std::string> command, StringRef stampF
   return writeText(path::parent_path(stampFile), path::filename(stampFile), stamp);
 }
 
-/// A precompiled Halide.h for generator builds by `compiler` with `flags`:
-/// the path of a one-line header including it, with the precompiled form
-/// next to it (HEADER.gch, which GCC uses for `-include HEADER`), made on
-/// first use in the temporary folder and shared by every build with the same
-/// compiler, flags and Halide.h. A generator build spends most of its time
-/// parsing Halide.h (3.8 of 4.9 s for a one-node model with GCC 12; 1.9 s
-/// with the precompiled header, most of it loading its 130 MB). Empty when
-/// precompiling fails: the build then parses the header itself and reports
-/// any error.
+/// A precompiled Halide.h for generator builds by `compiler` with `flags`
+/// (see precompiledHeader): a one-line header including it, in a folder of
+/// the temporary directory named after the compiler, the flags and Halide.h.
+/// A generator build spends most of its time parsing Halide.h (3.8 of 4.9 s
+/// for a one-node model with GCC 12; 1.9 s with the precompiled header, most
+/// of it loading its 130 MB). Empty when precompiling fails: the build then
+/// parses the header itself and reports any error.
 std::string precompiledHalideHeader(ArrayRef<std::string> compiler, ArrayRef<std::string> flags,
-                                    const HalideInstall &halide, StringRef workDir) {
+                                    const HalideInstall &halide) {
   std::string key = hashFile(halide.includeDir + "/Halide.h");
   for (const std::string &arg : compiler)
     key += "\n" + arg;
@@ -112,33 +110,11 @@ std::string precompiledHalideHeader(ArrayRef<std::string> compiler, ArrayRef<std
   SmallString<256> dir;
   path::system_temp_directory(/*ErasedOnReboot=*/true, dir);
   path::append(dir, "onnxcc-halide-pch-" + llvm::utohexstr(llvm::xxh3_64bits(key)));
-  std::string header = inDir(dir, "onnxcc_halide.h"), gch = header + ".gch";
-  if (fs::exists(gch))
-    return header;
   if (fs::create_directories(dir))
-    return "";
-  // Concurrent builds each write their own files and rename them into place:
-  // a reader sees a whole header and a whole .gch or none.
-  std::string tag = "." + llvm::utostr(llvm::sys::Process::getProcessId()) + ".tmp";
-  if (Error e = writeText(dir, "onnxcc_halide.h" + tag, "#include \"Halide.h\"\n")) {
-    consumeError(std::move(e));
-    return "";
-  }
-  if (fs::rename(header + tag, header))
     return "";
   SmallVector<std::string> command(compiler.begin(), compiler.end());
   command.append(flags.begin(), flags.end());
-  command.append({"-x", "c++-header", header, "-o", gch + tag});
-  if (Error e = runHarnessProgram(VerifyStage::Build, "the Halide header's precompilation",
-                                  command, inDir(workDir, "halide.log"),
-                                  inDir(workDir, "halide.log"))) {
-    consumeError(std::move(e));
-    fs::remove(gch + tag);
-    return "";
-  }
-  if (fs::rename(gch + tag, gch))
-    return "";
-  return header;
+  return precompiledHeader(dir, "onnxcc_halide.h", "#include \"Halide.h\"\n", command);
 }
 
 } // namespace
@@ -236,7 +212,7 @@ Expected<std::string> buildHalidePipeline(StringRef workDir, StringRef name, Str
   SmallVector<std::string> build(*compiler);
   SmallVector<std::string> flags{"-std=c++17", "-O0", "-I", halide->includeDir};
   build.append(flags.begin(), flags.end());
-  std::string pch = precompiledHalideHeader(*compiler, flags, *halide, workDir);
+  std::string pch = precompiledHalideHeader(*compiler, flags, *halide);
   if (!pch.empty())
     build.append({"-include", pch});
   build.append({inDir(workDir, name + "_generator.cpp"), std::string(genGenObj), "-o", generator,

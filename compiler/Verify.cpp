@@ -1624,15 +1624,50 @@ Error writeFile(StringRef path, StringRef contents, VerifyStage stage) {
   return Error::success();
 }
 
+} // namespace
+
+std::string precompiledHeader(StringRef dir, StringRef name, StringRef text,
+                              ArrayRef<std::string> compileCommand) {
+  SmallString<256> header(dir), gch(dir);
+  sys::path::append(header, name);
+  sys::path::append(gch, name + ".gch");
+  if (sys::fs::exists(gch))
+    return std::string(header);
+  // Concurrent builds each write their own files and rename them into
+  // place: a reader sees a whole header and a whole .gch or none.
+  std::string tag = "." + Twine(sys::Process::getProcessId()).str() + ".tmp";
+  std::string tmpHeader = (header + tag).str(), tmpGch = (gch + tag).str();
+  std::string log = (dir + "/build" + tag).str();
+  if (Error err = writeFile(tmpHeader, text, VerifyStage::Build)) {
+    consumeError(std::move(err));
+    return "";
+  }
+  if (sys::fs::rename(tmpHeader, header))
+    return "";
+  SmallVector<std::string> command(compileCommand.begin(), compileCommand.end());
+  command.append({"-x", "c++-header", std::string(header), "-o", tmpGch});
+  if (Error err = runProgram(VerifyStage::Build, ("the precompilation of " + name).str(),
+                             command, log, log)) {
+    consumeError(std::move(err));
+    sys::fs::remove(tmpGch);
+    return "";
+  }
+  sys::fs::remove(log);
+  if (sys::fs::rename(tmpGch, gch))
+    return "";
+  return std::string(header);
+}
+
+namespace {
+
 /// With a PCH folder (--pch-cache): a copy of DIR/onnxcc_rt.h in a subfolder
 /// named after a hash of the header, the compiler and the flags, next to its
-/// precompiled form (onnxcc_rt.h.gch, which GCC uses for `-include` of the
-/// header; another compiler reads the header itself), made on first use.
-/// A build that force-includes it parses the header once per folder instead
-/// of once per build (about 0.3 of the 0.7 s a small harness takes at -O1).
-/// Empty when there is no header to share or precompiling it failed (the
-/// build then includes it as usual and reports any error itself); an error
-/// when the folder cannot be made.
+/// precompiled form (see precompiledHeader), made on first use. A build that
+/// force-includes it parses the header once per folder instead of once per
+/// build (about 0.3 of the 0.7 s a small harness takes at -O1). Empty when
+/// there is no header to share or precompiling it failed (the build then
+/// includes it as usual and reports any error itself); an error when the
+/// folder cannot be made.
 Expected<std::string> precompiledRuntimeHeader(StringRef pchDir, StringRef workDir,
                                                ArrayRef<std::string> compileCommand) {
   SmallString<256> source(workDir);
@@ -1649,34 +1684,7 @@ Expected<std::string> precompiledRuntimeHeader(StringRef pchDir, StringRef workD
   if (std::error_code ec = sys::fs::create_directories(dir))
     return makeError(VerifyStage::Build,
                      Twine("--pch-cache: cannot create ") + dir + ": " + ec.message());
-  SmallString<256> shared(dir), gch(dir);
-  sys::path::append(shared, "onnxcc_rt.h");
-  sys::path::append(gch, "onnxcc_rt.h.gch");
-  if (sys::fs::exists(gch))
-    return std::string(shared);
-  // Concurrent builds each write their own files and rename them into
-  // place: a reader sees a whole header and a whole .gch or none.
-  std::string tag = "." + Twine(sys::Process::getProcessId()).str() + ".tmp";
-  std::string tmpHeader = (shared + tag).str(), tmpGch = (gch + tag).str();
-  std::string log = (dir + "/build" + tag).str();
-  if (Error err = writeFile(tmpHeader, (*header)->getBuffer(), VerifyStage::Build)) {
-    consumeError(std::move(err));
-    return "";
-  }
-  if (sys::fs::rename(tmpHeader, shared))
-    return "";
-  SmallVector<std::string> command(compileCommand.begin(), compileCommand.end());
-  command.append({"-x", "c++-header", std::string(shared), "-o", tmpGch});
-  if (Error err = runProgram(VerifyStage::Build, "the runtime header's precompilation", command,
-                             log, log)) {
-    consumeError(std::move(err));
-    sys::fs::remove(tmpGch);
-    return "";
-  }
-  sys::fs::remove(log);
-  if (sys::fs::rename(tmpGch, gch))
-    return "";
-  return std::string(shared);
+  return precompiledHeader(dir, "onnxcc_rt.h", (*header)->getBuffer(), compileCommand);
 }
 
 /// Builds DIR/run from the generated model and `harnessSource` (written to

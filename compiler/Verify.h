@@ -87,6 +87,15 @@ llvm::Error runHarnessProgram(VerifyStage stage, llvm::StringRef what,
                               llvm::ArrayRef<std::string> args, llvm::StringRef stdoutPath,
                               llvm::StringRef stderrPath);
 
+/// DIR/NAME holding `text`, with its precompiled form DIR/NAME.gch next to it
+/// (which GCC uses for `-include DIR/NAME`; another compiler reads the header
+/// itself), built by `compileCommand` (the compiler and the flags of the
+/// builds that will include it) on first use and shared by every later call
+/// with the same folder. Empty when writing or precompiling it fails. DIR must
+/// exist and be named after everything the precompiled form depends on.
+std::string precompiledHeader(llvm::StringRef dir, llvm::StringRef name, llvm::StringRef text,
+                              llvm::ArrayRef<std::string> compileCommand);
+
 /// An error raised by verifyModel, carrying the stage that failed.
 class VerifyError : public llvm::ErrorInfo<VerifyError> {
 public:
