@@ -205,8 +205,10 @@ Error applyShapes(func::FuncOp func, const CompileOptions &options) {
     }
     if (allNamed)
       continue;
+    // The importer names every dim of a ranked input: what is left is an
+    // input without a shape.
     return makeError("input '" + (n ? n.getValue() : StringRef("?")) +
-                     "' has unknown dims (no dim_param names them); give them with --shape " +
+                     "' has no shape (its rank is not known); give it with --shape " +
                      (n ? n.getValue() : StringRef("NAME")) + "=D0xD1x...");
   }
   return Error::success();

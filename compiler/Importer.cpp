@@ -1619,17 +1619,14 @@ Expected<OwningOpRef<ModuleOp>> GraphImporter::importModel() {
   SmallVector<Type> argTypes;
   SmallVector<const ::onnx::ValueInfoProto *> inputs;
   SmallVector<StringRef> mapParts; // "", "keys" or "values", per argument
-  llvm::StringSet<> dimNames;
-  for (const auto *list : {&graph.input(), &graph.output()})
-    for (const auto &v : *list)
-      if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
-        for (const auto &d : v.type().tensor_type().shape().dim())
-          if (d.has_dim_param())
-            dimNames.insert(d.dim_param());
+  std::vector<std::vector<std::string>> symbols = inputDimSymbols(graph);
   SmallVector<std::string> mapSymbols; // per argument, "" for tensors
+  SmallVector<size_t> symbolIndex;     // per argument, its input's in `symbols`
+  size_t nextInput = 0;
   for (const auto &in : graph.input()) {
     if (initializerNames.count(in.name()))
       continue;
+    size_t index = nextInput++;
     if (in.type().has_map_type()) {
       const auto &map = in.type().map_type();
       Type key = elementTypeFor(ctx, map.key_type());
@@ -1644,15 +1641,13 @@ Expected<OwningOpRef<ModuleOp>> GraphImporter::importModel() {
         return makeError(model.path + ": graph input '" + in.name() +
                          "' is a map onnxcc does not support (keys int64 or string, values "
                          "float, double, int64 or string)");
-      std::string symbol = "count(" + in.name() + ")";
-      while (dimNames.count(symbol))
-        symbol += "'";
-      dimNames.insert(symbol);
+      std::string symbol = symbols[index].front();
       for (auto [part, elem] : {std::pair(StringRef("keys"), key), std::pair(StringRef("values"), value)}) {
         argTypes.push_back(RankedTensorType::get({ShapedType::kDynamic}, elem));
         inputs.push_back(&in);
         mapParts.push_back(part);
         mapSymbols.push_back(symbol);
+        symbolIndex.push_back(index);
       }
       continue;
     }
@@ -1663,6 +1658,7 @@ Expected<OwningOpRef<ModuleOp>> GraphImporter::importModel() {
     inputs.push_back(&in);
     mapParts.push_back("");
     mapSymbols.push_back("");
+    symbolIndex.push_back(index);
   }
 
   builder.setInsertionPointToEnd(module->getBody());
@@ -1696,7 +1692,12 @@ Expected<OwningOpRef<ModuleOp>> GraphImporter::importModel() {
       scope.values[in->name()] = entry->getArgument(i);
       continue;
     }
-    SmallVector<Attribute> params = dimParams(ctx, in->type());
+    // Every dynamic dim of a ranked input has a symbol (inputDimSymbols).
+    SmallVector<Attribute> params;
+    if (isa<RankedTensorType>(argTypes[i]) &&
+        !cast<RankedTensorType>(argTypes[i]).hasStaticShape())
+      for (const std::string &symbol : symbols[symbolIndex[i]])
+        params.push_back(b.getStringAttr(symbol));
     if (!params.empty()) {
       func.setArgAttr(i, "onnx.dim_params", b.getArrayAttr(params));
       // Seed the symbolic shape of the argument.
@@ -2106,4 +2107,39 @@ Expected<OwningOpRef<ModuleOp>> importModel(MLIRContext &context, LoadedModel &m
   importer::GraphImporter importer(&context, model, options);
   return importer.importModel();
 }
+std::vector<std::vector<std::string>> inputDimSymbols(const ::onnx::GraphProto &graph) {
+  llvm::StringSet<> initializers, taken;
+  for (const auto &init : graph.initializer())
+    initializers.insert(init.name());
+  for (const auto *list : {&graph.input(), &graph.output()})
+    for (const auto &v : *list)
+      if (v.type().has_tensor_type() && v.type().tensor_type().has_shape())
+        for (const auto &d : v.type().tensor_type().shape().dim())
+          if (d.has_dim_param())
+            taken.insert(d.dim_param());
+  auto fresh = [&](std::string symbol) {
+    while (taken.count(symbol))
+      symbol += "'";
+    taken.insert(symbol);
+    return symbol;
+  };
+  std::vector<std::vector<std::string>> symbols;
+  for (const auto &in : graph.input()) {
+    if (initializers.count(in.name()))
+      continue;
+    std::vector<std::string> &dims = symbols.emplace_back();
+    if (in.type().has_map_type()) {
+      dims.push_back(fresh("count(" + in.name() + ")"));
+      continue;
+    }
+    if (!in.type().has_tensor_type() || !in.type().tensor_type().has_shape())
+      continue;
+    for (const auto &[axis, d] : llvm::enumerate(in.type().tensor_type().shape().dim()))
+      dims.push_back(d.has_dim_value()   ? ""
+                     : !d.dim_param().empty() ? d.dim_param()
+                                        : fresh(in.name() + ":" + std::to_string(axis)));
+  }
+  return symbols;
+}
+
 } // namespace onnxcc

@@ -9,6 +9,10 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/Error.h"
 
+namespace onnx {
+class GraphProto;
+} // namespace onnx
+
 namespace onnxcc {
 
 struct ImportOptions {
@@ -25,6 +29,16 @@ struct ImportOptions {
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 importModel(mlir::MLIRContext &context, LoadedModel &model,
             const ImportOptions &options = {});
+
+/// The symbol of each dim of each graph input that is not an initializer,
+/// in order: the dim's dim_param; for a dim with neither dim_value nor
+/// dim_param (ONNX Runtime takes any size there), one of its own named after
+/// the input and the axis, "NAME:AXIS", primed until no dim_param of the
+/// model's inputs and outputs has that name; "" for a dim with a size. A map
+/// input has one, its length: "count(NAME)". An input without a shape has
+/// none. The compiled code takes these symbols; verify binds them to a
+/// dataset's dims the same way.
+std::vector<std::vector<std::string>> inputDimSymbols(const ::onnx::GraphProto &graph);
 
 } // namespace onnxcc
 

@@ -14,6 +14,7 @@
 #include "codegen/SourceText.h"
 #include "compiler/Driver.h"
 #include "compiler/HalideTarget.h"
+#include "compiler/Importer.h"
 #include "compiler/ModelLoader.h"
 
 #include "onnx.pb.h"
@@ -1269,9 +1270,9 @@ struct TensorTable {
   /// entry after its keys), and the map's length's index among the symbols.
   SmallVector<std::pair<int, int>> inputMaps;
   int mapPart(size_t i) const { return i < inputMaps.size() ? inputMaps[i].first : 0; }
-  /// Per input, the dim_param of each dim ("" when none): which symbol a
-  /// symbolic dim is.
-  SmallVector<SmallVector<std::string>> dimParams;
+  /// Per model input, the symbol of each dim ("" when it has a size):
+  /// which symbol a symbolic dim is.
+  std::vector<std::vector<std::string>> dimParams;
 };
 
 /// The line of a child's stderr that says what went wrong, trimmed: the
@@ -1595,21 +1596,13 @@ sequencesFromDataset(StringRef modelPath, const Dataset &dataset,
   return sequences;
 }
 
-/// The dim_params of the model's (non-initializer) inputs, "" where a dim
-/// has none.
-Expected<SmallVector<SmallVector<std::string>>> inputDimParams(StringRef modelPath) {
-  auto inputs = modelInputs(modelPath);
-  if (!inputs)
-    return inputs.takeError();
-  SmallVector<SmallVector<std::string>> params;
-  for (const ::onnx::ValueInfoProto &input : *inputs) {
-    SmallVector<std::string> dims;
-    if (input.type().has_tensor_type() && input.type().tensor_type().has_shape())
-      for (const auto &dim : input.type().tensor_type().shape().dim())
-        dims.push_back(dim.has_dim_param() ? dim.dim_param() : "");
-    params.push_back(std::move(dims));
-  }
-  return params;
+/// The symbols of the dims of the model's (non-initializer) inputs, as the
+/// compiled code names them (inputDimSymbols), "" where a dim has a size.
+Expected<std::vector<std::vector<std::string>>> inputDimParams(StringRef modelPath) {
+  auto model = loadModel(modelPath);
+  if (!model)
+    return makeError(VerifyStage::Compile, toString(model.takeError()));
+  return inputDimSymbols(model->proto->graph());
 }
 
 Error writeFile(StringRef path, StringRef contents, VerifyStage stage) {
