@@ -1341,7 +1341,8 @@ Outcome tryFold(Operation *op, int64_t sizeLimit, bool weight) {
 }
 
 /// An If whose condition folded to a constant (AffineGrid's function body
-/// branches on Size(size) == 4, a shape known at compile time): the branch
+/// branches on Size(size) == 4, a shape known at compile time), or that
+/// shape inference found static dims decide (onnxcc.known_branch): the branch
 /// it takes, moved in its place. Not when that branch is one shape
 /// inference found cannot run (onnxcc.invalid_branch: run() must return its
 /// status). A result the function returns gives the function the type the
@@ -1349,9 +1350,13 @@ Outcome tryFold(Operation *op, int64_t sizeLimit, bool weight) {
 bool inlineConstantIf(onnx::IfOp op) {
   auto c = op.getCond().getDefiningOp<onnx::ConstantOp>();
   auto value = c ? dyn_cast<DenseIntElementsAttr>(c.getValueAttr()) : nullptr;
-  if (!value || value.getNumElements() != 1)
+  // Or a condition that static dims decide (onnx.If's shape function).
+  auto known = op->getAttrOfType<IntegerAttr>("onnxcc.known_branch");
+  if ((!value || value.getNumElements() != 1) && !known)
     return false;
-  unsigned taken = value.getValues<APInt>()[0].isZero() ? 1 : 0;
+  unsigned taken = value && value.getNumElements() == 1
+                       ? (value.getValues<APInt>()[0].isZero() ? 1 : 0)
+                       : static_cast<unsigned>(known.getInt());
   if (auto invalid = op->getAttrOfType<IntegerAttr>("onnxcc.invalid_branch");
       invalid && invalid.getInt() == taken)
     return false;
@@ -1404,17 +1409,14 @@ struct OnnxFoldConstantsPass : public impl::OnnxFoldConstantsPassBase<OnnxFoldCo
         else if (o == Outcome::Skipped)
           skipped.insert(op);
       }
-      // The outermost Ifs only (none is inside another, so inlining one
-      // leaves the others as they were); an inner If moves out with its
-      // branch and is seen on the next round. (Asking an If inlined in this
-      // round whether it is an ancestor read freed memory: ASan, AffineGrid's
-      // function bodies.)
-      SmallVector<onnx::IfOp> outermost;
-      getOperation().walk([&](onnx::IfOp op) {
-        if (!op->getParentOfType<onnx::IfOp>())
-          outermost.push_back(op);
-      });
-      for (onnx::IfOp op : outermost)
+      // Every If, inner ones first (the walk is post-order): inlining one
+      // moves its branch into the enclosing block and erases only itself
+      // and its other branch, whose Ifs were all visited before it. Ifs
+      // inside a branch chosen at run time (a model's 8 kHz and 16 kHz
+      // paths) fold too.
+      SmallVector<onnx::IfOp> ifs;
+      getOperation().walk([&](onnx::IfOp op) { ifs.push_back(op); });
+      for (onnx::IfOp op : ifs)
         changed |= inlineConstantIf(op);
     }
   }

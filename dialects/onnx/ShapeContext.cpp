@@ -302,7 +302,12 @@ public:
       auto to = dyn_cast<TensorType>(cast.getOutput().getType());
       if (!from || !to || !from.getElementType().isInteger() || !to.getElementType().isInteger())
         return std::nullopt;
-      return eval(cast.getInput(), depth + 1);
+      auto values = eval(cast.getInput(), depth + 1);
+      // To bool: 1 for any other value than 0.
+      if (values && to.getElementType().isInteger(1))
+        for (Dim &d : *values)
+          d = d.isStatic() ? Dim::known(d.size != 0) : Dim::unknown();
+      return values;
     }
     if (auto concat = dyn_cast<ConcatOp>(def)) {
       Dims out;
@@ -353,6 +358,33 @@ public:
       }
       return out;
     }
+    // Comparisons and logic on such values (the conditions of the Ifs that
+    // exporters write around a squeeze or a rank test), as 0 and 1: exact on
+    // static values; two equal symbolic dims are equal.
+    if (isa<EqualOp, GreaterOp, LessOp, GreaterOrEqualOp, LessOrEqualOp, AndOp, OrOp>(def) &&
+        def->getNumOperands() == 2) {
+      auto lhs = eval(def->getOperand(0), depth + 1);
+      auto rhs = eval(def->getOperand(1), depth + 1);
+      if (!lhs || !rhs)
+        return std::nullopt;
+      size_t n = std::max(lhs->size(), rhs->size());
+      if ((lhs->size() != n && lhs->size() != 1) || (rhs->size() != n && rhs->size() != 1))
+        return std::nullopt;
+      Dims out;
+      for (size_t i = 0; i < n; ++i) {
+        const Dim &a = (*lhs)[lhs->size() == 1 ? 0 : i];
+        const Dim &b = (*rhs)[rhs->size() == 1 ? 0 : i];
+        out.push_back(compare(def, a, b));
+      }
+      return out;
+    }
+    if (isa<NotOp>(def)) {
+      auto values = eval(def->getOperand(0), depth + 1);
+      if (values)
+        for (Dim &d : *values)
+          d = d.isStatic() ? Dim::known(d.size == 0) : Dim::unknown();
+      return values;
+    }
     if (auto fill = dyn_cast<ConstantOfShapeOp>(def)) {
       auto shape = eval(fill.getInput(), depth + 1);
       if (!shape)
@@ -387,6 +419,26 @@ private:
     if (static_cast<int64_t>(v.size()) > kMaxElements)
       return std::nullopt;
     return v;
+  }
+
+  /// One element of a comparison or And/Or, 0 or 1; unknown unless both
+  /// are static (or, for Equal and the non-strict orders, the same dim).
+  static Dim compare(Operation *def, const Dim &a, const Dim &b) {
+    if (!a.isStatic() || !b.isStatic()) {
+      bool same = a.isSymbolic() && a == b;
+      return same && isa<EqualOp, GreaterOrEqualOp, LessOrEqualOp>(def) ? Dim::known(1)
+             : same && isa<GreaterOp, LessOp>(def)                     ? Dim::known(0)
+                                                                        : Dim::unknown();
+    }
+    int64_t x = a.size, y = b.size;
+    bool r = isa<EqualOp>(def)          ? x == y
+             : isa<GreaterOp>(def)      ? x > y
+             : isa<LessOp>(def)         ? x < y
+             : isa<GreaterOrEqualOp>(def) ? x >= y
+             : isa<LessOrEqualOp>(def)  ? x <= y
+             : isa<AndOp>(def)          ? (x != 0 && y != 0)
+                                        : (x != 0 || y != 0);
+    return Dim::known(r);
   }
 
   /// One element of Add/Sub/Mul/Div/Max/Min: exact on static values (Div

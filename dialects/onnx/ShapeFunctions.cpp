@@ -1790,17 +1790,119 @@ static std::optional<Shape> yieldedShape(ShapeContext &ctx, Region &region, Valu
   return shape;
 }
 
+/// The condition `cond` as "dim == value" of a symbolic dim and a constant,
+/// through Not and Cast: what PyTorch exports `x.squeeze(d)` as under
+/// dynamic shapes (If(Equal(Gather(Shape(x), d), 1)) with Squeeze and
+/// Identity branches). `holds` is the condition's value when the equality
+/// holds. Nullopt for any other condition.
+struct DimPredicate {
+  Dim dim;
+  int64_t value;
+  bool holds;
+};
+static std::optional<DimPredicate> dimPredicate(ShapeContext &ctx, Value cond) {
+  bool holds = true;
+  for (int depth = 0; depth < 8; ++depth) {
+    Operation *def = cond.getDefiningOp();
+    if (!def)
+      return std::nullopt;
+    if (isa<NotOp>(def)) {
+      holds = !holds;
+      cond = def->getOperand(0);
+      continue;
+    }
+    if (isa<CastOp, IdentityOp, SqueezeOp, UnsqueezeOp, ReshapeOp>(def)) {
+      auto t = dyn_cast<ShapedType>(def->getOperand(0).getType());
+      if (!t || !t.getElementType().isInteger(1))
+        return std::nullopt;
+      cond = def->getOperand(0);
+      continue;
+    }
+    if (!isa<EqualOp>(def))
+      return std::nullopt;
+    for (unsigned side = 0; side < 2; ++side) {
+      auto dims = ctx.getDimValues(def->getOperand(side));
+      auto value = ctx.getIntValues(def->getOperand(1 - side));
+      if (dims && dims->size() == 1 && (*dims)[0].isSymbolic() && value && value->size() == 1)
+        return DimPredicate{(*dims)[0], value->front(), holds};
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// Each result joins what the two branches yield. The branch a constant
+/// condition takes gives its shapes alone. A dim the two branches give
+/// different sizes (8 kHz and 16 kHz paths of one audio model) is a dim the
+/// run decides (ShapeContext::dataDim), at most the larger of the two (their
+/// sum where they are not both static). Branches that give results of
+/// different ranks under a condition "dim == value" that the symbolic dims
+/// leave open (a squeeze of a dim when it is 1) are compiled for the
+/// equality: the branch it takes is kept (onnxcc.assumed_branch and
+/// onnxcc.assumed_condition; the lowering warns) and run() checks the
+/// equality before the If (status 9).
 LogicalResult IfOp::inferShapes(ShapeContext &ctx) {
   if (getThenBranch().empty() || getElseBranch().empty())
     return success();
   auto thenValues = yieldedValues(getThenBranch());
   auto elseValues = yieldedValues(getElseBranch());
-  for (unsigned i = 0, e = getNumResults(); i < e; ++i) {
-    if (i >= thenValues.size() || i >= elseValues.size())
-      break;
-    if (auto s = joinShapes(yieldedShape(ctx, getThenBranch(), thenValues[i]),
-                            yieldedShape(ctx, getElseBranch(), elseValues[i])))
-      ctx.setShape(i, *s);
+  unsigned count = std::min<unsigned>(
+      getNumResults(), std::min<size_t>(thenValues.size(), elseValues.size()));
+  SmallVector<std::optional<Shape>, 2> thenShapes, elseShapes;
+  bool rankDiffers = false;
+  for (unsigned i = 0; i < count; ++i) {
+    thenShapes.push_back(yieldedShape(ctx, getThenBranch(), thenValues[i]));
+    elseShapes.push_back(yieldedShape(ctx, getElseBranch(), elseValues[i]));
+    rankDiffers |= thenShapes.back() && elseShapes.back() &&
+                   thenShapes.back()->size() != elseShapes.back()->size();
+  }
+  // A branch known to be taken: a constant condition, or one assumed
+  // (below) on an earlier round of inference.
+  std::optional<unsigned> taken;
+  if (auto cond = operandScalar(ctx, 0)) {
+    // A condition the static dims decide (a Cast to bool of a dim), which
+    // no constant folding sees: onnx-fold-constants inlines the branch.
+    taken = *cond ? 0u : 1u;
+    if (!getCond().getDefiningOp<ConstantOp>())
+      (*this)->setAttr("onnxcc.known_branch",
+                       IntegerAttr::get(IntegerType::get(getContext(), 64), *taken));
+  } else if (auto assumed = (*this)->getAttrOfType<IntegerAttr>("onnxcc.assumed_branch"))
+    taken = static_cast<unsigned>(assumed.getInt());
+  if (rankDiffers && !(*this)->hasAttr("onnxcc.invalid_branch")) {
+    if (auto pred = dimPredicate(ctx, getCond())) {
+      if (failed(ctx.unify(pred->dim, Dim::known(pred->value))))
+        return failure();
+      unsigned branch = pred->holds ? 0u : 1u;
+      // The lowering keeps that branch alone and says so (a warning).
+      (*this)->setAttr("onnxcc.assumed_branch",
+                       IntegerAttr::get(IntegerType::get(getContext(), 64), branch));
+      (*this)->setAttr("onnxcc.assumed_condition",
+                       StringAttr::get(getContext(), pred->dim.str() + " == " +
+                                                         std::to_string(pred->value)));
+      taken = branch;
+    }
+  }
+  unsigned dataDims = 0;
+  for (unsigned i = 0; i < count; ++i) {
+    const std::optional<Shape> &a = thenShapes[i], &b = elseShapes[i];
+    if (taken) {
+      if (const std::optional<Shape> &s = *taken == 0 ? a : b)
+        ctx.setShape(i, *s);
+      continue;
+    }
+    if (!a || !b || a->size() != b->size())
+      continue;
+    Shape out;
+    for (auto [x, y] : llvm::zip(*a, *b)) {
+      if (x == y || !x.asExpr() || !y.asExpr()) {
+        out.push_back(joinDim(x, y));
+        continue;
+      }
+      Dim bound = x.isStatic() && y.isStatic() ? Dim::known(std::max(x.size, y.size))
+                                               : addDims(x, y);
+      out.push_back(ctx.dataDim(dataDims++, bound));
+    }
+    ctx.setShape(i, out);
   }
   return success();
 }

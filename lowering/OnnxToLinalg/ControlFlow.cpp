@@ -142,16 +142,76 @@ struct IfLowering : OpConversionPattern<onnx::IfOp> {
   LogicalResult matchAndRewrite(onnx::IfOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    // A branch compiled alone (onnx.If's shape function assumed the dim
+    // equality its condition tests; run() checked it before this op): its
+    // ops in place of the If.
+    if (auto assumed = op->getAttrOfType<IntegerAttr>("onnxcc.assumed_branch")) {
+      if (auto cond = op->getAttrOfType<StringAttr>("onnxcc.assumed_condition"))
+        op.emitWarning() << "its branches give results of different ranks and its condition is "
+                         << cond.getValue()
+                         << ", which the symbolic dims leave open: compiled for that case only "
+                            "(run() returns 9 for other dims; give the input dims with --shape "
+                            "to compile the other case)";
+      Region &region = assumed.getInt() == 0 ? op.getThenBranch() : op.getElseBranch();
+      Block &block = region.front();
+      auto yield = cast<onnx::YieldOp>(block.getTerminator());
+      SmallVector<Value> values(yield.getOperands());
+      rewriter.inlineBlockBefore(&block, op);
+      rewriter.eraseOp(yield);
+      for (auto [v, result] : llvm::zip_equal(values, op->getResults()))
+        if (v.getType() != result.getType())
+          v = tensor::CastOp::create(rewriter, loc, result.getType(), v);
+      rewriter.replaceOp(op, values);
+      return success();
+    }
+    const OnnxTypeConverter &converter = onnxConverter(getTypeConverter());
+    Value cond = scalarOf(rewriter, loc, adaptor.getCond());
+    // Dims the branches give different sizes (the op's own data dims,
+    // onnx.If's shape function): the taken branch's, chosen before the If
+    // from both branches' dims (expressions of the symbols outside it).
+    auto own = op->getAttrOfType<ArrayAttr>("onnxcc.data_dims");
+    Operation *thenYield = op.getThenBranch().front().getTerminator();
+    Operation *elseYield = op.getElseBranch().front().getTerminator();
+    auto dimValue = [&](const onnx::Dim &d) -> Value {
+      if (d.isStatic())
+        return indexConst(rewriter, loc, d.size);
+      return d.isSymbolic() ? converter.materialize(rewriter, loc, op, d.expr) : Value();
+    };
     SmallVector<Type> types;
     SmallVector<Value> dests;
     for (unsigned i = 0; i < op.getNumResults(); ++i) {
       auto r = symbolicResultType(rewriter, getTypeConverter(), op, i);
       if (failed(r))
         return failure();
+      SmallVector<Value> sizes(r->second);
+      auto shape = converter.shapeOf(op->getResult(i));
+      auto thenShape = converter.shapeOf(thenYield->getOperand(i));
+      auto elseShape = converter.shapeOf(elseYield->getOperand(i));
+      int64_t rank = r->first.getRank();
+      if (own && shape && thenShape && elseShape && static_cast<int64_t>(shape->size()) == rank &&
+          thenShape->size() == shape->size() && elseShape->size() == shape->size()) {
+        for (int64_t d = 0, j = 0; d < rank; ++d) {
+          if (!r->first.isDynamicDim(d))
+            continue;
+          for (auto [k, name] : llvm::enumerate(own)) {
+            auto symbol = dyn_cast<StringAttr>(name);
+            if (!symbol || (*shape)[d] != onnx::Dim::named(symbol))
+              continue;
+            Value a = dimValue((*thenShape)[d]), b = dimValue((*elseShape)[d]);
+            if (!a || !b)
+              return rewriter.notifyMatchFailure(op, "a branch's dim is not computable here");
+            Value taken = arith::SelectOp::create(rewriter, loc, cond, a, b);
+            Value v = converter.defineDataDim(rewriter, loc, op, k, taken);
+            if (!v)
+              return rewriter.notifyMatchFailure(op, "a dim the branches differ in has no bound");
+            sizes[j] = v;
+          }
+          ++j;
+        }
+      }
       types.push_back(r->first);
-      dests.push_back(emptyTensor(rewriter, loc, r->first, r->second));
+      dests.push_back(emptyTensor(rewriter, loc, r->first, sizes));
     }
-    Value cond = scalarOf(rewriter, loc, adaptor.getCond());
     auto ifOp = scf::IfOp::create(rewriter, loc, types, cond, /*addThenBlock=*/false,
                                   /*addElseBlock=*/false);
     retagYield(rewriter, op.getThenBranch().front(), "if", dests);
@@ -585,9 +645,13 @@ std::string controlFlowRefusal(Operation *op) {
       auto thenType = ifOp.getThenBranch().front().getTerminator()->getOperand(i).getType();
       auto elseType = ifOp.getElseBranch().front().getTerminator()->getOperand(i).getType();
       std::string why = "result #" + std::to_string(i) + " has a shape not known at compile time";
-      if (!unknownDims(thenType) && !unknownDims(elseType))
-        why += " (its branches give different shapes; results whose dims are known only at "
-               "run time are not supported yet)";
+      auto thenRanked = dyn_cast<RankedTensorType>(thenType);
+      auto elseRanked = dyn_cast<RankedTensorType>(elseType);
+      if (thenRanked && elseRanked && thenRanked.getRank() != elseRanked.getRank())
+        why += " (its branches give results of different ranks, " +
+               std::to_string(thenRanked.getRank()) + " and " +
+               std::to_string(elseRanked.getRank()) +
+               ", under a condition that is not a dim compared with a constant)";
       return why;
     }
     return "";

@@ -1,10 +1,11 @@
 // RUN: onnxcc-opt %s --onnx-infer-shapes --split-input-file | FileCheck %s
 
-/// If: dims both branches agree on are kept, others become unknown. The
-/// first region is else_branch, the second then_branch.
+/// If: dims both branches agree on are kept, others become a dim the run
+/// decides (the op's data dim If#0, at most 5). The first region is
+/// else_branch, the second then_branch.
 // CHECK-LABEL: func.func @if_join_branches(
 // CHECK: %[[R:.*]]:2 = "onnx.If"
-// CHECK: }) : (tensor<i1>) -> (tensor<2x?xf32>, tensor<2x3xf32>)
+// CHECK: }) {onnxcc.data_dims = ["If#0"]} : (tensor<i1>) -> (tensor<2x?xf32>, tensor<2x3xf32>)
 // CHECK: return %[[R]]#0, %[[R]]#1
 func.func @if_join_branches(%c: tensor<i1>, %a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> (tensor<*xf32>, tensor<*xf32>) {
   %0:2 = "onnx.If"(%c) ({

@@ -4,8 +4,8 @@
 /// one destination made before the scf.if, so that bufferization writes both
 /// into one buffer.
 // CHECK-LABEL: func.func @if_branches(
-// CHECK: %[[DEST:.*]] = tensor.empty() : tensor<2x3xf32>
 // CHECK: %[[C:.*]] = tensor.extract %arg0[] : tensor<i1>
+// CHECK: %[[DEST:.*]] = tensor.empty() : tensor<2x3xf32>
 // CHECK: %[[R:.*]] = scf.if %[[C]] -> (tensor<2x3xf32>) {
 // CHECK:   arith.maximumf
 // CHECK:   %[[T:.*]] = linalg.copy ins(%{{.*}} : tensor<2x3xf32>) outs(%[[DEST]] : tensor<2x3xf32>)
@@ -148,14 +148,37 @@ func.func @loop_runtime_scan_output(%m: tensor<i64>, %x: tensor<3xf32>) -> tenso
 
 // -----
 
-/// Branches that yield different shapes give a result whose dims are known
-/// only at run time.
+/// Branches that yield different dims give a result whose dim the taken
+/// branch decides: selected before the scf.if (at most the larger, 5), the
+/// size of the destination both branches copy into.
+// CHECK-LABEL: func.func @if_shapes_differ(
+// CHECK: %[[C:.*]] = tensor.extract %arg0[] : tensor<i1>
+// CHECK: %[[D:.*]] = arith.select %[[C]], %c3, %c5 : index
+// CHECK: %[[N:.*]] = arith.minui %[[D]]
+// CHECK: %[[DEST:.*]] = tensor.empty(%[[N]]) : tensor<2x?xf32>
+// CHECK: scf.if %[[C]] -> (tensor<2x?xf32>) {
+// CHECK:   linalg.copy ins(%{{.*}} : tensor<2x?xf32>) outs(%[[DEST]] : tensor<2x?xf32>)
+// CHECK: } else {
+// CHECK:   linalg.copy ins(%{{.*}} : tensor<2x?xf32>) outs(%[[DEST]] : tensor<2x?xf32>)
 func.func @if_shapes_differ(%c: tensor<i1>, %a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tensor<*xf32> {
-  // expected-error @+1 {{cannot lower 'onnx.If': result #0 has a shape not known at compile time (its branches give different shapes; results whose dims are known only at run time are not supported yet)}}
   %0 = "onnx.If"(%c) ({
     "onnx.Yield"(%a) : (tensor<2x3xf32>) -> ()
   }, {
     "onnx.Yield"(%b) : (tensor<2x5xf32>) -> ()
+  }) : (tensor<i1>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+/// Branches of different ranks under a condition that is data, not a dim
+/// compared with a constant: refused, naming the ranks.
+func.func @if_ranks_differ(%c: tensor<i1>, %a: tensor<2x3xf32>, %b: tensor<6xf32>) -> tensor<*xf32> {
+  // expected-error @+1 {{cannot lower 'onnx.If': result #0 has a shape not known at compile time (its branches give results of different ranks, 2 and 1, under a condition that is not a dim compared with a constant)}}
+  %0 = "onnx.If"(%c) ({
+    "onnx.Yield"(%a) : (tensor<2x3xf32>) -> ()
+  }, {
+    "onnx.Yield"(%b) : (tensor<6xf32>) -> ()
   }) : (tensor<i1>) -> tensor<*xf32>
   return %0 : tensor<*xf32>
 }
