@@ -1152,7 +1152,8 @@ struct ConvertOnnxToLinalgPass
     // and with kernels the quantized ops whose kernels take any rows.
     auto takesSymbolicDims = [&](Operation *op) {
       return lowersSymbolicDims(op) ||
-             (kernels != "none" && quantizedKernelTakesSymbolicDims(op));
+             (kernels != "none" && (quantizedKernelTakesSymbolicDims(op) ||
+                                    recurrentKernelTakesSymbolicDims(op)));
     };
     // Ops whose symbolic dims they treat independently run on static slices.
     SmallVector<Operation *> candidates;

@@ -419,6 +419,10 @@ bool feedsQ4Kernel(mlir::Operation *dq);
 /// quantized kernels (Quantized.cpp) lower with symbolic dims: only their
 /// linalg lowerings need static shapes.
 bool quantizedKernelTakesSymbolicDims(mlir::Operation *op);
+/// Whether the recurrent kernels (Recurrent.cpp) lower RNN/GRU/LSTM `op`
+/// with a sequence length or batch known only at run time: float32 X with a
+/// static input size, constant W, R and B.
+bool recurrentKernelTakesSymbolicDims(mlir::Operation *op);
 
 } // namespace onnxcc::lowering
 

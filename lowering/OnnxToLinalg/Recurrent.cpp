@@ -83,10 +83,13 @@ struct Recurrent {
 };
 
 /// Checks shapes, element types and the number of activations; fills the
-/// derived sizes and `activationList`.
-LogicalResult prepareShapes(ConversionPatternRewriter &rewriter, Operation *op, Recurrent &rc) {
+/// derived sizes and `activationList`. With `symbolic`, the sequence length
+/// and the batch may be dynamic (seq and batch are then kDynamic).
+LogicalResult prepareShapes(ConversionPatternRewriter &rewriter, Operation *op, Recurrent &rc,
+                            bool symbolic = false) {
   auto xType = dyn_cast<RankedTensorType>(rc.x.getType());
-  if (!xType || !xType.hasStaticShape() || xType.getRank() != 3)
+  if (!xType || xType.getRank() != 3 || (!symbolic && !xType.hasStaticShape()) ||
+      xType.isDynamicDim(2))
     return rewriter.notifyMatchFailure(op, "X needs a static rank-3 shape");
   rc.elem = xType.getElementType();
   if (!isa<FloatType>(rc.elem))
@@ -816,13 +819,17 @@ template <typename OpTy, Cell kind> struct RecurrentKernelLowering : KernelPatte
                                 ConversionPatternRewriter &rewriter) const override {
     Recurrent rc;
     collect<OpTy, kind>(op, adaptor, rc);
-    if (failed(prepareShapes(rewriter, op, rc)))
+    if (failed(prepareShapes(rewriter, op, rc, /*symbolic=*/true)))
       return failure();
     if (!rc.elem.isF32())
       return rewriter.notifyMatchFailure(op, "not float32");
     const int64_t seq = rc.seq, batch = rc.batch, input = rc.input, hidden = rc.hidden,
                   dirs = rc.dirs, gh = rc.gates * hidden;
-    if (seq < 1 || batch < 1 || input < 1 || hidden < 1)
+    // A sequence length or batch known only at run time (kDynamic) is an
+    // operand of the calls; a run with either 0 computes nothing.
+    const bool symbolic = ShapedType::isDynamic(seq) || ShapedType::isDynamic(batch);
+    if ((!ShapedType::isDynamic(seq) && seq < 1) ||
+        (!ShapedType::isDynamic(batch) && batch < 1) || input < 1 || hidden < 1)
       return rewriter.notifyMatchFailure(op, "an empty dim");
     std::optional<std::vector<float>> w = constantFloats(op.getW());
     std::optional<std::vector<float>> r = constantFloats(op.getR());
@@ -855,18 +862,21 @@ template <typename OpTy, Cell kind> struct RecurrentKernelLowering : KernelPatte
       }
     }
 
-    // The results that are present and read.
+    // The results that are present and read, and their dynamic sizes.
     SmallVector<RankedTensorType> resultTypes;
+    SmallVector<SmallVector<Value>> resultSizes;
     for (unsigned i = 0, e = op->getNumResults(); i < e; ++i) {
       Value res = op->getResult(i);
+      resultSizes.emplace_back();
       if (isa<NoneType>(res.getType()) || res.use_empty()) {
         resultTypes.push_back({});
         continue;
       }
-      auto t = staticResultType(rewriter, this->getTypeConverter(), op, i);
-      if (!t)
+      auto t = symbolicResultType(rewriter, this->getTypeConverter(), op, i);
+      if (failed(t))
         return failure();
-      resultTypes.push_back(t);
+      resultTypes.push_back(t->first);
+      resultSizes.back() = t->second;
     }
     SmallVector<int64_t> yShape = rc.batchMajor
                                       ? SmallVector<int64_t>{batch, seq, dirs, hidden}
@@ -881,6 +891,21 @@ template <typename OpTy, Cell kind> struct RecurrentKernelLowering : KernelPatte
         return rewriter.notifyMatchFailure(op, "a result of an unexpected type");
 
     Location loc = op.getLoc();
+    // X's dims as index values: constants, or the symbols' expressions (the
+    // memory plan sizes buffers from those).
+    auto xShape = onnxConverter(this->getTypeConverter()).shapeOf(op.getX());
+    auto xDim = [&](int64_t d) -> Value {
+      auto xType = cast<RankedTensorType>(rc.x.getType());
+      if (!xType.isDynamicDim(d))
+        return indexConst(rewriter, loc, xType.getDimSize(d));
+      if (!xShape || static_cast<int64_t>(xShape->size()) != 3 || !(*xShape)[d].isSymbolic())
+        return Value();
+      return onnxConverter(this->getTypeConverter())
+          .materialize(rewriter, loc, op, (*xShape)[d].expr);
+    };
+    Value seqValue = xDim(rc.batchMajor ? 1 : 0), batchValue = xDim(rc.batchMajor ? 0 : 1);
+    if (!seqValue || !batchValue)
+      return rewriter.notifyMatchFailure(op, "X's dims are not symbolic expressions");
     int32_t cell = rc.cell == Cell::Rnn ? k::kRnnCellRnn
                    : rc.cell == Cell::Gru ? k::kRnnCellGru
                                           : k::kRnnCellLstm;
@@ -889,7 +914,8 @@ template <typename OpTy, Cell kind> struct RecurrentKernelLowering : KernelPatte
     // 1. XW = X W^T + Wb + Rb for every row of X, both directions at once:
     // W [dirs][G*H][I] is B^T of the product with N = dirs * G * H. GRU's
     // Rbh with linear_before_reset is scaled by r: it stays for the kernel.
-    int64_t n = dirs * gh, rows = seq * batch;
+    int64_t n = dirs * gh, rows = symbolic ? ShapedType::kDynamic : seq * batch;
+    Value rowsValue = arith::MulIOp::create(rewriter, loc, seqValue, batchValue);
     std::vector<float> packedW(k::packed_gemm_b_floats(target, input, n));
     k::pack_gemm_b(target, w->data(), input, n, /*transposed=*/true, 1.0f, packedW.data());
     std::vector<float> rbh;
@@ -917,9 +943,9 @@ template <typename OpTy, Cell kind> struct RecurrentKernelLowering : KernelPatte
       call.i32(bias ? 1 : 0);
       call.buffer(weights);
       call.i32(0);
-      xwBuffer = outputBuffer(rewriter, loc, xwType);
+      xwBuffer = outputBuffer(rewriter, loc, xwType, symbolic ? ValueRange{rowsValue} : ValueRange{});
       call.buffer(xwBuffer);
-      call.i64(rows);
+      call.i64(rowsValue);
       call.i64(n);
       call.i64(input);
       call.activation(KernelActivation());
@@ -927,7 +953,8 @@ template <typename OpTy, Cell kind> struct RecurrentKernelLowering : KernelPatte
       call.i32(target);
       call.emit(op, "gemm_packed_b");
     }
-    Value xw = tensorFromFlatBuffer(rewriter, loc, xwBuffer, xwType);
+    Value xw = symbolic ? resultTensor(rewriter, loc, xwBuffer, xwType, {rowsValue})
+                        : tensorFromFlatBuffer(rewriter, loc, xwBuffer, xwType);
 
     // 2. The recurrence, one unit of work per (direction, block of batch
     // rows).
@@ -936,7 +963,8 @@ template <typename OpTy, Cell kind> struct RecurrentKernelLowering : KernelPatte
     for (int64_t d = 0; d < dirs; ++d)
       k::pack_recurrent_r(target, cell, lbr, r->data() + d * gh * hidden, hidden,
                           packedR.data() + d * perDirR);
-    int64_t units = dirs * ((batch + k::kRnnRows - 1) / k::kRnnRows);
+    int64_t units = ShapedType::isDynamic(batch) ? threads
+                                                 : dirs * ((batch + k::kRnnRows - 1) / k::kRnnRows);
     KernelCall call(rewriter, loc, std::min(threads, units));
     call.buffer(flatBuffer(rewriter, loc, xw, /*readOnly=*/true));
     Value rBuffer = packedConstant(rewriter, loc, op, "_r_packed", packedR);
@@ -960,22 +988,40 @@ template <typename OpTy, Cell kind> struct RecurrentKernelLowering : KernelPatte
     optionalInput(rc.initialH);
     optionalInput(rc.initialC);
     // Outputs nothing reads are not written: the scratch stands in for them.
-    Value scratch = scratchBuffer(
-        rewriter, loc, k::recurrent_scratch_floats(target, cell, batch, hidden, dirs));
+    Value scratch;
+    if (ShapedType::isDynamic(batch)) {
+      // The kernel's scratch per batch row times the rows, and 16 floats
+      // more (a valid pointer for a batch of 0).
+      Value floats = arith::AddIOp::create(
+          rewriter, loc,
+          arith::MulIOp::create(
+              rewriter, loc, batchValue,
+              indexConst(rewriter, loc,
+                         k::recurrent_scratch_floats(target, cell, 1, hidden, dirs))),
+          indexConst(rewriter, loc, 16));
+      scratch = outputBuffer(rewriter, loc,
+                             RankedTensorType::get({ShapedType::kDynamic}, rewriter.getF32Type()),
+                             {floats});
+    } else {
+      scratch = scratchBuffer(rewriter, loc,
+                              k::recurrent_scratch_floats(target, cell, batch, hidden, dirs));
+    }
     SmallVector<Value> outBuffers;
     for (unsigned i = 0; i < 3; ++i) {
       RankedTensorType t = i < resultTypes.size() ? resultTypes[i] : RankedTensorType();
       Value buffer;
       if (t)
-        buffer = outputBuffer(rewriter, loc, t);
+        buffer = outputBuffer(rewriter, loc, t, resultSizes[i]);
       outBuffers.push_back(buffer);
       call.buffer(buffer ? buffer : scratch);
       call.i32(buffer ? 1 : 0);
     }
     call.buffer(scratch);
     call.buffer(packedConstant(rewriter, loc, op, "_acts", acts));
-    for (int64_t v : {seq, batch, hidden, dirs})
-      call.i64(v);
+    call.i64(seqValue);
+    call.i64(batchValue);
+    call.i64(hidden);
+    call.i64(dirs);
     call.i32(cell);
     call.i32(rc.direction == "reverse" ? 1 : 0);
     call.i32(rc.batchMajor ? 1 : 0);
@@ -990,8 +1036,8 @@ template <typename OpTy, Cell kind> struct RecurrentKernelLowering : KernelPatte
     SmallVector<SmallVector<Value>> replacements;
     for (unsigned i = 0, e = op->getNumResults(); i < e; ++i)
       replacements.push_back(
-          outBuffers[i] ? SmallVector<Value>{tensorFromFlatBuffer(rewriter, loc, outBuffers[i],
-                                                                  resultTypes[i])}
+          outBuffers[i] ? SmallVector<Value>{resultTensor(rewriter, loc, outBuffers[i],
+                                                          resultTypes[i], resultSizes[i])}
                         : SmallVector<Value>{});
     rewriter.replaceOpWithMultiple(op, std::move(replacements));
     return success();
@@ -999,6 +1045,23 @@ template <typename OpTy, Cell kind> struct RecurrentKernelLowering : KernelPatte
 };
 
 } // namespace
+
+bool recurrentKernelTakesSymbolicDims(Operation *op) {
+  if (!isa<onnx::RNNOp, onnx::GRUOp, onnx::LSTMOp>(op) || op->getNumOperands() < 3)
+    return false;
+  auto x = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  if (!x || x.getRank() != 3 || x.isDynamicDim(2) || !x.getElementType().isF32())
+    return false;
+  for (unsigned i = 1; i < std::min<unsigned>(op->getNumOperands(), 4); ++i) {
+    Value v = op->getOperand(i);
+    if (i == 3 && isa<NoneType>(v.getType()))
+      continue;
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || !t.hasStaticShape() || !constantFloats(v))
+      return false;
+  }
+  return true;
+}
 
 void populateRecurrentPatterns(OnnxTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<RecurrentLowering<onnx::RNNOp, Cell::Rnn>, RecurrentLowering<onnx::GRUOp, Cell::Gru>,
