@@ -335,7 +335,8 @@ llvm::Expected<OwningOpRef<ModuleOp>> optimizeModule(MLIRContext &context, Strin
   std::string diagnostic;
   ScopedDiagnosticHandler handler(&context, firstErrorCollector(diagnostic));
   PassManager pm(&context);
-  buildGraphPipeline(pm);
+  // The optimized model keeps its float16 arithmetic.
+  buildGraphPipeline(pm, /*foldBatchNorm=*/true, /*float16AsFloat32=*/false);
   if (options.channelsLast)
     buildLayoutPipeline(pm);
   if (failed(pm.run(**module)))

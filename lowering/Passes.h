@@ -24,8 +24,10 @@ namespace onnxcc {
 /// Adds shape inference and the graph passes over the onnx dialect
 /// (registered as the pipeline onnxcc-optimize-graph). Without
 /// `foldBatchNorm`, BatchNormalization stays for the lowering (tests of it on
-/// whole models).
-void buildGraphPipeline(mlir::OpPassManager &pm, bool foldBatchNorm = true);
+/// whole models). With `float16AsFloat32` (not for `onnxcc optimize`, whose
+/// model keeps its types), float16 computes in float32 (onnx-f16-as-f32).
+void buildGraphPipeline(mlir::OpPassManager &pm, bool foldBatchNorm = true,
+                        bool float16AsFloat32 = true);
 
 /// Adds the layout choice after the graph passes: onnx-channels-last, then
 /// the folding of the constants it transposed and the cancelling of

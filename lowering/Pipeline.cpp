@@ -21,7 +21,11 @@ using namespace mlir;
 
 namespace onnxcc {
 
-void buildGraphPipeline(OpPassManager &pm, bool foldBatchNorm) {
+void buildGraphPipeline(OpPassManager &pm, bool foldBatchNorm, bool float16AsFloat32) {
+  // No target onnxcc compiles for has float16 arithmetic it uses: float16
+  // models compute in float32 (and their weights take the float32 kernels).
+  if (float16AsFloat32)
+    pm.addNestedPass<func::FuncOp>(onnx::createOnnxFloat16AsFloat32Pass());
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxInferShapesPass());
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxStackSequencesPass());
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxInferShapesPass());

@@ -35,6 +35,18 @@ def OnnxStackSequencesPass : Pass<"onnx-stack-sequences", "::mlir::func::FuncOp"
   }];
 }
 
+def OnnxFloat16AsFloat32Pass : Pass<"onnx-f16-as-f32", "::mlir::func::FuncOp"> {
+  let summary = "Compute a float16 model in float32 between its inputs and outputs";
+  let description = [{
+    Every float16 value becomes float32: float16 inputs and constants are
+    cast to float32 where they are made, ops with float16 results get
+    float32 results, a Cast to float16 is kept and followed by a Cast back
+    (its rounding stays), and float16 outputs are cast to float16 before the
+    return. Functions with float16 sequences or optionals or ai.onnx.ml ops
+    are left as they are.
+  }];
+}
+
 def OnnxSimplifyPass : Pass<"onnx-simplify", "::mlir::func::FuncOp"> {
   let summary = "Remove no-op nodes and fold redundant node pairs";
   let description = [{
