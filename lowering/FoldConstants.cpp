@@ -52,6 +52,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <cmath>
 #include <cstring>
 #include <optional>
 #include <vector>
@@ -958,7 +959,11 @@ private:
     if (!data || !type || type.getElementType() != data->type.getElementType())
       return std::nullopt;
     Type elem = type.getElementType();
-    if (!isa<IntegerType>(elem) || elem.isInteger(1))
+    // Float ReduceMin/ReduceMax are exact (Resize-18's keep_aspect_ratio_policy
+    // picks its one scale so); float sums and products are not folded.
+    bool isFloat = elem.isF32() || elem.isF64();
+    if ((!isa<IntegerType>(elem) || elem.isInteger(1)) &&
+        !(isFloat && isa<onnx::ReduceMinOp, onnx::ReduceMaxOp>(op)))
       return std::nullopt;
     int64_t rank = data->shape().size();
     SmallVector<bool> reduced(rank, false);
@@ -1000,10 +1005,28 @@ private:
     bool isProd = isa<onnx::ReduceProdOp>(op);
     unsigned w = elem.getIntOrFloatBitWidth();
     bool isUnsigned = elem.isUnsignedInteger();
+    auto asDouble = [&](uint64_t x) {
+      if (w == 64) {
+        double d;
+        std::memcpy(&d, &x, sizeof d);
+        return d;
+      }
+      float f;
+      uint32_t lo = static_cast<uint32_t>(x);
+      std::memcpy(&f, &lo, sizeof f);
+      return static_cast<double>(f);
+    };
     auto less = [&](uint64_t x, uint64_t y) {
+      if (isFloat)
+        return asDouble(x) < asDouble(y);
       APInt a(w, x), b(w, y);
       return isUnsigned ? a.ult(b) : a.slt(b);
     };
+    // NaN: not folded (which one the run would keep is the lowering's).
+    if (isFloat)
+      for (int64_t i = 0; i < data->size(); ++i)
+        if (std::isnan(asDouble(data->bits(i))))
+          return std::nullopt;
     int64_t n = type.getNumElements();
     SmallVector<uint64_t> acc(n, isProd ? 1 : 0);
     SmallVector<bool> started(n, false);

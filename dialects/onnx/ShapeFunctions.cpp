@@ -2411,7 +2411,8 @@ LogicalResult ReshapeOp::inferShapes(ShapeContext &ctx) {
   return success();
 }
 
-/// From constant sizes, or floor(dim * scale) for constant scales.
+/// From constant sizes, or floor(dim * scale) for constant scales
+/// (round(dim * scale) for onnxcc.rounded_size).
 LogicalResult ResizeOp::inferShapes(ShapeContext &ctx) {
   auto x = ctx.operandShape(0);
   if (!x)
@@ -2454,6 +2455,9 @@ LogicalResult ResizeOp::inferShapes(ShapeContext &ctx) {
   if (scales->size() != rank)
     return ctx.fail("scales has " + Twine(scales->size()) + " values for input of rank " +
                     Twine(rank));
+  // Resize-18's keep_aspect_ratio_policy (scales made at import,
+  // onnxcc.rounded_size): round(scale * in) rather than floor.
+  bool rounded = (*this)->hasAttr("onnxcc.rounded_size");
   Shape out;
   for (size_t i = 0; i < rank; ++i) {
     double s = (*scales)[i];
@@ -2463,7 +2467,8 @@ LogicalResult ResizeOp::inferShapes(ShapeContext &ctx) {
     if (s == 1.0)
       out.push_back(d);
     else if (d.isStatic()) {
-      double size = std::floor(static_cast<double>(d.size) * s);
+      double size = rounded ? std::round(static_cast<double>(d.size) * s)
+                            : std::floor(static_cast<double>(d.size) * s);
       // Sizes stay far from int64's limits (the importer caps tensors at
       // 2^59 elements).
       if (!(size < 0x1p59))

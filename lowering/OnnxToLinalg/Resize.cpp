@@ -350,11 +350,12 @@ struct ResizeLowering : OpConversionPattern<onnx::ResizeOp> {
           double s = (*given)[d];
           if (!(s > 0) || !std::isfinite(s))
             return rewriter.notifyMatchFailure(op, "scales must be positive and finite");
+          // round(H * s) under Resize-18's keep_aspect_ratio_policy.
+          double size = static_cast<double>(axes[d].inSize) * s;
+          size = op->hasAttr("onnxcc.rounded_size") ? std::round(size) : std::floor(size);
           if (axes[d].inSizeValue) {
             // k*H for an integer k, else floor(H * s), a derived dim.
-          } else if (static_cast<int64_t>(
-                         std::floor(static_cast<double>(axes[d].inSize) * s)) !=
-                     axes[d].outSize)
+          } else if (static_cast<int64_t>(size) != axes[d].outSize)
             return rewriter.notifyMatchFailure(op, "result shape disagrees with scales");
           axes[d].scale = s;
         }
