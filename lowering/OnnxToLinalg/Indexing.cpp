@@ -240,16 +240,21 @@ struct GatherElementsLowering : OpConversionPattern<onnx::GatherElementsOp> {
 };
 
 /// GatherND: out[b.., i.., rest..] = data[b.., indices[b.., i.., 0..m-1], rest..].
+/// The dims of indices before the tuples may be symbolic (the boxes that
+/// NonMaxSuppression selected); data and the tuple length are static.
 struct GatherNDLowering : OpConversionPattern<onnx::GatherNDOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(onnx::GatherNDOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    auto type = staticResultType(rewriter, getTypeConverter(), op);
-    if (!type)
+    auto typeAndSizes = symbolicResultType(rewriter, getTypeConverter(), op);
+    if (failed(typeAndSizes))
       return failure();
+    RankedTensorType type = typeAndSizes->first;
     Value data = adaptor.getData(), indices = adaptor.getIndices();
     auto dataType = rankedOf(data);
     auto indType = rankedOf(indices);
+    if (!dataType.hasStaticShape() || indType.isDynamicDim(indType.getRank() - 1))
+      return rewriter.notifyMatchFailure(op, "data and the index tuple length must be static");
     int64_t r = dataType.getRank(), q = indType.getRank(), batch = op.getBatchDims();
     if (q < 1 || batch < 0 || batch >= std::min(r, q))
       return rewriter.notifyMatchFailure(op, "batch_dims must be below both ranks");
@@ -262,7 +267,7 @@ struct GatherNDLowering : OpConversionPattern<onnx::GatherNDOp> {
     if (type.getRank() != q - 1 + r - batch - m)
       return rewriter.notifyMatchFailure(op, "unexpected result rank");
     Location loc = op.getLoc();
-    if (!nonEmpty(type)) {
+    if (type.hasStaticShape() && !nonEmpty(type)) {
       rewriter.replaceOp(op, tensor::EmptyOp::create(rewriter, loc, type.getShape(),
                                                      type.getElementType()));
       return success();
@@ -289,7 +294,8 @@ struct GatherNDLowering : OpConversionPattern<onnx::GatherNDOp> {
                                    dataType.getDimSize(batch + k)));
           llvm::append_range(at, ivs.drop_front(q - 1));
           return tensor::ExtractOp::create(b, l, data, at);
-        });
+        },
+        typeAndSizes->second);
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -1012,7 +1012,8 @@ bool lowersSymbolicDims(Operation *op) {
       return true;
   return isSymbolicElementwise(op) || hasSymbolicWindow(op) ||
          isa<onnx::MatMulOp, onnx::GemmOp, onnx::ReshapeOp, onnx::FlattenOp, onnx::SqueezeOp,
-             onnx::UnsqueezeOp, onnx::TransposeOp, onnx::GatherOp, onnx::GatherElementsOp, onnx::SliceOp, onnx::SoftmaxOp,
+             onnx::UnsqueezeOp, onnx::TransposeOp, onnx::GatherOp, onnx::GatherElementsOp,
+             onnx::GatherNDOp, onnx::SliceOp, onnx::SoftmaxOp,
              onnx::LogSoftmaxOp, onnx::ReduceSumOp, onnx::ReduceMeanOp, onnx::ReduceMaxOp,
              onnx::ReduceMinOp, onnx::ReduceProdOp, onnx::ReduceL1Op, onnx::ReduceL2Op,
              onnx::ReduceLogSumOp, onnx::ReduceLogSumExpOp, onnx::ReduceSumSquareOp,
