@@ -6,7 +6,10 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include <cmath>
@@ -65,13 +68,14 @@ StringAttr symbolOf(Value v) {
 /// data-dependent dim (a NonZero's count, computed at run time as
 /// `arith.minui %count, %bound`) is its bound, an upper bound of `v` as long
 /// as it is not subtracted (`negated`): then `*bounded` is set, or, with
-/// `bounded` null, there is no polynomial.
+/// `bounded` null, there is no polynomial. With `derived` (buffer sizes), a
+/// derived symbol is itself rather than its bound.
 std::optional<SymExpr> polyOf(Value v, int depth = 0, bool negated = false,
-                              bool *bounded = nullptr);
+                              bool *bounded = nullptr, bool derived = false);
 
 /// Dim `d` of memref `m` as a polynomial of the symbols (see polyOf).
 std::optional<SymExpr> dimPoly(Value m, int64_t d, int depth = 0, bool negated = false,
-                               bool *bounded = nullptr) {
+                               bool *bounded = nullptr, bool derived = false) {
   auto type = cast<MemRefType>(m.getType());
   if (!type.isDynamicDim(d))
     return SymExpr::constant(type.getDimSize(d));
@@ -86,16 +90,16 @@ std::optional<SymExpr> dimPoly(Value m, int64_t d, int depth = 0, bool negated =
   }
   Operation *def = m.getDefiningOp();
   if (auto alloc = dyn_cast<memref::AllocOp>(def))
-    return polyOf(alloc.getDynamicSizes()[type.getDynamicDimIndex(d)], depth + 1, negated, bounded);
+    return polyOf(alloc.getDynamicSizes()[type.getDynamicDimIndex(d)], depth + 1, negated, bounded, derived);
   if (auto view = dyn_cast<memref::ViewOp>(def))
-    return polyOf(view.getSizes()[type.getDynamicDimIndex(d)], depth + 1, negated, bounded);
+    return polyOf(view.getSizes()[type.getDynamicDimIndex(d)], depth + 1, negated, bounded, derived);
   if (auto cast = dyn_cast<memref::CastOp>(def))
-    return dimPoly(cast.getSource(), d, depth + 1, negated, bounded);
+    return dimPoly(cast.getSource(), d, depth + 1, negated, bounded, derived);
   if (auto expand = dyn_cast<memref::ExpandShapeOp>(def)) {
     OpFoldResult size = expand.getMixedOutputShape()[d];
     if (auto attr = dyn_cast<Attribute>(size))
       return SymExpr::constant(cast<IntegerAttr>(attr).getInt());
-    return polyOf(cast<Value>(size), depth + 1, negated, bounded);
+    return polyOf(cast<Value>(size), depth + 1, negated, bounded, derived);
   }
   // A view of part of a buffer (a Split's part) has the sizes it was made
   // with; the dims it drops are 1 and do not count.
@@ -108,7 +112,7 @@ std::optional<SymExpr> dimPoly(Value m, int64_t d, int depth = 0, bool negated =
         continue;
       if (auto attr = dyn_cast<Attribute>(size))
         return SymExpr::constant(cast<IntegerAttr>(attr).getInt());
-      return polyOf(cast<Value>(size), depth + 1, negated, bounded);
+      return polyOf(cast<Value>(size), depth + 1, negated, bounded, derived);
     }
     return std::nullopt;
   }
@@ -116,14 +120,14 @@ std::optional<SymExpr> dimPoly(Value m, int64_t d, int depth = 0, bool negated =
     OpFoldResult size = expand.getMixedOutputShape()[d];
     if (auto attr = dyn_cast<Attribute>(size))
       return SymExpr::constant(cast<IntegerAttr>(attr).getInt());
-    return polyOf(cast<Value>(size), depth + 1, negated, bounded);
+    return polyOf(cast<Value>(size), depth + 1, negated, bounded, derived);
   }
   if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def)) {
     std::optional<SymExpr> product = SymExpr::constant(1);
     // A local: the range-for would otherwise walk a destroyed temporary.
     SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
     for (int64_t s : groups[d]) {
-      auto part = dimPoly(collapse.getSrc(), s, depth + 1, negated, bounded);
+      auto part = dimPoly(collapse.getSrc(), s, depth + 1, negated, bounded, derived);
       if (!part || !(product = SymExpr::mul(*product, *part)))
         return std::nullopt;
     }
@@ -132,7 +136,7 @@ std::optional<SymExpr> dimPoly(Value m, int64_t d, int depth = 0, bool negated =
   return std::nullopt;
 }
 
-std::optional<SymExpr> polyOf(Value v, int depth, bool negated, bool *bounded) {
+std::optional<SymExpr> polyOf(Value v, int depth, bool negated, bool *bounded, bool derived) {
   if (depth > 64)
     return std::nullopt;
   if (StringAttr s = symbolOf(v))
@@ -140,13 +144,18 @@ std::optional<SymExpr> polyOf(Value v, int depth, bool negated, bool *bounded) {
   Operation *def = v.getDefiningOp();
   if (!def)
     return std::nullopt;
+  // With `derived`, a derived symbol (a strided window's length, a
+  // quotient) is itself, which placeSymbolic computes again from the
+  // inputs' symbols; else its bound (the minui below).
+  if (auto name = def->getAttrOfType<StringAttr>("onnxcc.derived_symbol"); name && derived)
+    return SymExpr::symbol(name);
   if (auto c = dyn_cast<arith::ConstantIndexOp>(def))
     return SymExpr::constant(c.value());
   if (auto dim = dyn_cast<memref::DimOp>(def)) {
     auto index = dim.getConstantIndex();
     if (!index)
       return std::nullopt;
-    return dimPoly(dim.getSource(), *index, depth + 1, negated, bounded);
+    return dimPoly(dim.getSource(), *index, depth + 1, negated, bounded, derived);
   }
   // Sums and products in an affine map (the size of a tensor.concat).
   if (auto apply = dyn_cast<affine::AffineApplyOp>(def)) {
@@ -158,9 +167,9 @@ std::optional<SymExpr> polyOf(Value v, int depth, bool negated, bool *bounded) {
       if (auto c = dyn_cast<AffineConstantExpr>(e))
         return SymExpr::constant(c.getValue());
       if (auto d = dyn_cast<AffineDimExpr>(e))
-        return polyOf(apply.getMapOperands()[d.getPosition()], depth + 1, negated, bounded);
+        return polyOf(apply.getMapOperands()[d.getPosition()], depth + 1, negated, bounded, derived);
       if (auto s = dyn_cast<AffineSymbolExpr>(e))
-        return polyOf(apply.getMapOperands()[map.getNumDims() + s.getPosition()], depth + 1, negated, bounded);
+        return polyOf(apply.getMapOperands()[map.getNumDims() + s.getPosition()], depth + 1, negated, bounded, derived);
       auto bin = dyn_cast<AffineBinaryOpExpr>(e);
       if (!bin || (e.getKind() != AffineExprKind::Add && e.getKind() != AffineExprKind::Mul))
         return std::nullopt;
@@ -172,17 +181,17 @@ std::optional<SymExpr> polyOf(Value v, int depth, bool negated, bool *bounded) {
     return eval(map.getResult(0));
   }
   if (auto min = dyn_cast<arith::MinUIOp>(def)) {
-    if (auto exact = polyOf(min.getLhs(), depth + 1, negated, nullptr))
+    if (auto exact = polyOf(min.getLhs(), depth + 1, negated, nullptr, derived))
       return exact;
     if (negated || !bounded)
       return std::nullopt;
     *bounded = true;
-    return polyOf(min.getRhs(), depth + 1, negated, bounded);
+    return polyOf(min.getRhs(), depth + 1, negated, bounded, derived);
   }
   if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def)) {
-    auto a = polyOf(def->getOperand(0), depth + 1, negated, bounded);
+    auto a = polyOf(def->getOperand(0), depth + 1, negated, bounded, derived);
     auto b = polyOf(def->getOperand(1), depth + 1,
-                    isa<arith::SubIOp>(def) ? !negated : negated, bounded);
+                    isa<arith::SubIOp>(def) ? !negated : negated, bounded, derived);
     if (!a || !b)
       return std::nullopt;
     if (isa<arith::AddIOp>(def))
@@ -592,7 +601,7 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
         // A data-dependent dim takes its bound's room.
         bool bounded = false;
         for (int64_t d = 0; d < type.getRank() && bytes; ++d) {
-          auto dim = type.getLayout().isIdentity() ? dimPoly(alloc, d, 0, false, &bounded)
+          auto dim = type.getLayout().isIdentity() ? dimPoly(alloc, d, 0, false, &bounded, /*derived=*/true)
                                                    : std::nullopt;
           bytes = dim ? SymExpr::mul(*bytes, *dim) : std::nullopt;
         }
@@ -714,10 +723,133 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
     return 1;
   }
 
-  /// Offsets computed from the symbols at run time: in program order, each
-  /// buffer goes at the aligned maximum of the ends of the earlier buffers
-  /// live at the same time. The same computation, returning the arena size,
-  /// becomes the function `<name>_arena_size`.
+  /// The value of `v` (pure integer and float arithmetic from the symbol
+  /// arguments) with every symbol at `sample`, in double; nullopt for
+  /// anything else.
+  static std::optional<double> evaluate(Value v, double sample, int depth = 0) {
+    if (symbolOf(v))
+      return sample;
+    Operation *def = v.getDefiningOp();
+    if (!def || depth > 64)
+      return std::nullopt;
+    if (auto c = dyn_cast<arith::ConstantOp>(def)) {
+      if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+        return static_cast<double>(i.getValue().getSExtValue());
+      if (auto f = dyn_cast<FloatAttr>(c.getValue()))
+        return f.getValueAsDouble();
+      return std::nullopt;
+    }
+    SmallVector<double, 3> in;
+    for (Value operand : def->getOperands()) {
+      auto x = evaluate(operand, sample, depth + 1);
+      if (!x)
+        return std::nullopt;
+      in.push_back(*x);
+    }
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::UIToFPOp, arith::SIToFPOp,
+            arith::FPToUIOp, arith::FPToSIOp>(def))
+      return isa<arith::FPToUIOp, arith::FPToSIOp>(def) ? std::trunc(in[0]) : in[0];
+    if (isa<math::FloorOp>(def))
+      return std::floor(in[0]);
+    if (isa<math::CeilOp>(def))
+      return std::ceil(in[0]);
+    if (isa<arith::AddIOp, arith::AddFOp>(def))
+      return in[0] + in[1];
+    if (isa<arith::SubIOp, arith::SubFOp>(def))
+      return in[0] - in[1];
+    if (isa<arith::MulIOp, arith::MulFOp>(def))
+      return in[0] * in[1];
+    if (isa<arith::DivFOp>(def))
+      return in[0] / in[1];
+    if (isa<arith::DivSIOp, arith::DivUIOp>(def))
+      return in[1] == 0 ? std::nullopt : std::optional<double>(std::trunc(in[0] / in[1]));
+    if (isa<arith::MinUIOp, arith::MinSIOp>(def))
+      return std::min(in[0], in[1]);
+    if (isa<arith::MaxUIOp, arith::MaxSIOp>(def))
+      return std::max(in[0], in[1]);
+    if (isa<arith::SelectOp>(def))
+      return in[0] != 0 ? in[1] : in[2];
+    if (auto cmp = dyn_cast<arith::CmpIOp>(def)) {
+      switch (cmp.getPredicate()) {
+      case arith::CmpIPredicate::eq:
+        return in[0] == in[1];
+      case arith::CmpIPredicate::ne:
+        return in[0] != in[1];
+      case arith::CmpIPredicate::slt:
+      case arith::CmpIPredicate::ult:
+        return in[0] < in[1];
+      case arith::CmpIPredicate::sle:
+      case arith::CmpIPredicate::ule:
+        return in[0] <= in[1];
+      case arith::CmpIPredicate::sgt:
+      case arith::CmpIPredicate::ugt:
+        return in[0] > in[1];
+      case arith::CmpIPredicate::sge:
+      case arith::CmpIPredicate::uge:
+        return in[0] >= in[1];
+      }
+    }
+    return std::nullopt;
+  }
+
+  /// The order in which placeSymbolic stacks the buffers: by their offsets
+  /// in the static plan (largest first, each at the lowest offset free of
+  /// the buffers live with it) of their sizes with every input symbol at
+  /// 512, so that a symbolic arena reuses the room a static one would. In
+  /// program order when a size cannot be evaluated there.
+  SmallVector<unsigned> stackingOrder(ArrayRef<Buffer> buffers,
+                                      const llvm::DenseMap<StringAttr, Value> &derived) {
+    SmallVector<unsigned> order;
+    for (unsigned i = 0; i < buffers.size(); ++i)
+      order.push_back(i);
+    const double sample = 512;
+    SmallVector<double> size;
+    for (const Buffer &buf : buffers) {
+      double total = 0;
+      for (const SymExpr::Term &t : buf.bytes.getTerms()) {
+        double term = static_cast<double>(t.coeff);
+        for (StringAttr s : t.syms) {
+          std::optional<double> value = sample;
+          if (Value d = derived.lookup(s))
+            value = evaluate(d, sample);
+          if (!value)
+            return order;
+          term *= *value;
+        }
+        total += term;
+      }
+      size.push_back(std::max(total, 1.0));
+    }
+    SmallVector<unsigned> bySize(order);
+    llvm::stable_sort(bySize, [&](unsigned a, unsigned b) { return size[a] > size[b]; });
+    SmallVector<double> offset(buffers.size(), 0);
+    SmallVector<unsigned> placed;
+    const double align = static_cast<double>(alignment);
+    for (unsigned i : bySize) {
+      SmallVector<std::pair<double, double>> busy;
+      for (unsigned p : placed)
+        if (buffers[p].first <= buffers[i].last && buffers[i].first <= buffers[p].last)
+          busy.push_back({offset[p], offset[p] + size[p]});
+      llvm::sort(busy);
+      double at = 0;
+      for (auto [lo, hi] : busy) {
+        if (at + size[i] <= lo)
+          break;
+        at = std::max(at, std::ceil(hi / align) * align);
+      }
+      offset[i] = at;
+      placed.push_back(i);
+    }
+    llvm::stable_sort(order, [&](unsigned a, unsigned b) { return offset[a] < offset[b]; });
+    return order;
+  }
+
+  /// Offsets computed from the symbols at run time: each buffer goes at the
+  /// aligned maximum of the ends of the buffers live at the same time that
+  /// come before it in stackingOrder (every two such buffers are ordered
+  /// one way, so they never overlap, whatever the symbols). The same
+  /// computation, returning the arena size, becomes the function
+  /// `<name>_arena_size`.
   LogicalResult placeSymbolic(func::FuncOp func, MutableArrayRef<Buffer> buffers) {
     MLIRContext *ctx = func.getContext();
     Block &entry = func.getBody().front();
@@ -728,33 +860,76 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
     func->setAttr("onnxcc.max_dim",
                   IntegerAttr::get(IntegerType::get(ctx, 64), largestSafeDim(func, buffers)));
 
+    // The derived symbols the sizes use, by name: the minui that computes
+    // each in run() (onnxcc.derived_symbol).
+    llvm::DenseMap<StringAttr, Value> derived;
+    func.walk([&](arith::MinUIOp op) {
+      if (auto name = op->getAttrOfType<StringAttr>("onnxcc.derived_symbol"))
+        derived.try_emplace(name, op.getResult());
+    });
+    SmallVector<unsigned> order = stackingOrder(buffers, derived);
+    SmallVector<StringAttr> used;
+    for (const Buffer &buf : buffers)
+      for (const SymExpr::Term &t : buf.bytes.getTerms())
+        for (StringAttr s : t.syms)
+          if (derived.count(s) && !llvm::is_contained(used, s))
+            used.push_back(s);
+
     // Emits the placement with builder `b` over the symbol values `syms`;
-    // returns the arena size.
+    // returns the arena size. The derived symbols are computed there again
+    // (a copy of their arithmetic from the inputs' symbols), so that the
+    // offsets come first in run() and <name>_arena_size has them too.
     auto place = [&](OpBuilder &b, Location loc, ArrayRef<Value> syms,
-                     SmallVectorImpl<Value> &offsets) -> Value {
+                     SmallVectorImpl<Value> &offsets) -> FailureOr<Value> {
       llvm::DenseMap<StringAttr, Value> symbols;
-      for (auto [arg, v] : llvm::zip(symbolArgs, syms))
+      IRMapping copies;
+      for (auto [arg, v] : llvm::zip(symbolArgs, syms)) {
         symbols[symbolOf(arg)] = v;
+        copies.map(Value(arg), v);
+      }
+      std::function<Value(Value, int)> copy = [&](Value v, int depth) -> Value {
+        if (Value known = copies.lookupOrNull(v))
+          return known;
+        Operation *def = v.getDefiningOp();
+        if (!def || depth > 64 || def->getNumRegions() != 0 || !isMemoryEffectFree(def))
+          return {};
+        for (Value operand : def->getOperands())
+          if (!copy(operand, depth + 1))
+            return {};
+        Operation *clone = b.clone(*def, copies);
+        clone->removeAttr("onnxcc.derived_symbol");
+        return copies.lookup(v);
+      };
+      for (StringAttr name : used) {
+        Value v = copy(derived.lookup(name), 0);
+        if (!v)
+          return func.emitError() << "the derived dim '" << name.getValue()
+                                  << "' is not computed from the symbolic dims alone";
+        symbols[name] = v;
+      }
       Value zero = arith::ConstantIndexOp::create(b, loc, 0);
       Value mask = arith::ConstantIndexOp::create(b, loc, ~(alignment - 1));
       Value bump = arith::ConstantIndexOp::create(b, loc, alignment - 1);
       auto alignUp = [&](Value v) {
         return arith::AndIOp::create(b, loc, arith::AddIOp::create(b, loc, v, bump), mask);
       };
-      SmallVector<Value> ends;
+      SmallVector<Value> ends(buffers.size());
+      offsets.assign(buffers.size(), Value());
+      SmallVector<unsigned> done;
       Value total = zero;
-      for (Buffer &buf : buffers) {
+      for (unsigned i : order) {
+        const Buffer &buf = buffers[i];
         Value offset = zero;
-        for (auto [k, prev] : llvm::enumerate(ArrayRef<Buffer>(buffers).take_front(offsets.size())))
-          if (prev.first <= buf.last && buf.first <= prev.last)
+        for (unsigned k : done)
+          if (buffers[k].first <= buf.last && buf.first <= buffers[k].last)
             offset = arith::MaxSIOp::create(b, loc, offset, ends[k]);
         offset = alignUp(offset);
-        offsets.push_back(offset);
-        Value end = arith::AddIOp::create(b, loc, offset, buildPoly(b, loc, buf.bytes, symbols));
-        ends.push_back(end);
-        total = arith::MaxSIOp::create(b, loc, total, end);
+        offsets[i] = offset;
+        ends[i] = arith::AddIOp::create(b, loc, offset, buildPoly(b, loc, buf.bytes, symbols));
+        total = arith::MaxSIOp::create(b, loc, total, ends[i]);
+        done.push_back(i);
       }
-      return alignUp(total);
+      return Value(alignUp(total));
     };
 
     BlockArgument arena = addArenaArgument(func);
@@ -762,7 +937,8 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
     OpBuilder b = OpBuilder::atBlockBegin(&entry);
     SmallVector<Value> syms(symbolArgs.begin(), symbolArgs.end());
     SmallVector<Value> offsets;
-    place(b, func.getLoc(), syms, offsets);
+    if (failed(place(b, func.getLoc(), syms, offsets)))
+      return failure();
     for (auto [buf, offset] : llvm::zip(buffers, offsets)) {
       OpBuilder vb(buf.alloc);
       Value view = memref::ViewOp::create(vb, buf.alloc.getLoc(), buf.alloc.getType(), arena,
@@ -784,8 +960,10 @@ struct OnnxccPlanMemoryPass : public impl::OnnxccPlanMemoryPassBase<OnnxccPlanMe
     OpBuilder fb = OpBuilder::atBlockBegin(body);
     SmallVector<Value> fnSyms(body->getArguments().begin(), body->getArguments().end());
     SmallVector<Value> unused;
-    Value total = place(fb, func.getLoc(), fnSyms, unused);
-    func::ReturnOp::create(fb, func.getLoc(), total);
+    FailureOr<Value> total = place(fb, func.getLoc(), fnSyms, unused);
+    if (failed(total))
+      return failure();
+    func::ReturnOp::create(fb, func.getLoc(), *total);
     sizeFn->setAttr("onnxcc.arena_size_of", FlatSymbolRefAttr::get(func.getSymNameAttr()));
     func->setAttr("onnxcc.arena_size", IntegerAttr::get(IntegerType::get(ctx, 64), 0));
     func->setAttr("onnxcc.arena_alignment",

@@ -451,13 +451,20 @@ void addSymbolArguments(func::FuncOp func, OnnxTypeConverter &converter) {
 /// window's output length over a symbolic input) first thing in run(), from
 /// the inputs' symbols: (span / stride) + 1 rounded as it says, 0 when the
 /// padded input is shorter than the window (run() returns 9 then), and
-/// through arith.minui with its bound, which memory planning reads.
+/// through arith.minui with its bound. The minui carries the symbol's name
+/// (onnxcc.derived_symbol): memory planning sizes buffers with the symbol
+/// itself, computing it again in <name>_arena_size, rather than with its
+/// bound.
 void defineDerivedSymbols(func::FuncOp func, OnnxTypeConverter &converter) {
   if (func.getBody().empty())
     return;
   auto &values = converter.symbols[func];
   OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
   Location loc = func.getLoc();
+  auto define = [&](StringAttr name, Value v) {
+    v.getDefiningOp()->setAttr("onnxcc.derived_symbol", name);
+    values.push_back({name, v});
+  };
   for (StringAttr name : converter.shapes.derivedSymbols()) {
     const onnx::DerivedDim *def = converter.shapes.derivedOf(name);
     std::optional<onnx::SymExpr> bound = converter.shapes.boundOf(name);
@@ -480,7 +487,7 @@ void defineDerivedSymbols(func::FuncOp func, OnnxTypeConverter &converter) {
       Value size = arith::IndexCastUIOp::create(
           b, loc, b.getIndexType(),
           arith::FPToUIOp::create(b, loc, b.getI64Type(), math::FloorOp::create(b, loc, f)));
-      values.push_back({name, arith::MinUIOp::create(b, loc, size, limit)});
+      define(name, arith::MinUIOp::create(b, loc, size, limit));
       continue;
     }
     if (def->quotient) {
@@ -498,7 +505,7 @@ void defineDerivedSymbols(func::FuncOp func, OnnxTypeConverter &converter) {
       Value q = arith::DivUIOp::create(b, loc, num, den);
       if (!def->ceil)
         checkDims(b, loc, func, "equal", arith::MulIOp::create(b, loc, q, den), in);
-      values.push_back({name, arith::MinUIOp::create(b, loc, q, limit)});
+      define(name, arith::MinUIOp::create(b, loc, q, limit));
       continue;
     }
     if (def->slice) {
@@ -506,7 +513,7 @@ void defineDerivedSymbols(func::FuncOp func, OnnxTypeConverter &converter) {
       if (!in)
         continue;
       Value length = sliceLength(b, loc, in, def->sliceStart, def->sliceEnd, def->sliceStep);
-      values.push_back({name, arith::MinUIOp::create(b, loc, length, limit)});
+      define(name, arith::MinUIOp::create(b, loc, length, limit));
       continue;
     }
     if (def->broadcast) {
@@ -519,7 +526,7 @@ void defineDerivedSymbols(func::FuncOp func, OnnxTypeConverter &converter) {
                                             indexConst(b, loc, 1));
       Value size = arith::SelectOp::create(b, loc, inIsOne, span, in);
       checkDims(b, loc, func, "broadcast", span, size);
-      values.push_back({name, arith::MinUIOp::create(b, loc, size, limit)});
+      define(name, arith::MinUIOp::create(b, loc, size, limit));
       continue;
     }
     Value zero = indexConst(b, loc, 0), one = indexConst(b, loc, 1);
@@ -545,7 +552,7 @@ void defineDerivedSymbols(func::FuncOp func, OnnxTypeConverter &converter) {
     }
     Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, span, zero);
     count = arith::SelectOp::create(b, loc, negative, zero, count);
-    values.push_back({name, arith::MinUIOp::create(b, loc, count, limit)});
+    define(name, arith::MinUIOp::create(b, loc, count, limit));
   }
 }
 
