@@ -342,42 +342,14 @@ public:
     }
     if (auto slice = dyn_cast<SliceOp>(def))
       return sliceOf(slice, depth);
-    if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp>(def) && def->getNumOperands() == 2) {
-      auto lhs = eval(def->getOperand(0), depth + 1);
-      auto rhs = eval(def->getOperand(1), depth + 1);
-      if (!lhs || !rhs)
-        return std::nullopt;
-      size_t n = std::max(lhs->size(), rhs->size());
-      if ((lhs->size() != n && lhs->size() != 1) || (rhs->size() != n && rhs->size() != 1))
-        return std::nullopt;
-      Dims out;
-      for (size_t i = 0; i < n; ++i) {
-        const Dim &a = (*lhs)[lhs->size() == 1 ? 0 : i];
-        const Dim &b = (*rhs)[rhs->size() == 1 ? 0 : i];
-        out.push_back(arith(def, a, b));
-      }
-      return out;
-    }
+    if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp>(def) && def->getNumOperands() == 2)
+      return binary(def, depth, arith);
     // Comparisons and logic on such values (the conditions of the Ifs that
     // exporters write around a squeeze or a rank test), as 0 and 1: exact on
     // static values; two equal symbolic dims are equal.
     if (isa<EqualOp, GreaterOp, LessOp, GreaterOrEqualOp, LessOrEqualOp, AndOp, OrOp>(def) &&
-        def->getNumOperands() == 2) {
-      auto lhs = eval(def->getOperand(0), depth + 1);
-      auto rhs = eval(def->getOperand(1), depth + 1);
-      if (!lhs || !rhs)
-        return std::nullopt;
-      size_t n = std::max(lhs->size(), rhs->size());
-      if ((lhs->size() != n && lhs->size() != 1) || (rhs->size() != n && rhs->size() != 1))
-        return std::nullopt;
-      Dims out;
-      for (size_t i = 0; i < n; ++i) {
-        const Dim &a = (*lhs)[lhs->size() == 1 ? 0 : i];
-        const Dim &b = (*rhs)[rhs->size() == 1 ? 0 : i];
-        out.push_back(compare(def, a, b));
-      }
-      return out;
-    }
+        def->getNumOperands() == 2)
+      return binary(def, depth, compare);
     if (isa<NotOp>(def)) {
       auto values = eval(def->getOperand(0), depth + 1);
       if (values)
@@ -410,6 +382,23 @@ public:
 private:
   static constexpr int kMaxDepth = 32;
   static constexpr int64_t kMaxElements = 4096;
+
+  /// `fn` of the two operands of `def` element by element, a one-element
+  /// operand broadcast against the other.
+  std::optional<Dims> binary(Operation *def, int depth,
+                             Dim (*fn)(Operation *, const Dim &, const Dim &)) {
+    auto lhs = eval(def->getOperand(0), depth + 1);
+    auto rhs = eval(def->getOperand(1), depth + 1);
+    if (!lhs || !rhs)
+      return std::nullopt;
+    size_t n = std::max(lhs->size(), rhs->size());
+    if ((lhs->size() != n && lhs->size() != 1) || (rhs->size() != n && rhs->size() != 1))
+      return std::nullopt;
+    Dims out;
+    for (size_t i = 0; i < n; ++i)
+      out.push_back(fn(def, (*lhs)[lhs->size() == 1 ? 0 : i], (*rhs)[rhs->size() == 1 ? 0 : i]));
+    return out;
+  }
 
   static bool isVector(Value v) {
     auto t = dyn_cast<RankedTensorType>(v.getType());
