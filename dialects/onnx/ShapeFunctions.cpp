@@ -1863,6 +1863,10 @@ LogicalResult IfOp::inferShapes(ShapeContext &ctx) {
     // A condition the static dims decide (a Cast to bool of a dim), which
     // no constant folding sees: onnx-fold-constants inlines the branch.
     taken = *cond ? 0u : 1u;
+    // An assumption an earlier inference made (symbolic dims that --shape
+    // fixed since) no longer holds: the condition decides.
+    (*this)->removeAttr("onnxcc.assumed_branch");
+    (*this)->removeAttr("onnxcc.assumed_condition");
     if (!getCond().getDefiningOp<ConstantOp>())
       (*this)->setAttr("onnxcc.known_branch",
                        IntegerAttr::get(IntegerType::get(getContext(), 64), *taken));

@@ -118,7 +118,8 @@ struct OnnxFloat16AsFloat32Pass
         continue;
       }
       if (auto cast = dyn_cast<CastOp>(op); cast && cast.getTo() == kOnnxFloat16) {
-        // A Cast this pass made (from a constant or an argument) reads float16.
+        // The model's Cast to float16 keeps its rounding; what reads it
+        // reads float32 again.
         convertAfter(op->getResult(0));
         continue;
       }
